@@ -1,0 +1,13 @@
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json' }],
+    // p-retry and its dependency are ESM-only; jest's module system needs them as CommonJS.
+    '^.+/node_modules/(p-retry|is-network-error)/.+\\.js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs', moduleResolution: 'node' }, isolatedModules: true }],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!(p-retry|is-network-error)/)'],
+  testTimeout: 30000,
+};

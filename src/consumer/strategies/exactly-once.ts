@@ -1,0 +1,103 @@
+/**
+ * Exactly-once: the sink stores the output and the partition's next offset together, in one
+ * transaction, guarded by a compare-and-set on the offset it expects (see the invariant in
+ * docs/architecture.md). Positions come from the sink on every assignment; Kafka's group
+ * offsets are only updated afterwards, for monitoring (lag tools), never read back.
+ *
+ * A batch is written only when the consumer's fetch position is exactly where the sink says
+ * the partition stands, so a batch fetched from a stale position (Kafka's committed offset,
+ * or a fetch begun before a rebalance) is dropped and the consumer seeks instead.
+ */
+import { KafkaEosError } from '../../errors';
+import { ExactlyOnceSink, partitionKey, TopicPartition } from '../../sinks/sink';
+import type { BatchOutcome, CommitStrategy, StrategyBatch, StrategyContext } from './types';
+
+export interface ExactlyOnceOptions {
+  sink: ExactlyOnceSink;
+  /** Also commit each written position to the Kafka group, for lag monitoring (default true). */
+  commitToKafkaForMonitoring?: boolean;
+  /** Called when the sink refuses a write because another writer moved the partition on. */
+  onFenced?: (info: { topic: string; partition: number; expected: bigint; stored: bigint }) => void;
+}
+
+interface PartitionState {
+  /** The sink's next_offset as this consumer knows it (-1n: nothing stored yet). */
+  stored: bigint;
+  /** Where fetching must resume for the next write to be contiguous. */
+  resumeFrom: bigint;
+  /**
+   * Whether the consumer's fetch position is known to follow the sink. False after an
+   * assignment or a seek, until a batch fetched from exactly `resumeFrom` arrives; after that,
+   * a later fetch offset is only the consumer stepping over batches it filtered itself
+   * (control records, aborted transactions), which the next write's CAS range covers.
+   */
+  synced: boolean;
+}
+
+/** A stale or foreign write refused by the sink's compare-and-set. */
+export class FencedWriteError extends KafkaEosError {
+  constructor(message: string) {
+    super('FENCED_WRITE', message);
+  }
+}
+
+export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { positions(): ReadonlyMap<string, bigint> } {
+  const { sink } = options;
+  const monitor = options.commitToKafkaForMonitoring ?? true;
+  let states = new Map<string, PartitionState>();
+
+  async function resumePoint(ctx: StrategyContext, tp: TopicPartition, stored: bigint): Promise<bigint> {
+    return stored >= 0n ? stored : ctx.earliestOffset(tp);
+  }
+
+  return {
+    name: 'exactly-once',
+    positions() {
+      return new Map([...states].map(([k, s]) => [k, s.stored]));
+    },
+    async onAssigned(ctx, partitions) {
+      const stored = await sink.open(ctx.groupId, partitions);
+      const next = new Map<string, PartitionState>();
+      const out = new Map<string, bigint>();
+      for (const tp of partitions) {
+        const key = partitionKey(tp);
+        const s = stored.get(key) ?? -1n;
+        const resumeFrom = await resumePoint(ctx, tp, s);
+        next.set(key, { stored: s, resumeFrom, synced: false });
+        out.set(key, resumeFrom);
+      }
+      states = next;
+      return out;
+    },
+    async handleBatch(ctx, batch: StrategyBatch, process): Promise<BatchOutcome> {
+      const key = partitionKey(batch);
+      const state = states.get(key);
+      if (!state) throw new KafkaEosError('NOT_ASSIGNED', `batch for ${key}, which is not assigned to this member`);
+      const inStep = state.synced ? batch.fetchOffset >= state.resumeFrom : batch.fetchOffset === state.resumeFrom;
+      if (!inStep) {
+        state.synced = false;
+        return { kind: 'seek', offset: state.resumeFrom };
+      }
+      state.synced = true;
+      await process();
+      const result = await sink.write(ctx.groupId, [{
+        topic: batch.topic, partition: batch.partition,
+        expectedOffset: state.stored, nextOffset: batch.nextOffset, records: batch.records,
+      }]);
+      if (result.status === 'fenced') {
+        const f = result.fenced.find((x) => x.topic === batch.topic && x.partition === batch.partition) ?? result.fenced[0];
+        options.onFenced?.({ topic: batch.topic, partition: batch.partition, expected: state.stored, stored: f.storedOffset });
+        state.stored = f.storedOffset;
+        state.resumeFrom = await resumePoint(ctx, batch, f.storedOffset);
+        state.synced = false;
+        return { kind: 'seek', offset: state.resumeFrom };
+      }
+      state.stored = batch.nextOffset;
+      state.resumeFrom = batch.nextOffset;
+      if (monitor) {
+        await ctx.commitToKafka([{ topic: batch.topic, partition: batch.partition, offset: batch.nextOffset }]).catch(() => undefined);
+      }
+      return { kind: 'done' };
+    },
+  };
+}

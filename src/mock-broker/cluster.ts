@@ -1,0 +1,146 @@
+/**
+ * The one owner of cluster state: brokers, topics and partition logs, the group coordinator
+ * and the event log. Connections decode requests and hand them to handlers that read and
+ * change this state; Node's single thread makes each handler step atomic.
+ */
+import { randomBytes } from 'node:crypto';
+import { KafkaEosError } from '../errors';
+import { EventLog } from './event-log';
+import { GroupCoordinator, GroupCoordinatorConfig } from './group-coordinator';
+import { PartitionLog, RetentionPolicy } from './partition-log';
+
+export interface BrokerInfo {
+  nodeId: number;
+  host: string;
+  port: number;
+  rack: string | null;
+}
+
+export interface Topic {
+  name: string;
+  topicId: string;
+  partitions: PartitionLog[];
+  configs: Map<string, string>;
+}
+
+export interface ClusterConfig {
+  clusterId: string;
+  /** auto.create.topics.enable (Kafka default true). */
+  autoCreateTopics: boolean;
+  /** num.partitions for auto-created topics and CreateTopics with -1 (Kafka default 1). */
+  defaultPartitions: number;
+  /** default.replication.factor (capped at the broker count). */
+  defaultReplicationFactor: number;
+  retention: RetentionPolicy;
+  /** message.max.bytes: largest record batch accepted (Kafka default 1048588). */
+  maxMessageBytes: number;
+  group: Partial<GroupCoordinatorConfig>;
+}
+
+export class TopicError extends KafkaEosError {
+  constructor(readonly kafkaError: 'TOPIC_ALREADY_EXISTS' | 'INVALID_TOPIC_EXCEPTION' | 'INVALID_PARTITIONS' | 'INVALID_REPLICATION_FACTOR' | 'UNKNOWN_TOPIC_OR_PARTITION', message: string) {
+    super(kafkaError, message);
+  }
+}
+
+const LEGAL_TOPIC = /^[a-zA-Z0-9._-]+$/;
+
+/** Kafka's topic name rules (org.apache.kafka.common.internals.Topic.validate). */
+export function validateTopicName(name: string): string | null {
+  if (name.length === 0) return 'topic name is empty';
+  if (name === '.' || name === '..') return `topic name cannot be "${name}"`;
+  if (name.length > 249) return 'topic name is longer than 249 characters';
+  if (!LEGAL_TOPIC.test(name)) return `topic name "${name}" has characters other than ASCII alphanumerics, '.', '_' and '-'`;
+  return null;
+}
+
+/** Java's String.hashCode, so coordinator placement spreads groups the way Kafka's partitionFor does. */
+function javaHash(s: string): number {
+  let h = 0;
+  for (let i = 0; i < s.length; i++) h = (Math.imul(31, h) + s.charCodeAt(i)) | 0;
+  return h;
+}
+
+export class ClusterState {
+  readonly brokers: BrokerInfo[] = [];
+  readonly topics = new Map<string, Topic>();
+  readonly events: EventLog;
+  readonly groups: GroupCoordinator;
+  /** Broker ids that are down (faults); their listeners are closed. */
+  readonly down = new Set<number>();
+  /** Coordinator placement overrides (faults: coordinator moved). */
+  readonly coordinatorOverrides = new Map<string, number>();
+  private nextLeader = 0;
+
+  constructor(readonly config: ClusterConfig) {
+    this.events = new EventLog();
+    this.groups = new GroupCoordinator({
+      ...config.group,
+      partitionExists: (topic, partition) => this.partition(topic, partition) !== undefined,
+    }, this.events);
+  }
+
+  get controllerId(): number {
+    const up = this.brokers.find((b) => !this.down.has(b.nodeId));
+    return up ? up.nodeId : -1;
+  }
+
+  broker(nodeId: number): BrokerInfo | undefined {
+    return this.brokers.find((b) => b.nodeId === nodeId);
+  }
+
+  /**
+   * Creates a topic with leaders spread round-robin over the brokers (continuing where the
+   * last topic stopped, as Kafka's rack-unaware placement starts at a varying broker).
+   * Throws {@link TopicError}.
+   */
+  createTopic(name: string, numPartitions = -1, replicationFactor = -1, configs: Record<string, string | null> = {}, validateOnly = false): Topic {
+    const invalid = validateTopicName(name);
+    if (invalid) throw new TopicError('INVALID_TOPIC_EXCEPTION', invalid);
+    if (this.topics.has(name)) throw new TopicError('TOPIC_ALREADY_EXISTS', `topic '${name}' already exists`);
+    const partitions = numPartitions === -1 ? this.config.defaultPartitions : numPartitions;
+    if (!Number.isInteger(partitions) || partitions <= 0) throw new TopicError('INVALID_PARTITIONS', `number of partitions must be larger than 0, got ${numPartitions}`);
+    const rf = replicationFactor === -1 ? Math.min(this.config.defaultReplicationFactor, this.brokers.length) : replicationFactor;
+    if (rf <= 0 || rf > this.brokers.length) {
+      throw new TopicError('INVALID_REPLICATION_FACTOR', `replication factor ${replicationFactor} is not between 1 and the ${this.brokers.length} available brokers`);
+    }
+    const topic: Topic = {
+      name,
+      topicId: randomBytes(16).toString('hex'),
+      partitions: [],
+      configs: new Map(Object.entries(configs).filter((e): e is [string, string] => e[1] !== null)),
+    };
+    if (validateOnly) return topic;
+    const retention: RetentionPolicy = {
+      retentionBytes: Number(topic.configs.get('retention.bytes') ?? this.config.retention.retentionBytes),
+      retentionMs: Number(topic.configs.get('retention.ms') ?? this.config.retention.retentionMs),
+    };
+    const n = this.brokers.length;
+    const start = this.nextLeader;
+    for (let p = 0; p < partitions; p++) {
+      const replicas: number[] = [];
+      for (let r = 0; r < rf; r++) replicas.push(this.brokers[(start + p + r) % n].nodeId);
+      topic.partitions.push(new PartitionLog(name, p, replicas[0], replicas, retention));
+    }
+    this.nextLeader = (start + 1) % n;
+    this.topics.set(name, topic);
+    this.events.record('topic-created', { topic: name, partitions, replicationFactor: rf });
+    return topic;
+  }
+
+  partition(topic: string, partition: number): PartitionLog | undefined {
+    return this.topics.get(topic)?.partitions[partition];
+  }
+
+  /** The broker that coordinates `groupId` (hash of the id over the brokers, like __consumer_offsets placement). */
+  coordinatorFor(key: string): number {
+    const override = this.coordinatorOverrides.get(key);
+    if (override !== undefined) return override;
+    const n = this.brokers.length;
+    return this.brokers[Math.abs(javaHash(key) % n)].nodeId;
+  }
+
+  close(): void {
+    this.groups.close();
+  }
+}

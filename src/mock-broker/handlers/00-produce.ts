@@ -1,0 +1,48 @@
+/**
+ * Produce (key 0), v3-v8. v3 adds transactionalId and requires record batch magic 2 (KIP-98),
+ * which is why older versions are not served. v5 adds logStartOffset, v8 recordErrors and
+ * errorMessage. acks: 0 (no response), 1 and -1 (the mock has no lagging replicas, so both
+ * answer once the batch is appended); anything else is INVALID_REQUIRED_ACKS.
+ * Validation per batch: magic 2, length, CRC-32C (CORRUPT_MESSAGE), message.max.bytes
+ * (MESSAGE_TOO_LARGE). A partition's batches are appended all or nothing.
+ */
+import { InvalidRecordsError, splitBatches } from '../protocol/record-batch';
+import { ErrorCode } from '../protocol/error-codes';
+import { Produce } from '../protocol/messages/data';
+import { Body, Handler } from './types';
+
+export const produceHandler: Handler = {
+  schema: Produce,
+  minVersion: 3,
+  maxVersion: 8,
+  handle(req, ctx) {
+    const { cluster } = ctx;
+    const acks: number = req.acks;
+    const now = Date.now();
+    const responses = (req.topicData as Body[]).map((t) => ({
+      name: t.name,
+      partitionResponses: (t.partitionData as Body[]).map((p) => {
+        const out = { index: p.index, errorCode: 0, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, recordErrors: [], errorMessage: null as string | null };
+        const fail = (code: number, message: string | null = null) => ({ ...out, errorCode: code, errorMessage: message });
+        if (acks !== 0 && acks !== 1 && acks !== -1) return fail(ErrorCode.INVALID_REQUIRED_ACKS);
+        const log = cluster.partition(t.name, p.index);
+        if (!log) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+        if (log.leaderId !== ctx.nodeId || cluster.down.has(ctx.nodeId)) return fail(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+        if (!p.records || p.records.length === 0) return fail(ErrorCode.CORRUPT_MESSAGE, 'no record batches');
+        let batches;
+        try {
+          batches = splitBatches(p.records);
+        } catch (e) {
+          if (!(e instanceof InvalidRecordsError)) throw e;
+          return fail(ErrorCode[e.kafkaError === 'INVALID_RECORD' ? 'CORRUPT_MESSAGE' : e.kafkaError], e.message);
+        }
+        const tooBig = batches.find((b) => b.bytes.length > cluster.config.maxMessageBytes);
+        if (tooBig) return fail(ErrorCode.MESSAGE_TOO_LARGE, `batch of ${tooBig.bytes.length} bytes exceeds message.max.bytes ${cluster.config.maxMessageBytes}`);
+        const baseOffset = log.append(batches, now);
+        return { ...out, baseOffset: BigInt(baseOffset), logStartOffset: BigInt(log.logStartOffset) };
+      }),
+    }));
+    if (acks === 0) return null;
+    return { responses, throttleTimeMs: 0 };
+  },
+};

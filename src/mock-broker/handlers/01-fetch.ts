@@ -1,0 +1,83 @@
+/**
+ * Fetch (key 1), v4-v11. v4 adds isolationLevel, lastStableOffset and abortedTransactions
+ * (KIP-98), v5 logStartOffset, v7 fetch sessions (KIP-227: the mock never creates a session and
+ * answers sessionId 0, which clients treat as "full fetch every time", as Kafka does when its
+ * session cache is full), v9 currentLeaderEpoch, v11 rackId and preferredReadReplica (-1).
+ *
+ * Long poll: the response is sent once at least minBytes are ready across the requested
+ * partitions, or after maxWaitMs, or at once on any partition error. Each broker answers only
+ * for the partitions it leads, and a fetch waiting on one broker never delays another's.
+ * Size limits follow KIP-74: whole batches, partitionMaxBytes per partition, maxBytes in all,
+ * but the first batch of the first non-empty partition is returned even if larger.
+ */
+import { ErrorCode } from '../protocol/error-codes';
+import { Fetch } from '../protocol/messages/data';
+import { PartitionLog } from '../partition-log';
+import { Body, Handler, HandlerContext } from './types';
+
+interface Built { body: Body; bytes: number; error: boolean; logs: PartitionLog[] }
+
+function build(req: Body, ctx: HandlerContext): Built {
+  const { cluster } = ctx;
+  const readCommitted = req.isolationLevel === 1;
+  let remaining: number = req.maxBytes;
+  let bytes = 0;
+  let error = false;
+  const logs: PartitionLog[] = [];
+  const responses = (req.topics as Body[]).map((t) => ({
+    topic: t.topic,
+    partitions: (t.partitions as Body[]).map((p) => {
+      const log = cluster.partition(t.topic, p.partition);
+      const base = {
+        partitionIndex: p.partition, errorCode: 0, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n,
+        abortedTransactions: readCommitted ? [] : null, preferredReadReplica: -1, records: null as Buffer | null,
+      };
+      if (!log) { error = true; return { ...base, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION }; }
+      if (log.leaderId !== ctx.nodeId) { error = true; return { ...base, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER }; }
+      logs.push(log);
+      const hw = log.highWatermark;
+      const withOffsets = { ...base, highWatermark: BigInt(hw), lastStableOffset: BigInt(hw), logStartOffset: BigInt(log.logStartOffset) };
+      const offset = Number(p.fetchOffset);
+      if (offset < log.logStartOffset || offset > hw) { error = true; return { ...withOffsets, errorCode: ErrorCode.OFFSET_OUT_OF_RANGE }; }
+      const limit = Math.min(p.partitionMaxBytes, remaining);
+      const read = log.read(offset, limit, bytes === 0, hw);
+      if (read.bytes === 0) return { ...withOffsets, records: Buffer.alloc(0) };
+      bytes += read.bytes;
+      remaining = Math.max(0, remaining - read.bytes);
+      return { ...withOffsets, records: read.chunks.length === 1 ? read.chunks[0] : Buffer.concat(read.chunks, read.bytes) };
+    }),
+  }));
+  return { body: { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses }, bytes, error, logs };
+}
+
+function waitForData(logs: PartitionLog[], ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const offs: (() => void)[] = [];
+    const done = () => {
+      clearTimeout(timer);
+      for (const off of offs) off();
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    for (const log of logs) offs.push(log.onAppend(done));
+    signal.addEventListener('abort', done);
+  });
+}
+
+export const fetchHandler: Handler = {
+  schema: Fetch,
+  minVersion: 4,
+  maxVersion: 11,
+  async handle(req, ctx) {
+    const deadline = Date.now() + Math.max(0, req.maxWaitMs);
+    let built = build(req, ctx);
+    while (!built.error && built.bytes < Math.max(1, req.minBytes) && !ctx.signal.aborted) {
+      const left = deadline - Date.now();
+      if (left <= 0) break;
+      await waitForData(built.logs, left, ctx.signal);
+      built = build(req, ctx);
+    }
+    return built.body;
+  },
+};

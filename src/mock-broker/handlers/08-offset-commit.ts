@@ -1,0 +1,26 @@
+/**
+ * OffsetCommit (key 8), v0-v7. v1 adds generationId and memberId (v1 also a per-partition
+ * commit timestamp, ignored), v2-v4 retentionTimeMs (ignored: offsets live as long as the
+ * cluster), v3 throttleTimeMs, v6 committedLeaderEpoch, v7 groupInstanceId (KIP-345).
+ * A commit with generation -1 and no member id is a "simple" commit, accepted only while the
+ * group is Empty (see group-coordinator.ts).
+ */
+import { ErrorCode } from '../protocol/error-codes';
+import { OffsetCommit } from '../protocol/messages/group';
+import { isCoordinator, requestContext } from './group-common';
+import { Body, Handler } from './types';
+
+export const offsetCommitHandler: Handler = {
+  schema: OffsetCommit,
+  minVersion: 0,
+  maxVersion: 7,
+  handle(req, ctx) {
+    if (!isCoordinator(ctx, req.groupId)) {
+      const topics = (req.topics as Body[]).map((t) => ({ name: t.name, partitions: (t.partitions as Body[]).map((p) => ({ partitionIndex: p.partitionIndex, errorCode: ErrorCode.NOT_COORDINATOR })) }));
+      return { throttleTimeMs: 0, topics };
+    }
+    const generationId = ctx.version === 0 ? -1 : req.generationId;
+    const res = ctx.cluster.groups.commitOffsets({ ...req, generationId, groupInstanceId: req.groupInstanceId ?? null } as never, requestContext(ctx));
+    return { throttleTimeMs: 0, ...res };
+  },
+};

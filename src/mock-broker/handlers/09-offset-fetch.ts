@@ -1,0 +1,24 @@
+/**
+ * OffsetFetch (key 9), v1-v5 (v0 read offsets from ZooKeeper and is not served). v2 adds a
+ * top-level errorCode and a null topic list meaning "all committed partitions", v3
+ * throttleTimeMs, v5 committedLeaderEpoch. A partition with no commit answers offset -1.
+ */
+import { ErrorCode } from '../protocol/error-codes';
+import { OffsetFetch } from '../protocol/messages/group';
+import { isCoordinator, requestContext } from './group-common';
+import { Handler } from './types';
+
+export const offsetFetchHandler: Handler = {
+  schema: OffsetFetch,
+  minVersion: 1,
+  maxVersion: 5,
+  handle(req, ctx) {
+    if (!isCoordinator(ctx, req.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_COORDINATOR, topics: [] };
+    const res = ctx.cluster.groups.fetchOffsets({ groupId: req.groupId, topics: req.topics } as never, requestContext(ctx));
+    // v1 has no top-level error: carry a group-level error on every partition instead.
+    if (ctx.version < 2 && res.errorCode !== 0) {
+      return { topics: res.topics.map((t) => ({ ...t, partitions: t.partitions.map((p) => ({ ...p, errorCode: res.errorCode })) })) };
+    }
+    return { throttleTimeMs: 0, ...res };
+  },
+};

@@ -1,0 +1,16 @@
+/** Heartbeat (key 12), v0-v3. v1 adds throttleTimeMs, v3 groupInstanceId (KIP-345). */
+import { ErrorCode } from '../protocol/error-codes';
+import { Heartbeat } from '../protocol/messages/group';
+import { isCoordinator, requestContext } from './group-common';
+import { Handler } from './types';
+
+export const heartbeatHandler: Handler = {
+  schema: Heartbeat,
+  minVersion: 0,
+  maxVersion: 3,
+  handle(req, ctx) {
+    if (!isCoordinator(ctx, req.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_COORDINATOR };
+    const res = ctx.cluster.groups.heartbeat({ ...req, groupInstanceId: req.groupInstanceId ?? null } as never, requestContext(ctx));
+    return { throttleTimeMs: 0, ...res };
+  },
+};

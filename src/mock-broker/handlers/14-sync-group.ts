@@ -1,0 +1,19 @@
+/**
+ * SyncGroup (key 14), v0-v3. v1 adds throttleTimeMs, v3 groupInstanceId (KIP-345). The leader
+ * sends the assignments; every member receives its own once the leader has synced.
+ */
+import { ErrorCode } from '../protocol/error-codes';
+import { SyncGroup } from '../protocol/messages/group';
+import { isCoordinator, requestContext } from './group-common';
+import { Handler } from './types';
+
+export const syncGroupHandler: Handler = {
+  schema: SyncGroup,
+  minVersion: 0,
+  maxVersion: 3,
+  async handle(req, ctx) {
+    if (!isCoordinator(ctx, req.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_COORDINATOR, assignment: Buffer.alloc(0) };
+    const res = await ctx.cluster.groups.syncGroup({ ...req, groupInstanceId: req.groupInstanceId ?? null } as never, requestContext(ctx));
+    return { throttleTimeMs: 0, ...res };
+  },
+};

@@ -1,0 +1,22 @@
+/**
+ * ApiVersions (key 18), v0-v3. v1 adds throttleTimeMs; v3 is flexible and carries the client
+ * software name and version (KIP-511). The advertised ranges are derived from the registered
+ * handlers, so what is advertised is what is implemented. A request above v3 is answered with a
+ * v0 response carrying UNSUPPORTED_VERSION and the ranges (see connection.ts).
+ */
+import { ApiVersions } from '../protocol/messages/data';
+import { Handler } from './types';
+
+export function apiVersionsHandler(registry: () => ReadonlyMap<number, Handler>): Handler {
+  return {
+    schema: ApiVersions,
+    minVersion: 0,
+    maxVersion: 3,
+    handle() {
+      const apiKeys = [...registry().values()]
+        .map((h) => ({ apiKey: h.schema.apiKey, minVersion: h.minVersion, maxVersion: h.maxVersion }))
+        .sort((a, b) => a.apiKey - b.apiKey);
+      return { errorCode: 0, apiKeys, throttleTimeMs: 0 };
+    },
+  };
+}

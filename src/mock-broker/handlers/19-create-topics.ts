@@ -1,0 +1,33 @@
+/**
+ * CreateTopics (key 19), v0-v4. v1 adds validateOnly and error messages; v2 throttleTimeMs.
+ * numPartitions and replicationFactor of -1 take the cluster defaults (KIP-464). Manual
+ * replica assignments are not supported and answer INVALID_REQUEST.
+ */
+import { TopicError } from '../cluster';
+import { ErrorCode } from '../protocol/error-codes';
+import { CreateTopics } from '../protocol/messages/admin';
+import { Body, Handler } from './types';
+
+export const createTopicsHandler: Handler = {
+  schema: CreateTopics,
+  minVersion: 0,
+  maxVersion: 4,
+  handle(req, ctx) {
+    const seen = new Set<string>();
+    const topics = (req.topics as Body[]).map((t) => {
+      if (seen.has(t.name)) return { name: t.name, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `topic '${t.name}' appears twice in the request` };
+      seen.add(t.name);
+      if (t.assignments.length > 0) return { name: t.name, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'manual replica assignment is not supported by the mock cluster' };
+      const configs: Record<string, string | null> = {};
+      for (const c of t.configs) configs[c.name] = c.value;
+      try {
+        ctx.cluster.createTopic(t.name, t.numPartitions, t.replicationFactor, configs, req.validateOnly);
+        return { name: t.name, errorCode: 0, errorMessage: null };
+      } catch (e) {
+        if (!(e instanceof TopicError)) throw e;
+        return { name: t.name, errorCode: ErrorCode[e.kafkaError], errorMessage: e.message };
+      }
+    });
+    return { throttleTimeMs: 0, topics };
+  },
+};

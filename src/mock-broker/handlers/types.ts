@@ -1,0 +1,36 @@
+/**
+ * The handler contract. Each API key has one file in this folder, named by its number, that
+ * exports a {@link Handler}: the versions it serves and a function from decoded request to
+ * response body. ApiVersions advertises exactly the handlers registered in `index.ts`.
+ */
+import type { ClusterState } from '../cluster';
+import type { RequestHeader } from '../protocol/frame';
+import type { MessageSchema } from '../protocol/schema';
+
+export type Body = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+export interface HandlerContext {
+  readonly cluster: ClusterState;
+  /** The broker that received the request. */
+  readonly nodeId: number;
+  readonly header: RequestHeader;
+  readonly version: number;
+  readonly clientHost: string;
+  /** Aborted when the connection closes or the broker stops, so long polls can end early. */
+  readonly signal: AbortSignal;
+}
+
+export interface Handler {
+  readonly schema: MessageSchema;
+  readonly minVersion: number;
+  readonly maxVersion: number;
+  /** Returns the response body, or `null` for no response (Produce with acks=0). */
+  handle(req: Body, ctx: HandlerContext): Body | null | Promise<Body | null>;
+}
+
+/** Shorthand for a topic → partitions response built from the request's own shape. */
+export function mapTopics<T, P, R>(
+  topics: T[], name: (t: T) => string, partitions: (t: T) => P[], each: (topic: string, p: P) => R,
+): { name: string; partitions: R[] }[] {
+  return topics.map((t) => ({ name: name(t), partitions: partitions(t).map((p) => each(name(t), p)) }));
+}

@@ -1,0 +1,165 @@
+/**
+ * One partition's log: record batches kept as the bytes the producer sent, with the log start
+ * offset, the log end offset and the high watermark (equal here: there are no lagging
+ * replicas). Offsets are plain numbers internally (exact up to 2^53) and bigint on the wire.
+ * Retention by bytes and by time moves the log start offset, as Kafka's segment deletion does,
+ * but per batch rather than per segment.
+ */
+import { BatchHeader } from './protocol/record-batch';
+
+export interface StoredBatch {
+  baseOffset: number;
+  lastOffset: number;
+  maxTimestamp: bigint;
+  appendTimeMs: number;
+  isControl: boolean;
+  isTransactional: boolean;
+  producerId: bigint;
+  bytes: Buffer;
+}
+
+export interface RetentionPolicy {
+  /** retention.bytes per partition; -1 = unbounded. */
+  retentionBytes: number;
+  /** retention.ms; -1 = unbounded. */
+  retentionMs: number;
+}
+
+export interface ReadResult {
+  chunks: Buffer[];
+  bytes: number;
+}
+
+export class PartitionLog {
+  private readonly batches: StoredBatch[] = [];
+  private head = 0; // index of the first live batch
+  private appendListeners = new Set<() => void>();
+  logStartOffset = 0;
+  logEndOffset = 0;
+  sizeBytes = 0;
+  leaderEpoch = 0;
+
+  constructor(
+    readonly topic: string,
+    readonly partition: number,
+    public leaderId: number,
+    public replicas: number[],
+    private readonly retention: RetentionPolicy,
+  ) {}
+
+  /** The high watermark: every appended record is committed at once in the mock. */
+  get highWatermark(): number {
+    return this.logEndOffset;
+  }
+
+  get batchCount(): number {
+    return this.batches.length - this.head;
+  }
+
+  /**
+   * Appends validated batches, assigning consecutive offsets. Copies each batch so that the
+   * request frame is not retained, and rewrites base offset and leader epoch in the copy.
+   * Returns the base offset of the first batch.
+   */
+  append(batches: { header: BatchHeader; bytes: Buffer }[], nowMs: number): number {
+    const first = this.logEndOffset;
+    for (const { header, bytes } of batches) {
+      const copy = Buffer.allocUnsafe(bytes.length);
+      bytes.copy(copy);
+      copy.writeBigInt64BE(BigInt(this.logEndOffset), 0);
+      copy.writeInt32BE(this.leaderEpoch, 12);
+      const stored: StoredBatch = {
+        baseOffset: this.logEndOffset,
+        lastOffset: this.logEndOffset + header.lastOffsetDelta,
+        maxTimestamp: header.maxTimestamp,
+        appendTimeMs: nowMs,
+        isControl: header.isControl,
+        isTransactional: header.isTransactional,
+        producerId: header.producerId,
+        bytes: copy,
+      };
+      this.batches.push(stored);
+      this.logEndOffset = stored.lastOffset + 1;
+      this.sizeBytes += copy.length;
+    }
+    this.enforceRetention(nowMs);
+    for (const l of [...this.appendListeners]) l();
+    return first;
+  }
+
+  /** Calls `listener` after every append until the returned function is called. */
+  onAppend(listener: () => void): () => void {
+    this.appendListeners.add(listener);
+    return () => this.appendListeners.delete(listener);
+  }
+
+  /** Index of the first live batch whose last offset is ≥ `offset`, or -1. */
+  private findBatch(offset: number): number {
+    let lo = this.head;
+    let hi = this.batches.length - 1;
+    let found = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.batches[mid].lastOffset >= offset) {
+        found = mid;
+        hi = mid - 1;
+      } else lo = mid + 1;
+    }
+    return found;
+  }
+
+  /**
+   * Whole batches from the one holding `offset`, below `upTo` (the high watermark, or the LSO
+   * for read_committed), up to `maxBytes`. When `minOneBatch` is set the first batch is
+   * returned even if it is larger than `maxBytes` (KIP-74), so a consumer always progresses.
+   */
+  read(offset: number, maxBytes: number, minOneBatch: boolean, upTo = this.highWatermark): ReadResult {
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    let i = this.findBatch(offset);
+    if (i < 0) return { chunks, bytes };
+    for (; i < this.batches.length; i++) {
+      const b = this.batches[i];
+      if (b.baseOffset >= upTo) break;
+      if (bytes + b.bytes.length > maxBytes && !(minOneBatch && chunks.length === 0)) break;
+      chunks.push(b.bytes);
+      bytes += b.bytes.length;
+    }
+    return { chunks, bytes };
+  }
+
+  /** The live batches, oldest first (read-only view for inspection and timestamp look-ups). */
+  liveBatches(): readonly StoredBatch[] {
+    return this.batches.slice(this.head);
+  }
+
+  /** DeleteRecords: moves the log start offset forward (never back) and drops whole batches below it. */
+  deleteBefore(offset: number): void {
+    if (offset <= this.logStartOffset) return;
+    this.logStartOffset = Math.min(offset, this.logEndOffset);
+    this.dropBatchesBelow(this.logStartOffset);
+  }
+
+  private dropBatchesBelow(offset: number): void {
+    while (this.head < this.batches.length && this.batches[this.head].lastOffset < offset) {
+      this.sizeBytes -= this.batches[this.head].bytes.length;
+      this.head++;
+    }
+    if (this.head > 1024 && this.head * 2 > this.batches.length) {
+      this.batches.splice(0, this.head);
+      this.head = 0;
+    }
+  }
+
+  private enforceRetention(nowMs: number): void {
+    const { retentionBytes, retentionMs } = this.retention;
+    while (this.head < this.batches.length - 1) {
+      const oldest = this.batches[this.head];
+      const tooBig = retentionBytes >= 0 && this.sizeBytes > retentionBytes;
+      const tooOld = retentionMs >= 0 && nowMs - oldest.appendTimeMs > retentionMs;
+      if (!tooBig && !tooOld) break;
+      this.logStartOffset = oldest.lastOffset + 1;
+      this.dropBatchesBelow(this.logStartOffset);
+    }
+  }
+}

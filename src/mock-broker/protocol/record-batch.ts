@@ -1,0 +1,250 @@
+/**
+ * Record batches, magic 2 (KIP-98). The broker keeps produced batches as the bytes the client
+ * sent, with only the base offset and partition leader epoch rewritten (neither is covered by
+ * the CRC), and serves them back unchanged, as Apache Kafka does. Decoding individual records
+ * is needed only for timestamp look-ups, inspection and tests.
+ *
+ * Layout (byte offsets): baseOffset int64 @0, batchLength int32 @8, partitionLeaderEpoch int32
+ * @12, magic int8 @16, crc uint32 @17 (CRC-32C of bytes 21..end), attributes int16 @21,
+ * lastOffsetDelta int32 @23, baseTimestamp int64 @27, maxTimestamp int64 @35, producerId int64
+ * @43, producerEpoch int16 @51, baseSequence int32 @53, recordCount int32 @57, records @61.
+ */
+import * as zlib from 'node:zlib';
+import { crc32c } from './crc32c';
+import { MalformedFrameError, Reader, Writer } from './primitives';
+import { KafkaEosError } from '../../errors';
+
+export const BATCH_HEADER_BYTES = 61;
+/** Bytes before batchLength's counted region: baseOffset + batchLength. */
+const LOG_OVERHEAD = 12;
+
+export enum Compression { None = 0, Gzip = 1, Snappy = 2, Lz4 = 3, Zstd = 4 }
+
+/** A records blob that fails validation; produce answers CORRUPT_MESSAGE or the error's `kafkaError`. */
+export class InvalidRecordsError extends KafkaEosError {
+  constructor(message: string, readonly kafkaError: 'CORRUPT_MESSAGE' | 'UNSUPPORTED_FOR_MESSAGE_FORMAT' | 'INVALID_RECORD' = 'CORRUPT_MESSAGE') {
+    super('INVALID_RECORDS', message);
+  }
+}
+
+export interface BatchHeader {
+  baseOffset: bigint;
+  /** Whole batch size in bytes, header included. */
+  sizeInBytes: number;
+  partitionLeaderEpoch: number;
+  magic: number;
+  crc: number;
+  attributes: number;
+  compression: Compression;
+  isTransactional: boolean;
+  isControl: boolean;
+  lastOffsetDelta: number;
+  baseTimestamp: bigint;
+  maxTimestamp: bigint;
+  producerId: bigint;
+  producerEpoch: number;
+  baseSequence: number;
+  recordCount: number;
+}
+
+export function readBatchHeader(buf: Buffer, at = 0): BatchHeader {
+  if (buf.length - at < BATCH_HEADER_BYTES) throw new InvalidRecordsError(`batch header truncated at ${at}`);
+  const batchLength = buf.readInt32BE(at + 8);
+  const attributes = buf.readInt16BE(at + 21);
+  return {
+    baseOffset: buf.readBigInt64BE(at),
+    sizeInBytes: batchLength + LOG_OVERHEAD,
+    partitionLeaderEpoch: buf.readInt32BE(at + 12),
+    magic: buf.readInt8(at + 16),
+    crc: buf.readUInt32BE(at + 17),
+    attributes,
+    compression: (attributes & 0x07) as Compression,
+    isTransactional: (attributes & 0x10) !== 0,
+    isControl: (attributes & 0x20) !== 0,
+    lastOffsetDelta: buf.readInt32BE(at + 23),
+    baseTimestamp: buf.readBigInt64BE(at + 27),
+    maxTimestamp: buf.readBigInt64BE(at + 35),
+    producerId: buf.readBigInt64BE(at + 43),
+    producerEpoch: buf.readInt16BE(at + 51),
+    baseSequence: buf.readInt32BE(at + 53),
+    recordCount: buf.readInt32BE(at + 57),
+  };
+}
+
+/**
+ * Splits a produce request's records blob into batches and validates each: magic 2, a length
+ * that fits, a CRC-32C that matches, a known compression codec, a sane record count.
+ * Throws {@link InvalidRecordsError}. Returns views into `records` (no copy).
+ */
+export function splitBatches(records: Buffer): { header: BatchHeader; bytes: Buffer }[] {
+  const out: { header: BatchHeader; bytes: Buffer }[] = [];
+  let at = 0;
+  while (at < records.length) {
+    if (records.length - at < LOG_OVERHEAD + 5) throw new InvalidRecordsError(`trailing ${records.length - at} bytes are not a batch`);
+    const batchLength = records.readInt32BE(at + 8);
+    const magic = records.readInt8(at + 16);
+    if (magic !== 2) throw new InvalidRecordsError(`record batch magic ${magic} is not supported (only 2)`, 'UNSUPPORTED_FOR_MESSAGE_FORMAT');
+    const size = batchLength + LOG_OVERHEAD;
+    if (batchLength < BATCH_HEADER_BYTES - LOG_OVERHEAD || at + size > records.length) {
+      throw new InvalidRecordsError(`batch length ${batchLength} at ${at} does not fit in ${records.length} bytes`);
+    }
+    const header = readBatchHeader(records, at);
+    const actual = crc32c(records, at + 21, at + size);
+    if (actual !== header.crc) throw new InvalidRecordsError(`CRC mismatch: stored ${header.crc}, computed ${actual}`);
+    if (header.compression > Compression.Zstd) throw new InvalidRecordsError(`unknown compression codec ${header.compression}`);
+    if (header.recordCount < 0 || header.lastOffsetDelta < 0 || (!header.isControl && header.recordCount === 0 && header.lastOffsetDelta !== 0)) {
+      throw new InvalidRecordsError(`bad record count ${header.recordCount} / last offset delta ${header.lastOffsetDelta}`, 'INVALID_RECORD');
+    }
+    out.push({ header, bytes: records.subarray(at, at + size) });
+    at += size;
+  }
+  return out;
+}
+
+export interface RecordHeader { key: string; value: Buffer | null }
+
+export interface Record {
+  offset: bigint;
+  timestamp: bigint;
+  key: Buffer | null;
+  value: Buffer | null;
+  headers: RecordHeader[];
+}
+
+export interface DecodedBatch { header: BatchHeader; records: Record[] }
+
+export type Codec = { compress(b: Buffer): Buffer; decompress(b: Buffer): Buffer };
+
+/** Codecs by compression id. Gzip is built in; others are registered by `compression.ts`. */
+export const codecs = new Map<Compression, Codec>([
+  [Compression.Gzip, { compress: (b) => zlib.gzipSync(b), decompress: (b) => zlib.gunzipSync(b) }],
+]);
+
+function codecFor(c: Compression): Codec {
+  const codec = codecs.get(c);
+  if (!codec) throw new InvalidRecordsError(`compression codec ${Compression[c] ?? c} is not available`, 'CORRUPT_MESSAGE');
+  return codec;
+}
+
+/** Decodes every record of one batch (decompressing when needed). Throws InvalidRecordsError. */
+export function decodeBatch(bytes: Buffer): DecodedBatch {
+  const header = readBatchHeader(bytes);
+  let body = bytes.subarray(BATCH_HEADER_BYTES, header.sizeInBytes);
+  if (header.compression !== Compression.None) {
+    try {
+      body = codecFor(header.compression).decompress(body);
+    } catch (e) {
+      if (e instanceof InvalidRecordsError) throw e;
+      throw new InvalidRecordsError(`cannot decompress ${Compression[header.compression]} batch: ${(e as Error).message}`);
+    }
+  }
+  const r = new Reader(body);
+  const records: Record[] = [];
+  try {
+    for (let i = 0; i < header.recordCount; i++) {
+      const length = r.varint();
+      const end = r.offset + length;
+      r.int8(); // attributes, unused
+      const timestampDelta = r.varlong();
+      const offsetDelta = r.varint();
+      const keyLen = r.varint();
+      const key = keyLen < 0 ? null : Buffer.from(r.raw(keyLen));
+      const valueLen = r.varint();
+      const value = valueLen < 0 ? null : Buffer.from(r.raw(valueLen));
+      const headerCount = r.varint();
+      const headers: RecordHeader[] = [];
+      for (let h = 0; h < headerCount; h++) {
+        const hk = r.varint();
+        const hkey = r.raw(hk).toString('utf8');
+        const hv = r.varint();
+        headers.push({ key: hkey, value: hv < 0 ? null : Buffer.from(r.raw(hv)) });
+      }
+      if (r.offset !== end) throw new MalformedFrameError(`record ${i} length ${length} disagrees with its fields`);
+      records.push({ offset: header.baseOffset + BigInt(offsetDelta), timestamp: header.baseTimestamp + timestampDelta, key, value, headers });
+    }
+  } catch (e) {
+    if (e instanceof MalformedFrameError) throw new InvalidRecordsError(`bad record: ${e.message}`);
+    throw e;
+  }
+  return { header, records };
+}
+
+/** Decodes every batch of a records blob (as served by Fetch). */
+export function decodeBatches(records: Buffer | null): DecodedBatch[] {
+  if (!records) return [];
+  const out: DecodedBatch[] = [];
+  let at = 0;
+  while (at + LOG_OVERHEAD <= records.length) {
+    const size = records.readInt32BE(at + 8) + LOG_OVERHEAD;
+    if (at + size > records.length) break; // a partial trailing batch is allowed in fetch responses
+    out.push(decodeBatch(records.subarray(at, at + size)));
+    at += size;
+  }
+  return out;
+}
+
+export interface BatchInput {
+  baseOffset?: bigint;
+  records: { key?: Buffer | string | null; value: Buffer | string | null; timestamp?: bigint; headers?: RecordHeader[]; offsetDelta?: number }[];
+  compression?: Compression;
+  producerId?: bigint;
+  producerEpoch?: number;
+  baseSequence?: number;
+  isTransactional?: boolean;
+  isControl?: boolean;
+  partitionLeaderEpoch?: number;
+}
+
+function toBuf(v: Buffer | string | null | undefined): Buffer | null {
+  if (v === null || v === undefined) return null;
+  return typeof v === 'string' ? Buffer.from(v) : v;
+}
+
+/** Encodes one magic-2 batch with a correct CRC (used for control records, tools and tests). */
+export function encodeBatch(input: BatchInput): Buffer {
+  const now = BigInt(Date.now());
+  const recs = input.records;
+  const baseTimestamp = recs.length ? recs[0].timestamp ?? now : now;
+  let maxTimestamp = baseTimestamp;
+  const body = new Writer(1024);
+  recs.forEach((rec, i) => {
+    const ts = rec.timestamp ?? baseTimestamp;
+    if (ts > maxTimestamp) maxTimestamp = ts;
+    const w = new Writer(64);
+    w.int8(0).varlong(ts - baseTimestamp).varint(rec.offsetDelta ?? i);
+    const key = toBuf(rec.key);
+    if (key === null) w.varint(-1); else w.varint(key.length).raw(key);
+    const value = toBuf(rec.value);
+    if (value === null) w.varint(-1); else w.varint(value.length).raw(value);
+    const headers = rec.headers ?? [];
+    w.varint(headers.length);
+    for (const h of headers) {
+      const k = Buffer.from(h.key);
+      w.varint(k.length).raw(k);
+      if (h.value === null) w.varint(-1); else w.varint(h.value.length).raw(h.value);
+    }
+    const rb = w.toBuffer();
+    body.varint(rb.length).raw(rb);
+  });
+  const compression = input.compression ?? Compression.None;
+  let payload = body.toBuffer();
+  if (compression !== Compression.None) payload = codecFor(compression).compress(payload);
+  const lastOffsetDelta = recs.length ? Math.max(...recs.map((r, i) => r.offsetDelta ?? i)) : 0;
+  const attributes = compression | (input.isTransactional ? 0x10 : 0) | (input.isControl ? 0x20 : 0);
+  const out = Buffer.alloc(BATCH_HEADER_BYTES + payload.length);
+  out.writeBigInt64BE(input.baseOffset ?? 0n, 0);
+  out.writeInt32BE(out.length - LOG_OVERHEAD, 8);
+  out.writeInt32BE(input.partitionLeaderEpoch ?? 0, 12);
+  out.writeInt8(2, 16);
+  out.writeInt16BE(attributes, 21);
+  out.writeInt32BE(lastOffsetDelta, 23);
+  out.writeBigInt64BE(baseTimestamp, 27);
+  out.writeBigInt64BE(maxTimestamp, 35);
+  out.writeBigInt64BE(input.producerId ?? -1n, 43);
+  out.writeInt16BE(input.producerEpoch ?? -1, 51);
+  out.writeInt32BE(input.baseSequence ?? -1, 53);
+  out.writeInt32BE(recs.length, 57);
+  payload.copy(out, BATCH_HEADER_BYTES);
+  out.writeUInt32BE(crc32c(out, 21), 17);
+  return out;
+}

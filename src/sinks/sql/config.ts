@@ -1,0 +1,130 @@
+/**
+ * SqlSink configuration: shape and up-front validation. Every error is a SinkConfigError naming the field.
+ */
+import type { Knex } from 'knex';
+import { DEFAULT_OFFSETS_TABLE, validateIdentifier, type SqlRetryOptions } from '../../offsets/sql-store';
+import { isKnexInstance } from './dialect';
+import { KAFKA_COORDINATE_COLUMNS } from './ddl';
+import { SinkConfigError } from './errors';
+import { COLUMN_TYPES, type SinkMapping } from './mapping';
+
+/**
+ * - 'insert': plain INSERT of each row.
+ * - 'upsert': INSERT ... ON CONFLICT (upsertKey) DO UPDATE (last record of a key wins; duplicate keys inside one
+ *   write are collapsed to the last one before sending).
+ * - 'kafka-key': rows keyed by (kafka_topic, kafka_partition, kafka_offset); a replay overwrites the same rows.
+ */
+export type SqlSinkMode = 'insert' | 'upsert' | 'kafka-key';
+
+export interface SqlSinkConfig {
+  /** A knex instance (the caller owns it; for SQLite create it with createKnex() to get WAL + busy timeout) or a Knex.Config (the sink owns it). Clients: 'sqlite3', 'pg'. */
+  knex: Knex | Knex.Config;
+  /** Data table: one plain identifier (no '.'), quoted by knex. */
+  table: string;
+  mode: SqlSinkMode;
+  mapping: SinkMapping;
+  /** Conflict target for mode 'upsert' (required there, rejected elsewhere). */
+  upsertKey?: string[];
+  /** Add kafka_topic, kafka_partition, kafka_offset (BIGINT) to every row. Default true; must be true in 'kafka-key'. Also settable as mapping.includeKafkaCoordinates. */
+  includeKafkaCoordinates?: boolean;
+  /** Offsets table; default 'kafka_eos_offsets'. */
+  offsetsTable?: string;
+  /** Create the data table from a declarative mapping if missing (race-safe). Default false. The offsets table is always created if missing. */
+  autoCreate?: boolean;
+  /** Upper bound on rows per INSERT statement; further capped by dialect limits. Defaults: SQLite 500, PostgreSQL 2000. */
+  maxRowsPerStatement?: number;
+  /** Transient-error retry budget; default { retries: 5, minTimeoutMs: 50, maxTimeoutMs: 2000 }. */
+  retry?: Partial<SqlRetryOptions>;
+}
+
+export interface NormalizedSqlSinkConfig {
+  table: string;
+  mode: SqlSinkMode;
+  mapping: SinkMapping;
+  includeKafkaCoordinates: boolean;
+  conflictKey: string[] | undefined;
+  offsetsTable: string;
+  autoCreate: boolean;
+  maxRowsPerStatement: number | undefined;
+}
+
+const COORDS: readonly string[] = KAFKA_COORDINATE_COLUMNS;
+
+/** Validates a config up front. @throws SinkConfigError (code SINK_CONFIG_INVALID) with `field` set. */
+export function validateSqlSinkConfig(config: SqlSinkConfig): NormalizedSqlSinkConfig {
+  if (config === null || typeof config !== 'object') throw new SinkConfigError('config', 'must be an object');
+  const k: unknown = config.knex;
+  if (!isKnexInstance(k) && (k === null || typeof k !== 'object' || !('client' in k))) throw new SinkConfigError('knex', 'must be a knex instance or a Knex.Config with a client');
+  const table = validateIdentifier(config.table, 'table');
+  const offsetsTable = validateIdentifier(config.offsetsTable ?? DEFAULT_OFFSETS_TABLE, 'offsetsTable');
+  if (offsetsTable === table) throw new SinkConfigError('offsetsTable', 'must differ from table');
+  const mode = config.mode;
+  if (mode !== 'insert' && mode !== 'upsert' && mode !== 'kafka-key') throw new SinkConfigError('mode', `must be 'insert', 'upsert' or 'kafka-key', got ${JSON.stringify(mode)}`);
+
+  const mapping = config.mapping;
+  let declared: Map<string, { nullable: boolean }> | undefined;
+  let mappingCoords: boolean | undefined;
+  if (typeof mapping === 'function') {
+    // user function: nothing more to check up front
+  } else if (mapping !== null && typeof mapping === 'object' && mapping.columns !== null && typeof mapping.columns === 'object') {
+    declared = new Map();
+    const entries = Object.entries(mapping.columns);
+    if (entries.length === 0) throw new SinkConfigError('mapping.columns', 'must declare at least one column');
+    for (const [name, spec] of entries) {
+      const f = `mapping.columns.${name}`;
+      validateIdentifier(name, f);
+      if (spec === null || typeof spec !== 'object') throw new SinkConfigError(f, 'must be an object { path?, type, nullable? }');
+      if (!COLUMN_TYPES.includes(spec.type)) throw new SinkConfigError(`${f}.type`, `must be one of ${COLUMN_TYPES.join(', ')}, got ${JSON.stringify(spec.type)}`);
+      if (spec.path !== undefined && (typeof spec.path !== 'string' || spec.path === '' || (!spec.path.startsWith('$headers.') && spec.path.split('.').some((s) => s === '')))) {
+        throw new SinkConfigError(`${f}.path`, `must be a non-empty dot path, got ${JSON.stringify(spec.path)}`);
+      }
+      if (spec.path !== undefined && spec.path.startsWith('$') && !['$key', '$timestamp', '$value'].includes(spec.path) && !/^\$headers\..+/.test(spec.path)) {
+        throw new SinkConfigError(`${f}.path`, `unknown special path ${JSON.stringify(spec.path)} (use $key, $timestamp, $value, $headers.<name>)`);
+      }
+      if (spec.nullable !== undefined && typeof spec.nullable !== 'boolean') throw new SinkConfigError(`${f}.nullable`, 'must be a boolean');
+      declared.set(name, { nullable: spec.nullable ?? false });
+    }
+    if (mapping.includeKafkaCoordinates !== undefined && typeof mapping.includeKafkaCoordinates !== 'boolean') throw new SinkConfigError('mapping.includeKafkaCoordinates', 'must be a boolean');
+    mappingCoords = mapping.includeKafkaCoordinates;
+  } else {
+    throw new SinkConfigError('mapping', 'must be a function (record) => row or { columns: { name: { path?, type, nullable? } } }');
+  }
+
+  if (config.includeKafkaCoordinates !== undefined && typeof config.includeKafkaCoordinates !== 'boolean') throw new SinkConfigError('includeKafkaCoordinates', 'must be a boolean');
+  if (config.includeKafkaCoordinates !== undefined && mappingCoords !== undefined && config.includeKafkaCoordinates !== mappingCoords) {
+    throw new SinkConfigError('includeKafkaCoordinates', 'conflicts with mapping.includeKafkaCoordinates');
+  }
+  const includeKafkaCoordinates = config.includeKafkaCoordinates ?? mappingCoords ?? true;
+  if (mode === 'kafka-key' && !includeKafkaCoordinates) throw new SinkConfigError(mappingCoords === false ? 'mapping.includeKafkaCoordinates' : 'includeKafkaCoordinates', "must be true in mode 'kafka-key' (the coordinates are the primary key)");
+  if (declared && includeKafkaCoordinates) {
+    for (const c of COORDS) if (declared.has(c)) throw new SinkConfigError(`mapping.columns.${c}`, 'is reserved for the Kafka coordinates (set includeKafkaCoordinates: false to map it yourself)');
+  }
+
+  let conflictKey: string[] | undefined;
+  if (mode === 'upsert') {
+    const key = config.upsertKey;
+    if (!Array.isArray(key) || key.length === 0) throw new SinkConfigError('upsertKey', "is required in mode 'upsert' (a non-empty list of columns)");
+    key.forEach((c, i) => validateIdentifier(c, `upsertKey[${i}]`));
+    if (new Set(key).size !== key.length) throw new SinkConfigError('upsertKey', 'lists a column twice');
+    if (declared) {
+      for (const c of key) {
+        const col = declared.get(c);
+        if (!col && !(includeKafkaCoordinates && COORDS.includes(c))) throw new SinkConfigError('upsertKey', `column ${JSON.stringify(c)} is not in mapping.columns`);
+        if (col?.nullable) throw new SinkConfigError('upsertKey', `column ${JSON.stringify(c)} is nullable; key columns must not be`);
+      }
+    }
+    conflictKey = [...key];
+  } else {
+    if (config.upsertKey !== undefined) throw new SinkConfigError('upsertKey', `only applies to mode 'upsert' (mode is '${mode}')`);
+    if (mode === 'kafka-key') conflictKey = [...COORDS];
+  }
+
+  if (config.autoCreate !== undefined && typeof config.autoCreate !== 'boolean') throw new SinkConfigError('autoCreate', 'must be a boolean');
+  const autoCreate = config.autoCreate ?? false;
+  if (autoCreate && !declared) throw new SinkConfigError('autoCreate', 'needs a declarative mapping (columns with types); with a mapping function create the table yourself');
+
+  const m = config.maxRowsPerStatement;
+  if (m !== undefined && (!Number.isInteger(m) || m < 1)) throw new SinkConfigError('maxRowsPerStatement', `must be a positive integer, got ${String(m)}`);
+
+  return { table, mode, mapping, includeKafkaCoordinates, conflictKey, offsetsTable, autoCreate, maxRowsPerStatement: m };
+}

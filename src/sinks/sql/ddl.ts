@@ -1,0 +1,74 @@
+/**
+ * DDL for the offsets table and the sink's data table. Creation is race-safe: several processes may start at
+ * once; whoever loses the race sees the winner's table. Each CREATE runs in its own transaction, so that on
+ * PostgreSQL the table and its primary key appear together (knex emits the key as a separate ALTER TABLE).
+ */
+import type { Knex } from 'knex';
+import type { ColumnType } from './mapping';
+
+/** Coordinate columns stored with each row (kafka-key mode uses them as the primary key). */
+export const KAFKA_COORDINATE_COLUMNS = ['kafka_topic', 'kafka_partition', 'kafka_offset'] as const;
+
+/** Column shapes of a data table to create. */
+export interface DataTableSpec {
+  columns: { name: string; type: ColumnType; nullable: boolean }[];
+  includeKafkaCoordinates: boolean;
+  primaryKey?: string[];
+}
+
+/** Creates `table` with `build` unless it exists; a concurrent creator winning the race is not an error. */
+export async function createTableIfMissing(k: Knex, table: string, build: (t: Knex.CreateTableBuilder) => void): Promise<void> {
+  if (await k.schema.hasTable(table)) return;
+  try {
+    await k.transaction(async (trx) => {
+      await trx.schema.createTable(table, build);
+    });
+  } catch (err) {
+    // Lost the race (PostgreSQL: 42P07 or 23505 on pg_type; SQLite: "already exists"): fine if the table is there now.
+    if (await k.schema.hasTable(table)) return;
+    throw err;
+  }
+}
+
+/**
+ * Creates the offsets table if missing: `group_id`, `topic`, `partition`, `next_offset` BIGINT (-1 = none),
+ * `updated_at`, primary key (group_id, topic, partition).
+ */
+export async function ensureOffsetsTable(k: Knex, table: string): Promise<void> {
+  await createTableIfMissing(k, table, (t) => {
+    t.text('group_id').notNullable();
+    t.text('topic').notNullable();
+    t.integer('partition').notNullable();
+    t.bigInteger('next_offset').notNullable();
+    t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(k.fn.now());
+    t.primary(['group_id', 'topic', 'partition']);
+  });
+}
+
+/** Creates the data table if missing, from a declarative mapping's columns (plus coordinates and primary key). */
+export async function ensureDataTable(k: Knex, table: string, spec: DataTableSpec): Promise<void> {
+  await createTableIfMissing(k, table, (t) => {
+    if (spec.includeKafkaCoordinates) {
+      t.text('kafka_topic').notNullable();
+      t.integer('kafka_partition').notNullable();
+      t.bigInteger('kafka_offset').notNullable();
+    }
+    for (const c of spec.columns) {
+      const col = columnBuilder(t, c.name, c.type);
+      if (c.nullable) col.nullable(); else col.notNullable();
+    }
+    if (spec.primaryKey && spec.primaryKey.length > 0) t.primary(spec.primaryKey);
+  });
+}
+
+function columnBuilder(t: Knex.CreateTableBuilder, name: string, type: ColumnType): Knex.ColumnBuilder {
+  switch (type) {
+    case 'string': return t.text(name);
+    case 'integer': return t.integer(name);
+    case 'bigint': return t.bigInteger(name);
+    case 'float': return t.double(name);
+    case 'boolean': return t.boolean(name);
+    case 'json': return t.jsonb(name);
+    case 'timestamp': return t.timestamp(name, { useTz: true });
+  }
+}

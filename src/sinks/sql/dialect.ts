@@ -1,0 +1,105 @@
+/**
+ * Dialect specifics for SQLite (sqlite3 driver) and PostgreSQL (pg driver): detection, connection setup,
+ * statement size limits and bigint binding. Everything else goes through the knex query builder.
+ */
+import { knex as createKnexInstance, type Knex } from 'knex';
+import { SinkConfigError } from './errors';
+
+export type SqlDialect = 'sqlite' | 'postgres';
+
+/** SQLITE_MAX_VARIABLE_NUMBER default since SQLite 3.32. */
+export const SQLITE_MAX_VARIABLES = 32766;
+/** knex builds SQLite multi-row inserts as `SELECT ... UNION ALL SELECT ...`: SQLITE_MAX_COMPOUND_SELECT (500) caps the rows per statement. */
+export const SQLITE_MAX_ROWS_PER_INSERT = 500;
+/** The PostgreSQL wire protocol carries at most 65535 bind parameters per statement. */
+export const PG_MAX_PARAMETERS = 65535;
+/** Default rows per INSERT statement on PostgreSQL (measured: see docs/architecture.md, sinks). */
+export const PG_DEFAULT_ROWS_PER_INSERT = 2000;
+/** Default SQLite busy timeout (ms) set on every pooled connection. */
+export const DEFAULT_SQLITE_BUSY_TIMEOUT_MS = 5000;
+
+/** The dialect of a knex instance; throws {@link SinkConfigError} (field `knex`) for anything but sqlite3 and pg. */
+export function detectDialect(k: Knex): SqlDialect {
+  const name = (k.client as { dialect?: unknown }).dialect;
+  if (name === 'sqlite3') return 'sqlite';
+  if (name === 'postgresql') return 'postgres';
+  throw new SinkConfigError('knex', `unsupported knex dialect ${String(name)}: use client 'sqlite3' or 'pg'`);
+}
+
+/** True when `v` looks like a knex instance (a function carrying a `client`) rather than a Knex.Config. */
+export function isKnexInstance(v: unknown): v is Knex {
+  return typeof v === 'function' && typeof (v as { client?: unknown }).client === 'object';
+}
+
+type AfterCreate = (conn: unknown, done: (err: Error | null, conn: unknown) => void) => void;
+interface Sqlite3Connection { configure(option: 'busyTimeout', ms: number): void; exec(sql: string, cb: (err: Error | null) => void): void }
+
+/**
+ * A pool `afterCreate` hook for sqlite3 connections: sets the busy timeout (ms) and `PRAGMA journal_mode=WAL`,
+ * then calls `next` (a user's own hook) if given. WAL lets readers run beside the single writer; the busy timeout
+ * makes a writer wait for the lock instead of failing at once when several processes share the file.
+ */
+export function sqliteAfterCreate(busyTimeoutMs: number = DEFAULT_SQLITE_BUSY_TIMEOUT_MS, next?: AfterCreate): AfterCreate {
+  return (conn, done) => {
+    const c = conn as Sqlite3Connection;
+    c.configure('busyTimeout', busyTimeoutMs);
+    c.exec('PRAGMA journal_mode=WAL;', (err) => {
+      if (err) return done(err, conn);
+      if (next) return next(conn, done);
+      done(null, conn);
+    });
+  };
+}
+
+/**
+ * Creates a knex instance from a Knex.Config. For sqlite3 it installs {@link sqliteAfterCreate} on the pool
+ * (composed with any `pool.afterCreate` already given) and sets `useNullAsDefault`. Throws SinkConfigError for other clients.
+ */
+export function createKnex(config: Knex.Config, opts: { sqliteBusyTimeoutMs?: number } = {}): Knex {
+  const client = typeof config.client === 'string' ? config.client : '';
+  if (client === 'sqlite3') {
+    const userHook = config.pool?.afterCreate as AfterCreate | undefined;
+    return createKnexInstance({
+      useNullAsDefault: true,
+      ...config,
+      pool: { ...config.pool, afterCreate: sqliteAfterCreate(opts.sqliteBusyTimeoutMs, userHook) },
+    });
+  }
+  if (client === 'pg' || client === 'postgres' || client === 'postgresql') return createKnexInstance(config);
+  throw new SinkConfigError('knex.client', `unsupported client ${JSON.stringify(config.client)}: use 'sqlite3' or 'pg'`);
+}
+
+/**
+ * Rows per INSERT statement: the requested number (or the dialect default) capped by the dialect's limits for
+ * `columnCount` bound columns per row. Always >= 1.
+ */
+export function rowsPerStatement(dialect: SqlDialect, columnCount: number, requested?: number): number {
+  const cols = Math.max(1, columnCount);
+  const cap = dialect === 'sqlite'
+    ? Math.min(SQLITE_MAX_ROWS_PER_INSERT, Math.floor(SQLITE_MAX_VARIABLES / cols))
+    : Math.floor(PG_MAX_PARAMETERS / cols);
+  const want = requested ?? (dialect === 'sqlite' ? SQLITE_MAX_ROWS_PER_INSERT : PG_DEFAULT_ROWS_PER_INSERT);
+  return Math.max(1, Math.min(want, cap));
+}
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/**
+ * A bigint as a bind value. The sqlite3 driver silently binds a JS bigint as NULL, and pg cannot serialize one,
+ * so: a number when it is exactly representable, else a decimal string (PostgreSQL casts it to BIGINT; SQLite's
+ * INTEGER affinity stores it as an exact 64-bit integer).
+ */
+export function bindBigint(v: bigint): number | string {
+  return v <= MAX_SAFE && v >= -MAX_SAFE ? Number(v) : v.toString();
+}
+
+/**
+ * Converts a BIGINT read back from the driver (pg: decimal string; sqlite3: number, or string when selected with
+ * CAST(... AS TEXT)) to a bigint. Throws TypeError for anything that is not an exact integer.
+ */
+export function toBigint(v: unknown, what: string): bigint {
+  if (typeof v === 'bigint') return v;
+  if (typeof v === 'string' && /^-?\d+$/.test(v)) return BigInt(v);
+  if (typeof v === 'number' && Number.isSafeInteger(v)) return BigInt(v);
+  throw new TypeError(`${what}: expected an integer, got ${typeof v} ${String(v)}`);
+}

@@ -1,0 +1,10 @@
+/** SQL sink barrel: SqlSink, its config, errors and dialect helpers. */
+export { SqlSink } from './sql-sink';
+export type { SqlSinkConfig, SqlSinkMode } from './config';
+export { validateSqlSinkConfig } from './config';
+export type { ColumnMapping, ColumnType, DeclarativeMapping, MappingFunction, SinkMapping } from './mapping';
+export { SinkConfigError, SinkMappingError, SinkWriteError, isTransientSqlError } from './errors';
+export type { SinkWriteErrorCode } from './errors';
+export { createKnex, sqliteAfterCreate, detectDialect, rowsPerStatement, bindBigint, toBigint } from './dialect';
+export type { SqlDialect } from './dialect';
+export { ensureOffsetsTable, ensureDataTable, KAFKA_COORDINATE_COLUMNS } from './ddl';

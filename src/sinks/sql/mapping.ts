@@ -1,0 +1,182 @@
+/**
+ * Record → row mapping: either a user function or a declarative column list reading dot paths of the JSON value.
+ * Every value leaving here is safe to bind on the dialect (no JS bigint, which sqlite3 would silently bind as NULL).
+ */
+import type { SinkRecord } from '../sink';
+import { bindBigint, type SqlDialect } from './dialect';
+import { SinkMappingError } from './errors';
+
+export type ColumnType = 'string' | 'integer' | 'bigint' | 'float' | 'boolean' | 'json' | 'timestamp';
+export const COLUMN_TYPES: readonly ColumnType[] = ['string', 'integer', 'bigint', 'float', 'boolean', 'json', 'timestamp'];
+
+/**
+ * One column of a declarative mapping.
+ * `path`: where the value comes from; default = the column name. A dot path into the JSON-parsed record value
+ * (`a.b.0.c`, numeric segments index arrays), or `$key` (key as UTF-8 text), `$timestamp` (record timestamp, ms),
+ * `$value` (the whole parsed value), `$headers.<name>` (header as UTF-8 text).
+ * `nullable` (default false): a missing/null value is an error unless true.
+ * Types: string → TEXT; integer → 32-bit INTEGER; bigint → BIGINT; float → DOUBLE; boolean; json → JSONB/TEXT;
+ * timestamp → TIMESTAMPTZ on PostgreSQL, ISO-8601 text on SQLite (accepts ms epoch numbers, ISO strings).
+ */
+export interface ColumnMapping { path?: string; type: ColumnType; nullable?: boolean }
+export interface DeclarativeMapping { columns: Record<string, ColumnMapping>; includeKafkaCoordinates?: boolean }
+/** A user mapping: returns column → value. bigint and Date values are converted for the dialect; throwing fails the write. */
+export type MappingFunction = (record: SinkRecord) => Record<string, unknown>;
+export type SinkMapping = MappingFunction | DeclarativeMapping;
+export type Row = Record<string, unknown>;
+
+export interface CompiledMapping {
+  /** The columns every row has (declarative mappings, including coordinates), or undefined for a function mapping. */
+  readonly columns: string[] | undefined;
+  /** Maps one record; throws {@link SinkMappingError}. */
+  toRow(record: SinkRecord): Row;
+}
+
+class ColumnValueError extends Error {}
+
+type Source = (r: SinkRecord, value: () => unknown) => unknown;
+
+function compileSource(path: string): Source {
+  if (path === '$key') return (r) => (r.key === null ? null : r.key.toString('utf8'));
+  if (path === '$timestamp') return (r) => r.timestamp;
+  if (path === '$value') return (_r, value) => value();
+  if (path.startsWith('$headers.')) {
+    const name = path.slice('$headers.'.length);
+    return (r) => { const h = r.headers[name]; return h === undefined ? null : h.toString(); };
+  }
+  const segments = path.split('.');
+  return (_r, value) => {
+    let cur: unknown = value();
+    for (const s of segments) {
+      if (cur === null || typeof cur !== 'object') return undefined;
+      cur = (cur as Record<string, unknown>)[s];
+    }
+    return cur;
+  };
+}
+
+const INT_RE = /^-?\d+$/;
+const INT32_MIN = -2147483648;
+const INT32_MAX = 2147483647;
+
+/** Converts one mapped value to a bind value of `type` on `dialect`; throws ColumnValueError with the reason. */
+function convert(v: unknown, type: ColumnType, dialect: SqlDialect): unknown {
+  switch (type) {
+    case 'string':
+      if (typeof v === 'string') return v;
+      if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
+      throw new ColumnValueError(`expected a string, got ${describe(v)}`);
+    case 'integer': {
+      const n = typeof v === 'string' && INT_RE.test(v) ? Number(v) : typeof v === 'bigint' ? Number(v) : v;
+      if (typeof n === 'number' && Number.isInteger(n) && n >= INT32_MIN && n <= INT32_MAX) return n;
+      throw new ColumnValueError(`expected a 32-bit integer, got ${describe(v)}`);
+    }
+    case 'bigint': {
+      let b: bigint | undefined;
+      if (typeof v === 'bigint') b = v;
+      else if (typeof v === 'number' && Number.isSafeInteger(v)) b = BigInt(v);
+      else if (typeof v === 'string' && INT_RE.test(v)) b = BigInt(v);
+      if (b === undefined || b > 9223372036854775807n || b < -9223372036854775808n) throw new ColumnValueError(`expected a 64-bit integer, got ${describe(v)}`);
+      return bindBigint(b);
+    }
+    case 'float': {
+      const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
+      if (typeof n === 'number' && Number.isFinite(n)) return n;
+      throw new ColumnValueError(`expected a finite number, got ${describe(v)}`);
+    }
+    case 'boolean':
+      if (typeof v !== 'boolean') throw new ColumnValueError(`expected a boolean, got ${describe(v)}`);
+      return dialect === 'sqlite' ? (v ? 1 : 0) : v;
+    case 'json':
+      return JSON.stringify(v);
+    case 'timestamp': {
+      let d: Date | undefined;
+      if (v instanceof Date) d = v;
+      else if (typeof v === 'number' || typeof v === 'bigint') d = new Date(Number(v));
+      else if (typeof v === 'string') d = new Date(v);
+      if (d === undefined || Number.isNaN(d.getTime())) throw new ColumnValueError(`expected a timestamp (ms epoch or ISO-8601), got ${describe(v)}`);
+      return dialect === 'sqlite' ? d.toISOString() : d;
+    }
+  }
+}
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  const s = typeof v === 'string' ? JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v) : typeof v === 'object' ? 'an object' : String(v);
+  return `${typeof v} ${s}`;
+}
+
+/** Converts a function mapping's output value for binding: bigint → number/string, Date → ISO text on SQLite, boolean → 0/1 on SQLite. */
+function bindLoose(v: unknown, dialect: SqlDialect): unknown {
+  if (typeof v === 'bigint') return bindBigint(v);
+  if (v === undefined) return null;
+  if (dialect === 'sqlite') {
+    if (v instanceof Date) return v.toISOString();
+    if (typeof v === 'boolean') return v ? 1 : 0;
+  }
+  return v;
+}
+
+function coordinates(r: SinkRecord): Row {
+  return { kafka_topic: r.topic, kafka_partition: r.partition, kafka_offset: bindBigint(r.offset) };
+}
+
+/**
+ * Compiles a mapping for a dialect. `includeKafkaCoordinates` adds kafka_topic, kafka_partition, kafka_offset to
+ * every row (overriding same-named keys of a function mapping).
+ */
+export function compileMapping(mapping: SinkMapping, dialect: SqlDialect, includeKafkaCoordinates: boolean): CompiledMapping {
+  if (typeof mapping === 'function') {
+    return {
+      columns: undefined,
+      toRow(record) {
+        const where = { topic: record.topic, partition: record.partition, offset: record.offset };
+        let out: unknown;
+        try {
+          out = mapping(record);
+        } catch (err) {
+          throw new SinkMappingError(`mapping function threw: ${(err as Error)?.message ?? String(err)}`, where, err);
+        }
+        if (out === null || typeof out !== 'object' || Array.isArray(out)) throw new SinkMappingError(`mapping function returned ${describe(out)}, expected a row object`, where);
+        const row: Row = {};
+        for (const [k, v] of Object.entries(out as Row)) row[k] = bindLoose(v, dialect);
+        if (Object.keys(row).length === 0 && !includeKafkaCoordinates) throw new SinkMappingError('mapping function returned an empty row', where);
+        return includeKafkaCoordinates ? Object.assign(row, coordinates(record)) : row;
+      },
+    };
+  }
+  const cols = Object.entries(mapping.columns).map(([name, spec]) => ({ name, type: spec.type, nullable: spec.nullable ?? false, source: compileSource(spec.path ?? name) }));
+  return {
+    columns: [...(includeKafkaCoordinates ? ['kafka_topic', 'kafka_partition', 'kafka_offset'] : []), ...cols.map((c) => c.name)],
+    toRow(record) {
+      let parsed: { v: unknown } | undefined;
+      const value = (): unknown => {
+        if (parsed) return parsed.v;
+        if (record.value === null) { parsed = { v: null }; return null; }
+        try {
+          parsed = { v: JSON.parse(record.value.toString('utf8')) };
+        } catch (err) {
+          throw new SinkMappingError(`value is not valid JSON: ${(err as Error).message}`, { topic: record.topic, partition: record.partition, offset: record.offset }, err);
+        }
+        return parsed.v;
+      };
+      const row: Row = includeKafkaCoordinates ? coordinates(record) : {};
+      for (const c of cols) {
+        const raw = c.source(record, value);
+        if (raw === undefined || raw === null) {
+          if (!c.nullable) throw new SinkMappingError('missing value for non-nullable column', { topic: record.topic, partition: record.partition, offset: record.offset, column: c.name });
+          row[c.name] = null;
+          continue;
+        }
+        try {
+          row[c.name] = convert(raw, c.type, dialect);
+        } catch (err) {
+          if (!(err instanceof ColumnValueError)) throw err;
+          throw new SinkMappingError(err.message, { topic: record.topic, partition: record.partition, offset: record.offset, column: c.name });
+        }
+      }
+      return row;
+    },
+  };
+}
