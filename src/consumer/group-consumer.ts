@@ -17,7 +17,8 @@
  * `state` ({ from, to }).
  */
 import { EventEmitter } from 'node:events';
-import { Admin, Batch, Consumer, EachBatchPayload, Kafka, logLevel } from 'kafkajs';
+import { Admin, Batch, Consumer, EachBatchPayload, Kafka, logLevel, PartitionAssigner } from 'kafkajs';
+import { createRangeAssignor, createRoundRobinAssignor, createStickyAssignor, createStickyAssignorState } from './assignors';
 import { KafkaEosError } from '../errors';
 import { partitionKey, SinkRecord, TopicPartition } from '../sinks/sink';
 import { ConsumerState, Lifecycle } from './lifecycle';
@@ -50,6 +51,8 @@ export class GroupConsumer extends EventEmitter {
   private assignmentReady: Promise<void> = Promise.resolve();
   private assigned: TopicPartition[] = [];
   private stopPromise: Promise<void> | null = null;
+  /** Fed after every rebalance, so the sticky assignor can report what this member owns. */
+  private readonly stickyState = createStickyAssignorState();
 
   constructor(options: GroupConsumerOptions) {
     super();
@@ -117,7 +120,7 @@ export class GroupConsumer extends EventEmitter {
         heartbeatInterval: o.heartbeatIntervalMs ?? 3000,
         maxWaitTimeInMs: o.maxWaitTimeMs ?? 500,
         allowAutoTopicCreation: false,
-        ...(o.assignors ? { partitionAssigners: o.assignors } : {}),
+        partitionAssigners: this.resolveAssignors(),
       });
       this.consumer = consumer;
       consumer.on(consumer.events.GROUP_JOIN, (e) => this.onGroupJoin(e.payload.memberAssignment));
@@ -140,7 +143,17 @@ export class GroupConsumer extends EventEmitter {
     }
   }
 
+  private resolveAssignors(): PartitionAssigner[] {
+    return (this.options.assignors ?? ['range']).map((a) => {
+      if (typeof a !== 'string') return a;
+      if (a === 'range') return createRangeAssignor({ state: this.stickyState });
+      if (a === 'roundrobin') return createRoundRobinAssignor({ state: this.stickyState });
+      return createStickyAssignor({ state: this.stickyState });
+    });
+  }
+
   private onGroupJoin(memberAssignment: Record<string, number[]>): void {
+    this.stickyState.update(memberAssignment);
     const partitions: TopicPartition[] = [];
     for (const [topic, ps] of Object.entries(memberAssignment)) for (const partition of ps) partitions.push({ topic, partition });
     this.assigned = partitions;
@@ -207,6 +220,7 @@ export class GroupConsumer extends EventEmitter {
       if (this.lifecycle.can('stopping')) this.lifecycle.to('stopping');
       await this.disconnect();
       this.assigned = [];
+      this.stickyState.reset();
       this.lifecycle.to('stopped');
     })();
     return this.stopPromise;

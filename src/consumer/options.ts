@@ -14,6 +14,8 @@ export class ConfigError extends KafkaEosError {
   }
 }
 
+export type AssignorName = 'range' | 'roundrobin' | 'sticky';
+
 export type Delivery = 'at-most-once' | 'at-least-once' | 'exactly-once';
 
 /** A batch of one partition as handed to a user handler. */
@@ -38,8 +40,13 @@ export interface GroupConsumerOptions {
   sink?: ExactlyOnceSink;
   /** Required for at-most-once and at-least-once; optional (a pre-write hook) for exactly-once. */
   handler?: (batch: HandlerBatch) => Promise<void>;
-  /** KafkaJS partition assigners, e.g. from `kafka-eos`'s range/roundrobin/sticky (default: KafkaJS's). */
-  assignors?: PartitionAssigner[];
+  /**
+   * Partition assignors in order of preference: Java protocol names ('range', 'roundrobin',
+   * 'sticky'), or any KafkaJS PartitionAssigner. Default ['range'], Java's default, so the group
+   * can be shared with Java, librdkafka and kafka-python consumers. For 'sticky' the consumer
+   * feeds the assignor its current assignment after every rebalance.
+   */
+  assignors?: (AssignorName | PartitionAssigner)[];
   /** session.timeout.ms (default 30000). */
   sessionTimeoutMs?: number;
   /** rebalance.timeout.ms (default 60000). */
@@ -66,7 +73,7 @@ const schema = z.object({
   delivery: z.enum(['at-most-once', 'at-least-once', 'exactly-once']),
   sink: z.object({ open: fn(), write: fn(), close: fn() }).passthrough().optional(),
   handler: fn().optional(),
-  assignors: z.array(fn()).min(1).optional(),
+  assignors: z.array(z.union([z.enum(['range', 'roundrobin', 'sticky']), fn()])).min(1).optional(),
   sessionTimeoutMs: int(1).optional(),
   rebalanceTimeoutMs: int(1).optional(),
   heartbeatIntervalMs: int(1).optional(),

@@ -398,7 +398,7 @@ describe('static membership (KIP-345)', () => {
     const v9 = await staticGroup(9);
     const r9 = await v9.coordinator.joinGroup(joinReq({ groupInstanceId: 'i1' }), ctx('c1', 9));
     expect(r9).toMatchObject({ errorCode: 0, leader: r9.memberId, skipAssignment: true });
-    expect(r9.members.map((m) => m.groupInstanceId)).toEqual(['i1', 'i2']);
+    expect(r9.members.map((m) => m.groupInstanceId).sort()).toEqual(['i1', 'i2']);
     expect(v9.coordinator.group('g')!.state).toBe('Stable');
     v9.coordinator.close();
 
@@ -409,7 +409,7 @@ describe('static membership (KIP-345)', () => {
     v5.coordinator.close();
   });
 
-  test('a restart with a changed protocol rebalances', async () => {
+  test('a restart with new metadata that keeps the selected protocol does not rebalance', async () => {
     const { coordinator } = await staticGroup();
     const p = track(coordinator.joinGroup(joinReq({ groupInstanceId: 'i2', protocols: [{ name: 'roundrobin', metadata: subscription(['t']) }, { name: 'range', metadata: subscription(['t']) }] }), ctx('c2')));
     await flush();

@@ -387,30 +387,38 @@ function assignGeneral(pb: Problem): Int32Array {
     return n;
   };
 
+  // Always move from the largest member that has a chain, re-ranking after every move, so no
+  // member gives more than balance asks of it.
+  const ranked = [...Array(M).keys()];
   for (let moved = true; moved; ) {
     moved = false;
-    const sources = [...Array(M).keys()].sort((a, b) => size[b]! - size[a]! || a - b);
-    for (const s of sources) {
-      let smallest = size[0]!;
-      for (let m = 1; m < M; m++) smallest = Math.min(smallest, size[m]!);
-      if (size[s]! - smallest < 2) continue;
-      for (let a = findChain(s); a >= 0; a = findChain(s)) {
-        let k = Math.floor((size[s]! - size[a]!) / 2);
-        for (let y = a; y !== s; y = parent[y]!) k = Math.min(k, available(parent[y]!, y, edgeCost[y]!));
-        // Walk the chain from the source end so every hop has partitions to pass on.
-        const chain: number[] = [];
-        for (let y = a; y !== s; y = parent[y]!) chain.push(y);
-        chain.reverse();
-        let x = s;
-        for (const y of chain) {
-          for (const id of pick(x, y, k, edgeCost[y]!)) {
-            take(id);
-            give(id, y);
-          }
-          x = y;
+    ranked.sort((x, y) => size[y]! - size[x]! || x - y);
+    let smallest = size[0]!;
+    for (let m = 1; m < M; m++) smallest = Math.min(smallest, size[m]!);
+    for (const s of ranked) {
+      if (size[s]! - smallest < 2) break;
+      const a = findChain(s);
+      if (a < 0) continue;
+      // Move at most half the gap, and no further past the group's average than needed, so that
+      // members are not pushed over and refilled with partitions that could have stayed put.
+      let k = Math.floor((size[s]! - size[a]!) / 2);
+      const toAverage = Math.min(size[s]! - Math.floor(P / M), Math.ceil(P / M) - size[a]!);
+      if (toAverage >= 1) k = Math.min(k, toAverage);
+      for (let y = a; y !== s; y = parent[y]!) k = Math.min(k, available(parent[y]!, y, edgeCost[y]!));
+      // Walk the chain from the source end so every hop has partitions to pass on.
+      const chain: number[] = [];
+      for (let y = a; y !== s; y = parent[y]!) chain.push(y);
+      chain.reverse();
+      let x = s;
+      for (const y of chain) {
+        for (const id of pick(x, y, k, edgeCost[y]!)) {
+          take(id);
+          give(id, y);
         }
-        moved = true;
+        x = y;
       }
+      moved = true;
+      break;
     }
   }
   return owner;

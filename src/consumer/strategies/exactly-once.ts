@@ -34,13 +34,6 @@ interface PartitionState {
   synced: boolean;
 }
 
-/** A stale or foreign write refused by the sink's compare-and-set. */
-export class FencedWriteError extends KafkaEosError {
-  constructor(message: string) {
-    super('FENCED_WRITE', message);
-  }
-}
-
 export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { positions(): ReadonlyMap<string, bigint> } {
   const { sink } = options;
   const monitor = options.commitToKafkaForMonitoring ?? true;

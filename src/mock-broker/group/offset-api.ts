@@ -18,8 +18,7 @@ import type {
   OffsetFetchRequest, OffsetFetchResponse, OffsetFetchResponsePartition, RequestContext,
 } from './types';
 
-/** Kafka's OFFSET_METADATA_TOO_LARGE; not (yet) in protocol/error-codes.ts. */
-export const OFFSET_METADATA_TOO_LARGE = 12;
+export const OFFSET_METADATA_TOO_LARGE = ErrorCode.OFFSET_METADATA_TOO_LARGE;
 
 /** OffsetCommit v9+ answers GROUP_ID_NOT_FOUND for a missing group (KIP-848); older versions ILLEGAL_GENERATION. */
 const GROUP_ID_NOT_FOUND_MIN_COMMIT_VERSION = 9;

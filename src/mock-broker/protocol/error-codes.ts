@@ -62,7 +62,7 @@ export const ErrorCode = {
   PRODUCER_FENCED: 90,
   UNSTABLE_OFFSET_COMMIT: 88,
   THROTTLING_QUOTA_EXCEEDED: 89,
-  INCONSISTENT_VOTER_SET: 83,
+  OFFSET_METADATA_TOO_LARGE: 12,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCode;

@@ -31,7 +31,7 @@ export interface SqlSinkConfig {
   offsetsTable?: string;
   /** Create the data table from a declarative mapping if missing (race-safe). Default false. The offsets table is always created if missing. */
   autoCreate?: boolean;
-  /** Upper bound on rows per INSERT statement; further capped by dialect limits. Defaults: SQLite 500, PostgreSQL 2000. */
+  /** Upper bound on rows per INSERT statement; further capped by dialect limits. Defaults: SQLite 500, PostgreSQL 1000. */
   maxRowsPerStatement?: number;
   /** Transient-error retry budget; default { retries: 5, minTimeoutMs: 50, maxTimeoutMs: 2000 }. */
   retry?: Partial<SqlRetryOptions>;

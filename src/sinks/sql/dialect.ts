@@ -9,12 +9,16 @@ export type SqlDialect = 'sqlite' | 'postgres';
 
 /** SQLITE_MAX_VARIABLE_NUMBER default since SQLite 3.32. */
 export const SQLITE_MAX_VARIABLES = 32766;
-/** knex builds SQLite multi-row inserts as `SELECT ... UNION ALL SELECT ...`: SQLITE_MAX_COMPOUND_SELECT (500) caps the rows per statement. */
+/**
+ * knex builds SQLite multi-row inserts as `SELECT ... UNION ALL SELECT ...`: SQLITE_MAX_COMPOUND_SELECT (500) caps the
+ * rows per statement, and it is also the default. Measured (200k rows x 6 columns, WAL file, 2 cores): 100 rows/statement
+ * 130k rows/s, 250 → 141k, 500 → 174k with 1000-row batches; 159k / 187k / 195k with 5000-row batches.
+ */
 export const SQLITE_MAX_ROWS_PER_INSERT = 500;
 /** The PostgreSQL wire protocol carries at most 65535 bind parameters per statement. */
 export const PG_MAX_PARAMETERS = 65535;
-/** Default rows per INSERT statement on PostgreSQL (measured: see docs/architecture.md, sinks). */
-export const PG_DEFAULT_ROWS_PER_INSERT = 2000;
+/** Default rows per INSERT statement on PostgreSQL. Measured (200k rows x 6 columns, local PG 15, 2 cores): 500-2000 rows/statement are on a plateau (~135k rows/s with 1000-row batches, ~163k with 5000-row batches); 250 is ~15% slower, 5000 is no faster. */
+export const PG_DEFAULT_ROWS_PER_INSERT = 1000;
 /** Default SQLite busy timeout (ms) set on every pooled connection. */
 export const DEFAULT_SQLITE_BUSY_TIMEOUT_MS = 5000;
 

@@ -130,3 +130,44 @@ describe('sticky', () => {
     );
   });
 });
+
+describe('sticky with arbitrary previous claims', () => {
+  const claimed = fc
+    .tuple(group, partitionCounts)
+    .chain(([s, t]) =>
+      fc.tuple(
+        fc.constant(s),
+        fc.constant(t),
+        fc.array(
+          fc.record({
+            owned: fc.array(fc.record({ topic: fc.constantFrom(...TOPICS, 'missing'), partition: fc.integer({ min: -1, max: 10 }) }), { maxLength: 12 }),
+            generation: fc.option(fc.integer({ min: -1, max: 4 }), { nil: undefined }),
+          }),
+          { minLength: s.size, maxLength: s.size },
+        ),
+      ),
+    )
+    .map(([s, t, claims]) => {
+      const withClaims = new Map<string, MemberSubscription>(
+        [...s].map(([id, sub], i) => [id, { topics: sub.topics, ownedPartitions: claims[i]!.owned, generation: claims[i]!.generation }]),
+      );
+      return { s: withClaims, t };
+    });
+
+  it('stays valid, deterministic and balanced whatever members claim (conflicts included)', () => {
+    fc.assert(
+      fc.property(claimed, ({ s, t }) => {
+        const result = assignSticky(s, t);
+        expectValid(s, t, result);
+        expect(short(assignSticky(reversed(s), t))).toEqual(short(result));
+        for (const [a, mine] of result) {
+          const subscribed = new Set(s.get(a)!.topics);
+          for (const theirs of result.values()) {
+            if (theirs.length > mine.length + 1) expect(theirs.some((p) => subscribed.has(p.topic))).toBe(false);
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -1,0 +1,54 @@
+/**
+ * The demo's real data: US flight records from the npm package `vega-datasets` (BSD-3),
+ * `data/flights-200k.json`, an array of { delay (minutes), distance (miles), time (hour of day) }.
+ * Each record gets its position in the file as `seq`, so order and completeness can be checked.
+ */
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { KafkaEosError } from '../../errors';
+
+export interface Flight {
+  seq: number;
+  delay: number;
+  distance: number;
+  time: number;
+}
+
+/** Band width for the verification aggregate, in miles. */
+export const BAND_MILES = 500;
+
+export function flightsFile(): string {
+  // The package exports only its build entry (build/index.js); data/ sits beside build/.
+  const entry = require.resolve('vega-datasets');
+  return path.join(path.dirname(entry), '..', 'data', 'flights-200k.json');
+}
+
+/** Loads the first `rows` flights (all when undefined). Throws DATASET_INVALID on a bad file or size. */
+export function loadFlights(rows?: number): Flight[] {
+  const raw = JSON.parse(readFileSync(flightsFile(), 'utf8')) as { delay: number; distance: number; time: number }[];
+  if (!Array.isArray(raw)) throw new KafkaEosError('DATASET_INVALID', `${flightsFile()} is not a JSON array`);
+  const n = rows ?? raw.length;
+  if (!Number.isInteger(n) || n < 1 || n > raw.length) {
+    throw new KafkaEosError('DATASET_INVALID', `--rows must be between 1 and ${raw.length}, got ${rows}`);
+  }
+  return raw.slice(0, n).map((r, seq) => ({ seq, delay: r.delay, distance: r.distance, time: r.time }));
+}
+
+export interface BandAggregate {
+  band: number;
+  count: number;
+  sumDelay: number;
+}
+
+/** Count and sum of delay per distance band, computed straight from the source records. */
+export function aggregateByBand(flights: Flight[]): BandAggregate[] {
+  const bands = new Map<number, BandAggregate>();
+  for (const f of flights) {
+    const band = Math.floor(f.distance / BAND_MILES) * BAND_MILES;
+    const a = bands.get(band) ?? { band, count: 0, sumDelay: 0 };
+    a.count++;
+    a.sumDelay += f.delay;
+    bands.set(band, a);
+  }
+  return [...bands.values()].sort((a, b) => a.band - b.band);
+}

@@ -1,0 +1,200 @@
+/**
+ * `kafka-eos demo`: the main job end to end on real data.
+ *
+ * 1. Starts the embedded 3-broker cluster and creates topic `flights` (6 partitions).
+ * 2. Starts a group of consumer processes (default 3), each sinking exactly once into SQL.
+ * 3. Produces the flight records, keyed by distance so that order within a key is kept.
+ * 4. SIGKILLs consumers at seeded points (default one, midway): no LeaveGroup, no commit.
+ *    The group rebalances when the session times out and the survivors finish.
+ * 5. Verifies the table against the source file and exits non-zero on any failure.
+ */
+import { ChildProcess, fork } from 'node:child_process';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { SingleBar } from 'cli-progress';
+import { Kafka, logLevel } from 'kafkajs';
+import knexFactory from 'knex';
+import { MockCluster } from '../../mock-broker';
+import { SqlSink } from '../../sinks/sql';
+import { Flight, loadFlights } from './dataset';
+import { FLIGHT_MAPPING, isPostgres, knexConfig } from './db';
+import { formatChecks, verify } from './verify';
+import type { WorkerConfig, WorkerMessage } from './worker';
+
+export interface DemoOptions {
+  rows?: number;
+  db?: string;
+  consumers: number;
+  partitions: number;
+  kills: number;
+  seed: number;
+  sessionTimeoutMs: number;
+  /** Give up after this long, ms. */
+  timeoutMs: number;
+  quiet?: boolean;
+}
+
+const TOPIC = 'flights';
+const TABLE = 'flights';
+const OFFSETS_TABLE = 'kafka_eos_offsets';
+
+/** mulberry32: a small seeded PRNG, so kill points repeat for a given --seed. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface Worker {
+  id: number;
+  child: ChildProcess;
+  partitions: number[];
+  state: 'running' | 'killed' | 'exited';
+}
+
+export async function runDemo(o: DemoOptions): Promise<number> {
+  const log = (s: string) => { if (!o.quiet) process.stdout.write(`${s}\n`); };
+  const started = Date.now();
+  const flights: Flight[] = loadFlights(o.rows);
+  const N = flights.length;
+  const db = o.db ?? path.join(os.tmpdir(), `kafka-eos-demo-${process.pid}.sqlite`);
+  const groupId = `kafka-eos-demo-${Date.now()}`;
+  const random = prng(o.seed);
+  const killAt = Array.from({ length: o.kills }, () => 0.15 + random() * 0.7).sort((a, b) => a - b).map((f) => Math.floor(f * N));
+  log(`kafka-eos demo: ${N} flight records → ${o.partitions} partitions → ${o.consumers} consumer processes → ${isPostgres(db) ? 'PostgreSQL' : `SQLite ${db}`}`);
+  log(`seed ${o.seed}; SIGKILL at rows sunk ≥ ${killAt.join(', ') || '(none)'}`);
+
+  const cluster = await MockCluster.start({ brokers: 3, group: { initialRebalanceDelayMs: 500, minSessionTimeoutMs: 1000 } });
+  const kafka = new Kafka({ clientId: 'kafka-eos-demo', brokers: cluster.bootstrap, logLevel: logLevel.NOTHING });
+  const admin = kafka.admin();
+  const knex = knexFactory(knexConfig(db));
+  const workers: Worker[] = [];
+  let bar: SingleBar | null = null;
+  try {
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic: TOPIC, numPartitions: o.partitions, replicationFactor: 3 }], waitForLeaders: true });
+    await knex.schema.dropTableIfExists(TABLE);
+    const setup = new SqlSink({ knex, table: TABLE, mode: 'insert', mapping: FLIGHT_MAPPING, autoCreate: true, offsetsTable: OFFSETS_TABLE });
+    await setup.open(groupId, []);
+
+    let sunk = 0;
+    let fenced = 0;
+    const errors: string[] = [];
+    const workerConfig: WorkerConfig = {
+      bootstrap: cluster.bootstrap, groupId, topic: TOPIC, db, table: TABLE,
+      sessionTimeoutMs: o.sessionTimeoutMs, heartbeatIntervalMs: Math.max(100, Math.floor(o.sessionTimeoutMs / 6)),
+    };
+    const spawnWorker = () => {
+      const id = workers.length + 1;
+      const child = fork(path.join(__dirname, 'worker.js'), [JSON.stringify(workerConfig)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      const w: Worker = { id, child, partitions: [], state: 'running' };
+      child.on('message', (m: WorkerMessage) => {
+        if (m.type === 'assigned') w.partitions = m.partitions;
+        else if (m.type === 'batch') sunk += m.rows;
+        else if (m.type === 'fenced') fenced++;
+        else if (m.type === 'error') errors.push(`consumer ${id}: ${m.message}`);
+      });
+      child.on('exit', () => { if (w.state === 'running') w.state = 'exited'; });
+      workers.push(w);
+    };
+    for (let i = 0; i < o.consumers; i++) spawnWorker();
+
+    const members = () => workers.map((w) => `c${w.id}${w.state === 'running' ? `[${w.partitions.join(',')}]` : `(${w.state})`}`).join(' ');
+    bar = o.quiet ? null : new SingleBar({
+      format: 'sunk {value}/{total} rows | {rate} rows/s | {members}',
+      noTTYOutput: true, notTTYSchedule: 2000, hideCursor: true,
+    });
+    bar?.start(N, 0, { rate: 0, members: members() });
+
+    // Produce while the group consumes, at most `window` records ahead of what is sunk, so
+    // that a consumer killed midway always leaves work that only a rebalance can hand over.
+    const producer = kafka.producer();
+    await producer.connect();
+    const window = Math.max(2000, Math.floor(N / 10));
+    const produceDone = (async () => {
+      for (let i = 0; i < N; i += 2000) {
+        while (i - sunk > window && Date.now() < started + o.timeoutMs) await new Promise((r) => setTimeout(r, 20));
+        const chunk = flights.slice(i, i + 2000);
+        await producer.send({ topic: TOPIC, acks: -1, messages: chunk.map((f) => ({ key: String(f.distance), value: JSON.stringify(f) })) });
+      }
+    })();
+
+    const consumeStart = Date.now();
+    const deadline = started + o.timeoutMs;
+    let kills = 0;
+    let produced = false;
+    void produceDone.then(() => { produced = true; });
+    for (;;) {
+      await new Promise((r) => setTimeout(r, 250));
+      const elapsed = (Date.now() - consumeStart) / 1000;
+      bar?.update(Math.min(sunk, N), { rate: Math.round(sunk / Math.max(elapsed, 0.001)), members: members() });
+      while (kills < killAt.length && sunk >= killAt[kills]) {
+        const live = workers.filter((w) => w.state === 'running');
+        const victim = live[Math.floor(random() * live.length)];
+        if (!victim) break;
+        victim.state = 'killed';
+        victim.child.kill('SIGKILL');
+        kills++;
+        bar?.update({ members: members() });
+        if (workers.filter((w) => w.state === 'running').length < 2) spawnWorker();
+      }
+      if (produced) {
+        const hw = new Map(cluster.partitions(TOPIC).map((p) => [p.partition, p.highWatermark]));
+        const rows = await knex(OFFSETS_TABLE).where({ group_id: groupId, topic: TOPIC }).select('partition', 'next_offset');
+        const done = rows.length === hw.size && rows.every((r) => Number(r.next_offset) === hw.get(Number(r.partition)));
+        if (done) break;
+      }
+      if (Date.now() > deadline) {
+        errors.push(`timed out after ${o.timeoutMs} ms with ${sunk}/${N} rows sunk`);
+        break;
+      }
+      if (workers.every((w) => w.state !== 'running')) {
+        errors.push('every consumer process has exited');
+        break;
+      }
+    }
+    await produceDone;
+    await producer.disconnect();
+    bar?.update(Math.min(sunk, N), { members: members() });
+    bar?.stop();
+    bar = null;
+    const consumeSeconds = (Date.now() - consumeStart) / 1000;
+
+    await stopWorkers(workers);
+    const hw = new Map(cluster.partitions(TOPIC).map((p) => [p.partition, p.highWatermark]));
+    const checks = await verify(knex, TABLE, OFFSETS_TABLE, groupId, TOPIC, flights, hw);
+    const generations = cluster.events.entries({ type: 'group.generation', groupId }).length;
+    log('');
+    log(formatChecks(checks));
+    log('');
+    const wall = (Date.now() - started) / 1000;
+    log(`consumer processes: ${workers.length} started, ${kills} killed with SIGKILL; group generations: ${generations}; fenced writes refused: ${fenced}`);
+    log(`wall time ${wall.toFixed(1)} s; consumed ${N} rows in ${consumeSeconds.toFixed(1)} s = ${Math.round(N / consumeSeconds)} rows/s`);
+    if (!isPostgres(db)) log(`database kept at ${db}`);
+    for (const e of errors) log(`error: ${e}`);
+    const ok = checks.every((c) => c.pass) && errors.length === 0;
+    log(ok ? 'VERIFICATION PASSED' : 'VERIFICATION FAILED');
+    return ok ? 0 : 1;
+  } finally {
+    bar?.stop();
+    await stopWorkers(workers);
+    await Promise.allSettled([admin.disconnect(), knex.destroy()]);
+    await cluster.stop();
+  }
+}
+
+async function stopWorkers(workers: Worker[]): Promise<void> {
+  await Promise.all(workers.map((w) => new Promise<void>((resolve) => {
+    const c = w.child;
+    if (c.exitCode !== null || c.signalCode !== null) return resolve();
+    const timer = setTimeout(() => c.kill('SIGKILL'), 15000);
+    c.once('exit', () => { clearTimeout(timer); resolve(); });
+    if (c.connected) c.send({ type: 'stop' });
+    else c.kill('SIGTERM');
+  })));
+}

@@ -1,0 +1,66 @@
+/**
+ * A demo consumer: one child process, one member of the group, sinking the flights topic
+ * exactly once into the demo table. It reports to the parent over IPC (assignments and
+ * committed batches) and stops cleanly on a `stop` message. The parent may SIGKILL it at any
+ * point; the sink's transaction and compare-and-set keep the table exact regardless.
+ */
+import { createGroupConsumer } from '../../consumer/group-consumer';
+import { SqlSink } from '../../sinks/sql';
+import { FLIGHT_MAPPING, knexConfig } from './db';
+
+export interface WorkerConfig {
+  bootstrap: string[];
+  groupId: string;
+  topic: string;
+  db: string;
+  table: string;
+  sessionTimeoutMs: number;
+  heartbeatIntervalMs: number;
+}
+
+export type WorkerMessage =
+  | { type: 'assigned'; partitions: number[] }
+  | { type: 'batch'; partition: number; rows: number; nextOffset: string }
+  | { type: 'fenced'; partition: number; expected: string; stored: string }
+  | { type: 'error'; message: string };
+
+function send(msg: WorkerMessage): void {
+  if (process.send && process.connected) process.send(msg);
+}
+
+async function main(): Promise<void> {
+  const config = JSON.parse(process.argv[2]) as WorkerConfig;
+  const sink = new SqlSink({ knex: knexConfig(config.db), table: config.table, mode: 'insert', mapping: FLIGHT_MAPPING, autoCreate: true });
+  const consumer = createGroupConsumer({
+    brokers: config.bootstrap,
+    clientId: `demo-worker-${process.pid}`,
+    groupId: config.groupId,
+    topics: [config.topic],
+    delivery: 'exactly-once',
+    sink,
+    sessionTimeoutMs: config.sessionTimeoutMs,
+    heartbeatIntervalMs: config.heartbeatIntervalMs,
+    maxWaitTimeMs: 200,
+  });
+  consumer.on('assigned', ({ partitions }: { partitions: { partition: number }[] }) => send({ type: 'assigned', partitions: partitions.map((p) => p.partition) }));
+  consumer.on('batch', (b: { partition: number; records: number; nextOffset: bigint }) => send({ type: 'batch', partition: b.partition, rows: b.records, nextOffset: b.nextOffset.toString() }));
+  consumer.on('fenced', (f: { partition: number; expected: bigint; stored: bigint }) => send({ type: 'fenced', partition: f.partition, expected: f.expected.toString(), stored: f.stored.toString() }));
+  consumer.on('error', (e: Error) => send({ type: 'error', message: e.message }));
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    await consumer.stop();
+    await sink.close();
+    process.exit(0);
+  };
+  process.on('message', (m: { type?: string }) => { if (m?.type === 'stop') void stop(); });
+  process.on('SIGTERM', () => void stop());
+  process.on('disconnect', () => void stop());
+  await consumer.start();
+}
+
+main().catch((e: Error) => {
+  send({ type: 'error', message: e.stack ?? e.message });
+  process.exit(1);
+});
