@@ -5,7 +5,7 @@ import { runBroker } from './broker';
 import { runDemo } from './demo/demo';
 import { runSink } from './run';
 
-function positiveInt(name: string) {
+function nonNegativeInt(name: string) {
   return (v: string): number => {
     const n = Number(v);
     if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${name} must be a non-negative integer`);
@@ -18,18 +18,19 @@ program.name('kafka-eos').description('Exactly-once Kafka consumers for Node.js,
 
 program.command('demo')
   .description('the main job on real data: embedded 3-broker cluster → consumer group (child processes, one SIGKILLed) → exactly-once SQL sink, then verify')
-  .option('--rows <n>', 'number of flight records (default: all 200000)', positiveInt('--rows'))
+  .option('--rows <n>', 'number of flight records (default: all 200000)', nonNegativeInt('--rows'))
   .option('--db <path|url>', 'SQLite file to keep, or postgresql://user@host:port/db')
-  .option('--consumers <n>', 'consumer processes', positiveInt('--consumers'), 3)
-  .option('--partitions <n>', 'partitions of topic flights', positiveInt('--partitions'), 6)
-  .option('--kills <k>', 'consumer processes to SIGKILL at seeded random points', positiveInt('--kills'), 1)
-  .option('--seed <s>', 'seed for the kill points', positiveInt('--seed'), 42)
-  .option('--session-timeout <ms>', 'consumer session timeout', positiveInt('--session-timeout'), 6000)
-  .option('--timeout <ms>', 'give up after this long', positiveInt('--timeout'), 600000)
+  .option('--table <name>', 'table to (re)create for the demo', 'flights')
+  .option('--consumers <n>', 'consumer processes', nonNegativeInt('--consumers'), 3)
+  .option('--partitions <n>', 'partitions of topic flights', nonNegativeInt('--partitions'), 6)
+  .option('--kills <k>', 'consumer processes to SIGKILL at seeded random points', nonNegativeInt('--kills'), 1)
+  .option('--seed <s>', 'seed for the kill points', nonNegativeInt('--seed'), 42)
+  .option('--session-timeout <ms>', 'consumer session timeout', nonNegativeInt('--session-timeout'), 6000)
+  .option('--timeout <ms>', 'give up after this long', nonNegativeInt('--timeout'), 600000)
   .option('--quiet', 'print nothing but errors')
   .action(async (o) => {
     process.exitCode = await runDemo({
-      rows: o.rows, db: o.db, consumers: o.consumers, partitions: o.partitions, kills: o.kills, seed: o.seed,
+      rows: o.rows, db: o.db, table: o.table, consumers: o.consumers, partitions: o.partitions, kills: o.kills, seed: o.seed,
       sessionTimeoutMs: o.sessionTimeout, timeoutMs: o.timeout, quiet: o.quiet,
     });
   });
@@ -43,10 +44,10 @@ program.command('run')
 
 program.command('broker')
   .description('a standalone mock Kafka cluster, serving until interrupted')
-  .option('--port <port>', 'port of the first broker; the others take the next ports', positiveInt('--port'), 9092)
-  .option('--brokers <n>', 'number of brokers', positiveInt('--brokers'), 3)
+  .option('--port <port>', 'port of the first broker; the others take the next ports', nonNegativeInt('--port'), 9092)
+  .option('--brokers <n>', 'number of brokers', nonNegativeInt('--brokers'), 3)
   .option('--host <host>', 'address to listen on and advertise', '127.0.0.1')
-  .option('--initial-rebalance-delay <ms>', 'group.initial.rebalance.delay.ms', positiveInt('--initial-rebalance-delay'), 0)
+  .option('--initial-rebalance-delay <ms>', 'group.initial.rebalance.delay.ms', nonNegativeInt('--initial-rebalance-delay'), 0)
   .action(async (o) => {
     await runBroker({ port: o.port, brokers: o.brokers, host: o.host, initialRebalanceDelayMs: o.initialRebalanceDelay });
   });

@@ -5,7 +5,8 @@
 import { z } from 'zod';
 import type { Kafka, PartitionAssigner } from 'kafkajs';
 import { KafkaEosError } from '../errors';
-import type { ExactlyOnceSink, SinkRecord } from '../sinks/sink';
+import type { ExactlyOnceSink, SinkRecord, TopicPartition } from '../sinks/sink';
+import type { CommitStrategy } from './strategies/types';
 
 /** An invalid option. `field` is the dotted path of the first offending option. */
 export class ConfigError extends KafkaEosError {
@@ -25,21 +26,86 @@ export interface HandlerBatch {
   records: SinkRecord[];
   /** Offset after the last record of the batch (bigint). */
   nextOffset: bigint;
+  /**
+   * Aborted when the consumer wants the handler to finish early: a rebalance is pending (the
+   * partition is about to be revoked), stop() was called, or maxProcessingTimeMs ran out.
+   */
+  signal: AbortSignal;
 }
 
-export interface GroupConsumerOptions {
+/** Context of one record handed to a record handler. */
+export interface RecordContext {
+  /** Aborted as in {@link HandlerBatch.signal}. */
+  signal: AbortSignal;
+  /** 1 for the first try, 2 for the first retry, ... */
+  attempt: number;
+}
+
+/** A topic and the partitions of it to consume without group management (Kafka's `assign()`). */
+export interface ManualAssignment {
+  topic: string;
+  partitions: number[];
+}
+
+/** Retries of processing, with p-retry (exponential backoff). */
+export interface RetryOptions {
+  /** Retries after the first try (default 0: no retry). */
+  retries?: number;
+  /** Delay before the first retry, ms (default 100). */
+  minTimeoutMs?: number;
+  /** Longest delay between tries, ms (default 5000). */
+  maxTimeoutMs?: number;
+  /** Backoff factor (default 2). */
+  factor?: number;
+  /** Which errors are retried (default: all but those with `retriable === false`). */
+  isRetriable?: (error: unknown) => boolean;
+}
+
+/**
+ * What happens to a record (record handler) or batch (batch handler) that still fails after the
+ * retries: `fail` stops the consumer with {@link PoisonMessageError}; `skip` goes on past it;
+ * `dead-letter` produces it to `deadLetterTopic` with headers naming its source, then goes on.
+ */
+export type PoisonPolicy = 'fail' | 'skip' | 'dead-letter';
+
+/** Java's ConsumerRebalanceListener, as options. Partitions are `{ topic, partition }`. */
+export interface RebalanceListeners {
+  /** After an assignment, once the positions are set and before any record of it is handled. */
+  onPartitionsAssigned?: (partitions: TopicPartition[]) => void | Promise<void>;
+  /**
+   * Before the member rejoins (and on stop), after in-flight batches finished and the strategy
+   * committed their offsets, while the member still owns the partitions.
+   */
+  onPartitionsRevoked?: (partitions: TopicPartition[]) => void | Promise<void>;
+  /** The partitions were lost without a chance to commit (fenced, or maxProcessingTimeMs exceeded). */
+  onPartitionsLost?: (partitions: TopicPartition[]) => void | Promise<void>;
+}
+
+export interface GroupConsumerOptions extends RebalanceListeners {
   /** A KafkaJS client, or `brokers` to make one. */
   kafka?: Kafka;
   brokers?: string[];
   clientId?: string;
   groupId: string;
-  /** Topic names or patterns. */
-  topics: (string | RegExp)[];
+  /** Topic names or patterns (patterns are matched against the topics that exist at start()). Exclusive with `assign`. */
+  topics?: (string | RegExp)[];
+  /**
+   * Manual assignment: consume exactly these partitions, with no group rebalancing (Kafka's
+   * `assign()`). Offsets live in the sink (exactly-once) or are committed under `groupId`.
+   */
+  assign?: ManualAssignment[];
   delivery: Delivery;
   /** Required for exactly-once: where output and offsets are written together. */
   sink?: ExactlyOnceSink;
-  /** Required for at-most-once and at-least-once; optional (a pre-write hook) for exactly-once. */
+  /** A handler of whole batches. Required (this or `recordHandler`) for at-most-once and at-least-once. */
   handler?: (batch: HandlerBatch) => Promise<void>;
+  /**
+   * A handler of single records: retried and poison-handled per record, and at-least-once commits
+   * each finished record. In exactly-once mode, a hook run before the sink write.
+   */
+  recordHandler?: (record: SinkRecord, context: RecordContext) => Promise<void>;
+  /** A custom commit strategy instead of the built-in one named by `delivery`. */
+  strategy?: CommitStrategy;
   /**
    * Partition assignors in order of preference: Java protocol names ('range', 'roundrobin',
    * 'sticky'), or any KafkaJS PartitionAssigner. Default ['range'], Java's default, so the group
@@ -47,18 +113,35 @@ export interface GroupConsumerOptions {
    * feeds the assignor its current assignment after every rebalance.
    */
   assignors?: (AssignorName | PartitionAssigner)[];
+  /** Processing retries (p-retry). */
+  retry?: RetryOptions;
+  /** Default 'fail'. */
+  poisonPolicy?: PoisonPolicy;
+  /** Topic for `dead-letter` (default `<source topic>.dlq`): a name, or a function of the source topic. */
+  deadLetterTopic?: string | ((sourceTopic: string) => string);
+  /** KIP-345 `group.instance.id`: static membership (JoinGroup v5). */
+  groupInstanceId?: string;
   /** session.timeout.ms (default 30000). */
   sessionTimeoutMs?: number;
   /** rebalance.timeout.ms (default 60000). */
   rebalanceTimeoutMs?: number;
-  /** heartbeat.interval.ms (default 3000; must be below the session timeout). */
+  /** heartbeat.interval.ms (default 3000; must be below the session timeout). Also the background heartbeat period while a handler runs. */
   heartbeatIntervalMs?: number;
+  /**
+   * max.poll.interval.ms: the longest a handler may run on one batch, ms (default 300000). Past it
+   * the member leaves the group and the consumer fails with MaxProcessingTimeExceededError.
+   */
+  maxProcessingTimeMs?: number;
+  /** At-least-once: commit finished offsets at most this often, ms (default 5000, Java's auto.commit.interval.ms); 0 = after every batch. Commits also happen on revoke and stop. */
+  commitIntervalMs?: number;
   /** Longest wait of a fetch for data, ms (default 500). */
   maxWaitTimeMs?: number;
   /** Where a partition with no committed position starts (default true = earliest). */
   fromBeginning?: boolean;
   /** Exactly-once only: also commit written positions to Kafka for lag monitoring (default true). */
   commitToKafkaForMonitoring?: boolean;
+  /** Install SIGTERM/SIGINT handlers that stop() the consumer, then re-raise the signal (default false). */
+  handleSignals?: boolean | NodeJS.Signals[];
 }
 
 const int = (min: number) => z.number().int().min(min);
@@ -69,17 +152,33 @@ const schema = z.object({
   brokers: z.array(z.string().regex(/^[^:\s]+:\d+$/, 'expected host:port')).min(1).optional(),
   clientId: z.string().min(1).optional(),
   groupId: z.string().min(1),
-  topics: z.array(z.union([z.string().min(1), z.instanceof(RegExp)])).min(1),
+  topics: z.array(z.union([z.string().min(1), z.instanceof(RegExp)])).min(1).optional(),
+  assign: z.array(z.object({ topic: z.string().min(1), partitions: z.array(int(0)).min(1) }).strict()).min(1).optional(),
   delivery: z.enum(['at-most-once', 'at-least-once', 'exactly-once']),
   sink: z.object({ open: fn(), write: fn(), close: fn() }).passthrough().optional(),
   handler: fn().optional(),
+  recordHandler: fn().optional(),
+  strategy: z.object({ name: z.string(), onAssigned: fn(), handleBatch: fn() }).passthrough().optional(),
   assignors: z.array(z.union([z.enum(['range', 'roundrobin', 'sticky']), fn()])).min(1).optional(),
+  retry: z.object({
+    retries: int(0).optional(), minTimeoutMs: int(0).optional(), maxTimeoutMs: int(0).optional(),
+    factor: z.number().min(1).optional(), isRetriable: fn().optional(),
+  }).strict().optional(),
+  poisonPolicy: z.enum(['fail', 'skip', 'dead-letter']).optional(),
+  deadLetterTopic: z.union([z.string().min(1), fn()]).optional(),
+  groupInstanceId: z.string().min(1).max(249).optional(),
   sessionTimeoutMs: int(1).optional(),
   rebalanceTimeoutMs: int(1).optional(),
   heartbeatIntervalMs: int(1).optional(),
+  maxProcessingTimeMs: int(1).optional(),
+  commitIntervalMs: int(0).optional(),
   maxWaitTimeMs: int(0).optional(),
   fromBeginning: z.boolean().optional(),
   commitToKafkaForMonitoring: z.boolean().optional(),
+  handleSignals: z.union([z.boolean(), z.array(z.string().regex(/^SIG[A-Z0-9]+$/, 'expected a signal name'))]).optional(),
+  onPartitionsAssigned: fn().optional(),
+  onPartitionsRevoked: fn().optional(),
+  onPartitionsLost: fn().optional(),
 }).strict();
 
 /** Validates options; throws ConfigError naming the first bad field. */
@@ -90,10 +189,18 @@ export function validateOptions(options: GroupConsumerOptions): GroupConsumerOpt
     throw new ConfigError(issue.path.join('.') || '(options)', issue.message);
   }
   if (!options.kafka && !options.brokers) throw new ConfigError('brokers', 'give either `kafka` or `brokers`');
-  if (options.delivery === 'exactly-once' && !options.sink) throw new ConfigError('sink', 'exactly-once delivery needs a sink that stores offsets with the output');
-  if (options.delivery !== 'exactly-once' && !options.handler) throw new ConfigError('handler', `${options.delivery} delivery needs a handler`);
+  if (!options.topics === !options.assign) throw new ConfigError('topics', 'give either `topics` (group subscription) or `assign` (manual assignment)');
+  if (options.handler && options.recordHandler) throw new ConfigError('recordHandler', 'give either `handler` or `recordHandler`, not both');
+  if (options.delivery === 'exactly-once' && !options.sink && !options.strategy) throw new ConfigError('sink', 'exactly-once delivery needs a sink that stores offsets with the output');
+  if (options.delivery !== 'exactly-once' && !options.handler && !options.recordHandler) throw new ConfigError('handler', `${options.delivery} delivery needs a handler or recordHandler`);
+  if (options.deadLetterTopic && options.poisonPolicy !== 'dead-letter') throw new ConfigError('deadLetterTopic', "only used with poisonPolicy 'dead-letter'");
+  if (options.groupInstanceId && options.assign) throw new ConfigError('groupInstanceId', 'static membership needs group management (`topics`), not `assign`');
   const session = options.sessionTimeoutMs ?? 30000;
   const heartbeat = options.heartbeatIntervalMs ?? 3000;
   if (heartbeat >= session) throw new ConfigError('heartbeatIntervalMs', `must be below sessionTimeoutMs (${session})`);
+  const retry = options.retry;
+  if (retry?.minTimeoutMs !== undefined && retry.maxTimeoutMs !== undefined && retry.minTimeoutMs > retry.maxTimeoutMs) {
+    throw new ConfigError('retry.maxTimeoutMs', `must be at least retry.minTimeoutMs (${retry.minTimeoutMs})`);
+  }
   return options;
 }

@@ -8,6 +8,7 @@ import { KafkaEosError } from '../errors';
 import { EventLog } from './event-log';
 import { GroupCoordinator, GroupCoordinatorConfig } from './group-coordinator';
 import { PartitionLog, RetentionPolicy } from './partition-log';
+import { TransactionCoordinator } from './transactions/coordinator';
 
 export interface BrokerInfo {
   nodeId: number;
@@ -66,6 +67,8 @@ export class ClusterState {
   readonly topics = new Map<string, Topic>();
   readonly events: EventLog;
   readonly groups: GroupCoordinator;
+  /** The transaction coordinator (InitProducerId, AddPartitionsToTxn, EndTxn...). */
+  readonly transactions: TransactionCoordinator;
   /** Broker ids that are down (faults); their listeners are closed. */
   readonly down = new Set<number>();
   /** Coordinator placement overrides (faults: coordinator moved). */
@@ -78,6 +81,7 @@ export class ClusterState {
       ...config.group,
       partitionExists: (topic, partition) => this.partition(topic, partition) !== undefined,
     }, this.events);
+    this.transactions = new TransactionCoordinator(this);
   }
 
   get controllerId(): number {
@@ -132,15 +136,27 @@ export class ClusterState {
     return this.topics.get(topic)?.partitions[partition];
   }
 
-  /** The broker that coordinates `groupId` (hash of the id over the brokers, like __consumer_offsets placement). */
+  /**
+   * The broker that coordinates `key` (a group or transactional id): an override (faults), else the
+   * hash of the key over the brokers, like __consumer_offsets placement. When that broker is down the
+   * next live one (by position) takes over, as a follower of the offsets partition would; it
+   * coordinates again once it is back. -1 never: with every broker down the preferred one is returned.
+   */
   coordinatorFor(key: string): number {
-    const override = this.coordinatorOverrides.get(key);
-    if (override !== undefined) return override;
     const n = this.brokers.length;
-    return this.brokers[Math.abs(javaHash(key) % n)].nodeId;
+    const override = this.coordinatorOverrides.get(key);
+    const preferred = override ?? this.brokers[Math.abs(javaHash(key) % n)].nodeId;
+    if (!this.down.has(preferred)) return preferred;
+    const at = this.brokers.findIndex((b) => b.nodeId === preferred);
+    for (let k = 1; k < n; k++) {
+      const b = this.brokers[(at + k) % n];
+      if (!this.down.has(b.nodeId)) return b.nodeId;
+    }
+    return preferred;
   }
 
   close(): void {
     this.groups.close();
+    this.transactions.close();
   }
 }

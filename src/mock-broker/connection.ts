@@ -9,6 +9,8 @@
 import type { Socket } from 'node:net';
 import { ClusterState } from './cluster';
 import { Handler, HandlerContext } from './handlers/types';
+import { buildErrorResponse } from './fault-response';
+import type { InterceptVerdict } from './faults';
 import { ErrorCode } from './protocol/error-codes';
 import { beginResponse, FrameSplitter, readRequestHeader, RequestHeader, skipTaggedFields } from './protocol/frame';
 import { MalformedFrameError, Reader } from './protocol/primitives';
@@ -21,8 +23,12 @@ interface Slot {
 }
 
 export interface ConnectionHooks {
-  /** Called before dispatch; may delay the request or drop the connection (fault injection). */
-  intercept?: (h: RequestHeader, nodeId: number) => Promise<'pass' | 'drop'> | 'pass' | 'drop';
+  /**
+   * Called before dispatch (fault injection, see faults.ts): may delay the request, drop the
+   * connection, or have it answered with an error code built from the request (fault-response.ts)
+   * instead of running the handler.
+   */
+  intercept?: (h: RequestHeader, nodeId: number) => Promise<InterceptVerdict> | InterceptVerdict;
   onClose?: (reason: string) => void;
   log?: (event: string, data: Record<string, unknown>) => void;
 }
@@ -113,6 +119,7 @@ export class Connection {
         this.close('fault: dropped connection');
         return null;
       }
+      if (verdict !== 'pass') return buildErrorResponse(handler.schema, header.apiVersion, req, verdict.errorCode, this.cluster);
       return handler.handle(req, ctx);
     };
     this.enqueue(run(), header, header.apiVersion);

@@ -34,7 +34,7 @@ import { ErrorCode } from './protocol/error-codes';
 import { decodeSubscriptionTopics } from './group/consumer-protocol';
 import { ClassicGroup, ClassicGroupMember, EMPTY_ASSIGNMENT, joinError, syncError } from './group/group';
 import { OffsetStore } from './group/offsets';
-import { OffsetApi } from './group/offset-api';
+import { OffsetApi, TxnOffsetCommitRequest } from './group/offset-api';
 import { describeGroups, listGroups, viewGroup } from './group/admin-api';
 import { KeyedTimers } from './group/timers';
 import { Rebalancer, hbKey, hbKeyPrefix, joinKey, syncKey } from './group/rebalance';
@@ -367,6 +367,17 @@ export class GroupCoordinator {
   fetchOffsets(req: OffsetFetchRequest, _ctx?: RequestContext): OffsetFetchResponse {
     if (this.closed) return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, topics: [] };
     return this.offsetApi.fetch(req);
+  }
+
+  /** TxnOffsetCommit: staged until the transaction ends (see OffsetApi.txnCommit). */
+  txnCommitOffsets(req: TxnOffsetCommitRequest): OffsetCommitResponse {
+    if (this.closed) return this.offsetApi.failCommit(req, ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    return this.offsetApi.txnCommit(req);
+  }
+
+  /** A transaction marker for `groupId`: the producer's staged offsets are committed or dropped. */
+  completeTxnOffsets(groupId: string, producerId: bigint, commit: boolean): void {
+    this.offsetApi.completeTxn(groupId, producerId, commit);
   }
 
   deleteOffsets(req: OffsetDeleteRequest): OffsetDeleteResponse {

@@ -15,8 +15,13 @@ import { KafkaEosError } from '../errors';
 import { Broker } from './broker';
 import { ClusterConfig, ClusterState, Topic } from './cluster';
 import type { GroupCoordinatorConfig } from './group-coordinator';
+import { Faults, StartBrokerOptions } from './faults';
 import { createRegistry } from './handlers';
+import { Inspector, PartitionView } from './inspect';
+import { configureSasl, type SaslOptions } from './handlers/sasl';
 import { encodeBatch, RecordHeader } from './protocol/record-batch';
+// Registers snappy, lz4 and zstd into the record-batch codecs.
+import './protocol/compression';
 
 export interface MockClusterOptions {
   /** Number of brokers (default 3). Node ids are 1..brokers. */
@@ -40,30 +45,30 @@ export interface MockClusterOptions {
   maxMessageBytes?: number;
   /** Group coordinator settings, e.g. { initialRebalanceDelayMs: 0, minSessionTimeoutMs: 1000 }. */
   group?: Partial<GroupCoordinatorConfig>;
+  /**
+   * SASL/PLAIN. Without `users` (the default) plaintext and SASL clients are both accepted, SASL
+   * with any user and password. With `users`, every connection must authenticate as one of them.
+   */
+  sasl?: SaslOptions;
 }
 
 export class MockClusterError extends KafkaEosError {}
 
-export interface PartitionView {
-  topic: string;
-  partition: number;
-  leader: number;
-  replicas: number[];
-  logStartOffset: number;
-  highWatermark: number;
-  /** Last stable offset (equals the high watermark when no transaction is open). */
-  lastStableOffset: number;
-  sizeBytes: number;
-  batches: number;
-}
+export type { PartitionView } from './inspect';
 
 export class MockCluster {
   readonly state: ClusterState;
+  /** Fault injection: request errors, latency, dropped connections, topology changes (faults.ts). */
+  readonly faults: Faults;
+  /** Read-only views: partitions, groups with decoded assignments, offsets, events (inspect.ts). */
+  readonly inspect: Inspector;
   private readonly brokersById = new Map<number, Broker>();
   private stopped = false;
 
   private constructor(state: ClusterState) {
     this.state = state;
+    this.faults = new Faults(state, this.brokersById);
+    this.inspect = new Inspector(state);
   }
 
   /** Starts the brokers. Throws if a port is taken. */
@@ -81,9 +86,13 @@ export class MockCluster {
       group: options.group ?? {},
     };
     const state = new ClusterState(config);
+    configureSasl(state, options.sasl);
     const cluster = new MockCluster(state);
     const handlers = createRegistry();
-    const hooks = { log: (type: string, data: Record<string, unknown>) => state.events.record(type, data) };
+    const hooks = {
+      log: (type: string, data: Record<string, unknown>) => state.events.record(type, data),
+      intercept: cluster.faults.intercept.bind(cluster.faults),
+    };
     try {
       for (let i = 0; i < n; i++) {
         const nodeId = i + 1;
@@ -126,20 +135,29 @@ export class MockCluster {
     return log.append([{ header, bytes }], Date.now());
   }
 
-  /** Read-only views of every partition: log start offset, high watermark, LSO, size. */
+  /** Read-only views of every partition: leader, epoch, log start offset, high watermark, LSO, size. */
   partitions(topic?: string): PartitionView[] {
-    const out: PartitionView[] = [];
-    for (const t of this.state.topics.values()) {
-      if (topic !== undefined && t.name !== topic) continue;
-      for (const p of t.partitions) {
-        out.push({
-          topic: t.name, partition: p.partition, leader: p.leaderId, replicas: [...p.replicas],
-          logStartOffset: p.logStartOffset, highWatermark: p.highWatermark, lastStableOffset: p.highWatermark,
-          sizeBytes: p.sizeBytes, batches: p.batchCount,
-        });
-      }
-    }
-    return out;
+    return this.inspect.partitions(topic);
+  }
+
+  /** Take a broker down: see {@link Faults.stopBroker}. Throws FaultError. */
+  stopBroker(nodeId: number): Promise<void> {
+    return this.faults.stopBroker(nodeId);
+  }
+
+  /** Bring a stopped broker back on its port: see {@link Faults.startBroker}. Throws FaultError. */
+  startBroker(nodeId: number, options?: StartBrokerOptions): Promise<void> {
+    return this.faults.startBroker(nodeId, options);
+  }
+
+  /** Move a partition's leadership (epoch bump); returns the new leader epoch. Throws FaultError. */
+  moveLeader(topic: string, partition: number, toBroker: number): number {
+    return this.faults.moveLeader(topic, partition, toBroker);
+  }
+
+  /** Move a group's (or transactional id's) coordinator to another broker. Throws FaultError. */
+  moveCoordinator(key: string, toBroker: number): void {
+    this.faults.moveCoordinator(key, toBroker);
   }
 
   broker(nodeId: number): Broker {

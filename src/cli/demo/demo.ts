@@ -25,6 +25,8 @@ export interface DemoOptions {
   rows?: number;
   db?: string;
   consumers: number;
+  /** Table to (re)create for the demo (default 'flights'). */
+  table?: string;
   partitions: number;
   kills: number;
   seed: number;
@@ -35,7 +37,6 @@ export interface DemoOptions {
 }
 
 const TOPIC = 'flights';
-const TABLE = 'flights';
 const OFFSETS_TABLE = 'kafka_eos_offsets';
 
 /** mulberry32: a small seeded PRNG, so kill points repeat for a given --seed. */
@@ -63,7 +64,8 @@ export async function runDemo(o: DemoOptions): Promise<number> {
   const flights: Flight[] = loadFlights(o.rows);
   const N = flights.length;
   const db = o.db ?? path.join(os.tmpdir(), `kafka-eos-demo-${process.pid}.sqlite`);
-  const groupId = `kafka-eos-demo-${Date.now()}`;
+  const groupId = `kafka-eos-demo-${Date.now()}-${process.pid}`;
+  const TABLE = o.table ?? 'flights';
   const random = prng(o.seed);
   const killAt = Array.from({ length: o.kills }, () => 0.15 + random() * 0.7).sort((a, b) => a - b).map((f) => Math.floor(f * N));
   log(`kafka-eos demo: ${N} flight records → ${o.partitions} partitions → ${o.consumers} consumer processes → ${isPostgres(db) ? 'PostgreSQL' : `SQLite ${db}`}`);
@@ -84,6 +86,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
 
     let sunk = 0;
     let fenced = 0;
+    let kills = 0;
     const errors: string[] = [];
     const workerConfig: WorkerConfig = {
       bootstrap: cluster.bootstrap, groupId, topic: TOPIC, db, table: TABLE,
@@ -115,10 +118,13 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     // that a consumer killed midway always leaves work that only a rebalance can hand over.
     const producer = kafka.producer();
     await producer.connect();
-    const window = Math.max(2000, Math.floor(N / 10));
+    // With many kills, keep production closer behind consumption so every kill lands mid-stream.
+    const window = Math.max(2000, Math.floor(N / (10 * Math.max(1, Math.sqrt(o.kills)))));
     const produceDone = (async () => {
       for (let i = 0; i < N; i += 2000) {
-        while (i - sunk > window && Date.now() < started + o.timeoutMs) await new Promise((r) => setTimeout(r, 20));
+        // ...and never more than `window` past a kill point that has not been carried out yet.
+        const held = () => i - sunk > window || (kills < killAt.length && i - killAt[kills] > window);
+        while (held() && Date.now() < started + o.timeoutMs) await new Promise((r) => setTimeout(r, 20));
         const chunk = flights.slice(i, i + 2000);
         await producer.send({ topic: TOPIC, acks: -1, messages: chunk.map((f) => ({ key: String(f.distance), value: JSON.stringify(f) })) });
       }
@@ -126,22 +132,24 @@ export async function runDemo(o: DemoOptions): Promise<number> {
 
     const consumeStart = Date.now();
     const deadline = started + o.timeoutMs;
-    let kills = 0;
     let produced = false;
     void produceDone.then(() => { produced = true; });
     for (;;) {
       await new Promise((r) => setTimeout(r, 250));
       const elapsed = (Date.now() - consumeStart) / 1000;
       bar?.update(Math.min(sunk, N), { rate: Math.round(sunk / Math.max(elapsed, 0.001)), members: members() });
-      while (kills < killAt.length && sunk >= killAt[kills]) {
-        const live = workers.filter((w) => w.state === 'running');
+      // At most one kill per tick, so that every kill point is a distinct moment.
+      if (kills < killAt.length && sunk >= killAt[kills]) {
+        // Kill only a member that owns partitions, so every kill interrupts real work.
+        const live = workers.filter((w) => w.state === 'running' && w.partitions.length > 0);
         const victim = live[Math.floor(random() * live.length)];
-        if (!victim) break;
-        victim.state = 'killed';
-        victim.child.kill('SIGKILL');
-        kills++;
-        bar?.update({ members: members() });
-        if (workers.filter((w) => w.state === 'running').length < 2) spawnWorker();
+        if (victim) {
+          victim.state = 'killed';
+          victim.child.kill('SIGKILL');
+          kills++;
+          bar?.update({ members: members() });
+          if (workers.filter((w) => w.state === 'running').length < 2) spawnWorker();
+        }
       }
       if (produced) {
         const hw = new Map(cluster.partitions(TOPIC).map((p) => [p.partition, p.highWatermark]));

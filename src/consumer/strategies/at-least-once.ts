@@ -1,19 +1,64 @@
 /**
- * At-least-once: process, then commit the batch's next offset to Kafka. A crash after
- * processing and before the commit repeats that batch; nothing is lost.
+ * At-least-once: process, then commit the offset after the last *finished* record (Kafka's
+ * `enable.auto.commit` done right). Commits go out at most every `commitIntervalMs`, and always
+ * for a partition before it is revoked (rebalance, stop), while this member still owns it. A crash
+ * repeats at most the work finished since the last commit plus the record in hand; nothing is lost.
  */
-import type { CommitStrategy } from './types';
+import { partitionKey, TopicPartition } from '../../sinks/sink';
+import type { CommitStrategy, StrategyContext } from './types';
 
-export function atLeastOnce(): CommitStrategy {
+export interface AtLeastOnceOptions {
+  /** Commit at most this often, ms (default 5000, Java's auto.commit.interval.ms); 0 = after every batch. */
+  commitIntervalMs?: number;
+  /** Monotonic clock, ms (tests). */
+  now?: () => number;
+}
+
+export function atLeastOnce(options: AtLeastOnceOptions = {}): CommitStrategy {
+  const interval = options.commitIntervalMs ?? 5000;
+  const now = options.now ?? (() => performance.now());
+  /** key → { tp, finished: offset after the last finished record, committed } */
+  const progress = new Map<string, { tp: TopicPartition; finished: bigint; committed: bigint }>();
+  let lastCommit = now();
+
+  async function commit(ctx: StrategyContext, keys: Iterable<string>): Promise<void> {
+    const due = [...keys].map((k) => progress.get(k)).filter((p) => p !== undefined && p.finished > p.committed);
+    if (due.length === 0) return;
+    await ctx.commitToKafka(due.map((p) => ({ topic: p!.tp.topic, partition: p!.tp.partition, offset: p!.finished })));
+    for (const p of due) p!.committed = p!.finished;
+  }
+
+  function finish(tp: TopicPartition, offset: bigint): void {
+    const key = partitionKey(tp);
+    const p = progress.get(key);
+    if (!p) progress.set(key, { tp: { topic: tp.topic, partition: tp.partition }, finished: offset, committed: -1n });
+    else if (offset > p.finished) p.finished = offset;
+  }
+
   return {
     name: 'at-least-once',
     async onAssigned() {
       return null;
     },
     async handleBatch(ctx, batch, process) {
-      await process();
-      await ctx.commitToKafka([{ topic: batch.topic, partition: batch.partition, offset: batch.nextOffset }]);
-      return { kind: 'done' };
+      const result = await process();
+      finish(batch, result.processedUpTo);
+      if (now() - lastCommit >= interval) {
+        lastCommit = now();
+        await commit(ctx, progress.keys());
+      }
+      return result.complete ? { kind: 'done' } : { kind: 'seek', offset: result.processedUpTo };
+    },
+    onFailed(batch, processedUpTo) {
+      if (processedUpTo > batch.fetchOffset) finish(batch, processedUpTo);
+    },
+    async onRevoked(ctx, partitions) {
+      const keys = partitions.map(partitionKey);
+      await commit(ctx, keys);
+      for (const k of keys) progress.delete(k);
+    },
+    onLost(partitions) {
+      for (const tp of partitions) progress.delete(partitionKey(tp));
     },
   };
 }

@@ -1,6 +1,8 @@
 /**
- * At-most-once: commit the batch's next offset to Kafka, then process. A crash during
- * processing loses the rest of that batch and never repeats any of it.
+ * At-most-once: commit the batch's next offset (last offset + 1) to Kafka, then process. A crash
+ * during processing loses the rest of that batch and never repeats any of it. Crash points:
+ * before the commit → the batch is delivered again (nothing was processed yet); after it → the
+ * unprocessed rest of the batch is lost.
  */
 import type { CommitStrategy } from './types';
 
@@ -13,6 +15,7 @@ export function atMostOnce(): CommitStrategy {
     async handleBatch(ctx, batch, process) {
       await ctx.commitToKafka([{ topic: batch.topic, partition: batch.partition, offset: batch.nextOffset }]);
       await process();
+      // Even when processing stopped early, the rest of the batch is given up: it was committed.
       return { kind: 'done' };
     },
   };

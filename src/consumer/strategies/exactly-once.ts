@@ -72,10 +72,17 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
         return { kind: 'seek', offset: state.resumeFrom };
       }
       state.synced = true;
-      await process();
+      const processed = await process();
+      if (processed.processedUpTo <= batch.fetchOffset) {
+        // Nothing done (stopped before the first record): write nothing, fetch again from here.
+        return { kind: 'seek', offset: state.resumeFrom };
+      }
+      // One atomic unit: the processed records and the new position (dead-lettered and skipped
+      // records are not written, but the position moves over them). Partial processing writes a
+      // consistent prefix, never half a batch without its offset.
       const result = await sink.write(ctx.groupId, [{
         topic: batch.topic, partition: batch.partition,
-        expectedOffset: state.stored, nextOffset: batch.nextOffset, records: batch.records,
+        expectedOffset: state.stored, nextOffset: processed.processedUpTo, records: processed.output,
       }]);
       if (result.status === 'fenced') {
         const f = result.fenced.find((x) => x.topic === batch.topic && x.partition === batch.partition) ?? result.fenced[0];
@@ -85,12 +92,22 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
         state.synced = false;
         return { kind: 'seek', offset: state.resumeFrom };
       }
-      state.stored = batch.nextOffset;
-      state.resumeFrom = batch.nextOffset;
+      state.stored = processed.processedUpTo;
+      state.resumeFrom = processed.processedUpTo;
       if (monitor) {
-        await ctx.commitToKafka([{ topic: batch.topic, partition: batch.partition, offset: batch.nextOffset }]).catch(() => undefined);
+        await ctx.commitToKafka([{ topic: batch.topic, partition: batch.partition, offset: processed.processedUpTo }]).catch(() => undefined);
+      }
+      if (!processed.complete) {
+        state.synced = false;
+        return { kind: 'seek', offset: state.resumeFrom };
       }
       return { kind: 'done' };
+    },
+    async onRevoked(_ctx, partitions) {
+      for (const tp of partitions) states.delete(partitionKey(tp));
+    },
+    onLost(partitions) {
+      for (const tp of partitions) states.delete(partitionKey(tp));
     },
   };
 }

@@ -2,7 +2,7 @@
  * The commit strategy contract. A strategy decides when offsets are committed and where
  * they live, around the user's processing of one fetched batch of one partition.
  * Users can write their own; the three built in are at-most-once, at-least-once and
- * exactly-once.
+ * exactly-once. Offsets are "next offset to consume" (last processed + 1), as Kafka commits them.
  */
 import type { SinkRecord, TopicPartition } from '../../sinks/sink';
 
@@ -16,11 +16,24 @@ export interface StrategyBatch extends TopicPartition {
   nextOffset: bigint;
 }
 
+/** What processing a batch achieved. */
+export interface ProcessResult {
+  /**
+   * The offset after the last record that is done with (processed, skipped or dead-lettered):
+   * `batch.nextOffset` when `complete`, else the offset of the first record not done.
+   */
+  processedUpTo: bigint;
+  /** Every record is done with. False when processing stopped early (rebalance pending, stop). */
+  complete: boolean;
+  /** The records that were processed (not skipped, not dead-lettered): what a sink should write. */
+  output: SinkRecord[];
+}
+
 /** What the strategy asks of the consumer after a batch. */
 export type BatchOutcome =
   /** Done: the consumer's position moves to `batch.nextOffset`. */
   | { kind: 'done' }
-  /** Do not move; fetch again from `offset` (e.g. after fencing or a stale fetch position). */
+  /** Do not move; fetch again from `offset` (e.g. after fencing, a stale fetch position, or partial processing). */
   | { kind: 'seek'; offset: bigint };
 
 export interface StrategyContext {
@@ -38,6 +51,18 @@ export interface CommitStrategy {
    * position to resume each partition from, or `null` to resume from Kafka's committed offsets.
    */
   onAssigned(ctx: StrategyContext, partitions: TopicPartition[]): Promise<Map<string, bigint> | null>;
-  /** Handles one batch; `process` runs the user's handler (it may throw). */
-  handleBatch(ctx: StrategyContext, batch: StrategyBatch, process: () => Promise<void>): Promise<BatchOutcome>;
+  /**
+   * Handles one batch; `process` runs the user's handler (with retries and the poison policy) and
+   * may throw (e.g. PoisonMessageError with policy `fail`).
+   */
+  handleBatch(ctx: StrategyContext, batch: StrategyBatch, process: () => Promise<ProcessResult>): Promise<BatchOutcome>;
+  /**
+   * Called before the partitions are given up (rebalance, stop), with no batch of them in flight,
+   * while the member still owns them: commit the finished work here.
+   */
+  onRevoked?(ctx: StrategyContext, partitions: TopicPartition[]): Promise<void>;
+  /** Processing of a batch failed with `processedUpTo` records done (policy `fail`): remember them for onRevoked. */
+  onFailed?(batch: StrategyBatch, processedUpTo: bigint): void;
+  /** The partitions were lost without a chance to commit (fenced, session lost): forget them, commit nothing. */
+  onLost?(partitions: TopicPartition[]): void;
 }

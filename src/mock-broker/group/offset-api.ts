@@ -20,6 +20,16 @@ import type {
 
 export const OFFSET_METADATA_TOO_LARGE = ErrorCode.OFFSET_METADATA_TOO_LARGE;
 
+/** A TxnOffsetCommit after the transaction checks (KafkaApis and the transaction coordinator). */
+export interface TxnOffsetCommitRequest {
+  groupId: string;
+  producerId: bigint;
+  generationId: number;
+  memberId: string;
+  groupInstanceId: string | null;
+  topics: { name: string; partitions: { partitionIndex: number; committedOffset: bigint; committedLeaderEpoch?: number; committedMetadata: string | null }[] }[];
+}
+
 /** OffsetCommit v9+ answers GROUP_ID_NOT_FOUND for a missing group (KIP-848); older versions ILLEGAL_GENERATION. */
 const GROUP_ID_NOT_FOUND_MIN_COMMIT_VERSION = 9;
 
@@ -130,12 +140,67 @@ export class OffsetApi {
       topics: req.topics.map((t) => ({
         name: t.name,
         partitions: t.partitionIndexes.map((partitionIndex) => {
+          if ((req as { requireStable?: boolean }).requireStable && this.deps.offsets.hasPending(req.groupId, t.name, partitionIndex)) {
+            return { ...none(partitionIndex), errorCode: ErrorCode.UNSTABLE_OFFSET_COMMIT }; // KIP-447
+          }
           const o = known ? this.deps.offsets.get(req.groupId, t.name, partitionIndex) : undefined;
           if (!o) return none(partitionIndex);
           return { partitionIndex, committedOffset: o.committedOffset, committedLeaderEpoch: o.committedLeaderEpoch, metadata: o.metadata, errorCode: ErrorCode.NONE };
         }),
       })),
     };
+  }
+
+  /**
+   * TxnOffsetCommit (KIP-98, KIP-447): the offsets are staged for the producer and become visible
+   * only when its transaction commits ({@link completeTxn}). Kafka's `validateTransactionalOffsetCommit`:
+   * a missing group is created only for generation -1 (else ILLEGAL_GENERATION); member and generation
+   * are checked only when given (v3+); the group state is not enforced.
+   */
+  txnCommit(req: TxnOffsetCommitRequest): OffsetCommitResponse {
+    if (!req.groupId) return this.failCommit(req, ErrorCode.INVALID_GROUP_ID);
+    let group = this.deps.groups.get(req.groupId);
+    let groupError: number = ErrorCode.NONE;
+    if (!group) {
+      if (req.generationId < 0) group = this.deps.getOrCreateGroup(req.groupId);
+      else groupError = ErrorCode.ILLEGAL_GENERATION;
+    }
+    if (group) {
+      if (group.is('Dead')) groupError = ErrorCode.COORDINATOR_NOT_AVAILABLE;
+      else if (!(req.generationId < 0 && group.is('Empty')) && (req.generationId >= 0 || req.memberId !== '' || req.groupInstanceId != null)) {
+        groupError = group.validateMember(req.memberId, req.groupInstanceId);
+        if (groupError === ErrorCode.NONE && req.generationId !== group.generationId) groupError = ErrorCode.ILLEGAL_GENERATION;
+      }
+    }
+    const now = this.deps.config.now!();
+    const staged: { topic: string; partition: number; offset: bigint }[] = [];
+    const response: OffsetCommitResponse = {
+      topics: req.topics.map((t) => ({
+        name: t.name,
+        partitions: t.partitions.map((p) => {
+          if (groupError !== ErrorCode.NONE) return { partitionIndex: p.partitionIndex, errorCode: groupError };
+          if (p.committedMetadata !== null && Buffer.byteLength(p.committedMetadata, 'utf8') > this.deps.config.offsetMetadataMaxBytes) {
+            return { partitionIndex: p.partitionIndex, errorCode: OFFSET_METADATA_TOO_LARGE };
+          }
+          this.deps.offsets.stagePending(req.groupId, req.producerId, t.name, p.partitionIndex, {
+            committedOffset: p.committedOffset, committedLeaderEpoch: p.committedLeaderEpoch ?? -1, metadata: p.committedMetadata ?? '', commitTimestampMs: now,
+          });
+          staged.push({ topic: t.name, partition: p.partitionIndex, offset: p.committedOffset });
+          return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE };
+        }),
+      })),
+    };
+    if (staged.length > 0) this.deps.record('offsets.txn-staged', { groupId: req.groupId, producerId: String(req.producerId), partitions: staged });
+    return response;
+  }
+
+  /** The transaction marker reached the group: staged offsets of `producerId` are committed or dropped. */
+  completeTxn(groupId: string, producerId: bigint, commit: boolean): void {
+    const done = this.deps.offsets.completePending(groupId, producerId, commit);
+    if (done.length === 0) return;
+    const partitions = done.map((d) => ({ topic: d.topic, partition: d.partition, offset: d.value.committedOffset }));
+    if (commit) this.deps.record('offsets.committed', { groupId, producerId: String(producerId), transactional: true, partitions });
+    else this.deps.record('offsets.txn-aborted', { groupId, producerId: String(producerId), partitions });
   }
 
   /** OffsetDelete (KIP-496): allowed for Empty groups, and for consumer groups on topics they do not subscribe to. */

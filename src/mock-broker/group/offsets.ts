@@ -61,5 +61,40 @@ export class OffsetStore {
 
   clear(): void {
     this.byGroup.clear();
+    this.pending.clear();
+  }
+
+  // ---- Transactional offsets (TxnOffsetCommit, KIP-98): staged per producer, visible only once the
+  // transaction commits (Kafka's `pendingTransactionalOffsets`).
+
+  /** groupId → producerId → `topic\0partition` → staged offset. */
+  private readonly pending = new Map<string, Map<bigint, Map<string, { topic: string; partition: number; value: OffsetAndMetadata }>>>();
+
+  stagePending(groupId: string, producerId: bigint, topic: string, partition: number, value: OffsetAndMetadata): void {
+    let byProducer = this.pending.get(groupId);
+    if (!byProducer) this.pending.set(groupId, (byProducer = new Map()));
+    let parts = byProducer.get(producerId);
+    if (!parts) byProducer.set(producerId, (parts = new Map()));
+    parts.set(`${topic}\0${partition}`, { topic, partition, value });
+  }
+
+  /** Ends a producer's transaction for a group: on commit its staged offsets become committed. Returns them. */
+  completePending(groupId: string, producerId: bigint, commit: boolean): { topic: string; partition: number; value: OffsetAndMetadata }[] {
+    const byProducer = this.pending.get(groupId);
+    const parts = byProducer?.get(producerId);
+    if (!byProducer || !parts) return [];
+    byProducer.delete(producerId);
+    if (byProducer.size === 0) this.pending.delete(groupId);
+    const staged = [...parts.values()];
+    if (commit) for (const s of staged) this.commit(groupId, s.topic, s.partition, s.value);
+    return staged;
+  }
+
+  /** True while some open transaction holds an offset for this partition (OffsetFetch requireStable). */
+  hasPending(groupId: string, topic: string, partition: number): boolean {
+    const byProducer = this.pending.get(groupId);
+    if (!byProducer) return false;
+    for (const parts of byProducer.values()) if (parts.has(`${topic}\0${partition}`)) return true;
+    return false;
   }
 }

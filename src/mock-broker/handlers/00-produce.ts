@@ -5,10 +5,20 @@
  * answer once the batch is appended); anything else is INVALID_REQUIRED_ACKS.
  * Validation per batch: magic 2, length, CRC-32C (CORRUPT_MESSAGE), message.max.bytes
  * (MESSAGE_TOO_LARGE). A partition's batches are appended all or nothing.
+ *
+ * Idempotence and transactions (KIP-98, see transactions/producer-state.ts): batches with a
+ * producer id are checked per partition. A retried batch (same epoch and sequence range as one of
+ * the producer's last 5) is answered with its original base offset and not appended; a sequence
+ * gap is OUT_OF_ORDER_SEQUENCE_NUMBER; an older epoch INVALID_PRODUCER_EPOCH (Kafka 2.7+). A
+ * transactional batch that opens a transaction at a partition must come from a producer whose
+ * Ongoing transaction holds that partition (AddPartitionsToTxn), else INVALID_TXN_STATE (Kafka's
+ * KIP-890 verification, as older clients see it); a non-transactional batch from a producer with an
+ * open transaction there is INVALID_TXN_STATE too. Control batches from clients are INVALID_RECORD.
  */
 import { InvalidRecordsError, splitBatches } from '../protocol/record-batch';
 import { ErrorCode } from '../protocol/error-codes';
 import { Produce } from '../protocol/messages/data';
+import { producerState } from '../transactions/producer-state';
 import { Body, Handler } from './types';
 
 export const produceHandler: Handler = {
@@ -38,7 +48,12 @@ export const produceHandler: Handler = {
         }
         const tooBig = batches.find((b) => b.bytes.length > cluster.config.maxMessageBytes);
         if (tooBig) return fail(ErrorCode.MESSAGE_TOO_LARGE, `batch of ${tooBig.bytes.length} bytes exceeds message.max.bytes ${cluster.config.maxMessageBytes}`);
+        const state = producerState(log);
+        const check = state.checkAppend(batches, (pid, epoch) => cluster.transactions.verifyPartition(pid, epoch, t.name, p.index));
+        if (check.kind === 'error') return fail(check.errorCode, check.message);
+        if (check.kind === 'duplicate') return { ...out, baseOffset: BigInt(check.firstOffset), logStartOffset: BigInt(log.logStartOffset) };
         const baseOffset = log.append(batches, now);
+        check.apply(baseOffset);
         return { ...out, baseOffset: BigInt(baseOffset), logStartOffset: BigInt(log.logStartOffset) };
       }),
     }));

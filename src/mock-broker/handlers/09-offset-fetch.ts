@@ -1,7 +1,11 @@
 /**
- * OffsetFetch (key 9), v1-v5 (v0 read offsets from ZooKeeper and is not served). v2 adds a
+ * OffsetFetch (key 9), v1-v7 (v0 read offsets from ZooKeeper and is not served). v2 adds a
  * top-level errorCode and a null topic list meaning "all committed partitions", v3
- * throttleTimeMs, v5 committedLeaderEpoch. A partition with no commit answers offset -1.
+ * throttleTimeMs, v5 committedLeaderEpoch, v6 is flexible (KIP-482), v7 adds requireStable
+ * (KIP-447), which is read but not yet acted on: the answer never carries
+ * UNSTABLE_OFFSET_COMMIT for offsets of an open transaction. v8+ (several
+ * groups per request) is not served: no client we target sends it. A partition with no commit
+ * answers offset -1.
  */
 import { ErrorCode } from '../protocol/error-codes';
 import { OffsetFetch } from '../protocol/messages/group';
@@ -11,7 +15,7 @@ import { Handler } from './types';
 export const offsetFetchHandler: Handler = {
   schema: OffsetFetch,
   minVersion: 1,
-  maxVersion: 5,
+  maxVersion: 7,
   handle(req, ctx) {
     if (!isCoordinator(ctx, req.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_COORDINATOR, topics: [] };
     const res = ctx.cluster.groups.fetchOffsets({ groupId: req.groupId, topics: req.topics } as never, requestContext(ctx));

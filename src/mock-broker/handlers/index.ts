@@ -12,6 +12,22 @@ import { leaveGroupHandler } from './13-leave-group';
 import { syncGroupHandler } from './14-sync-group';
 import { apiVersionsHandler } from './18-api-versions';
 import { createTopicsHandler } from './19-create-topics';
+import { describeGroupsHandler } from './15-describe-groups';
+import { listGroupsHandler } from './16-list-groups';
+import { saslHandshakeHandler } from './17-sasl-handshake';
+import { deleteTopicsHandler } from './20-delete-topics';
+import { deleteRecordsHandler } from './21-delete-records';
+import { describeConfigsHandler } from './32-describe-configs';
+import { saslAuthenticateHandler } from './36-sasl-authenticate';
+import { createPartitionsHandler } from './37-create-partitions';
+import { deleteGroupsHandler } from './42-delete-groups';
+import { offsetDeleteHandler } from './47-offset-delete';
+import { initProducerIdHandler } from './22-init-producer-id';
+import { addPartitionsToTxnHandler } from './24-add-partitions-to-txn';
+import { addOffsetsToTxnHandler } from './25-add-offsets-to-txn';
+import { endTxnHandler } from './26-end-txn';
+import { txnOffsetCommitHandler } from './28-txn-offset-commit';
+import { withSaslGate } from './sasl';
 import type { Handler } from './types';
 
 export function createRegistry(): ReadonlyMap<number, Handler> {
@@ -20,10 +36,15 @@ export function createRegistry(): ReadonlyMap<number, Handler> {
     produceHandler, fetchHandler, listOffsetsHandler, metadataHandler, offsetCommitHandler,
     offsetFetchHandler, findCoordinatorHandler, joinGroupHandler, heartbeatHandler,
     leaveGroupHandler, syncGroupHandler, apiVersionsHandler(() => registry), createTopicsHandler,
+    describeGroupsHandler, listGroupsHandler, saslHandshakeHandler, deleteTopicsHandler, deleteRecordsHandler,
+    describeConfigsHandler, saslAuthenticateHandler, createPartitionsHandler, deleteGroupsHandler, offsetDeleteHandler,
+    initProducerIdHandler, addPartitionsToTxnHandler, addOffsetsToTxnHandler, endTxnHandler, txnOffsetCommitHandler,
   ];
   for (const h of all) {
     if (registry.has(h.schema.apiKey)) throw new Error(`two handlers for API key ${h.schema.apiKey}`);
     registry.set(h.schema.apiKey, h);
   }
+  // SASL: with users configured, requests before authentication close the connection (see sasl.ts).
+  for (const [key, h] of registry) registry.set(key, withSaslGate(h));
   return registry;
 }

@@ -1,0 +1,50 @@
+/**
+ * Typed errors of the group consumer. Each is a {@link KafkaEosError} with a stable `code`;
+ * none is retriable: the consumer has stopped, or the batch could not be handled.
+ */
+import { KafkaEosError } from '../errors';
+
+/**
+ * KIP-345: another process joined with this consumer's `group.instance.id`, so the coordinator
+ * fenced this one (Kafka's `FencedInstanceIdException`). The consumer stops and sends no more
+ * commits, heartbeats or joins.
+ */
+export class FencedInstanceIdError extends KafkaEosError {
+  constructor(readonly groupId: string, readonly groupInstanceId: string | null, options: { cause?: unknown } = {}) {
+    super('FENCED_INSTANCE_ID', `group ${groupId}: instance id ${groupInstanceId} was taken over by another member`, options);
+  }
+}
+
+/**
+ * A handler ran longer than `maxProcessingTimeMs` (Kafka's `max.poll.interval.ms`): the member
+ * left the group and the consumer stopped. Nothing of the batch was committed.
+ */
+export class MaxProcessingTimeExceededError extends KafkaEosError {
+  constructor(readonly topic: string, readonly partition: number, readonly maxProcessingTimeMs: number) {
+    super('MAX_PROCESSING_TIME_EXCEEDED', `handler for ${topic}:${partition} ran over maxProcessingTimeMs (${maxProcessingTimeMs} ms); left the group`);
+  }
+}
+
+/**
+ * Processing failed after all retries and the poison policy is `fail`. `offset` is the first
+ * record that failed (a batch handler: the batch's first record); `processedUpTo` is the offset
+ * after the last record that finished before it (at-least-once commits up to there).
+ */
+export class PoisonMessageError extends KafkaEosError {
+  constructor(
+    readonly topic: string,
+    readonly partition: number,
+    readonly offset: bigint,
+    readonly processedUpTo: bigint,
+    cause: unknown,
+  ) {
+    super('POISON_MESSAGE', `${topic}:${partition}@${offset}: processing failed after retries: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+/** The installed kafkajs is not the version the rebalance and static-membership adapter is written for. */
+export class UnsupportedKafkaJsError extends KafkaEosError {
+  constructor(message: string) {
+    super('UNSUPPORTED_KAFKAJS', message);
+  }
+}

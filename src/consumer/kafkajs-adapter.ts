@@ -1,0 +1,199 @@
+/**
+ * The adapter that gives a KafkaJS 2.2.4 consumer what it lacks: a hook that runs before every
+ * (re)join of the group (so partitions are revoked, and their last offsets committed, while the
+ * member still owns them: Java's `ConsumerRebalanceListener.onPartitionsRevoked` in the eager
+ * protocol), a fetch epoch to drop batches fetched under an older assignment, and KIP-345 static
+ * membership (`group.instance.id` on JoinGroup v5, Heartbeat v3, SyncGroup v3, LeaveGroup v3).
+ *
+ * How (docs/static-membership.md has the full story):
+ * - `ConsumerGroup.prototype.joinAndSync` and `.fetch` are wrapped once per process. The wrappers
+ *   only act for a consumer registered here (keyed by its KafkaJS `Cluster` object); any other
+ *   KafkaJS consumer in the process runs unchanged.
+ * - The `Cluster` is learnt from the partition-assigner factories, which KafkaJS calls with
+ *   `{ groupId, logger, cluster }` when `kafka.consumer()` is created.
+ * - That cluster's `findGroupCoordinator` is wrapped so the coordinator broker's group methods pass
+ *   `groupInstanceId` to KafkaJS's own request builders (which accept it but are never given it),
+ *   detect FENCED_INSTANCE_ID, refuse any request once fenced, and skip LeaveGroup when asked.
+ *
+ * Pinned to kafkajs 2.2.4: {@link installKafkaJsAdapter} throws {@link UnsupportedKafkaJsError} for
+ * any other version or if the internals it wraps are missing.
+ */
+import type { Batch, PartitionAssigner } from 'kafkajs';
+import { FencedInstanceIdError, UnsupportedKafkaJsError } from './errors';
+
+/* eslint-disable @typescript-eslint/no-require-imports */
+type AnyFn = (...args: any[]) => any; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Loose = Record<string | symbol, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+export const SUPPORTED_KAFKAJS_VERSION = '2.2.4';
+
+/** What the registered consumer tells the adapter, and is told by it. */
+export interface GroupHooks {
+  readonly groupId: string;
+  /** KIP-345 `group.instance.id`, or null for a dynamic member. */
+  readonly groupInstanceId: string | null;
+  /** Runs before every JoinGroup round KafkaJS starts (first join included). A throw aborts the join. */
+  beforeJoin(group: KafkaJsConsumerGroup): Promise<void>;
+  /** The current fetch epoch; batches are tagged with the epoch at which their fetch began. */
+  epoch(): number;
+  /** false: LeaveGroup is not sent (a static member's restart-style stop). */
+  shouldLeave(): boolean;
+  /** The coordinator answered FENCED_INSTANCE_ID. Called once. */
+  onFenced(error: FencedInstanceIdError): void;
+}
+
+/** The parts of KafkaJS's (private) ConsumerGroup the consumer uses. */
+export interface KafkaJsConsumerGroup {
+  groupId: string;
+  memberId: string | null;
+  generationId: number | null;
+  leave(): Promise<void>;
+}
+
+const BATCH_EPOCH = Symbol('kafka-eos:batchEpoch');
+const registry = new WeakMap<object, GroupHooks>();
+const fenced = new WeakMap<GroupHooks, FencedInstanceIdError>();
+let installed = false;
+
+function load(): { ConsumerGroup: { prototype: Loose }; requests: Loose; apiKeys: Loose; sendRequest: symbol } {
+  const version = (require('kafkajs/package.json') as { version: string }).version;
+  if (version !== SUPPORTED_KAFKAJS_VERSION) {
+    throw new UnsupportedKafkaJsError(`kafka-eos's consumer adapter is written for kafkajs ${SUPPORTED_KAFKAJS_VERSION}, found ${version}`);
+  }
+  const ConsumerGroup = require('kafkajs/src/consumer/consumerGroup') as { prototype: Loose };
+  const Broker = require('kafkajs/src/broker') as { prototype: Loose };
+  const { requests } = require('kafkajs/src/protocol/requests') as { requests: Loose };
+  const apiKeys = require('kafkajs/src/protocol/requests/apiKeys') as Loose;
+  const sendRequest = Object.getOwnPropertySymbols(Broker.prototype).find((s) => s.description === 'private:Broker:sendRequest');
+  const missing = [
+    typeof ConsumerGroup.prototype.joinAndSync !== 'function' && 'ConsumerGroup#joinAndSync',
+    typeof ConsumerGroup.prototype.fetch !== 'function' && 'ConsumerGroup#fetch',
+    !sendRequest && 'Broker#[sendRequest]',
+    !requests.JoinGroup && 'requests.JoinGroup',
+  ].filter(Boolean);
+  if (missing.length > 0) throw new UnsupportedKafkaJsError(`kafkajs internals not found: ${missing.join(', ')}`);
+  return { ConsumerGroup, requests, apiKeys, sendRequest: sendRequest! };
+}
+
+/** Wraps ConsumerGroup#joinAndSync and #fetch, once per process. Throws UnsupportedKafkaJsError. */
+export function installKafkaJsAdapter(): void {
+  if (installed) return;
+  const { ConsumerGroup } = load();
+  const proto = ConsumerGroup.prototype;
+  const joinAndSync = proto.joinAndSync as AnyFn;
+  const fetch = proto.fetch as AnyFn;
+  proto.joinAndSync = async function wrappedJoinAndSync(this: Loose) {
+    const hooks = registry.get(this.cluster);
+    if (hooks) await hooks.beforeJoin(this as unknown as KafkaJsConsumerGroup);
+    return joinAndSync.call(this);
+  };
+  proto.fetch = async function wrappedFetch(this: Loose, nodeId: number) {
+    const hooks = registry.get(this.cluster);
+    const epoch = hooks?.epoch();
+    const batches = (await fetch.call(this, nodeId)) as Loose[];
+    if (hooks) for (const b of batches) b[BATCH_EPOCH] = epoch;
+    return batches;
+  };
+  installed = true;
+}
+
+/** The epoch at which this batch's fetch began (undefined if not fetched by a registered consumer). */
+export function batchEpoch(batch: Batch): number | undefined {
+  return (batch as unknown as Loose)[BATCH_EPOCH] as number | undefined;
+}
+
+/**
+ * Wraps partition-assigner factories so that the first one KafkaJS calls registers `hooks` for the
+ * consumer's cluster. Pass the result as `partitionAssigners` to `kafka.consumer()`.
+ */
+export function registeringAssigners(assigners: PartitionAssigner[], hooks: GroupHooks): PartitionAssigner[] {
+  installKafkaJsAdapter();
+  return assigners.map((factory) => (config) => {
+    const cluster = (config as unknown as { cluster: Loose }).cluster;
+    if (!registry.has(cluster)) register(cluster, hooks);
+    return factory(config);
+  });
+}
+
+function register(cluster: Loose, hooks: GroupHooks): void {
+  registry.set(cluster, hooks);
+  const find = cluster.findGroupCoordinator.bind(cluster) as AnyFn;
+  cluster.findGroupCoordinator = async (args: unknown) => {
+    const broker = (await find(args)) as Loose;
+    patchCoordinator(broker, hooks);
+    return broker;
+  };
+}
+
+const patched = new WeakSet<object>();
+
+/** Throws the FencedInstanceIdError if this consumer was fenced. */
+export function assertNotFenced(hooks: GroupHooks): void {
+  const err = fenced.get(hooks);
+  if (err) throw err;
+}
+
+function markFenced(hooks: GroupHooks, cause: unknown): FencedInstanceIdError {
+  let err = fenced.get(hooks);
+  if (!err) {
+    err = new FencedInstanceIdError(hooks.groupId, hooks.groupInstanceId, { cause });
+    fenced.set(hooks, err);
+    hooks.onFenced(err);
+  }
+  return err;
+}
+
+/** Instance-level overrides of the coordinator broker's group requests (the Broker class is untouched). */
+function patchCoordinator(broker: Loose, hooks: GroupHooks): void {
+  if (patched.has(broker)) return;
+  patched.add(broker);
+  const { requests, apiKeys, sendRequest } = load();
+  const instanceId = hooks.groupInstanceId;
+  const send = async (apiKey: number, definition: unknown, params: Loose) => {
+    assertNotFenced(hooks);
+    try {
+      const build = broker.lookupRequest(apiKey, definition) as AnyFn;
+      return await broker[sendRequest](build(params));
+    } catch (e) {
+      if ((e as { type?: string }).type === 'FENCED_INSTANCE_ID') throw markFenced(hooks, e);
+      throw e;
+    }
+  };
+  if (instanceId !== null) {
+    broker.joinGroup = async (p: Loose) => {
+      const version = broker.versions?.[apiKeys.JoinGroup]?.maxVersion ?? 0;
+      if (version < 5) throw new UnsupportedKafkaJsError(`broker supports JoinGroup up to v${version}; static membership needs v5 (KIP-345)`);
+      const params = { protocolType: 'consumer', ...p, memberId: p.memberId ?? '', groupInstanceId: instanceId };
+      try {
+        return await send(apiKeys.JoinGroup, requests.JoinGroup, params);
+      } catch (e) {
+        if ((e as { name?: string }).name === 'KafkaJSMemberIdRequired') {
+          return send(apiKeys.JoinGroup, requests.JoinGroup, { ...params, memberId: (e as { memberId: string }).memberId });
+        }
+        throw e;
+      }
+    };
+  } else {
+    const join = broker.joinGroup.bind(broker) as AnyFn;
+    broker.joinGroup = async (p: Loose) => {
+      assertNotFenced(hooks);
+      return join(p);
+    };
+  }
+  broker.heartbeat = (p: Loose) => send(apiKeys.Heartbeat, requests.Heartbeat, { ...p, groupInstanceId: instanceId });
+  broker.syncGroup = (p: Loose) => send(apiKeys.SyncGroup, requests.SyncGroup, { ...p, groupInstanceId: instanceId });
+  broker.leaveGroup = async (p: Loose) => {
+    if (fenced.has(hooks) || !hooks.shouldLeave()) return undefined;
+    return send(apiKeys.LeaveGroup, requests.LeaveGroup, { ...p, groupInstanceId: instanceId });
+  };
+  const offsetCommit = broker.offsetCommit.bind(broker) as AnyFn;
+  broker.offsetCommit = async (p: Loose) => {
+    assertNotFenced(hooks);
+    try {
+      return await offsetCommit(p);
+    } catch (e) {
+      if ((e as { type?: string }).type === 'FENCED_INSTANCE_ID') throw markFenced(hooks, e);
+      throw e;
+    }
+  };
+}

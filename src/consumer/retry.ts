@@ -1,0 +1,141 @@
+/**
+ * Processing of one batch: the user's handler under p-retry (exponential backoff, a maximum
+ * number of tries, a predicate for which errors are retried), then the poison policy for what
+ * still fails: `fail` (throw {@link PoisonMessageError}), `skip`, or `dead-letter` (produce to a
+ * topic with headers naming the source, then go on). A record handler is retried and policed per
+ * record and stops between records when asked to; a batch handler per batch.
+ *
+ * Dead letters are produced and acknowledged (acks = all) *before* the strategy commits the
+ * batch, so a crash in between re-delivers the batch (the dead letter may then be produced twice)
+ * but never commits past a record that reached neither the handler's output nor the DLQ.
+ */
+import pRetry from 'p-retry';
+import type { Producer } from 'kafkajs';
+import type { SinkRecord } from '../sinks/sink';
+import { PoisonMessageError } from './errors';
+import type { HandlerBatch, PoisonPolicy, RecordContext, RetryOptions } from './options';
+import type { ProcessResult, StrategyBatch } from './strategies/types';
+
+/** Header names of a dead letter. Values are UTF-8 strings. */
+export const DEAD_LETTER_HEADERS = {
+  topic: 'kafka-eos.dlq.source.topic',
+  partition: 'kafka-eos.dlq.source.partition',
+  offset: 'kafka-eos.dlq.source.offset',
+  error: 'kafka-eos.dlq.error',
+} as const;
+
+export interface ProcessorOptions {
+  handler?: (batch: HandlerBatch) => Promise<void>;
+  recordHandler?: (record: SinkRecord, context: RecordContext) => Promise<void>;
+  retry?: RetryOptions;
+  poisonPolicy?: PoisonPolicy;
+  deadLetterTopic?: string | ((sourceTopic: string) => string);
+  /** Lazily connected producer for dead letters. */
+  producer?: () => Promise<Producer>;
+  onDeadLetter?: (info: { topic: string; partition: number; offset: bigint; deadLetterTopic: string; error: unknown }) => void;
+  onRetry?: (info: { topic: string; partition: number; offset: bigint; attempt: number; error: unknown }) => void;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+export function deadLetterTopicFor(options: ProcessorOptions, sourceTopic: string): string {
+  const t = options.deadLetterTopic;
+  return typeof t === 'function' ? t(sourceTopic) : t ?? `${sourceTopic}.dlq`;
+}
+
+async function withRetry(options: ProcessorOptions, signal: AbortSignal, where: { topic: string; partition: number; offset: bigint }, fn: (attempt: number) => Promise<void>): Promise<void> {
+  const r = options.retry ?? {};
+  const isRetriable = r.isRetriable ?? ((e: unknown) => (e as { retriable?: unknown } | null)?.retriable !== false);
+  let attempt = 0;
+  await pRetry(async () => {
+    attempt += 1;
+    try {
+      await fn(attempt);
+    } catch (e) {
+      // p-retry only accepts Error instances; keep the original as the cause.
+      throw e instanceof Error ? e : Object.assign(new Error(String(e)), { original: e });
+    }
+  }, {
+    retries: r.retries ?? 0,
+    minTimeout: r.minTimeoutMs ?? 100,
+    maxTimeout: r.maxTimeoutMs ?? 5000,
+    factor: r.factor ?? 2,
+    randomize: false,
+    signal,
+    shouldRetry: ({ error }) => !signal.aborted && isRetriable((error as { original?: unknown }).original ?? error),
+    onFailedAttempt: ({ error, attemptNumber, retriesLeft }) => {
+      if (retriesLeft > 0) options.onRetry?.({ ...where, attempt: attemptNumber, error });
+    },
+  });
+}
+
+async function deadLetter(options: ProcessorOptions, records: SinkRecord[], error: unknown): Promise<void> {
+  if (!options.producer || records.length === 0) return;
+  const producer = await options.producer();
+  const topic = deadLetterTopicFor(options, records[0].topic);
+  await producer.send({
+    topic,
+    acks: -1,
+    messages: records.map((r) => ({
+      key: r.key,
+      value: r.value,
+      timestamp: r.timestamp.toString(),
+      headers: {
+        ...r.headers,
+        [DEAD_LETTER_HEADERS.topic]: r.topic,
+        [DEAD_LETTER_HEADERS.partition]: String(r.partition),
+        [DEAD_LETTER_HEADERS.offset]: r.offset.toString(),
+        [DEAD_LETTER_HEADERS.error]: errorMessage(error),
+      },
+    })),
+  });
+  for (const r of records) options.onDeadLetter?.({ topic: r.topic, partition: r.partition, offset: r.offset, deadLetterTopic: topic, error });
+}
+
+/** Applies the poison policy to `records` that failed with `error`. Throws PoisonMessageError for `fail`. */
+async function poison(options: ProcessorOptions, batch: StrategyBatch, records: SinkRecord[], processedUpTo: bigint, error: unknown): Promise<void> {
+  const policy = options.poisonPolicy ?? 'fail';
+  if (policy === 'skip') return;
+  if (policy === 'dead-letter') return deadLetter(options, records, error);
+  const offset = records[0]?.offset ?? batch.fetchOffset;
+  throw new PoisonMessageError(batch.topic, batch.partition, offset, processedUpTo, (error as { original?: unknown })?.original ?? error);
+}
+
+/**
+ * Runs the handler over the batch. `shouldStop` is checked before each record (record handler):
+ * when it says so, the result is partial (`complete: false`). Throws PoisonMessageError (policy fail).
+ */
+export async function processBatch(options: ProcessorOptions, batch: StrategyBatch, signal: AbortSignal, shouldStop: () => boolean): Promise<ProcessResult> {
+  const { records } = batch;
+  if (options.recordHandler) {
+    const handler = options.recordHandler;
+    const output: SinkRecord[] = [];
+    for (const record of records) {
+      if (shouldStop()) return { processedUpTo: record.offset, complete: false, output };
+      try {
+        await withRetry(options, signal, record, (attempt) => handler(record, { signal, attempt }));
+        output.push(record);
+      } catch (e) {
+        if (shouldStop()) return { processedUpTo: record.offset, complete: false, output };
+        await poison(options, batch, [record], record.offset, e);
+      }
+    }
+    return { processedUpTo: batch.nextOffset, complete: true, output };
+  }
+  if (options.handler) {
+    const handler = options.handler;
+    const first = records[0]?.offset ?? batch.fetchOffset;
+    try {
+      await withRetry(options, signal, { topic: batch.topic, partition: batch.partition, offset: first }, () =>
+        handler({ topic: batch.topic, partition: batch.partition, records, nextOffset: batch.nextOffset, signal }));
+    } catch (e) {
+      if (shouldStop()) return { processedUpTo: batch.fetchOffset, complete: false, output: [] };
+      await poison(options, batch, records, batch.fetchOffset, e);
+      return { processedUpTo: batch.nextOffset, complete: true, output: [] };
+    }
+    return { processedUpTo: batch.nextOffset, complete: true, output: records };
+  }
+  return { processedUpTo: batch.nextOffset, complete: true, output: records };
+}

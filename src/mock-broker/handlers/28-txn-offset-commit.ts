@@ -1,0 +1,52 @@
+/**
+ * TxnOffsetCommit (key 28), v0-v3 (KIP-98). v1 = v0; v2 adds committedLeaderEpoch; v3 (KIP-447)
+ * adds generationId, memberId and groupInstanceId, checked like an OffsetCommit's when given
+ * (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID), and is flexible.
+ *
+ * Sent to the group coordinator (else NOT_COORDINATOR). Unknown partitions get
+ * UNKNOWN_TOPIC_OR_PARTITION. The producer must hold the current epoch (else
+ * INVALID_PRODUCER_EPOCH) and have added the group with AddOffsetsToTxn in its open transaction
+ * (else INVALID_TXN_STATE, as Kafka's transaction verification answers older clients). The offsets
+ * are staged and become visible in OffsetFetch only when the transaction commits.
+ */
+import { ErrorCode } from '../protocol/error-codes';
+import { TxnOffsetCommit } from '../protocol/messages/transactions';
+import { isCoordinator } from './group-common';
+import { Body, Handler } from './types';
+
+export const txnOffsetCommitHandler: Handler = {
+  schema: TxnOffsetCommit,
+  minVersion: 0,
+  maxVersion: 3,
+  handle(req, ctx) {
+    const { cluster } = ctx;
+    const topics = req.topics as Body[];
+    const answerAll = (errorCode: number) => ({
+      throttleTimeMs: 0,
+      topics: topics.map((t) => ({ name: t.name, partitions: (t.partitions as Body[]).map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) })),
+    });
+    if (!isCoordinator(ctx, req.groupId)) return answerAll(ErrorCode.NOT_COORDINATOR);
+    const txnError = cluster.transactions.verifyOffsetCommit(req.transactionalId, req.producerId, req.producerEpoch, req.groupId);
+    if (txnError !== ErrorCode.NONE) return answerAll(txnError);
+    const exists = (topic: string, partition: number) => cluster.partition(topic, partition) !== undefined;
+    const known = topics
+      .map((t) => ({ ...t, partitions: (t.partitions as Body[]).filter((p) => exists(t.name, p.partitionIndex)) }))
+      .filter((t) => t.partitions.length > 0);
+    const res = known.length === 0 ? { topics: [] } : cluster.groups.txnCommitOffsets({
+      groupId: req.groupId, producerId: req.producerId, generationId: req.generationId, memberId: req.memberId,
+      groupInstanceId: req.groupInstanceId ?? null, topics: known as never,
+    });
+    const codes = new Map<string, number>();
+    for (const t of res.topics) for (const p of t.partitions) codes.set(`${t.name}\0${p.partitionIndex}`, p.errorCode);
+    return {
+      throttleTimeMs: 0,
+      topics: topics.map((t) => ({
+        name: t.name,
+        partitions: (t.partitions as Body[]).map((p) => ({
+          partitionIndex: p.partitionIndex,
+          errorCode: codes.get(`${t.name}\0${p.partitionIndex}`) ?? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+        })),
+      })),
+    };
+  },
+};

@@ -1,0 +1,231 @@
+/**
+ * Read-only views of the mock cluster for tests: topics and partitions, groups with decoded
+ * assignments, committed offsets, and the timestamped event log with filtering. Every call returns
+ * a fresh snapshot (plain objects, safe to keep and compare); nothing here changes cluster state.
+ *
+ * Offsets are plain numbers (exact up to 2^53), not the bigint of the wire.
+ */
+import { decodeAssignment } from '../consumer/assignors/consumer-protocol';
+import type { ClusterState } from './cluster';
+import type { EventLogEntry } from './event-log';
+import type { GroupState, GroupView, MemberView } from './group/types';
+import { lastStableOffset } from './transactions/producer-state';
+
+export interface PartitionView {
+  topic: string;
+  partition: number;
+  /** Leader broker id; see `offline`. */
+  leader: number;
+  leaderEpoch: number;
+  replicas: number[];
+  /** True when the leader is down and no live replica could take over (LEADER_NOT_AVAILABLE). */
+  offline: boolean;
+  logStartOffset: number;
+  highWatermark: number;
+  /** Last stable offset: the first offset of the oldest open transaction, else the high watermark. */
+  lastStableOffset: number;
+  /** Bytes of record batches held (after retention and DeleteRecords). */
+  sizeBytes: number;
+  batches: number;
+}
+
+export interface TopicView {
+  name: string;
+  topicId: string;
+  configs: Record<string, string>;
+  partitions: PartitionView[];
+}
+
+/** A member's assignment decoded with Java's ConsumerProtocol: topic → sorted partition indexes. */
+export type DecodedAssignment = Record<string, number[]>;
+
+export interface MemberInspection {
+  memberId: string;
+  clientId: string;
+  clientHost: string;
+  groupInstanceId: string | null;
+  sessionTimeoutMs: number;
+  rebalanceTimeoutMs: number;
+  /** Protocol (assignor) names the member offered, in its order of preference. */
+  protocols: string[];
+  /**
+   * The assignment of the current generation, decoded when the group's protocol type is
+   * `consumer`; `{}` before the leader's SyncGroup (or for an idle member); null when the bytes
+   * are not a consumer-protocol assignment.
+   */
+  assignment: DecodedAssignment | null;
+  /** The assignment's user data (assignor-specific), or null. */
+  userData: Buffer | null;
+  /** The assignment bytes as the leader sent them. */
+  rawAssignment: Buffer;
+  awaitingJoin: boolean;
+  awaitingSync: boolean;
+}
+
+export interface CommittedOffset {
+  topic: string;
+  partition: number;
+  /** The next offset the group will consume. */
+  offset: number;
+  leaderEpoch: number;
+  metadata: string;
+  commitTimestampMs: number;
+}
+
+export interface GroupInspection {
+  groupId: string;
+  state: GroupState;
+  generationId: number;
+  protocolType: string | null;
+  /** The selected protocol (assignor), null before the first generation. */
+  protocolName: string | null;
+  /** Leader member id, null when the group has no members. */
+  leader: string | null;
+  members: MemberInspection[];
+  /** Member ids handed out with MEMBER_ID_REQUIRED that have not joined yet. */
+  pendingMemberIds: string[];
+  subscribedTopics: string[] | null;
+  offsets: CommittedOffset[];
+}
+
+/** Filter for {@link Inspector.events}. Every given criterion must hold. */
+export interface EventFilter {
+  /** Exact type, any of several, or a pattern (e.g. `/^member\./`). */
+  type?: string | readonly string[] | RegExp;
+  /** `data.groupId` equals this. */
+  groupId?: string;
+  /** Only entries with `seq` greater than this (e.g. a `seq` remembered earlier). */
+  afterSeq?: number;
+  /** Only entries with `ts` (ms since the epoch) at or after this. */
+  sinceMs?: number;
+  /** Any further condition on the entry. */
+  where?: (entry: EventLogEntry) => boolean;
+}
+
+export function matchesEvent(e: EventLogEntry, f: EventFilter): boolean {
+  if (f.type !== undefined) {
+    if (typeof f.type === 'string' ? e.type !== f.type : f.type instanceof RegExp ? !f.type.test(e.type) : !f.type.includes(e.type)) return false;
+  }
+  if (f.groupId !== undefined && e.data.groupId !== f.groupId) return false;
+  if (f.afterSeq !== undefined && e.seq <= f.afterSeq) return false;
+  if (f.sinceMs !== undefined && e.ts < f.sinceMs) return false;
+  return f.where ? f.where(e) : true;
+}
+
+function decodeMember(m: MemberView, protocolType: string | null): MemberInspection {
+  let assignment: DecodedAssignment | null = null;
+  let userData: Buffer | null = null;
+  if (m.assignment.length === 0) assignment = {};
+  else if (protocolType === 'consumer') {
+    try {
+      const a = decodeAssignment(m.assignment);
+      assignment = {};
+      for (const tp of a.partitions) (assignment[tp.topic] ??= []).push(tp.partition);
+      for (const list of Object.values(assignment)) list.sort((x, y) => x - y);
+      userData = a.userData;
+    } catch {
+      assignment = null;
+    }
+  }
+  return {
+    memberId: m.memberId, clientId: m.clientId, clientHost: m.clientHost, groupInstanceId: m.groupInstanceId,
+    sessionTimeoutMs: m.sessionTimeoutMs, rebalanceTimeoutMs: m.rebalanceTimeoutMs, protocols: [...m.protocols],
+    assignment, userData, rawAssignment: m.assignment, awaitingJoin: m.awaitingJoin, awaitingSync: m.awaitingSync,
+  };
+}
+
+function toInspection(g: GroupView): GroupInspection {
+  return {
+    groupId: g.groupId, state: g.state, generationId: g.generationId, protocolType: g.protocolType, protocolName: g.protocolName,
+    leader: g.leader, members: g.members.map((m) => decodeMember(m, g.protocolType)), pendingMemberIds: [...g.pendingMemberIds],
+    subscribedTopics: g.subscribedTopics, offsets: g.offsets.map((o) => ({
+      topic: o.topic, partition: o.partition, offset: Number(o.committedOffset), leaderEpoch: o.committedLeaderEpoch,
+      metadata: o.metadata, commitTimestampMs: o.commitTimestampMs,
+    })),
+  };
+}
+
+export class Inspector {
+  constructor(private readonly state: ClusterState) {}
+
+  /** Every topic with its partitions, in creation order. */
+  topics(): TopicView[] {
+    return [...this.state.topics.values()].map((t) => ({
+      name: t.name, topicId: t.topicId, configs: Object.fromEntries(t.configs), partitions: this.partitions(t.name),
+    }));
+  }
+
+  /** Partitions of one topic (or of all), in topic then partition order. Unknown topic: []. */
+  partitions(topic?: string): PartitionView[] {
+    const out: PartitionView[] = [];
+    for (const t of this.state.topics.values()) {
+      if (topic !== undefined && t.name !== topic) continue;
+      for (const p of t.partitions) {
+        out.push({
+          topic: t.name, partition: p.partition, leader: p.leaderId, leaderEpoch: p.leaderEpoch, replicas: [...p.replicas],
+          offline: this.state.down.has(p.leaderId), logStartOffset: p.logStartOffset, highWatermark: p.highWatermark,
+          lastStableOffset: lastStableOffset(p), sizeBytes: p.sizeBytes, batches: p.batchCount,
+        });
+      }
+    }
+    return out;
+  }
+
+  /** One group, or undefined if the coordinator never saw it. */
+  group(groupId: string): GroupInspection | undefined {
+    const g = this.state.groups.group(groupId);
+    return g ? toInspection(g) : undefined;
+  }
+
+  groups(): GroupInspection[] {
+    return this.state.groups.groups().map(toInspection);
+  }
+
+  /**
+   * Who holds what: topic-partition (`"t-0"`) → member id, for the current generation of a
+   * consumer group. Partitions assigned twice keep the last member (see `duplicates`).
+   */
+  assignments(groupId: string): { owners: Map<string, string>; duplicates: string[] } {
+    const owners = new Map<string, string>();
+    const duplicates: string[] = [];
+    for (const m of this.group(groupId)?.members ?? []) {
+      for (const [topic, parts] of Object.entries(m.assignment ?? {})) {
+        for (const p of parts) {
+          const key = `${topic}-${p}`;
+          if (owners.has(key)) duplicates.push(key);
+          owners.set(key, m.memberId);
+        }
+      }
+    }
+    return { owners, duplicates };
+  }
+
+  /** Committed offsets of a group (all topics, or one). Unknown group: []. */
+  committedOffsets(groupId: string, topic?: string): CommittedOffset[] {
+    return (this.group(groupId)?.offsets ?? []).filter((o) => topic === undefined || o.topic === topic);
+  }
+
+  /** The committed offset of one partition, or undefined when none is committed. */
+  committedOffset(groupId: string, topic: string, partition: number): number | undefined {
+    return this.committedOffsets(groupId, topic).find((o) => o.partition === partition)?.offset;
+  }
+
+  /** Per-partition lag of a group on a topic: high watermark − committed offset (the whole log when nothing is committed). */
+  lag(groupId: string, topic: string): { partition: number; committed: number | undefined; highWatermark: number; lag: number }[] {
+    return this.partitions(topic).map((p) => {
+      const committed = this.committedOffset(groupId, topic, p.partition);
+      return { partition: p.partition, committed, highWatermark: p.highWatermark, lag: p.highWatermark - (committed ?? p.logStartOffset) };
+    });
+  }
+
+  /** Event log entries, oldest first, matching `filter`. The log keeps the latest 10 000 entries. */
+  events(filter: EventFilter = {}): EventLogEntry[] {
+    return this.state.events.entries().filter((e) => matchesEvent(e, filter));
+  }
+
+  /** The `seq` of the newest entry (0 when none): remember it, act, then filter with `afterSeq`. */
+  lastEventSeq(): number {
+    const all = this.state.events.entries();
+    return all.length === 0 ? 0 : all[all.length - 1].seq;
+  }
+}

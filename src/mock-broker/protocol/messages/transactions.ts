@@ -1,0 +1,77 @@
+/**
+ * Idempotent-producer and transaction messages (KIP-98): InitProducerId, AddPartitionsToTxn,
+ * AddOffsetsToTxn, EndTxn, TxnOffsetCommit. Field names and version ranges follow Apache Kafka's
+ * message definitions; AddPartitionsToTxn's `V3AndBelow*` fields are named without the prefix
+ * (v4+, the broker-to-broker batched form of KIP-890, is not described).
+ */
+import { arr, arrOf, f, message } from '../schema';
+
+export const InitProducerId = message('InitProducerId', 22, '0-4', '2+', [
+  f('transactionalId', 'string', '0+', { nullable: '0+' }),
+  f('transactionTimeoutMs', 'int32', '0+'),
+  f('producerId', 'int64', '3+', { default: -1n }),
+  f('producerEpoch', 'int16', '3+', { default: -1 }),
+], [
+  f('throttleTimeMs', 'int32', '0+'),
+  f('errorCode', 'int16', '0+'),
+  f('producerId', 'int64', '0+', { default: -1n }),
+  f('producerEpoch', 'int16', '0+'),
+]);
+
+export const AddPartitionsToTxn = message('AddPartitionsToTxn', 24, '0-3', '3+', [
+  f('transactionalId', 'string', '0-3'),
+  f('producerId', 'int64', '0-3'),
+  f('producerEpoch', 'int16', '0-3'),
+  arr('topics', '0-3', [f('name', 'string', '0+'), arrOf('partitions', 'int32', '0+')]),
+], [
+  f('throttleTimeMs', 'int32', '0+'),
+  arr('resultsByTopic', '0-3', [
+    f('name', 'string', '0+'),
+    arr('resultsByPartition', '0+', [f('partitionIndex', 'int32', '0+'), f('partitionErrorCode', 'int16', '0+')]),
+  ]),
+]);
+
+export const AddOffsetsToTxn = message('AddOffsetsToTxn', 25, '0-3', '3+', [
+  f('transactionalId', 'string', '0+'),
+  f('producerId', 'int64', '0+'),
+  f('producerEpoch', 'int16', '0+'),
+  f('groupId', 'string', '0+'),
+], [
+  f('throttleTimeMs', 'int32', '0+'),
+  f('errorCode', 'int16', '0+'),
+]);
+
+export const EndTxn = message('EndTxn', 26, '0-3', '3+', [
+  f('transactionalId', 'string', '0+'),
+  f('producerId', 'int64', '0+'),
+  f('producerEpoch', 'int16', '0+'),
+  f('committed', 'bool', '0+'),
+], [
+  f('throttleTimeMs', 'int32', '0+'),
+  f('errorCode', 'int16', '0+'),
+]);
+
+export const TxnOffsetCommit = message('TxnOffsetCommit', 28, '0-3', '3+', [
+  f('transactionalId', 'string', '0+'),
+  f('groupId', 'string', '0+'),
+  f('producerId', 'int64', '0+'),
+  f('producerEpoch', 'int16', '0+'),
+  f('generationId', 'int32', '3+', { default: -1 }),
+  f('memberId', 'string', '3+'),
+  f('groupInstanceId', 'string', '3+', { nullable: '3+' }),
+  arr('topics', '0+', [
+    f('name', 'string', '0+'),
+    arr('partitions', '0+', [
+      f('partitionIndex', 'int32', '0+'),
+      f('committedOffset', 'int64', '0+'),
+      f('committedLeaderEpoch', 'int32', '2+', { default: -1 }),
+      f('committedMetadata', 'string', '0+', { nullable: '0+' }),
+    ]),
+  ]),
+], [
+  f('throttleTimeMs', 'int32', '0+'),
+  arr('topics', '0+', [
+    f('name', 'string', '0+'),
+    arr('partitions', '0+', [f('partitionIndex', 'int32', '0+'), f('errorCode', 'int16', '0+')]),
+  ]),
+]);
