@@ -1,6 +1,9 @@
 /**
  * A consumer-group client on KafkaJS 2.2.4 that wraps processing in a commit strategy
- * (at-most-once, at-least-once, exactly-once).
+ * (at-most-once, at-least-once, exactly-once, or your own), with Java's rebalance listener
+ * semantics (ConsumerRebalanceListener, eager protocol: revoke before rejoin), background
+ * heartbeats up to a maximum processing time (max.poll.interval.ms), retries and a poison-message
+ * policy, KIP-345 static membership and manual assignment.
  *
  * ```ts
  * const consumer = createGroupConsumer({
@@ -9,24 +12,32 @@
  * });
  * await consumer.start();
  * ...
- * await consumer.stop();   // finishes the batch in hand, leaves the group
+ * await consumer.stop();   // finishes the batch in hand, commits, leaves the group
  * ```
  *
- * Events: `assigned` ({ partitions, positions }), `batch` ({ topic, partition, records,
- * nextOffset, lag }), `fenced` ({ topic, partition, expected, stored }), `error` (Error),
- * `state` ({ from, to }).
+ * Events: `assigned` ({ partitions, positions }), `revoked` ({ partitions }), `lost` ({ partitions, error }),
+ * `rebalance` (RebalanceRecord: { startedAt, durationMs, revoked, assigned }), `batch` ({ topic,
+ * partition, records, nextOffset, lag }), `fenced` (sink CAS refused: { topic, partition, expected, stored }),
+ * `dead-letter` ({ topic, partition, offset, deadLetterTopic, error }), `retry` ({ topic, partition, offset,
+ * attempt, error }), `error` (Error), `state` ({ from, to }).
  */
 import { EventEmitter } from 'node:events';
-import { Admin, Batch, Consumer, EachBatchPayload, Kafka, logLevel, PartitionAssigner } from 'kafkajs';
+import { Admin, Batch, Consumer, EachBatchPayload, Kafka, logLevel, PartitionAssigner, Producer } from 'kafkajs';
 import { createRangeAssignor, createRoundRobinAssignor, createStickyAssignor, createStickyAssignorState } from './assignors';
 import { KafkaEosError } from '../errors';
 import { partitionKey, SinkRecord, TopicPartition } from '../sinks/sink';
+import { FencedInstanceIdError, MaxProcessingTimeExceededError, PoisonMessageError } from './errors';
+import { assertNotFenced, batchEpoch, GroupHooks, KafkaJsConsumerGroup, registeringAssigners, simpleCommit } from './kafkajs-adapter';
 import { ConsumerState, Lifecycle } from './lifecycle';
+import { committedPositions, manualAssigner, manualPartitions, privateGroupId } from './manual';
+import { ConsumerMetrics, ConsumerMetricsSnapshot } from './metrics';
 import { GroupConsumerOptions, validateOptions } from './options';
+import { processBatch, ProcessorOptions } from './retry';
 import { atLeastOnce } from './strategies/at-least-once';
 import { atMostOnce } from './strategies/at-most-once';
 import { exactlyOnce } from './strategies/exactly-once';
 import type { CommitStrategy, StrategyBatch, StrategyContext } from './strategies/types';
+import { BatchWatch } from './watch';
 
 function toRecords(batch: Batch): SinkRecord[] {
   return batch.messages.map((m) => ({
@@ -40,17 +51,43 @@ function toRecords(batch: Batch): SinkRecord[] {
   }));
 }
 
+/** Options of {@link GroupConsumer.stop}. */
+export interface StopOptions {
+  /**
+   * Send LeaveGroup (default: true for dynamic members; false for static members, whose restart
+   * within the session timeout then causes no rebalance, as Java's static members do).
+   */
+  leaveGroup?: boolean;
+}
+
 export class GroupConsumer extends EventEmitter {
   private readonly options: GroupConsumerOptions;
   private readonly kafka: Kafka;
   private readonly strategy: CommitStrategy;
   private readonly lifecycle: Lifecycle;
+  private readonly metricsState = new ConsumerMetrics();
+  private readonly hooks: GroupHooks;
+  private readonly processor: ProcessorOptions;
   private consumer: Consumer | null = null;
   private admin: Admin | null = null;
+  private producer: Promise<Producer> | null = null;
   /** Resolves once the strategy has positioned the current assignment. */
   private assignmentReady: Promise<void> = Promise.resolve();
-  private assigned: TopicPartition[] = [];
+  private owned = new Map<string, TopicPartition>();
+  /** Bumped on every revocation and assignment: batches fetched in an older epoch are dropped. */
+  private epoch = 0;
+  /** A heartbeat's REBALANCE_IN_PROGRESS seen in the background, rethrown to KafkaJS so it rejoins. */
+  private pendingRebalance: Error | null = null;
+  private rebalanceStartedAt: number | null = null;
+  private revokedInRound: TopicPartition[] = [];
+  private inFlight = 0;
+  private idleWaiters: (() => void)[] = [];
+  private kjsGroup: KafkaJsConsumerGroup | null = null;
+  private leaveOnStop = true;
   private stopPromise: Promise<void> | null = null;
+  private signalHandlers: [NodeJS.Signals, () => void][] = [];
+  /** Why the consumer failed, if it did. */
+  failure: Error | null = null;
   /** Fed after every rebalance, so the sticky assignor can report what this member owns. */
   private readonly stickyState = createStickyAssignorState();
 
@@ -63,7 +100,28 @@ export class GroupConsumer extends EventEmitter {
       logLevel: logLevel.NOTHING,
     });
     this.lifecycle = new Lifecycle((from, to) => this.emit('state', { from, to }));
-    this.strategy = this.makeStrategy();
+    this.strategy = options.strategy ?? this.makeStrategy();
+    this.leaveOnStop = !options.groupInstanceId;
+    this.hooks = {
+      groupId: options.groupId,
+      groupInstanceId: options.groupInstanceId ?? null,
+      beforeJoin: (group) => this.beforeJoin(group),
+      epoch: () => this.epoch,
+      shouldLeave: () => this.leaveOnStop,
+      onFenced: (err) => this.onLost(err),
+    };
+    this.processor = {
+      handler: options.handler,
+      recordHandler: options.recordHandler,
+      retry: options.retry,
+      poisonPolicy: options.poisonPolicy,
+      deadLetterTopic: options.deadLetterTopic,
+      producer: () => this.deadLetterProducer(),
+      onDeadLetter: (info) => { this.metricsState.counts.deadLettered += 1; this.emit('dead-letter', info); },
+      onRetry: (info) => { this.metricsState.counts.retries += 1; this.emit('retry', info); },
+    };
+    // An 'error' event with no listener would throw from emit(): keep errors observable but safe.
+    this.on('error', () => { this.metricsState.counts.errors += 1; });
   }
 
   get state(): ConsumerState {
@@ -72,14 +130,19 @@ export class GroupConsumer extends EventEmitter {
 
   /** The partitions currently assigned to this member. */
   assignment(): TopicPartition[] {
-    return [...this.assigned];
+    return [...this.owned.values()];
+  }
+
+  /** Lag per partition, records per second, rebalances with durations (ms), error counts. */
+  metrics(): ConsumerMetricsSnapshot {
+    return this.metricsState.snapshot();
   }
 
   private makeStrategy(): CommitStrategy {
     const o = this.options;
     switch (o.delivery) {
       case 'at-most-once': return atMostOnce();
-      case 'at-least-once': return atLeastOnce();
+      case 'at-least-once': return atLeastOnce({ commitIntervalMs: o.commitIntervalMs });
       case 'exactly-once':
         return exactlyOnce({
           sink: o.sink!,
@@ -94,6 +157,10 @@ export class GroupConsumer extends EventEmitter {
       groupId: this.options.groupId,
       commitToKafka: async (offsets) => {
         if (!this.consumer) throw new KafkaEosError('NOT_RUNNING', 'consumer is not running');
+        assertNotFenced(this.hooks);
+        if (this.failure) throw new KafkaEosError('NOT_RUNNING', `consumer failed: ${this.failure.message}`, { cause: this.failure });
+        if (offsets.length === 0) return;
+        if (this.options.assign) return simpleCommit(this.hooks, this.options.groupId, offsets);
         await this.consumer.commitOffsets(offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: o.offset.toString() })));
       },
       earliestOffset: async (tp) => {
@@ -106,7 +173,11 @@ export class GroupConsumer extends EventEmitter {
     };
   }
 
-  /** Joins the group and starts consuming. Resolves once KafkaJS is running. Throws ConfigError/Kafka errors. */
+  /**
+   * Joins the group (or takes the manual assignment) and starts consuming. Resolves once KafkaJS
+   * runs; the assignment arrives later (`assigned` event). Throws IllegalStateError if not idle,
+   * KafkaJS errors if the cluster cannot be reached.
+   */
   async start(): Promise<void> {
     this.lifecycle.to('starting');
     const o = this.options;
@@ -114,28 +185,23 @@ export class GroupConsumer extends EventEmitter {
       this.admin = this.kafka.admin();
       await this.admin.connect();
       const consumer = this.kafka.consumer({
-        groupId: o.groupId,
+        groupId: o.assign ? privateGroupId(o.groupId) : o.groupId,
         sessionTimeout: o.sessionTimeoutMs ?? 30000,
         rebalanceTimeout: o.rebalanceTimeoutMs ?? 60000,
         heartbeatInterval: o.heartbeatIntervalMs ?? 3000,
         maxWaitTimeInMs: o.maxWaitTimeMs ?? 500,
         allowAutoTopicCreation: false,
-        partitionAssigners: this.resolveAssignors(),
+        partitionAssigners: registeringAssigners(this.resolveAssignors(), this.hooks),
       });
       this.consumer = consumer;
       consumer.on(consumer.events.GROUP_JOIN, (e) => this.onGroupJoin(e.payload.memberAssignment));
-      consumer.on(consumer.events.CRASH, (e) => {
-        this.emit('error', e.payload.error);
-        if (!e.payload.restart && this.lifecycle.can('failed')) this.lifecycle.to('failed');
-      });
+      consumer.on(consumer.events.CRASH, (e) => this.onCrash(e.payload.error, e.payload.restart));
       await consumer.connect();
-      for (const topic of o.topics) await consumer.subscribe({ topic, fromBeginning: o.fromBeginning ?? true });
-      await consumer.run({
-        autoCommit: false,
-        eachBatchAutoResolve: false,
-        eachBatch: (payload) => this.onBatch(payload),
-      });
-      this.lifecycle.to('running');
+      const topics = o.assign ? [...new Set(o.assign.map((a) => a.topic))] : o.topics!;
+      await consumer.subscribe({ topics, fromBeginning: o.fromBeginning ?? true });
+      await consumer.run({ autoCommit: false, eachBatchAutoResolve: false, eachBatch: (payload) => this.onBatch(payload) });
+      if (this.lifecycle.state === 'starting') this.lifecycle.to('running');
+      this.installSignalHandlers();
     } catch (e) {
       if (this.lifecycle.can('failed')) this.lifecycle.to('failed');
       await this.disconnect();
@@ -144,6 +210,7 @@ export class GroupConsumer extends EventEmitter {
   }
 
   private resolveAssignors(): PartitionAssigner[] {
+    if (this.options.assign) return [manualAssigner(this.options.assign)];
     return (this.options.assignors ?? ['range']).map((a) => {
       if (typeof a !== 'string') return a;
       if (a === 'range') return createRangeAssignor({ state: this.stickyState });
@@ -152,78 +219,294 @@ export class GroupConsumer extends EventEmitter {
     });
   }
 
+  private installSignalHandlers(): void {
+    const s = this.options.handleSignals;
+    if (!s) return;
+    const signals: NodeJS.Signals[] = s === true ? ['SIGTERM', 'SIGINT'] : s;
+    for (const sig of signals) {
+      const handler = () => {
+        void this.stop().finally(() => {
+          this.removeSignalHandlers();
+          // Restore the default action (terminate) when nobody else handles the signal.
+          if (process.listenerCount(sig) === 0) process.kill(process.pid, sig);
+        });
+      };
+      process.once(sig, handler);
+      this.signalHandlers.push([sig, handler]);
+    }
+  }
+
+  private removeSignalHandlers(): void {
+    for (const [sig, handler] of this.signalHandlers) process.removeListener(sig, handler);
+    this.signalHandlers = [];
+  }
+
+  // ------------------------------------------------------------------ rebalancing
+
+  private whenIdle(): Promise<void> {
+    if (this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** KafkaJS is about to (re)join: revoke everything while we still own it (eager protocol). */
+  private async beforeJoin(group: KafkaJsConsumerGroup): Promise<void> {
+    this.kjsGroup = group;
+    this.rebalanceStartedAt ??= Date.now();
+    this.epoch += 1;
+    this.pendingRebalance = null;
+    await this.whenIdle();
+    await this.revoke();
+  }
+
+  /** Commits finished work and runs onPartitionsRevoked for every owned partition. Never throws. */
+  private async revoke(): Promise<void> {
+    const partitions = [...this.owned.values()];
+    this.owned.clear();
+    if (partitions.length === 0) return;
+    this.revokedInRound.push(...partitions);
+    try {
+      await this.strategy.onRevoked?.(this.context(), partitions);
+    } catch (e) {
+      this.emit('error', new KafkaEosError('COMMIT_ON_REVOKE_FAILED', `commit before giving up ${partitions.map(partitionKey).join(', ')} failed: ${(e as Error).message}`, { cause: e }));
+    }
+    try {
+      await this.options.onPartitionsRevoked?.(partitions);
+    } catch (e) {
+      this.emit('error', e);
+    }
+    this.emit('revoked', { partitions });
+  }
+
   private onGroupJoin(memberAssignment: Record<string, number[]>): void {
     this.stickyState.update(memberAssignment);
     const partitions: TopicPartition[] = [];
     for (const [topic, ps] of Object.entries(memberAssignment)) for (const partition of ps) partitions.push({ topic, partition });
-    this.assigned = partitions;
+    this.epoch += 1;
+    this.pendingRebalance = null;
+    this.owned = new Map(partitions.map((tp) => [partitionKey(tp), tp]));
+    this.metricsState.assigned(partitions);
     const consumer = this.consumer as Consumer;
-    this.assignmentReady = this.strategy.onAssigned(this.context(), partitions).then(
-      (positions) => {
-        if (positions) for (const tp of partitions) {
-          const pos = positions.get(partitionKey(tp));
-          if (pos !== undefined) consumer.seek({ topic: tp.topic, partition: tp.partition, offset: pos.toString() });
-        }
-        this.emit('assigned', { partitions, positions });
-      },
-      (err: unknown) => {
-        this.emit('error', err);
-        throw err;
-      },
-    );
-    this.assignmentReady.catch(() => undefined);
+    const epoch = this.epoch;
+    this.assignmentReady = (async () => {
+      let positions = await this.strategy.onAssigned(this.context(), partitions);
+      if (!positions && this.options.assign && this.admin) {
+        positions = await committedPositions(this.admin, this.options.groupId, partitions, this.options.fromBeginning ?? true);
+      }
+      if (epoch !== this.epoch) return;
+      if (positions) for (const tp of partitions) {
+        const pos = positions.get(partitionKey(tp));
+        if (pos !== undefined) consumer.seek({ topic: tp.topic, partition: tp.partition, offset: pos.toString() });
+      }
+      await this.options.onPartitionsAssigned?.(partitions);
+      this.emit('assigned', { partitions, positions });
+      const startedAt = this.rebalanceStartedAt ?? Date.now();
+      const record = { startedAt, durationMs: Date.now() - startedAt, revoked: this.revokedInRound, assigned: partitions };
+      this.rebalanceStartedAt = null;
+      this.revokedInRound = [];
+      this.metricsState.recordRebalance(record);
+      this.emit('rebalance', record);
+    })();
+    this.assignmentReady.catch((err: unknown) => this.fail(err as Error));
   }
 
-  private async onBatch({ batch, resolveOffset, heartbeat, isStale, isRunning }: EachBatchPayload): Promise<void> {
-    await this.assignmentReady;
-    if (!isRunning() || isStale()) return;
-    const fetchedOffset = (batch as Batch & { fetchedOffset: string }).fetchedOffset;
-    const records = toRecords(batch);
+  /** Partitions lost without a commit: fenced (KIP-345), or maxProcessingTimeMs exceeded. */
+  private onLost(error: Error): void {
+    this.epoch += 1;
+    const partitions = [...this.owned.values()];
+    this.owned.clear();
+    this.strategy.onLost?.(partitions);
+    this.emit('lost', { partitions, error });
+    Promise.resolve(this.options.onPartitionsLost?.(partitions)).catch((e: unknown) => this.emit('error', e));
+    this.fail(error);
+  }
+
+  private onCrash(error: Error, restart: boolean): void {
+    // KafkaJS has left the group and disconnected: whatever we owned is gone, uncommitted.
+    if (error instanceof FencedInstanceIdError || (error as { cause?: unknown }).cause instanceof FencedInstanceIdError) return;
+    const partitions = [...this.owned.values()];
+    this.owned.clear();
+    this.epoch += 1;
+    this.strategy.onLost?.(partitions);
+    if (restart) this.emit('error', error);
+    else this.fail(error);
+  }
+
+  // ------------------------------------------------------------------ batches
+
+  private async onBatch(payload: EachBatchPayload): Promise<void> {
+    const { batch } = payload;
+    if (this.pendingRebalance) throw this.pendingRebalance;
+    const epoch = batchEpoch(batch);
+    if (!this.accepting() || epoch !== this.epoch) return;
+    this.inFlight += 1;
+    try {
+      await this.assignmentReady;
+      await this.handle(payload, epoch);
+    } finally {
+      this.inFlight -= 1;
+      if (this.inFlight === 0) for (const w of this.idleWaiters.splice(0)) w();
+    }
+    if (this.pendingRebalance) throw this.pendingRebalance;
+  }
+
+  private accepting(): boolean {
+    const s = this.lifecycle.state;
+    return s === 'running' || s === 'draining' || s === 'starting';
+  }
+
+  private async handle({ batch, resolveOffset, heartbeat }: EachBatchPayload, epoch: number): Promise<void> {
+    const key = partitionKey(batch);
+    if (epoch !== this.epoch || !this.owned.has(key) || !this.accepting()) return;
     const sb: StrategyBatch = {
       topic: batch.topic,
       partition: batch.partition,
-      fetchOffset: BigInt(fetchedOffset),
-      records,
+      fetchOffset: BigInt((batch as Batch & { fetchedOffset: string }).fetchedOffset),
+      records: toRecords(batch),
       nextOffset: BigInt(batch.lastOffset()) + 1n,
     };
-    const handler = this.options.handler;
-    const process = handler
-      ? () => handler({ topic: sb.topic, partition: sb.partition, records, nextOffset: sb.nextOffset })
-      : async () => undefined;
-    const outcome = await this.strategy.handleBatch(this.context(), sb, process);
+    const maxMs = this.options.maxProcessingTimeMs ?? 300000;
+    const watch = new BatchWatch({
+      heartbeat,
+      intervalMs: this.options.heartbeatIntervalMs ?? 3000,
+      maxProcessingTimeMs: maxMs,
+      onRebalance: (err) => { this.pendingRebalance ??= err; },
+      onTimeout: () => this.onMaxProcessingTime(new MaxProcessingTimeExceededError(sb.topic, sb.partition, maxMs)),
+    }).start();
+    const shouldStop = () => this.pendingRebalance !== null || watch.timedOut || epoch !== this.epoch;
+    let outcome;
+    try {
+      const ctx = this.context();
+      const onProgress = this.strategy.onProgress?.bind(this.strategy);
+      const onRecordDone = onProgress ? (upTo: bigint) => onProgress(ctx, sb, upTo) : undefined;
+      outcome = await this.strategy.handleBatch(ctx, sb, () => processBatch(this.processor, sb, watch.signal, shouldStop, onRecordDone));
+    } catch (e) {
+      if (e instanceof PoisonMessageError && epoch === this.epoch) {
+        // Policy `fail`: commit the work finished before the poison record while we still own it.
+        this.strategy.onFailed?.(sb, e.processedUpTo);
+        this.epoch += 1;
+        await this.revoke();
+      }
+      this.fail(e as Error);
+      return;
+    } finally {
+      watch.stop();
+    }
+    if (epoch !== this.epoch && !this.owned.has(key)) return;
     if (outcome.kind === 'seek') {
       this.consumer?.seek({ topic: sb.topic, partition: sb.partition, offset: outcome.offset.toString() });
-      return;
+    } else {
+      resolveOffset(batch.lastOffset());
     }
-    resolveOffset(batch.lastOffset());
-    this.emit('batch', { topic: sb.topic, partition: sb.partition, records: records.length, nextOffset: sb.nextOffset, lag: BigInt(batch.highWatermark) - sb.nextOffset });
-    await heartbeat();
+    const position = outcome.kind === 'seek' ? outcome.offset : sb.nextOffset;
+    const lag = BigInt(batch.highWatermark) - position;
+    this.metricsState.recordBatch(sb, sb.records.length, position, BigInt(batch.highWatermark));
+    this.emit('batch', { topic: sb.topic, partition: sb.partition, records: sb.records.length, nextOffset: position, lag: lag < 0n ? 0n : lag });
+  }
+
+  private onMaxProcessingTime(error: MaxProcessingTimeExceededError): void {
+    const group = this.kjsGroup;
+    this.onLost(error);
+    // Leave now so the partitions move on; the handler may still be running.
+    if (group) void group.leave().catch(() => undefined);
+  }
+
+  private async deadLetterProducer(): Promise<Producer> {
+    this.producer ??= (async () => {
+      const p = this.kafka.producer({ allowAutoTopicCreation: true });
+      await p.connect();
+      return p;
+    })();
+    return this.producer;
+  }
+
+  // ------------------------------------------------------------------ stopping
+
+  /** Stops with `error` (state `failed`), without committing; emits `error`. Idempotent. */
+  private fail(error: Error): void {
+    if (this.failure || this.lifecycle.state === 'stopped') return;
+    this.failure = error;
+    if (this.lifecycle.can('failed')) this.lifecycle.to('failed');
+    this.emit('error', error);
+    this.stopPromise ??= this.disconnect().finally(() => this.removeSignalHandlers());
   }
 
   private async disconnect(): Promise<void> {
     const consumer = this.consumer;
     const admin = this.admin;
+    const producer = this.producer;
     this.consumer = null;
     this.admin = null;
-    await Promise.allSettled([consumer?.disconnect(), admin?.disconnect()]);
+    this.producer = null;
+    await Promise.allSettled([consumer?.disconnect(), admin?.disconnect(), producer?.then((p) => p.disconnect())]);
+    this.owned.clear();
+    this.stickyState.reset();
   }
 
-  /** Finishes the batch in hand, leaves the group and disconnects. Idempotent. */
-  stop(): Promise<void> {
+  /**
+   * Finishes the batch in hand, commits finished work (onPartitionsRevoked runs), leaves the group
+   * (see {@link StopOptions.leaveGroup}) and disconnects. Idempotent: later calls return the same
+   * promise. After a failure, resolves once resources are released (see `failure`).
+   */
+  stop(options: StopOptions = {}): Promise<void> {
     if (this.stopPromise) return this.stopPromise;
     if (this.lifecycle.state === 'idle') {
       this.lifecycle.to('stopped');
       this.stopPromise = Promise.resolve();
       return this.stopPromise;
     }
+    if (options.leaveGroup !== undefined) this.leaveOnStop = options.leaveGroup;
     this.stopPromise = (async () => {
       if (this.lifecycle.can('stopping')) this.lifecycle.to('stopping');
+      await this.whenIdle();
+      await this.revoke();
       await this.disconnect();
-      this.assigned = [];
-      this.stickyState.reset();
-      this.lifecycle.to('stopped');
+      this.removeSignalHandlers();
+      if (this.lifecycle.can('stopped')) this.lifecycle.to('stopped');
     })();
     return this.stopPromise;
+  }
+
+  /**
+   * Consumes every record already in the assigned partitions' logs when called (up to their high
+   * watermarks), then stops as {@link stop} does. Partitions assigned later are drained to their
+   * high watermark at that time. Rejects with the failure if the consumer fails meanwhile.
+   * @param pollMs how often progress is checked, ms (default 200).
+   */
+  async drain(pollMs = 200): Promise<void> {
+    if (this.lifecycle.state !== 'running') throw new KafkaEosError('NOT_RUNNING', `cannot drain in state ${this.lifecycle.state}`);
+    this.lifecycle.to('draining');
+    const targets = new Map<string, bigint>();
+    const draining = (): boolean => this.lifecycle.state === 'draining';
+    while (draining()) {
+      if (await this.caughtUp(targets)) return this.stop();
+      await new Promise((r) => setTimeout(r, pollMs));
+    }
+    if (this.failure) throw this.failure;
+  }
+
+  private async caughtUp(targets: Map<string, bigint>): Promise<boolean> {
+    const admin = this.admin;
+    if (!admin) return false;
+    await this.assignmentReady.catch(() => undefined);
+    const owned = [...this.owned.values()];
+    if (owned.length === 0) return false;
+    for (const topic of new Set(owned.filter((tp) => !targets.has(partitionKey(tp))).map((tp) => tp.topic))) {
+      for (const o of await admin.fetchTopicOffsets(topic)) {
+        const k = partitionKey({ topic, partition: o.partition });
+        if (!targets.has(k)) targets.set(k, BigInt(o.high));
+      }
+    }
+    const committed = new Map<string, bigint>();
+    const group = this.options.groupId;
+    for (const topic of new Set(owned.map((tp) => tp.topic))) {
+      const [res] = await admin.fetchOffsets({ groupId: group, topics: [topic] });
+      for (const p of res?.partitions ?? []) committed.set(partitionKey({ topic, partition: p.partition }), BigInt(p.offset));
+    }
+    return owned.every((tp) => {
+      const k = partitionKey(tp);
+      const position = [this.metricsState.position(tp) ?? -1n, committed.get(k) ?? -1n].reduce((a, b) => (a > b ? a : b));
+      return position >= (targets.get(k) ?? 0n);
+    });
   }
 }
 

@@ -115,8 +115,11 @@ export function registeringAssigners(assigners: PartitionAssigner[], hooks: Grou
   });
 }
 
+const clusters = new WeakMap<GroupHooks, Loose>();
+
 function register(cluster: Loose, hooks: GroupHooks): void {
   registry.set(cluster, hooks);
+  clusters.set(hooks, cluster);
   const find = cluster.findGroupCoordinator.bind(cluster) as AnyFn;
   cluster.findGroupCoordinator = async (args: unknown) => {
     const broker = (await find(args)) as Loose;
@@ -196,4 +199,21 @@ function patchCoordinator(broker: Loose, hooks: GroupHooks): void {
       throw e;
     }
   };
+}
+
+/**
+ * A "simple" OffsetCommit (generation -1, no member id) to `groupId`, as Kafka's `assign()`
+ * consumers send: accepted while that group has no active members. Offsets are next-to-consume.
+ */
+export async function simpleCommit(hooks: GroupHooks, groupId: string, offsets: { topic: string; partition: number; offset: bigint }[]): Promise<void> {
+  const cluster = clusters.get(hooks);
+  if (!cluster) throw new UnsupportedKafkaJsError('no KafkaJS cluster registered for this consumer');
+  const byTopic = new Map<string, { partition: number; offset: string }[]>();
+  for (const o of offsets) {
+    const list = byTopic.get(o.topic) ?? [];
+    list.push({ partition: o.partition, offset: o.offset.toString() });
+    byTopic.set(o.topic, list);
+  }
+  const broker = (await cluster.findGroupCoordinator({ groupId })) as Loose;
+  await broker.offsetCommit({ groupId, groupGenerationId: -1, memberId: '', topics: [...byTopic].map(([topic, partitions]) => ({ topic, partitions })) });
 }

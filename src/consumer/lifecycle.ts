@@ -4,12 +4,17 @@
  */
 import { KafkaEosError } from '../errors';
 
-export type ConsumerState = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped' | 'failed';
+/**
+ * idle → starting → running (→ draining) → stopping → stopped. `failed`: stopped by an error
+ * (fenced, max processing time, poison with policy fail, a KafkaJS crash); resources are released.
+ */
+export type ConsumerState = 'idle' | 'starting' | 'running' | 'draining' | 'stopping' | 'stopped' | 'failed';
 
 const TRANSITIONS: Record<ConsumerState, readonly ConsumerState[]> = {
   idle: ['starting', 'stopped'],
   starting: ['running', 'stopping', 'failed'],
-  running: ['stopping', 'failed'],
+  running: ['draining', 'stopping', 'failed'],
+  draining: ['stopping', 'failed'],
   stopping: ['stopped', 'failed'],
   stopped: [],
   failed: ['stopping', 'stopped'],

@@ -105,9 +105,16 @@ async function poison(options: ProcessorOptions, batch: StrategyBatch, records: 
 
 /**
  * Runs the handler over the batch. `shouldStop` is checked before each record (record handler):
- * when it says so, the result is partial (`complete: false`). Throws PoisonMessageError (policy fail).
+ * when it says so, the result is partial (`complete: false`). `onRecordDone` is awaited after each
+ * record is done with (record handler). Throws PoisonMessageError (policy fail).
  */
-export async function processBatch(options: ProcessorOptions, batch: StrategyBatch, signal: AbortSignal, shouldStop: () => boolean): Promise<ProcessResult> {
+export async function processBatch(
+  options: ProcessorOptions,
+  batch: StrategyBatch,
+  signal: AbortSignal,
+  shouldStop: () => boolean,
+  onRecordDone?: (processedUpTo: bigint) => Promise<void>,
+): Promise<ProcessResult> {
   const { records } = batch;
   if (options.recordHandler) {
     const handler = options.recordHandler;
@@ -121,6 +128,7 @@ export async function processBatch(options: ProcessorOptions, batch: StrategyBat
         if (shouldStop()) return { processedUpTo: record.offset, complete: false, output };
         await poison(options, batch, [record], record.offset, e);
       }
+      await onRecordDone?.(record.offset + 1n);
     }
     return { processedUpTo: batch.nextOffset, complete: true, output };
   }

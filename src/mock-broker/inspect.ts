@@ -120,7 +120,7 @@ function decodeMember(m: MemberView, protocolType: string | null): MemberInspect
     try {
       const a = decodeAssignment(m.assignment);
       assignment = {};
-      for (const tp of a.partitions) (assignment[tp.topic] ??= []).push(tp.partition);
+      for (const tp of a.assignedPartitions) (assignment[tp.topic] ??= []).push(tp.partition);
       for (const list of Object.values(assignment)) list.sort((x, y) => x - y);
       userData = a.userData;
     } catch {

@@ -148,6 +148,31 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
   }
 
   /**
+   * The CAS of every advance in one statement (one round trip, whatever the partition count):
+   * `UPDATE ... SET next_offset = CASE ... END WHERE group_id = ? AND ((topic, partition,
+   * next_offset) matches an expected position) ...`. True when every row matched. Rows expected
+   * at -1 are first seeded insert-if-absent, as in {@link cas}.
+   */
+  private async casAll(trx: Knex.Transaction, groupId: string, sorted: OffsetAdvance[]): Promise<boolean> {
+    if (sorted.length === 1) {
+      const a = sorted[0];
+      return this.cas(trx, groupId, a, a.expectedOffset, a.nextOffset);
+    }
+    const seeds = sorted.filter((a) => a.expectedOffset === -1n).map((a) => ({ group_id: groupId, topic: a.topic, partition: a.partition, next_offset: -1 }));
+    if (seeds.length > 0) await trx(this.table).insert(seeds).onConflict(['group_id', 'topic', 'partition']).ignore();
+    const cast = this.dialect === 'postgres' ? 'BIGINT' : 'INTEGER';
+    const cases = sorted.map(() => `WHEN ?? = ? AND ?? = ? THEN CAST(? AS ${cast})`).join(' ');
+    const bindings = sorted.flatMap((a) => ['topic', a.topic, 'partition', a.partition, bindBigint(a.nextOffset)]);
+    const n = await trx(this.table)
+      .where('group_id', groupId)
+      .andWhere((w) => {
+        for (const a of sorted) w.orWhere({ topic: a.topic, partition: a.partition, next_offset: bindBigint(a.expectedOffset) });
+      })
+      .update({ next_offset: trx.raw(`CASE ${cases} END`, bindings), updated_at: trx.fn.now() });
+    return Number(n) === sorted.length;
+  }
+
+  /**
    * Runs `work(trx)` in one transaction with the CAS of every advance (done first, in (topic, partition) order so
    * concurrent grouped writers lock rows in the same order). If any CAS matches 0 rows, `work` is not called,
    * everything rolls back, and the result lists the fenced partitions with their stored offsets.
@@ -181,17 +206,17 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
     let value: T;
     try {
       value = await this.knex.transaction(async (trx) => {
-        const fenced: TopicPartition[] = [];
-        for (const a of sorted) {
-          if (!(await this.cas(trx, groupId, a, a.expectedOffset, a.nextOffset))) fenced.push({ topic: a.topic, partition: a.partition });
-        }
-        if (fenced.length > 0) throw new Fenced(fenced);
+        if (!(await this.casAll(trx, groupId, sorted))) throw new Fenced(sorted.map((a) => ({ topic: a.topic, partition: a.partition })));
         return work(trx);
       });
     } catch (err) {
       if (!(err instanceof Fenced)) throw err;
+      // Rolled back: a partition whose stored offset is still the expected one was not the cause.
       const stored = await this.read(groupId, err.partitions);
-      return { status: 'fenced', fenced: err.partitions.map((tp) => ({ ...tp, storedOffset: stored.get(partitionKey(tp)) ?? -1n })) };
+      const expected = new Map(sorted.map((a) => [partitionKey(a), a.expectedOffset]));
+      const fenced = err.partitions.filter((tp) => stored.get(partitionKey(tp)) !== expected.get(partitionKey(tp)));
+      const list = fenced.length > 0 ? fenced : err.partitions;
+      return { status: 'fenced', fenced: list.map((tp) => ({ ...tp, storedOffset: stored.get(partitionKey(tp)) ?? -1n })) };
     }
     return { status: 'committed', recovered: false, value };
   }

@@ -48,7 +48,7 @@ describe('kafka-eos demo', () => {
       expect(dupes).toEqual([]);
       const offsets = await knex('kafka_eos_offsets').select('partition', 'next_offset');
       expect(offsets).toHaveLength(6);
-      const perPartition = await knex('flights').select('kafka_partition').count({ c: '*' }).max({ hi: 'kafka_offset' }).groupBy('kafka_partition');
+      const perPartition: Record<string, unknown>[] = await knex('flights').select('kafka_partition').count({ c: '*' }).max({ hi: 'kafka_offset' }).groupBy('kafka_partition');
       for (const p of perPartition) {
         const stored = offsets.find((o) => Number(o.partition) === Number(p.kafka_partition));
         // Plain produce: offsets are contiguous, so the next offset is the highest one + 1 = the row count.

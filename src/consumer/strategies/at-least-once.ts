@@ -49,6 +49,13 @@ export function atLeastOnce(options: AtLeastOnceOptions = {}): CommitStrategy {
       }
       return result.complete ? { kind: 'done' } : { kind: 'seek', offset: result.processedUpTo };
     },
+    async onProgress(ctx, tp, processedUpTo) {
+      finish(tp, processedUpTo);
+      if (now() - lastCommit >= interval) {
+        lastCommit = now();
+        await commit(ctx, [partitionKey(tp)]);
+      }
+    },
     onFailed(batch, processedUpTo) {
       if (processedUpTo > batch.fetchOffset) finish(batch, processedUpTo);
     },

@@ -61,6 +61,12 @@ export interface CommitStrategy {
    * while the member still owns them: commit the finished work here.
    */
   onRevoked?(ctx: StrategyContext, partitions: TopicPartition[]): Promise<void>;
+  /**
+   * A record handler finished (or skipped, or dead-lettered) records up to `processedUpTo`
+   * (exclusive) within the batch being handled. Optional: lets at-least-once commit finished work
+   * record by record. Not called for batch handlers.
+   */
+  onProgress?(ctx: StrategyContext, tp: TopicPartition, processedUpTo: bigint): Promise<void>;
   /** Processing of a batch failed with `processedUpTo` records done (policy `fail`): remember them for onRevoked. */
   onFailed?(batch: StrategyBatch, processedUpTo: bigint): void;
   /** The partitions were lost without a chance to commit (fenced, session lost): forget them, commit nothing. */

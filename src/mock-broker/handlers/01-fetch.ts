@@ -9,10 +9,20 @@
  * for the partitions it leads, and a fetch waiting on one broker never delays another's.
  * Size limits follow KIP-74: whole batches, partitionMaxBytes per partition, maxBytes in all,
  * but the first batch of the first non-empty partition is returned even if larger.
+ *
+ * read_committed (isolationLevel 1, KIP-98): data is served only below the last stable offset
+ * (the first offset of the earliest open transaction), lastStableOffset is reported, and
+ * abortedTransactions lists (producerId, firstOffset) of every aborted transaction overlapping the
+ * fetched range [fetchOffset, end of the last batch returned, or the LSO when nothing is), as
+ * Kafka's `collectAbortedTransactions` does; the client drops those producers' batches from each
+ * firstOffset up to the ABORT marker. A long poll wakes on every append, markers included, so a
+ * commit releases a waiting read_committed fetch at once. A fetch offset between the LSO and the
+ * high watermark is valid (it just returns nothing yet).
  */
 import { ErrorCode } from '../protocol/error-codes';
 import { Fetch } from '../protocol/messages/data';
 import { PartitionLog } from '../partition-log';
+import { lastStableOffset, producerState } from '../transactions/producer-state';
 import { Body, Handler, HandlerContext } from './types';
 
 interface Built { body: Body; bytes: number; error: boolean; logs: PartitionLog[] }
@@ -36,15 +46,22 @@ function build(req: Body, ctx: HandlerContext): Built {
       if (log.leaderId !== ctx.nodeId) { error = true; return { ...base, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER }; }
       logs.push(log);
       const hw = log.highWatermark;
-      const withOffsets = { ...base, highWatermark: BigInt(hw), lastStableOffset: BigInt(hw), logStartOffset: BigInt(log.logStartOffset) };
+      const lso = lastStableOffset(log);
+      const withOffsets = { ...base, highWatermark: BigInt(hw), lastStableOffset: BigInt(lso), logStartOffset: BigInt(log.logStartOffset) };
       const offset = Number(p.fetchOffset);
       if (offset < log.logStartOffset || offset > hw) { error = true; return { ...withOffsets, errorCode: ErrorCode.OFFSET_OUT_OF_RANGE }; }
       const limit = Math.min(p.partitionMaxBytes, remaining);
-      const read = log.read(offset, limit, bytes === 0, hw);
+      const upTo = readCommitted ? lso : hw;
+      const read = log.read(offset, limit, bytes === 0, upTo);
       if (read.bytes === 0) return { ...withOffsets, records: Buffer.alloc(0) };
       bytes += read.bytes;
       remaining = Math.max(0, remaining - read.bytes);
-      return { ...withOffsets, records: read.chunks.length === 1 ? read.chunks[0] : Buffer.concat(read.chunks, read.bytes) };
+      const records = read.chunks.length === 1 ? read.chunks[0] : Buffer.concat(read.chunks, read.bytes);
+      if (!readCommitted) return { ...withOffsets, records };
+      const last = read.chunks[read.chunks.length - 1];
+      const end = Number(last.readBigInt64BE(0)) + last.readInt32BE(23) + 1; // base offset + lastOffsetDelta + 1
+      const aborted = producerState(log).abortedIn(offset, Math.min(end, upTo)).map((a) => ({ producerId: a.producerId, firstOffset: BigInt(a.firstOffset) }));
+      return { ...withOffsets, records, abortedTransactions: aborted };
     }),
   }));
   return { body: { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses }, bytes, error, logs };

@@ -8,6 +8,7 @@ import { decodeBatch } from '../protocol/record-batch';
 import { ErrorCode } from '../protocol/error-codes';
 import { ListOffsets } from '../protocol/messages/data';
 import { PartitionLog } from '../partition-log';
+import { lastStableOffset } from '../transactions/producer-state';
 import { Body, Handler } from './types';
 
 export const EARLIEST = -2n;
@@ -38,7 +39,7 @@ export const listOffsetsHandler: Handler = {
         if (log.leaderId !== ctx.nodeId) return { ...base, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER };
         let found: { offset: bigint; timestamp: bigint } | null;
         if (p.timestamp === EARLIEST) found = { offset: BigInt(log.logStartOffset), timestamp: -1n };
-        else if (p.timestamp === LATEST) found = { offset: BigInt(log.highWatermark), timestamp: -1n };
+        else if (p.timestamp === LATEST) found = { offset: BigInt(req.isolationLevel === 1 ? lastStableOffset(log) : log.highWatermark), timestamp: -1n };
         else found = offsetForTimestamp(log, p.timestamp);
         const offset = found ? found.offset : -1n;
         return { ...base, offset, timestamp: found ? found.timestamp : -1n, leaderEpoch: found ? log.leaderEpoch : -1, oldStyleOffsets: found ? [offset] : [] };

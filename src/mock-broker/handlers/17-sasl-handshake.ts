@@ -1,7 +1,9 @@
 /**
- * SaslHandshake (key 17), v1 only (KIP-152). v1 means the SASL tokens that follow travel in
- * SaslAuthenticate requests. v0, where the tokens follow as raw frames with no Kafka header,
- * is not served (kafka-python 2.0.2 uses it, so its SASL does not work against the mock).
+ * SaslHandshake (key 17), v0-v1 (KIP-43, KIP-152). After v1 the SASL tokens travel in
+ * SaslAuthenticate requests. After v0 they follow as raw frames with no Kafka header, which the
+ * mock cannot read: such a token closes the connection (kafka-python 2.0.2 does this, so its SASL
+ * does not work against the mock). v0 is still advertised because librdkafka enables its SASL
+ * handshake feature only when the broker's range includes v0.
  * Mechanisms: PLAIN. Another mechanism answers UNSUPPORTED_SASL_MECHANISM with the list; a
  * second handshake on an authenticated connection answers ILLEGAL_SASL_STATE. See sasl.ts.
  */
@@ -12,7 +14,7 @@ import { Handler } from './types';
 
 export const saslHandshakeHandler: Handler = {
   schema: SaslHandshake,
-  minVersion: 1,
+  minVersion: 0,
   maxVersion: 1,
   handle(req, ctx) {
     const session = saslSession(ctx);

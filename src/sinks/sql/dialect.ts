@@ -10,11 +10,10 @@ export type SqlDialect = 'sqlite' | 'postgres';
 /** SQLITE_MAX_VARIABLE_NUMBER default since SQLite 3.32. */
 export const SQLITE_MAX_VARIABLES = 32766;
 /**
- * knex builds SQLite multi-row inserts as `SELECT ... UNION ALL SELECT ...`: SQLITE_MAX_COMPOUND_SELECT (500) caps the
- * rows per statement, and it is also the default. Measured (200k rows x 6 columns, WAL file, 2 cores): 100 rows/statement
- * 130k rows/s, 250 → 141k, 500 → 174k with 1000-row batches; 159k / 187k / 195k with 5000-row batches.
+ * Default rows per SQLite INSERT. Inserts are VALUES lists (insert.ts), bounded only by the bound-variable limit;
+ * knex's own UNION ALL form was capped at 500 terms. See bench/sql-sink.js for the measurements behind the default.
  */
-export const SQLITE_MAX_ROWS_PER_INSERT = 500;
+export const SQLITE_DEFAULT_ROWS_PER_INSERT = 1000;
 /** The PostgreSQL wire protocol carries at most 65535 bind parameters per statement. */
 export const PG_MAX_PARAMETERS = 65535;
 /** Default rows per INSERT statement on PostgreSQL. Measured (200k rows x 6 columns, local PG 15, 2 cores): 500-2000 rows/statement are on a plateau (~135k rows/s with 1000-row batches, ~163k with 5000-row batches); 250 is ~15% slower, 5000 is no faster. */
@@ -80,9 +79,9 @@ export function createKnex(config: Knex.Config, opts: { sqliteBusyTimeoutMs?: nu
 export function rowsPerStatement(dialect: SqlDialect, columnCount: number, requested?: number): number {
   const cols = Math.max(1, columnCount);
   const cap = dialect === 'sqlite'
-    ? Math.min(SQLITE_MAX_ROWS_PER_INSERT, Math.floor(SQLITE_MAX_VARIABLES / cols))
+    ? Math.floor(SQLITE_MAX_VARIABLES / cols)
     : Math.floor(PG_MAX_PARAMETERS / cols);
-  const want = requested ?? (dialect === 'sqlite' ? SQLITE_MAX_ROWS_PER_INSERT : PG_DEFAULT_ROWS_PER_INSERT);
+  const want = requested ?? (dialect === 'sqlite' ? SQLITE_DEFAULT_ROWS_PER_INSERT : PG_DEFAULT_ROWS_PER_INSERT);
   return Math.max(1, Math.min(want, cap));
 }
 

@@ -3,6 +3,7 @@
  * The rows of all batches of one write() and the CAS updates of their partitions' next_offset commit in one
  * knex transaction; a CAS matching 0 rows (a zombie writer, or a stale position) rolls everything back.
  */
+import { valuesInsert } from './insert';
 import type { Knex } from 'knex';
 import { SqlOffsetStore } from '../../offsets/sql-store';
 import { partitionKey, type ExactlyOnceSink, type SinkBatch, type TopicPartition, type WriteResult } from '../sink';
@@ -54,16 +55,54 @@ export class SqlSink implements ExactlyOnceSink {
    * CAS every partition (expectedOffset → nextOffset), insert/upsert the rows in chunks, commit.
    * @returns committed, or fenced with the stored offsets of the partitions whose CAS failed (nothing written).
    * @throws SinkMappingError (SINK_MAPPING_FAILED) with topic/partition/offset/column of the record;
-   *   SinkWriteError SINK_BATCH_INVALID (inconsistent batches), SINK_WRITE_FAILED (database rejected a statement;
-   *   offset..lastOffset bound the chunk; rolled back, not retried), SINK_RETRIES_EXHAUSTED (outcome unknown).
+   *   SinkWriteError SINK_BATCH_INVALID (inconsistent batches), SINK_WRITE_FAILED (the database rejected a row:
+   *   topic/partition/offset name the first offending record, found by replaying the rows one by one in a
+   *   transaction that is always rolled back; everything rolled back, not retried), SINK_RETRIES_EXHAUSTED
+   *   (outcome unknown).
    */
   async write(groupId: string, batches: SinkBatch[]): Promise<WriteResult> {
     this.assertOpen();
     for (const b of batches) validateRecords(b);
     const mapped = this.mapAll(batches);
     await this.ensureDataTable();
-    const result = await this.offsets.withOffsets(groupId, batches, (trx) => this.insertAll(trx, mapped));
+    let result;
+    try {
+      result = await this.offsets.withOffsets(groupId, batches, (trx) => this.insertAll(trx, mapped));
+    } catch (err) {
+      if (err instanceof SinkWriteError && err.code === 'SINK_WRITE_FAILED') throw await this.locateRejectedRow(mapped, err);
+      throw err;
+    }
     return result.status === 'fenced' ? { status: 'fenced', fenced: result.fenced } : { status: 'committed' };
+  }
+
+  /**
+   * Finds the first row the database rejects by inserting the write's rows one at a time, each in
+   * its own savepoint, inside a transaction that is always rolled back. Returns a SinkWriteError
+   * naming that record, or `fallback` if no single row fails on its own.
+   */
+  private async locateRejectedRow(mapped: MappedBatch[], fallback: SinkWriteError): Promise<SinkWriteError> {
+    const ROLLBACK = Symbol('rollback');
+    let found: SinkWriteError | null = null;
+    try {
+      await this.knex.transaction(async (trx) => {
+        for (const { batch, rows, offsets } of mapped) {
+          for (let i = 0; i < rows.length && !found; i++) {
+            try {
+              await trx.transaction((sp) => valuesInsert(sp, this.cfg.table, Object.keys(rows[i]), [rows[i]], this.cfg.conflictKey));
+            } catch (err) {
+              if (isTransientSqlError(err)) throw err;
+              found = new SinkWriteError('SINK_WRITE_FAILED', `${batch.topic}:${batch.partition}@${offsets[i]} rejected: ${(err as Error).message}`, {
+                topic: batch.topic, partition: batch.partition, offset: offsets[i], lastOffset: offsets[i],
+              }, { cause: err });
+            }
+          }
+        }
+        throw ROLLBACK;
+      });
+    } catch (err) {
+      if (err !== ROLLBACK) return fallback;
+    }
+    return found ?? fallback;
   }
 
   /** The data table name. */
@@ -103,25 +142,42 @@ export class SqlSink implements ExactlyOnceSink {
     return out;
   }
 
+  /**
+   * Inserts the rows of every batch, in as few statements as the dialect allows: rows of all
+   * partitions go into the same VALUES lists (one column set per write), so a write of six
+   * partitions costs one or two statements, not six.
+   */
   private async insertAll(trx: Knex.Transaction, mapped: MappedBatch[]): Promise<void> {
-    for (const { batch, rows, offsets } of mapped) {
-      if (rows.length === 0) continue;
-      const perStatement = rowsPerStatement(this.offsets.dialect, Object.keys(rows[0]!).length, this.cfg.maxRowsPerStatement);
-      for (let i = 0; i < rows.length; i += perStatement) {
-        const chunk = rows.slice(i, i + perStatement);
-        try {
-          const q = trx(this.cfg.table).insert(chunk);
-          if (this.cfg.conflictKey) await q.onConflict(this.cfg.conflictKey).merge();
-          else await q;
-        } catch (err) {
-          if (isTransientSqlError(err)) throw err;
-          throw new SinkWriteError('SINK_WRITE_FAILED', `${batch.topic}:${batch.partition} rows at offsets ${offsets[i]}..${offsets[i + chunk.length - 1]} rejected: ${(err as Error).message}`, {
-            topic: batch.topic, partition: batch.partition, offset: offsets[i], lastOffset: offsets[i + chunk.length - 1],
-          }, { cause: err });
-        }
+    const rows: Record<string, unknown>[] = [];
+    const origin: { batch: SinkBatch; offset: bigint }[] = [];
+    for (const { batch, rows: r, offsets } of mapped) {
+      for (let i = 0; i < r.length; i++) {
+        rows.push(r[i]);
+        origin.push({ batch, offset: offsets[i] });
+      }
+    }
+    if (rows.length === 0) return;
+    const columns = Object.keys(rows[0]!);
+    const perStatement = rowsPerStatement(this.offsets.dialect, columns.length, this.cfg.maxRowsPerStatement);
+    for (let i = 0; i < rows.length; i += perStatement) {
+      const chunk = rows.slice(i, i + perStatement);
+      try {
+        await valuesInsert(trx, this.cfg.table, columns, chunk, this.cfg.conflictKey);
+      } catch (err) {
+        if (isTransientSqlError(err)) throw err;
+        const first = origin[i];
+        const last = origin[i + chunk.length - 1];
+        const where = first.batch === last.batch
+          ? `${first.batch.topic}:${first.batch.partition} rows at offsets ${first.offset}..${last.offset}`
+          : `rows from ${first.batch.topic}:${first.batch.partition}@${first.offset} to ${last.batch.topic}:${last.batch.partition}@${last.offset}`;
+        throw new SinkWriteError('SINK_WRITE_FAILED', `${where} rejected: ${(err as Error).message}`, {
+          topic: first.batch.topic, partition: first.batch.partition, offset: first.offset,
+          lastOffset: first.batch === last.batch ? last.offset : undefined,
+        }, { cause: err });
       }
     }
   }
+
 }
 
 /** Records must belong to the batch, be strictly increasing, lie in [expectedOffset, nextOffset). @throws SinkWriteError SINK_BATCH_INVALID */

@@ -102,9 +102,9 @@ describe('declarative mapping', () => {
 });
 
 describe('dialect helpers', () => {
-  test('rowsPerStatement respects SQLite compound-select and variable limits and the PG parameter limit', () => {
-    expect(rowsPerStatement('sqlite', 6)).toBe(500);
-    expect(rowsPerStatement('sqlite', 6, 5000)).toBe(500);
+  test('rowsPerStatement respects the SQLite bound-variable limit and the PG parameter limit', () => {
+    expect(rowsPerStatement('sqlite', 6)).toBe(1000);
+    expect(rowsPerStatement('sqlite', 6, 6000)).toBe(5461);
     expect(rowsPerStatement('sqlite', 100, 5000)).toBe(327);
     expect(rowsPerStatement('sqlite', 6, 10)).toBe(10);
     expect(rowsPerStatement('postgres', 6)).toBe(1000);

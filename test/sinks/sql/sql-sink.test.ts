@@ -127,7 +127,8 @@ describe.each(targets())('SqlSink on $name', (target) => {
     b2.records[3] = record('t', 1, 3n, { id: 't-0-2', n: 3, writer: 'w' }); // collides with b1's row at offset 2
     const err = await s.write('g', [b1, b2]).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SinkWriteError);
-    expect(err).toMatchObject({ code: 'SINK_WRITE_FAILED', topic: 't', partition: 1, offset: 0n, lastOffset: 4n, retriable: false });
+    // The offending record itself is named, not just its statement's range.
+    expect(err).toMatchObject({ code: 'SINK_WRITE_FAILED', topic: 't', partition: 1, offset: 3n, lastOffset: 3n, retriable: false });
     expect(calls).toBe(10); // mapped once: not retried
     expect(await countRows(k, table)).toBe(0);
     const pos = await s.offsets.read('g', [{ topic: 't', partition: 0 }, { topic: 't', partition: 1 }]);

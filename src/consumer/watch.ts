@@ -1,0 +1,74 @@
+/**
+ * Keeps the membership alive while a handler runs, independently of how long it takes (KafkaJS
+ * only heartbeats between batches): heartbeats every `intervalMs` in the background, up to
+ * `maxProcessingTimeMs` (Kafka's max.poll.interval.ms). A heartbeat answered with
+ * REBALANCE_IN_PROGRESS (or ILLEGAL_GENERATION, NOT_COORDINATOR: KafkaJS's `isRebalancing`) is
+ * reported once and aborts `signal`, so the handler may finish early; so does the time limit.
+ */
+export interface WatchOptions {
+  /** Sends a heartbeat (KafkaJS's eachBatch `heartbeat()`; it skips when one went out within the interval). */
+  heartbeat: () => Promise<void>;
+  intervalMs: number;
+  maxProcessingTimeMs: number;
+  onRebalance: (error: Error) => void;
+  onTimeout: () => void;
+}
+
+const REBALANCING = new Set(['REBALANCE_IN_PROGRESS', 'NOT_COORDINATOR_FOR_GROUP', 'NOT_COORDINATOR', 'ILLEGAL_GENERATION']);
+
+export function isRebalancing(error: unknown): boolean {
+  return REBALANCING.has((error as { type?: string } | null)?.type ?? '');
+}
+
+export class BatchWatch {
+  private readonly controller = new AbortController();
+  private ticker: NodeJS.Timeout | null = null;
+  private deadline: NodeJS.Timeout | null = null;
+  private beating = false;
+  timedOut = false;
+
+  constructor(private readonly options: WatchOptions) {}
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  abort(reason: string): void {
+    if (!this.controller.signal.aborted) this.controller.abort(new Error(reason));
+  }
+
+  start(): this {
+    const o = this.options;
+    this.ticker = setInterval(() => void this.beat(), o.intervalMs);
+    this.deadline = setTimeout(() => {
+      this.timedOut = true;
+      this.abort('maxProcessingTimeMs exceeded');
+      this.stop();
+      o.onTimeout();
+    }, o.maxProcessingTimeMs);
+    return this;
+  }
+
+  private async beat(): Promise<void> {
+    if (this.beating) return;
+    this.beating = true;
+    try {
+      await this.options.heartbeat();
+    } catch (e) {
+      if (isRebalancing(e)) {
+        this.abort('rebalance in progress');
+        this.options.onRebalance(e as Error);
+      }
+      // Other errors (a dropped connection, fencing) are seen by KafkaJS's own next heartbeat or the adapter.
+    } finally {
+      this.beating = false;
+    }
+  }
+
+  stop(): void {
+    if (this.ticker) clearInterval(this.ticker);
+    if (this.deadline) clearTimeout(this.deadline);
+    this.ticker = null;
+    this.deadline = null;
+  }
+}
