@@ -38,11 +38,11 @@ const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)];
 const NAMES = ['fuzz-a', 'fuzz-b', 'fuzz-group', ''];
 const RECORDS = encodeBatch({ records: [{ key: 'k', value: 'v' }, { key: null, value: 'w' }] });
 
-/** A plausible value for every field of a schema at `version`: small numbers, short names. */
-function sampleStruct(fields: readonly Field[], version: number): Record<string, unknown> {
+/** A value for every field of a schema at `version`: small numbers and short names, or extremes. */
+function sampleStruct(fields: readonly Field[], version: number, extreme = false): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const fl of fields) {
-    const one = () => (Array.isArray(fl.type) ? sampleStruct(fl.type as Field[], version) : samplePrimitive(fl.type as string, fl.name));
+    const one = () => (Array.isArray(fl.type) ? sampleStruct(fl.type as Field[], version, extreme) : (extreme ? extremePrimitive : samplePrimitive)(fl.type as string, fl.name));
     out[fl.name] = fl.array ? Array.from({ length: int(3) }, one) : one();
   }
   return out;
@@ -65,12 +65,25 @@ function samplePrimitive(type: string, name: string): unknown {
   }
 }
 
-function validFrame(schema: MessageSchema, version: number): Buffer {
-  const body = sampleStruct(schema.request, version);
+/** Boundary values: what a hostile or broken client could send in a well-formed frame. */
+function extremePrimitive(type: string, name: string): unknown {
+  switch (type) {
+    case 'int8': return pick([-128, 127, -1]);
+    case 'int16': return pick([-32768, 32767, -1]);
+    case 'uint16': return pick([0, 65535]);
+    case 'int32': return pick([-2147483648, 2147483647, -1, 0x40000000]);
+    case 'int64': return pick([-(1n << 63n), (1n << 63n) - 1n, -1n, 1n << 53n]);
+    case 'string': return pick(['', 'x'.repeat(int(2) ? 249 : 250), 'bad name/\u0000', 'fuzz-a']);
+    default: return samplePrimitive(type, name);
+  }
+}
+
+function validFrame(schema: MessageSchema, version: number, extreme = false): Buffer {
+  const body = sampleStruct(schema.request, version, extreme);
   return frameRequest({ apiKey: schema.apiKey, apiVersion: version, correlationId: int(1000), clientId: pick(['fuzz', null]) }, isFlexible(schema, version), (w) => encodeRequest(schema, version, body, w));
 }
 
-type Kind = 'valid' | 'truncated' | 'bitflip' | 'negative-length' | 'oversized-length' | 'unknown-api' | 'garbage' | 'bad-version' | 'splice';
+type Kind = 'valid' | 'extreme' | 'truncated' | 'bitflip' | 'negative-length' | 'oversized-length' | 'unknown-api' | 'garbage' | 'bad-version' | 'splice';
 
 /** Kinds whose frame can never be a valid request, so the broker must close the connection. */
 const MUST_CLOSE: ReadonlySet<Kind> = new Set(['negative-length', 'oversized-length', 'unknown-api', 'bad-version']);
@@ -79,11 +92,13 @@ function makeFrame(handlers: ReturnType<typeof createRegistry>): { kind: Kind; b
   const h = pick([...handlers.values()]);
   const version = h.minVersion + int(h.maxVersion - h.minVersion + 1);
   const valid = validFrame(h.schema, version);
-  const kind = pick<Kind>(['valid', 'truncated', 'truncated', 'bitflip', 'bitflip', 'bitflip', 'negative-length', 'oversized-length', 'unknown-api', 'garbage', 'bad-version', 'splice']);
+  const kind = pick<Kind>(['valid', 'extreme', 'truncated', 'truncated', 'bitflip', 'bitflip', 'bitflip', 'negative-length', 'oversized-length', 'unknown-api', 'garbage', 'bad-version', 'splice']);
   const b = Buffer.from(valid);
   switch (kind) {
     case 'valid':
       return { kind, bytes: b };
+    case 'extreme':
+      return { kind, bytes: validFrame(h.schema, version, true) };
     case 'truncated': {
       // A shorter body whose size prefix says so: the decoder runs out of bytes (or not, if only tags were cut).
       const keep = 4 + int(b.length - 4);
@@ -200,7 +215,7 @@ test(`the broker survives ${FRAMES} fuzzed frames and keeps serving KafkaJS`, as
         if (outcome === 'closed') s.closed++;
         stats.set(kind, s);
         if (must && outcome !== 'closed') violations.push(`${kind} frame left open: ${bytes.subarray(0, 24).toString('hex')}`);
-        if (kind === 'valid' && outcome === 'closed') violations.push(`valid frame closed its connection: ${bytes.subarray(0, 24).toString('hex')}`);
+        if ((kind === 'valid' || kind === 'extreme') && outcome === 'closed') violations.push(`valid frame closed its connection: ${bytes.subarray(0, 24).toString('hex')}`);
       }
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
