@@ -144,6 +144,12 @@ describe('topics', () => {
     expect(cluster.partitions('grow')[5]).toMatchObject({ leader: 3, replicas: [3] });
     const bad = await c.request(admin.CreatePartitions, 1, { topics: [{ name: 'grow', count: 8, assignments: [{ brokerIds: [1] }] }], timeoutMs: 1000, validateOnly: false });
     expect(bad.results[0].errorCode).toBe(39); // INVALID_REPLICA_ASSIGNMENT: 2 partitions, 1 assignment
+    // A hostile count is refused instead of exhausting memory (found by the fuzz test).
+    const huge = await c.request(admin.CreatePartitions, 0, { topics: [{ name: 'grow', count: 2147483647, assignments: null }], timeoutMs: 1000, validateOnly: false });
+    expect(huge.results[0].errorCode).toBe(ErrorCode.INVALID_PARTITIONS);
+    const hugeTopic = await c.request(admin.CreateTopics, 4, { topics: [{ name: 'huge', numPartitions: 0x40000000, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 1000, validateOnly: false });
+    expect(hugeTopic.topics[0].errorCode).toBe(ErrorCode.INVALID_PARTITIONS);
+    expect(cluster.state.topics.has('huge')).toBe(false);
     const unknown = await c.request(admin.CreatePartitions, 0, { topics: [{ name: 'nope', count: 2, assignments: null }], timeoutMs: 1000, validateOnly: false });
     expect(unknown.results[0].errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     c.close();

@@ -9,7 +9,7 @@ import { ErrorCode } from '../../src/mock-broker/protocol/error-codes';
 import { frameRequest } from '../../src/mock-broker/protocol/frame';
 import { Reader } from '../../src/mock-broker/protocol/primitives';
 import { decodeResponse } from '../../src/mock-broker/protocol/schema';
-import { ApiVersions, Metadata } from '../../src/mock-broker/protocol/messages/data';
+import { ApiVersions, Metadata, Produce } from '../../src/mock-broker/protocol/messages/data';
 import { DescribeGroups, ListGroups } from '../../src/mock-broker/protocol/messages/admin';
 import { RawClient } from './raw-client';
 
@@ -59,4 +59,21 @@ test('a request below a handler\'s minimum version also closes the connection', 
   expect(min).toBe(1);
   c.write(frameRequest({ apiKey: 9, apiVersion: 0, correlationId: 1, clientId: 'x' }, false, (w) => w.nullableString('g', false).int32(0)));
   await c.waitClosed();
+});
+
+test('Produce v0-v2 is advertised (librdkafka gates compression on it) but old message formats are refused, not stored', async () => {
+  cluster.createTopic('old-format', 1);
+  const c = await RawClient.connect(cluster.bootstrap[0]);
+  // A magic-1 message set: offset, size, crc, magic 1, attributes, timestamp, key, value.
+  const msg = Buffer.alloc(8 + 4 + 4 + 1 + 1 + 8 + 4 + 4 + 1);
+  msg.writeInt32BE(msg.length - 12, 8);
+  msg.writeInt8(1, 16);
+  msg.writeInt32BE(-1, 26);
+  msg.writeInt32BE(1, 30);
+  for (const v of [0, 1, 2]) {
+    const res = await c.request(Produce, v, { acks: 1, timeoutMs: 1000, topicData: [{ name: 'old-format', partitionData: [{ index: 0, records: msg }] }] });
+    expect(res.responses[0].partitionResponses[0].errorCode).toBe(ErrorCode.UNSUPPORTED_FOR_MESSAGE_FORMAT);
+  }
+  expect(cluster.partitions('old-format')[0].highWatermark).toBe(0);
+  c.close();
 });

@@ -1,6 +1,10 @@
 /**
- * Produce (key 0), v3-v8. v3 adds transactionalId and requires record batch magic 2 (KIP-98),
- * which is why older versions are not served. v5 adds logStartOffset, v8 recordErrors and
+ * Produce (key 0), v0-v8. v3 adds transactionalId and record batch magic 2 (KIP-98); v0-v2
+ * carry message sets of magic 0 and 1, which the mock does not store (it would have to
+ * up-convert them, as Kafka does): such a request is decoded and each partition answered
+ * UNSUPPORTED_FOR_MESSAGE_FORMAT. v0-v2 are advertised anyway, as Kafka 3.x does, because
+ * librdkafka enables gzip, snappy and lz4 only when the broker's Produce range starts at v0
+ * (zstd needs v7). v2 adds logAppendTimeMs, v5 logStartOffset, v8 recordErrors and
  * errorMessage. acks: 0 (no response), 1 and -1 (the mock has no lagging replicas, so both
  * answer once the batch is appended); anything else is INVALID_REQUIRED_ACKS.
  * Validation per batch: magic 2, length, CRC-32C (CORRUPT_MESSAGE), message.max.bytes
@@ -23,7 +27,7 @@ import { Body, Handler } from './types';
 
 export const produceHandler: Handler = {
   schema: Produce,
-  minVersion: 3,
+  minVersion: 0,
   maxVersion: 8,
   handle(req, ctx) {
     const { cluster } = ctx;
@@ -39,6 +43,7 @@ export const produceHandler: Handler = {
         if (!log) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
         if (log.leaderId !== ctx.nodeId || cluster.down.has(ctx.nodeId)) return fail(ErrorCode.NOT_LEADER_OR_FOLLOWER);
         if (!p.records || p.records.length === 0) return fail(ErrorCode.CORRUPT_MESSAGE, 'no record batches');
+        if (ctx.version < 3) return fail(ErrorCode.UNSUPPORTED_FOR_MESSAGE_FORMAT, `Produce v${ctx.version} carries message format v0/v1, which the mock does not store; use v3+`);
         let batches;
         try {
           batches = splitBatches(p.records);

@@ -1,11 +1,14 @@
 /**
  * CreateTopics (key 19), v0-v4. v1 adds validateOnly and error messages; v2 throttleTimeMs.
  * numPartitions and replicationFactor of -1 take the cluster defaults (KIP-464). Manual
- * replica assignments are not supported and answer INVALID_REQUEST.
+ * replica assignments are not supported and answer INVALID_REQUEST. More than
+ * MAX_PARTITIONS_PER_TOPIC partitions answer INVALID_PARTITIONS (a mock limit: one request for
+ * 2^31-1 partitions would exhaust memory).
  */
 import { TopicError } from '../cluster';
 import { ErrorCode } from '../protocol/error-codes';
 import { CreateTopics } from '../protocol/messages/admin';
+import { MAX_PARTITIONS_PER_TOPIC } from './37-create-partitions';
 import { Body, Handler } from './types';
 
 export const createTopicsHandler: Handler = {
@@ -18,6 +21,7 @@ export const createTopicsHandler: Handler = {
       if (seen.has(t.name)) return { name: t.name, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `topic '${t.name}' appears twice in the request` };
       seen.add(t.name);
       if (t.assignments.length > 0) return { name: t.name, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'manual replica assignment is not supported by the mock cluster' };
+      if (t.numPartitions > MAX_PARTITIONS_PER_TOPIC) return { name: t.name, errorCode: ErrorCode.INVALID_PARTITIONS, errorMessage: `the mock cluster allows at most ${MAX_PARTITIONS_PER_TOPIC} partitions per topic` };
       const configs: Record<string, string | null> = {};
       for (const c of t.configs) configs[c.name] = c.value;
       try {

@@ -15,6 +15,13 @@ import { Body, Handler } from './types';
 
 const INVALID_REPLICA_ASSIGNMENT = 39;
 
+/**
+ * The most partitions a topic may have in the mock. Kafka sets no such limit, but one request
+ * for 2^31-1 partitions would exhaust the process's memory (found by the fuzz test); above this
+ * the mock answers INVALID_PARTITIONS. Also applied by CreateTopics.
+ */
+export const MAX_PARTITIONS_PER_TOPIC = 100_000;
+
 type Outcome = { errorCode: number; errorMessage: string | null };
 
 function plan(cluster: ClusterState, topic: Topic, count: number, assignments: { brokerIds: number[] }[] | null): Outcome | number[][] {
@@ -22,6 +29,9 @@ function plan(cluster: ClusterState, topic: Topic, count: number, assignments: {
   if (count <= current) {
     const msg = count === current ? `Topic already has ${current} partitions.` : `Topic currently has ${current} partitions, which is higher than the requested ${count}.`;
     return { errorCode: ErrorCode.INVALID_PARTITIONS, errorMessage: msg };
+  }
+  if (count > MAX_PARTITIONS_PER_TOPIC) {
+    return { errorCode: ErrorCode.INVALID_PARTITIONS, errorMessage: `The mock cluster allows at most ${MAX_PARTITIONS_PER_TOPIC} partitions per topic, ${count} requested.` };
   }
   const added = count - current;
   const rf = topic.partitions[0]?.replicas.length ?? 1;
