@@ -1,22 +1,43 @@
 /**
  * `kafka-eos broker`: a standalone mock cluster that serves until interrupted. Brokers listen
  * on consecutive ports from --port and advertise --host, so a client seeded with one address
- * finds them all.
+ * finds them all. With --verbose every event-log entry (group transitions, joins, assignments,
+ * topology changes) is printed to stdout as one JSON line.
  */
 import { MockCluster } from '../mock-broker';
+import type { EventLogEntry } from '../mock-broker';
 
 export interface BrokerOptions {
   port: number;
   brokers: number;
   host: string;
   initialRebalanceDelayMs: number;
+  /** group.min.session.timeout.ms (default: the coordinator's, 6000 as in Kafka). */
+  minSessionTimeoutMs?: number;
+  /** retention.bytes per partition (-1 = unbounded, the default). */
+  retentionBytes?: number;
+  /** retention.ms (-1 = unbounded, the default). */
+  retentionMs?: number;
+  /** Print every event-log entry to stdout as a JSON line. */
+  verbose?: boolean;
+}
+
+/** One event as a JSON line: bigint as a decimal string, buffers as their length. */
+export function eventLine(e: EventLogEntry): string {
+  return JSON.stringify({ ts: new Date(e.ts).toISOString(), seq: e.seq, type: e.type, ...e.data }, (_k, v) => {
+    if (typeof v === 'bigint') return v.toString();
+    if (v && typeof v === 'object' && (v as { type?: string }).type === 'Buffer' && Array.isArray((v as { data?: unknown }).data)) return `<${(v as { data: unknown[] }).data.length} bytes>`;
+    return v;
+  });
 }
 
 export async function runBroker(o: BrokerOptions): Promise<MockCluster> {
   const cluster = await MockCluster.start({
     brokers: o.brokers, port: o.port, host: o.host,
-    group: { initialRebalanceDelayMs: o.initialRebalanceDelayMs },
+    retentionBytes: o.retentionBytes, retentionMs: o.retentionMs,
+    group: { initialRebalanceDelayMs: o.initialRebalanceDelayMs, ...(o.minSessionTimeoutMs === undefined ? {} : { minSessionTimeoutMs: o.minSessionTimeoutMs }) },
   });
+  if (o.verbose) cluster.events.on((e) => process.stdout.write(`${eventLine(e)}\n`));
   process.stdout.write(`kafka-eos mock cluster: ${o.brokers} brokers at ${cluster.bootstrap.join(',')}\n`);
   const shutdown = () => {
     void cluster.stop().then(() => process.exit(0));

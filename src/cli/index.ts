@@ -48,8 +48,15 @@ program.command('broker')
   .option('--brokers <n>', 'number of brokers', nonNegativeInt('--brokers'), 3)
   .option('--host <host>', 'address to listen on and advertise', '127.0.0.1')
   .option('--initial-rebalance-delay <ms>', 'group.initial.rebalance.delay.ms', nonNegativeInt('--initial-rebalance-delay'), 0)
+  .option('--min-session-timeout <ms>', 'group.min.session.timeout.ms (default 6000, as in Kafka)', nonNegativeInt('--min-session-timeout'))
+  .option('--retention-bytes <n>', 'retention.bytes per partition (default unbounded)', nonNegativeInt('--retention-bytes'))
+  .option('--retention-ms <ms>', 'retention.ms (default unbounded)', nonNegativeInt('--retention-ms'))
+  .option('--verbose', 'print every event (group transitions, joins, assignments, faults) as a JSON line')
   .action(async (o) => {
-    await runBroker({ port: o.port, brokers: o.brokers, host: o.host, initialRebalanceDelayMs: o.initialRebalanceDelay });
+    await runBroker({
+      port: o.port, brokers: o.brokers, host: o.host, initialRebalanceDelayMs: o.initialRebalanceDelay,
+      minSessionTimeoutMs: o.minSessionTimeout, retentionBytes: o.retentionBytes, retentionMs: o.retentionMs, verbose: o.verbose === true,
+    });
   });
 
 program.parseAsync(process.argv).catch((e: Error & { code?: string }) => {

@@ -222,9 +222,8 @@ export class Faults {
     for (const { log } of this.partitions()) {
       if (log.leaderId !== id) continue;
       const live = log.replicas.find((r) => !this.state.down.has(r));
-      log.leaderEpoch++;
+      log.changeLeader(live ?? -1);
       if (live !== undefined) {
-        log.leaderId = live;
         this.state.events.record('partition.leader', { topic: log.topic, partition: log.partition, from: id, to: live, leaderEpoch: log.leaderEpoch, reason: 'broker-stopped' });
       } else {
         this.state.events.record('partition.offline', { topic: log.topic, partition: log.partition, broker: id, leaderEpoch: log.leaderEpoch });
@@ -257,8 +256,7 @@ export class Faults {
       const electPreferred = preferred && log.replicas[0] === id && log.leaderId !== id;
       if (!offline && !electPreferred) continue;
       const from = log.leaderId;
-      log.leaderId = id;
-      log.leaderEpoch++;
+      log.changeLeader(id);
       this.state.events.record('partition.leader', { topic: log.topic, partition: log.partition, from: offline ? null : from, to: id, leaderEpoch: log.leaderEpoch, reason: offline ? 'broker-started' : 'preferred-leader-election' });
     }
     this.releaseMovedGroups(coordinatorsBefore, 'broker-started');
@@ -278,8 +276,7 @@ export class Faults {
     if (log.leaderId === to) return log.leaderEpoch;
     const from = log.leaderId;
     if (!log.replicas.includes(to)) log.replicas = [...log.replicas, to];
-    log.leaderId = to;
-    log.leaderEpoch++;
+    log.changeLeader(to);
     this.state.events.record('partition.leader', { topic, partition, from, to, leaderEpoch: log.leaderEpoch, reason: 'moved' });
     return log.leaderEpoch;
   }

@@ -7,6 +7,8 @@
  */
 import { BatchHeader } from './protocol/record-batch';
 
+const EMPTY = Buffer.alloc(0);
+
 export interface StoredBatch {
   baseOffset: number;
   lastOffset: number;
@@ -57,15 +59,20 @@ export class PartitionLog {
   }
 
   /**
-   * Appends validated batches, assigning consecutive offsets. Copies each batch so that the
-   * request frame is not retained, and rewrites base offset and leader epoch in the copy.
-   * Returns the base offset of the first batch.
+   * Appends validated batches, assigning consecutive offsets, and rewrites base offset and leader
+   * epoch in the stored bytes. By default each batch is copied so that the request frame is not
+   * retained; `copy: false` keeps the caller's bytes (when they are most of their buffer, a copy
+   * would only double the memory). Returns the base offset of the first batch.
    */
-  append(batches: { header: BatchHeader; bytes: Buffer }[], nowMs: number): number {
+  append(batches: { header: BatchHeader; bytes: Buffer }[], nowMs: number, options: { copy?: boolean } = {}): number {
     const first = this.logEndOffset;
+    const copyBytes = options.copy ?? true;
     for (const { header, bytes } of batches) {
-      const copy = Buffer.allocUnsafe(bytes.length);
-      bytes.copy(copy);
+      let copy = bytes;
+      if (copyBytes) {
+        copy = Buffer.allocUnsafe(bytes.length);
+        bytes.copy(copy);
+      }
       copy.writeBigInt64BE(BigInt(this.logEndOffset), 0);
       copy.writeInt32BE(this.leaderEpoch, 12);
       const stored: StoredBatch = {
@@ -83,8 +90,24 @@ export class PartitionLog {
       this.sizeBytes += copy.length;
     }
     this.enforceRetention(nowMs);
-    for (const l of [...this.appendListeners]) l();
+    this.wake();
     return first;
+  }
+
+  /**
+   * Moves leadership to broker `leaderId` (or -1: offline) with a leader epoch bump, and wakes
+   * parked fetches so that they answer NOT_LEADER_OR_FOLLOWER at once, as Kafka does when a
+   * partition's leadership changes under a long poll.
+   */
+  changeLeader(leaderId: number): void {
+    if (leaderId >= 0) this.leaderId = leaderId;
+    this.leaderEpoch++;
+    this.wake();
+  }
+
+  /** Wakes every parked reader (they re-check their condition). */
+  wake(): void {
+    for (const l of [...this.appendListeners]) l();
   }
 
   /** Calls `listener` after every append until the returned function is called. */
@@ -142,7 +165,9 @@ export class PartitionLog {
 
   private dropBatchesBelow(offset: number): void {
     while (this.head < this.batches.length && this.batches[this.head].lastOffset < offset) {
-      this.sizeBytes -= this.batches[this.head].bytes.length;
+      const dropped = this.batches[this.head];
+      this.sizeBytes -= dropped.bytes.length;
+      dropped.bytes = EMPTY; // release the payload now; the small record goes with the next compaction
       this.head++;
     }
     if (this.head > 1024 && this.head * 2 > this.batches.length) {

@@ -44,15 +44,14 @@ describe('topology faults against KafkaJS', () => {
 
   test('broker down and back up: leadership fails over with an epoch bump, clients carry on, the broker returns', async () => {
     cluster.createTopic('replicated', 3, 3);
-    cluster.createTopic('single', 1, 1);
     const victim = 2;
-    // Make sure the single-replica partition lives on the victim, and the group's coordinator too.
-    if (cluster.partitions('single')[0].leader !== victim) cluster.moveLeader('single', 0, victim);
-    cluster.state.partition('single', 0)!.replicas = [victim];
-    const groupId = groupOn(cluster, victim, 'down');
+    const groupId = groupOn(cluster, victim, 'down'); // the group's coordinator is on the victim too
     const { kafka } = kafkaFor(cluster, 'downer', { retry: { initialRetryTime: 100, retries: 30, maxRetryTime: 500 } });
     const producer = kafka.producer();
     await producer.connect();
+    const admin = kafka.admin();
+    await admin.connect();
+    const brokerIds = async () => (await admin.describeCluster()).brokers.map((b) => b.nodeId).sort();
     const got: Received[] = [];
     const consumer = await runConsumer(kafka, groupId, ['replicated'], got);
     await producer.send({ topic: 'replicated', messages: Array.from({ length: 30 }, (_, i) => ({ partition: i % 3, value: `a${i}` })) });
@@ -68,31 +67,39 @@ describe('topology faults against KafkaJS', () => {
       expect(now.leader).not.toBe(victim);
       expect(now.leaderEpoch).toBe(p.leaderEpoch + 1);
     }
-    expect(cluster.partitions('single')[0].offline).toBe(true);
     expect(cluster.state.coordinatorFor(groupId)).not.toBe(victim);
-
-    const admin = kafka.admin();
-    await admin.connect();
-    expect((await admin.describeCluster()).brokers.map((b) => b.nodeId).sort()).toEqual([1, 3]);
+    expect(await brokerIds()).toEqual([1, 3]);
     await producer.send({ topic: 'replicated', messages: Array.from({ length: 30 }, (_, i) => ({ partition: i % 3, value: `b${i}` })) });
     await waitUntil(() => got.length >= 60, 'the 30 messages produced while the broker is down');
 
-    // A send to the offline partition keeps retrying until the broker is back.
-    const pending = producer.send({ topic: 'single', messages: [{ value: 'waited' }] });
-    await sleep(300);
     await cluster.startBroker(victim);
-    await pending;
-    expect(cluster.partitions('single')[0]).toMatchObject({ leader: victim, offline: false, highWatermark: 1 });
-    for (const p of ledByVictim) expect(cluster.partitions('replicated')[p.partition].leader).toBe(victim);
-    const brokersAfter = async () => (await admin.describeCluster()).brokers.map((b) => b.nodeId).sort();
-    expect(await brokersAfter()).toEqual([1, 2, 3]);
-
+    expect(await brokerIds()).toEqual([1, 2, 3]);
+    for (const p of ledByVictim) expect(cluster.partitions('replicated')[p.partition]).toMatchObject({ leader: victim, leaderEpoch: p.leaderEpoch + 2 });
+    expect(cluster.state.coordinatorFor(groupId)).toBe(victim);
     await producer.send({ topic: 'replicated', messages: Array.from({ length: 30 }, (_, i) => ({ partition: i % 3, value: `c${i}` })) });
     await waitForCaughtUp(cluster, groupId, 'replicated', { timeoutMs: 60_000 });
     expect(new Set(got.map((m) => m.value)).size).toBe(90);
     expect(cluster.inspect.events({ type: ['broker.stopped', 'broker.started'] }).map((e) => e.type)).toEqual(['broker.stopped', 'broker.started']);
     await consumer.disconnect();
     await admin.disconnect();
+    await producer.disconnect();
+  });
+
+  test('a partition with no live replica is offline while its broker is down; a send waits for it to return', async () => {
+    cluster.createTopic('single', 1, 1);
+    const victim = cluster.partitions('single')[0].leader;
+    const { kafka } = kafkaFor(cluster, 'offline', { retry: { initialRetryTime: 100, retries: 30, maxRetryTime: 500 } });
+    const producer = kafka.producer();
+    await producer.connect();
+    await producer.send({ topic: 'single', messages: [{ value: 'first' }] });
+    await cluster.stopBroker(victim);
+    expect(cluster.partitions('single')[0]).toMatchObject({ leader: victim, offline: true, leaderEpoch: 1 });
+    expect(cluster.inspect.events({ type: 'partition.offline' })).toHaveLength(1);
+    const pending = producer.send({ topic: 'single', messages: [{ value: 'waited' }] });
+    await sleep(300);
+    await cluster.startBroker(victim);
+    await pending;
+    expect(cluster.partitions('single')[0]).toMatchObject({ leader: victim, offline: false, leaderEpoch: 2, highWatermark: 2 });
     await producer.disconnect();
   });
 

@@ -33,6 +33,7 @@ export const produceHandler: Handler = {
     const { cluster } = ctx;
     const acks: number = req.acks;
     const now = Date.now();
+    const keepFrame = recordsAreMostOfTheFrame(req.topicData as Body[]);
     const responses = (req.topicData as Body[]).map((t) => ({
       name: t.name,
       partitionResponses: (t.partitionData as Body[]).map((p) => {
@@ -57,7 +58,7 @@ export const produceHandler: Handler = {
         const check = state.checkAppend(batches, (pid, epoch) => cluster.transactions.verifyPartition(pid, epoch, t.name, p.index));
         if (check.kind === 'error') return fail(check.errorCode, check.message);
         if (check.kind === 'duplicate') return { ...out, baseOffset: BigInt(check.firstOffset), logStartOffset: BigInt(log.logStartOffset) };
-        const baseOffset = log.append(batches, now);
+        const baseOffset = log.append(batches, now, { copy: !keepFrame });
         check.apply(baseOffset);
         return { ...out, baseOffset: BigInt(baseOffset), logStartOffset: BigInt(log.logStartOffset) };
       }),
@@ -66,3 +67,24 @@ export const produceHandler: Handler = {
     return { responses, throttleTimeMs: 0 };
   },
 };
+
+/**
+ * True when the request's record batches make up at least half of the buffer they sit in (the
+ * frame). Then the log keeps views into the frame instead of copies: copying would double the
+ * memory for the time the frame lives. A small batch in a large buffer is always copied, so that
+ * it never pins the rest.
+ */
+function recordsAreMostOfTheFrame(topics: Body[]): boolean {
+  let backing: ArrayBufferLike | null = null;
+  let total = 0;
+  for (const t of topics) {
+    for (const p of t.partitionData as Body[]) {
+      const r = p.records as Buffer | null;
+      if (!r || r.length === 0) continue;
+      if (backing === null) backing = r.buffer;
+      else if (backing !== r.buffer) return false;
+      total += r.length;
+    }
+  }
+  return backing !== null && total * 2 >= backing.byteLength;
+}

@@ -48,6 +48,7 @@ export class FrameSplitter {
     return this.chunks[0];
   }
 
+  /** Takes `n` bytes: a view when one chunk holds them, else an exact-size copy (never more). */
   private take(n: number): Buffer {
     const first = this.chunks[0];
     let out: Buffer;
@@ -56,9 +57,21 @@ export class FrameSplitter {
       if (first.length === n) this.chunks.shift();
       else this.chunks[0] = first.subarray(n);
     } else {
-      const all = Buffer.concat(this.chunks);
-      out = all.subarray(0, n);
-      this.chunks = all.length > n ? [all.subarray(n)] : [];
+      out = Buffer.allocUnsafe(n);
+      let filled = 0;
+      while (filled < n) {
+        const c = this.chunks[0];
+        const need = n - filled;
+        if (c.length <= need) {
+          c.copy(out, filled);
+          filled += c.length;
+          this.chunks.shift();
+        } else {
+          c.copy(out, filled, 0, need);
+          this.chunks[0] = c.subarray(need);
+          filled = n;
+        }
+      }
     }
     this.buffered -= n;
     return out;

@@ -112,10 +112,22 @@ describe('responses we encode are read by KafkaJS', () => {
     expect(p.messages.map((m: { offset: string }) => m.offset)).toEqual(['5', '6']);
   });
 
-  test('every served version of every API is one KafkaJS can encode or that is covered above', () => {
+  test('for every API both implement, KafkaJS 2.2.4 negotiates its own highest version', () => {
     const registry = createRegistry();
-    const served = [...registry.values()].map((h) => `${h.schema.name}:${h.minVersion}-${h.maxVersion}`);
-    expect(served).toEqual(expect.arrayContaining(['Metadata:0-8', 'Fetch:4-11', 'Produce:3-8', 'JoinGroup:0-5']));
+    let checked = 0;
+    for (const h of registry.values()) {
+      const dir = h.schema.name[0].toLowerCase() + h.schema.name.slice(1);
+      let versions: Record<string, unknown>;
+      try {
+        versions = require(`kafkajs/src/protocol/requests/${dir}`).versions;
+      } catch {
+        continue; // an API KafkaJS does not implement (e.g. OffsetDelete)
+      }
+      const kafkajsMax = Math.max(...Object.keys(versions).map(Number));
+      expect([h.schema.name, h.minVersion <= kafkajsMax && kafkajsMax <= h.maxVersion]).toEqual([h.schema.name, true]);
+      checked++;
+    }
+    expect(checked).toBeGreaterThanOrEqual(20);
     void admin;
   });
 });
