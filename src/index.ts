@@ -9,14 +9,22 @@
  */
 export { KafkaEosError } from './errors';
 export { createGroupConsumer, GroupConsumer } from './consumer/group-consumer';
+export type { StopOptions } from './consumer/group-consumer';
 export { ConfigError } from './consumer/options';
-export type { Delivery, GroupConsumerOptions, HandlerBatch } from './consumer/options';
+export type {
+  Delivery, GroupConsumerOptions, HandlerBatch, ManualAssignment, PoisonPolicy, RebalanceListeners, RecordContext, RetryOptions,
+} from './consumer/options';
+export { FencedInstanceIdError, MaxProcessingTimeExceededError, PoisonMessageError, UnsupportedKafkaJsError } from './consumer/errors';
+export { DEAD_LETTER_HEADERS } from './consumer/retry';
+export { SUPPORTED_KAFKAJS_VERSION } from './consumer/kafkajs-adapter';
+export type { ConsumerMetricsSnapshot, PartitionMetrics, RebalanceRecord } from './consumer/metrics';
 export type { ConsumerState } from './consumer/lifecycle';
 export { IllegalStateError } from './consumer/lifecycle';
 export { atMostOnce } from './consumer/strategies/at-most-once';
 export { atLeastOnce } from './consumer/strategies/at-least-once';
 export { exactlyOnce } from './consumer/strategies/exactly-once';
-export type { BatchOutcome, CommitStrategy, StrategyBatch, StrategyContext } from './consumer/strategies/types';
+export type { BatchOutcome, CommitStrategy, ProcessResult, StrategyBatch, StrategyContext } from './consumer/strategies/types';
+export type { AtLeastOnceOptions } from './consumer/strategies/at-least-once';
 export * from './consumer/assignors';
 export type { ExactlyOnceSink, SinkBatch, SinkRecord, TopicPartition, WriteResult } from './sinks/sink';
 export { partitionKey } from './sinks/sink';

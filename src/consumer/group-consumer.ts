@@ -32,12 +32,13 @@ import { ConsumerState, Lifecycle } from './lifecycle';
 import { committedPositions, manualAssigner, manualPartitions, privateGroupId } from './manual';
 import { ConsumerMetrics, ConsumerMetricsSnapshot } from './metrics';
 import { GroupConsumerOptions, validateOptions } from './options';
-import { processBatch, ProcessorOptions } from './retry';
+import { policeRejectedRecord, processBatch, ProcessorOptions } from './retry';
 import { atLeastOnce } from './strategies/at-least-once';
 import { atMostOnce } from './strategies/at-most-once';
 import { exactlyOnce } from './strategies/exactly-once';
 import type { CommitStrategy, StrategyBatch, StrategyContext } from './strategies/types';
 import { BatchWatch } from './watch';
+import { caughtUp, installSignalHandlers } from './drain';
 
 function toRecords(batch: Batch): SinkRecord[] {
   return batch.messages.map((m) => ({
@@ -148,6 +149,7 @@ export class GroupConsumer extends EventEmitter {
           sink: o.sink!,
           commitToKafkaForMonitoring: o.commitToKafkaForMonitoring,
           onFenced: (info) => this.emit('fenced', info),
+          onRejected: (batch, record, error) => policeRejectedRecord(this.processor, batch, record, error),
         });
     }
   }
@@ -220,20 +222,7 @@ export class GroupConsumer extends EventEmitter {
   }
 
   private installSignalHandlers(): void {
-    const s = this.options.handleSignals;
-    if (!s) return;
-    const signals: NodeJS.Signals[] = s === true ? ['SIGTERM', 'SIGINT'] : s;
-    for (const sig of signals) {
-      const handler = () => {
-        void this.stop().finally(() => {
-          this.removeSignalHandlers();
-          // Restore the default action (terminate) when nobody else handles the signal.
-          if (process.listenerCount(sig) === 0) process.kill(process.pid, sig);
-        });
-      };
-      process.once(sig, handler);
-      this.signalHandlers.push([sig, handler]);
-    }
+    if (this.options.handleSignals) this.signalHandlers = installSignalHandlers(this.options.handleSignals, () => this.stop());
   }
 
   private removeSignalHandlers(): void {
@@ -293,9 +282,13 @@ export class GroupConsumer extends EventEmitter {
         positions = await committedPositions(this.admin, this.options.groupId, partitions, this.options.fromBeginning ?? true);
       }
       if (epoch !== this.epoch) return;
-      if (positions) for (const tp of partitions) {
-        const pos = positions.get(partitionKey(tp));
-        if (pos !== undefined) consumer.seek({ topic: tp.topic, partition: tp.partition, offset: pos.toString() });
+      if (positions) {
+        for (const tp of partitions) {
+          const pos = positions.get(partitionKey(tp));
+          if (pos !== undefined) consumer.seek({ topic: tp.topic, partition: tp.partition, offset: pos.toString() });
+        }
+        // Batches fetched before the seeks came from KafkaJS's own position: drop them.
+        this.epoch += 1;
       }
       await this.options.onPartitionsAssigned?.(partitions);
       this.emit('assigned', { partitions, positions });
@@ -485,28 +478,9 @@ export class GroupConsumer extends EventEmitter {
   }
 
   private async caughtUp(targets: Map<string, bigint>): Promise<boolean> {
-    const admin = this.admin;
-    if (!admin) return false;
+    if (!this.admin) return false;
     await this.assignmentReady.catch(() => undefined);
-    const owned = [...this.owned.values()];
-    if (owned.length === 0) return false;
-    for (const topic of new Set(owned.filter((tp) => !targets.has(partitionKey(tp))).map((tp) => tp.topic))) {
-      for (const o of await admin.fetchTopicOffsets(topic)) {
-        const k = partitionKey({ topic, partition: o.partition });
-        if (!targets.has(k)) targets.set(k, BigInt(o.high));
-      }
-    }
-    const committed = new Map<string, bigint>();
-    const group = this.options.groupId;
-    for (const topic of new Set(owned.map((tp) => tp.topic))) {
-      const [res] = await admin.fetchOffsets({ groupId: group, topics: [topic] });
-      for (const p of res?.partitions ?? []) committed.set(partitionKey({ topic, partition: p.partition }), BigInt(p.offset));
-    }
-    return owned.every((tp) => {
-      const k = partitionKey(tp);
-      const position = [this.metricsState.position(tp) ?? -1n, committed.get(k) ?? -1n].reduce((a, b) => (a > b ? a : b));
-      return position >= (targets.get(k) ?? 0n);
-    });
+    return caughtUp(this.admin, this.options.groupId, [...this.owned.values()], (tp) => this.metricsState.position(tp), targets);
   }
 }
 

@@ -104,6 +104,15 @@ async function poison(options: ProcessorOptions, batch: StrategyBatch, records: 
 }
 
 /**
+ * Applies the poison policy to one record that the sink rejected (it failed to map, or the
+ * database refused its row). `skip` and `dead-letter` resolve, and the caller writes the batch
+ * without it; `fail` throws PoisonMessageError. Nothing of the batch has been written.
+ */
+export function policeRejectedRecord(options: ProcessorOptions, batch: StrategyBatch, record: SinkRecord, error: unknown): Promise<void> {
+  return poison(options, batch, [record], record.offset, error);
+}
+
+/**
  * Runs the handler over the batch. `shouldStop` is checked before each record (record handler):
  * when it says so, the result is partial (`complete: false`). `onRecordDone` is awaited after each
  * record is done with (record handler). Throws PoisonMessageError (policy fail).

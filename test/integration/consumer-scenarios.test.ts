@@ -75,6 +75,24 @@ describe('consumer scenarios (issue 4)', () => {
     });
   });
 
+  test('opt-in SIGTERM handling: the child stops gracefully (commits, leaves the group) and then exits on the signal', async () => {
+    const topic = 'sigterm';
+    const groupId = 'sigterm-g';
+    cluster.createTopic(topic, 1);
+    await produce(kafkaOf(cluster), topic, 0, range(0, 5).map(String));
+    const held: number[] = [];
+    const child = startKillWorker({ bootstrap: cluster.bootstrap, groupId, topic, delivery: 'at-least-once', holdAt: -1, handleSignals: true, commitIntervalMs: 600000 }, (m) => {
+      if (m.type === 'holding') held.push(m.offset!);
+    });
+    const exited = new Promise<NodeJS.Signals | null>((r) => child.once('exit', (_code, signal) => r(signal)));
+    await until(() => held.includes(4), 'the child to handle record 4', 60000);
+    child.kill('SIGTERM');
+    expect(await exited).toBe('SIGTERM');
+    const commits = cluster.events.entries({ type: 'offsets.committed', groupId });
+    expect(commits.map((e) => (e.data.partitions as { offset: bigint }[])[0].offset)).toEqual([5n]);
+    expect(cluster.events.entries({ type: 'member.left', groupId })).toHaveLength(1);
+  });
+
   test('commit before rejoin: C1 has processed 0..39, C2 joins, offset 40 is committed before C1 rejoins and C2 starts at 40', async () => {
     const topic = 'rejoin';
     const groupId = 'rejoin-g';

@@ -42,14 +42,14 @@ test('a frozen member that lost its partition is fenced when it wakes: no duplic
   const kafka = new Kafka({ brokers: cluster.bootstrap, logLevel: logLevel.NOTHING });
   const producer = kafka.producer();
   let zombie: ChildProcess | null = null;
-  const sink = new SqlSink({ knex: { client: 'sqlite3', connection: { filename: db }, useNullAsDefault: true }, table: 'zombie', mode: 'insert', autoCreate: true, mapping: { columns: { v: { path: '$value', type: 'string' } } } });
+  const sink = new SqlSink({ knex: { client: 'sqlite3', connection: { filename: db }, useNullAsDefault: true }, table: 'zombie', mode: 'insert', autoCreate: true, mapping: { columns: { v: { path: 'v', type: 'string' } } } });
   const successor = createGroupConsumer({ kafka, groupId: 'zg', topics: ['z'], delivery: 'exactly-once', sink, sessionTimeoutMs: 2000, heartbeatIntervalMs: 300, maxWaitTimeMs: 100 });
   const fencedInSuccessor: unknown[] = [];
   successor.on('fenced', (f) => fencedInSuccessor.push(f));
   try {
     cluster.createTopic('z', 1);
     await producer.connect();
-    await producer.send({ topic: 'z', messages: Array.from({ length: 500 }, (_, i) => ({ value: `r${i}` })) });
+    await producer.send({ topic: 'z', messages: Array.from({ length: 500 }, (_, i) => ({ value: JSON.stringify({ v: `r${i}` }) })) });
 
     zombie = fork(WORKER, [cluster.bootstrap.join(','), 'zg', 'z', db], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const holding = await waitFor<{ records: number; nextOffset: string }>(zombie, 'holding');
@@ -64,7 +64,7 @@ test('a frozen member that lost its partition is fenced when it wakes: no duplic
     const fenced = waitFor<{ expected: string; stored: string }>(zombie, 'fenced');
     zombie.kill('SIGCONT');
     const f = await fenced;
-    expect(f).toEqual({ expected: '-1', stored: '500' });
+    expect(f).toEqual({ type: 'fenced', expected: '-1', stored: '500' });
 
     const knex = knexFactory({ client: 'sqlite3', connection: { filename: db }, useNullAsDefault: true });
     try {

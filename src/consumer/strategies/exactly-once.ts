@@ -9,7 +9,7 @@
  * or a fetch begun before a rebalance) is dropped and the consumer seeks instead.
  */
 import { KafkaEosError } from '../../errors';
-import { ExactlyOnceSink, partitionKey, TopicPartition } from '../../sinks/sink';
+import { ExactlyOnceSink, partitionKey, SinkRecord, TopicPartition, WriteResult } from '../../sinks/sink';
 import type { BatchOutcome, CommitStrategy, StrategyBatch, StrategyContext } from './types';
 
 export interface ExactlyOnceOptions {
@@ -18,6 +18,23 @@ export interface ExactlyOnceOptions {
   commitToKafkaForMonitoring?: boolean;
   /** Called when the sink refuses a write because another writer moved the partition on. */
   onFenced?: (info: { topic: string; partition: number; expected: bigint; stored: bigint }) => void;
+  /**
+   * Called when the sink rejects one record of a write (see {@link rejectedRecord}); nothing of
+   * the write was committed. Resolve to write the batch again without that record (skip,
+   * dead-letter); throw to fail. Without it, the sink's error is thrown.
+   */
+  onRejected?: (batch: StrategyBatch, record: SinkRecord, error: unknown) => Promise<void>;
+}
+
+/**
+ * The record a sink error names, if any: a non-retriable error carrying the `topic`,
+ * `partition` and `offset` of one of the records written (as SqlSink's SINK_MAPPING_FAILED and
+ * SINK_WRITE_FAILED do).
+ */
+export function rejectedRecord(error: unknown, records: SinkRecord[]): SinkRecord | undefined {
+  const e = error as { retriable?: unknown; topic?: unknown; partition?: unknown; offset?: unknown } | null;
+  if (!e || typeof e !== 'object' || e.retriable !== false || typeof e.offset !== 'bigint') return undefined;
+  return records.find((r) => r.offset === e.offset && r.topic === e.topic && r.partition === e.partition);
 }
 
 interface PartitionState {
@@ -80,10 +97,24 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
       // One atomic unit: the processed records and the new position (dead-lettered and skipped
       // records are not written, but the position moves over them). Partial processing writes a
       // consistent prefix, never half a batch without its offset.
-      const result = await sink.write(ctx.groupId, [{
-        topic: batch.topic, partition: batch.partition,
-        expectedOffset: state.stored, nextOffset: processed.processedUpTo, records: processed.output,
-      }]);
+      let output = processed.output;
+      let result: WriteResult;
+      for (;;) {
+        try {
+          result = await sink.write(ctx.groupId, [{
+            topic: batch.topic, partition: batch.partition,
+            expectedOffset: state.stored, nextOffset: processed.processedUpTo, records: output,
+          }]);
+          break;
+        } catch (e) {
+          // A poison record the sink refused: apply the policy, then write the rest (the CAS
+          // range still covers its offset). Policy `fail` throws and nothing is written.
+          const rejected = rejectedRecord(e, output);
+          if (!rejected || !options.onRejected) throw e;
+          await options.onRejected(batch, rejected, e);
+          output = output.filter((r) => r !== rejected);
+        }
+      }
       if (result.status === 'fenced') {
         const f = result.fenced.find((x) => x.topic === batch.topic && x.partition === batch.partition) ?? result.fenced[0];
         options.onFenced?.({ topic: batch.topic, partition: batch.partition, expected: state.stored, stored: f.storedOffset });

@@ -1,0 +1,73 @@
+import { Kafka } from 'kafkajs';
+import { ConfigError, validateOptions, GroupConsumerOptions } from '../../src/consumer/options';
+import { installKafkaJsAdapter, SUPPORTED_KAFKAJS_VERSION } from '../../src/consumer/kafkajs-adapter';
+import { createGroupConsumer } from '../../src/consumer/group-consumer';
+
+const base: GroupConsumerOptions = { brokers: ['127.0.0.1:9092'], groupId: 'g', topics: ['t'], delivery: 'at-least-once', handler: async () => undefined };
+
+function fieldOf(o: Partial<GroupConsumerOptions> & Record<string, unknown>): string {
+  try {
+    validateOptions({ ...base, ...o } as GroupConsumerOptions);
+  } catch (e) {
+    expect(e).toBeInstanceOf(ConfigError);
+    return (e as ConfigError).field;
+  }
+  return '(valid)';
+}
+
+describe('options are validated up front, naming the field', () => {
+  test.each([
+    [{ groupId: '' }, 'groupId'],
+    [{ brokers: ['nohost'] }, 'brokers.0'],
+    [{ brokers: undefined }, 'brokers'],
+    [{ topics: undefined }, 'topics'],
+    [{ assign: [{ topic: 't', partitions: [0] }] }, 'topics'],
+    [{ delivery: 'twice' }, 'delivery'],
+    [{ delivery: 'exactly-once' }, 'sink'],
+    [{ handler: undefined }, 'handler'],
+    [{ recordHandler: async () => undefined }, 'recordHandler'],
+    [{ heartbeatIntervalMs: 40000 }, 'heartbeatIntervalMs'],
+    [{ retry: { retries: -1 } }, 'retry.retries'],
+    [{ retry: { minTimeoutMs: 50, maxTimeoutMs: 10 } }, 'retry.maxTimeoutMs'],
+    [{ poisonPolicy: 'ignore' }, 'poisonPolicy'],
+    [{ deadLetterTopic: 'dlq' }, 'deadLetterTopic'],
+    [{ topics: undefined, assign: [{ topic: 't', partitions: [0] }], groupInstanceId: 'i' }, 'groupInstanceId'],
+    [{ maxProcessingTimeMs: 0 }, 'maxProcessingTimeMs'],
+    [{ handleSignals: ['TERM'] }, 'handleSignals.0'],
+    [{ assignors: ['cooperative-sticky'] }, 'assignors.0'],
+    [{ unknownOption: 1 }, '(options)'],
+  ])('%j → %s', (o, field) => {
+    expect(fieldOf(o as never)).toBe(field);
+  });
+
+  test('valid shapes pass: a Kafka instance, RegExp topics, manual assignment, dead-letter with a topic', () => {
+    expect(fieldOf({ brokers: undefined, kafka: new Kafka({ brokers: ['x:1'] }) })).toBe('(valid)');
+    expect(fieldOf({ topics: [/^orders\./] })).toBe('(valid)');
+    expect(fieldOf({ topics: undefined, assign: [{ topic: 't', partitions: [0, 1] }] })).toBe('(valid)');
+    expect(fieldOf({ poisonPolicy: 'dead-letter', deadLetterTopic: (t: string) => `${t}.dead` })).toBe('(valid)');
+  });
+
+  test('createGroupConsumer throws before connecting anything', () => {
+    expect(() => createGroupConsumer({ ...base, sessionTimeoutMs: 100, heartbeatIntervalMs: 200 })).toThrow(ConfigError);
+  });
+});
+
+describe('KafkaJS adapter version pin', () => {
+  test('installs against kafkajs 2.2.4 and wraps ConsumerGroup#joinAndSync and #fetch', () => {
+    expect(require('kafkajs/package.json').version).toBe(SUPPORTED_KAFKAJS_VERSION);
+    installKafkaJsAdapter();
+    const proto = require('kafkajs/src/consumer/consumerGroup').prototype;
+    expect(proto.joinAndSync.name).toBe('wrappedJoinAndSync');
+    expect(proto.fetch.name).toBe('wrappedFetch');
+  });
+
+  test('refuses any other kafkajs version with UnsupportedKafkaJsError', () => {
+    jest.isolateModules(() => {
+      jest.doMock('kafkajs/package.json', () => ({ version: '2.2.5' }));
+      const { installKafkaJsAdapter: install } = require('../../src/consumer/kafkajs-adapter');
+      const { UnsupportedKafkaJsError } = require('../../src/consumer/errors');
+      expect(() => install()).toThrow(UnsupportedKafkaJsError);
+      jest.dontMock('kafkajs/package.json');
+    });
+  });
+});

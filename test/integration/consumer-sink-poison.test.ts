@@ -1,0 +1,83 @@
+/**
+ * Poison rows the sink refuses (a value that fails to map, a row that violates a constraint)
+ * follow the consumer's poison policy in exactly-once mode: skip or dead-letter writes the
+ * batch without them, with the offset moving over them; fail writes nothing. Never half a batch.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { MockCluster } from '../../src/mock-broker';
+import { GroupConsumer } from '../../src/consumer/group-consumer';
+import { PoisonMessageError } from '../../src/consumer/errors';
+import { SqlSink } from '../../src/sinks/sql';
+import { consumerOn, kafkaOf, produce, stopAll, until } from '../consumer/helpers';
+
+jest.setTimeout(60000);
+
+let cluster: MockCluster;
+let dir: string;
+const consumers: GroupConsumer[] = [];
+beforeAll(async () => {
+  cluster = await MockCluster.start({ brokers: 1, group: { initialRebalanceDelayMs: 0, minSessionTimeoutMs: 1000 } });
+  dir = mkdtempSync(path.join(os.tmpdir(), 'kafka-eos-sink-poison-'));
+});
+afterEach(async () => { await stopAll(consumers); });
+afterAll(async () => {
+  await cluster.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function sinkFor(table: string): SqlSink {
+  return new SqlSink({
+    knex: { client: 'sqlite3', connection: { filename: path.join(dir, `${table}.sqlite`) }, useNullAsDefault: true },
+    table, mode: 'insert', autoCreate: true,
+    mapping: { columns: { id: { path: 'id', type: 'integer' }, name: { path: 'name', type: 'string' } } },
+  });
+}
+
+// Offsets 0..4: offset 1 is not JSON (fails to map); offset 3 has no `name` (NOT NULL column).
+const VALUES = ['{"id":1,"name":"a"}', 'not json', '{"id":3,"name":"c"}', '{"id":4}', '{"id":5,"name":"e"}'];
+
+test.each(['skip', 'dead-letter'] as const)('policy %s: the rejected rows are left out, the rest commit with the offset past them', async (policy) => {
+  const topic = `sink-poison-${policy}`;
+  cluster.createTopic(topic, 1);
+  await produce(kafkaOf(cluster), topic, 0, VALUES);
+  const sink = sinkFor(`t_${policy.replace('-', '_')}`);
+  const c = consumerOn(cluster, { groupId: `${topic}-g`, topics: [topic], delivery: 'exactly-once', sink, poisonPolicy: policy, ...(policy === 'dead-letter' ? { deadLetterTopic: `${topic}.dlq` } : {}) }, consumers);
+  const errors: unknown[] = [];
+  c.on('error', (e) => errors.push(e));
+  await c.start();
+  await until(() => c.metrics().processed >= 5 || errors.length > 0, 'the batch');
+  const stored = async () => (await sink.open(`${topic}-g`, [{ topic, partition: 0 }])).get(`${topic}:0`);
+  const end = Date.now() + 20000;
+  while ((await stored()) !== 5n && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+  expect(errors).toEqual([]);
+  expect(await stored()).toBe(5n);
+  const rows = await sink.knex(sink.table).select('id', 'kafka_offset').orderBy('kafka_offset');
+  expect(rows.map((r: { kafka_offset: number }) => Number(r.kafka_offset))).toEqual([0, 2, 4]);
+  if (policy === 'dead-letter') {
+    const dlq = cluster.partitions(`${topic}.dlq`)[0];
+    expect(dlq.highWatermark).toBe(2);
+  } else {
+    expect(cluster.partitions(`${topic}.dlq`)).toEqual([]);
+  }
+  await c.stop();
+  await sink.close();
+});
+
+test('policy fail: the consumer stops with PoisonMessageError naming the record, and nothing of the batch is written', async () => {
+  const topic = 'sink-poison-fail';
+  cluster.createTopic(topic, 1);
+  await produce(kafkaOf(cluster), topic, 0, VALUES);
+  const sink = sinkFor('t_fail');
+  const c = consumerOn(cluster, { groupId: `${topic}-g`, topics: [topic], delivery: 'exactly-once', sink, poisonPolicy: 'fail' }, consumers);
+  c.on('error', () => undefined);
+  await c.start();
+  await until(() => c.state === 'failed', 'failure');
+  expect(c.failure).toBeInstanceOf(PoisonMessageError);
+  expect((c.failure as PoisonMessageError).offset).toBe(1n);
+  await c.stop();
+  expect(await sink.knex(sink.table).count({ n: '*' }).then((r) => Number(r[0].n))).toBe(0);
+  expect((await sink.open(`${topic}-g`, [{ topic, partition: 0 }])).get(`${topic}:0`)).toBe(-1n);
+  await sink.close();
+});
