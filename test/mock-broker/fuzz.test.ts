@@ -13,6 +13,7 @@ import { frameRequest } from '../../src/mock-broker/protocol/frame';
 import { encodeRequest, Field, isFlexible, MessageSchema } from '../../src/mock-broker/protocol/schema';
 import { Writer } from '../../src/mock-broker/protocol/primitives';
 import { encodeBatch } from '../../src/mock-broker/protocol/record-batch';
+import { mulberry32 } from '../../src/util/prng';
 
 jest.setTimeout(600000);
 
@@ -20,16 +21,6 @@ const FRAMES = Number(process.env.FUZZ_FRAMES ?? 10000);
 const SEED = Number(process.env.FUZZ_SEED ?? (Date.now() % 2147483647));
 const CONCURRENCY = 48;
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const rand = mulberry32(SEED);
 const int = (n: number) => Math.floor(rand() * n);

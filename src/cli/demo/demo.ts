@@ -15,6 +15,7 @@ import { SingleBar } from 'cli-progress';
 import { Kafka, logLevel } from 'kafkajs';
 import knexFactory from 'knex';
 import { MockCluster } from '../../mock-broker';
+import { mulberry32 } from '../../util/prng';
 import { SqlSink } from '../../sinks/sql';
 import { Flight, loadFlights } from './dataset';
 import { FLIGHT_MAPPING, isPostgres, knexConfig } from './db';
@@ -39,17 +40,6 @@ export interface DemoOptions {
 const TOPIC = 'flights';
 const OFFSETS_TABLE = 'kafka_eos_offsets';
 
-/** mulberry32: a small seeded PRNG, so kill points repeat for a given --seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Worker {
   id: number;
@@ -66,7 +56,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
   const db = o.db ?? path.join(os.tmpdir(), `kafka-eos-demo-${process.pid}.sqlite`);
   const groupId = `kafka-eos-demo-${Date.now()}-${process.pid}`;
   const TABLE = o.table ?? 'flights';
-  const random = prng(o.seed);
+  const random = mulberry32(o.seed);
   const killAt = Array.from({ length: o.kills }, () => 0.15 + random() * 0.7).sort((a, b) => a - b).map((f) => Math.floor(f * N));
   log(`kafka-eos demo: ${N} flight records → ${o.partitions} partitions → ${o.consumers} consumer processes → ${isPostgres(db) ? 'PostgreSQL' : `SQLite ${db}`}`);
   log(`seed ${o.seed}; SIGKILL at rows sunk ≥ ${killAt.join(', ') || '(none)'}`);
