@@ -14,7 +14,8 @@ export { ConfigError } from './consumer/options';
 export type {
   Delivery, GroupConsumerOptions, HandlerBatch, ManualAssignment, PoisonPolicy, RebalanceListeners, RecordContext, RetryOptions,
 } from './consumer/options';
-export { FencedInstanceIdError, MaxProcessingTimeExceededError, PoisonMessageError, UnsupportedKafkaJsError } from './consumer/errors';
+export { FencedInstanceIdError, MaxProcessingTimeExceededError, PoisonMessageError, UnknownTopicError, UnsupportedKafkaJsError } from './consumer/errors';
+export { StoredOffsetOutOfRangeError, rejectedRecord } from './consumer/strategies/exactly-once';
 export { DEAD_LETTER_HEADERS } from './consumer/retry';
 export { SUPPORTED_KAFKAJS_VERSION } from './consumer/kafkajs-adapter';
 export type { ConsumerMetricsSnapshot, PartitionMetrics, RebalanceRecord } from './consumer/metrics';

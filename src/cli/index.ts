@@ -5,28 +5,39 @@ import { runBroker } from './broker';
 import { runDemo } from './demo/demo';
 import { runSink } from './run';
 
-function nonNegativeInt(name: string) {
+function nonNegativeInt(name: string, min = 0, max = Number.MAX_SAFE_INTEGER) {
   return (v: string): number => {
     const n = Number(v);
-    if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${name} must be a non-negative integer`);
+    if (!/^\d+$/.test(v.trim()) || !Number.isInteger(n) || n < min || n > max) {
+      throw new InvalidArgumentError(min === 0 && max === Number.MAX_SAFE_INTEGER ? `${name} must be a non-negative integer` : `${name} must be an integer from ${min} to ${max}`);
+    }
     return n;
   };
 }
 
+function database(v: string): string {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(v) && !/^postgres(ql)?:\/\//i.test(v)) {
+    throw new InvalidArgumentError('--db must be a SQLite file path or a postgresql:// URL');
+  }
+  return v;
+}
+
 const program = new Command();
-program.name('kafka-eos').description('Exactly-once Kafka consumers for Node.js, and an embedded mock Kafka cluster.');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { version } = require('../../package.json') as { version: string };
+program.name('kafka-eos').version(version).description('Exactly-once Kafka consumers for Node.js, and an embedded mock Kafka cluster.');
 
 program.command('demo')
   .description('the main job on real data: embedded 3-broker cluster → consumer group (child processes, one SIGKILLed) → exactly-once SQL sink, then verify')
-  .option('--rows <n>', 'number of flight records (default: all 200000)', nonNegativeInt('--rows'))
-  .option('--db <path|url>', 'SQLite file to keep, or postgresql://user@host:port/db')
+  .option('--rows <n>', 'number of flight records (default: all 200000)', nonNegativeInt('--rows', 1, 200000))
+  .option('--db <path|url>', 'SQLite file to keep, or postgresql://user:pass@host:port/db (the demo table is dropped and recreated there)', database)
   .option('--table <name>', 'table to (re)create for the demo', 'flights')
-  .option('--consumers <n>', 'consumer processes', nonNegativeInt('--consumers'), 3)
-  .option('--partitions <n>', 'partitions of topic flights', nonNegativeInt('--partitions'), 6)
-  .option('--kills <k>', 'consumer processes to SIGKILL at seeded random points', nonNegativeInt('--kills'), 1)
+  .option('--consumers <n>', 'consumer processes', nonNegativeInt('--consumers', 1, 32), 3)
+  .option('--partitions <n>', 'partitions of topic flights', nonNegativeInt('--partitions', 1, 1000), 6)
+  .option('--kills <k>', 'consumer processes to SIGKILL at seeded random points', nonNegativeInt('--kills', 0, 100), 1)
   .option('--seed <s>', 'seed for the kill points', nonNegativeInt('--seed'), 42)
-  .option('--session-timeout <ms>', 'consumer session timeout', nonNegativeInt('--session-timeout'), 6000)
-  .option('--timeout <ms>', 'give up after this long', nonNegativeInt('--timeout'), 600000)
+  .option('--session-timeout <ms>', 'consumer session timeout', nonNegativeInt('--session-timeout', 1000, 300000), 6000)
+  .option('--timeout <ms>', 'give up after this long', nonNegativeInt('--timeout', 10000, 86400000), 600000)
   .option('--quiet', 'print nothing but errors')
   .action(async (o) => {
     process.exitCode = await runDemo({
@@ -44,8 +55,8 @@ program.command('run')
 
 program.command('broker')
   .description('a standalone mock Kafka cluster, serving until interrupted')
-  .option('--port <port>', 'port of the first broker; the others take the next ports', nonNegativeInt('--port'), 9092)
-  .option('--brokers <n>', 'number of brokers', nonNegativeInt('--brokers'), 3)
+  .option('--port <port>', 'port of the first broker; the others take the next ports', nonNegativeInt('--port', 1, 65535), 9092)
+  .option('--brokers <n>', 'number of brokers', nonNegativeInt('--brokers', 1, 64), 3)
   .option('--host <host>', 'address to listen on and advertise', '127.0.0.1')
   .option('--initial-rebalance-delay <ms>', 'group.initial.rebalance.delay.ms', nonNegativeInt('--initial-rebalance-delay'), 0)
   .option('--min-session-timeout <ms>', 'group.min.session.timeout.ms (default 6000, as in Kafka)', nonNegativeInt('--min-session-timeout'))

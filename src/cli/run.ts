@@ -16,6 +16,7 @@ import { z } from 'zod';
 import { createGroupConsumer } from '../consumer/group-consumer';
 import { ConfigError } from '../consumer/options';
 import { SqlSink } from '../sinks/sql';
+import { KafkaEosError } from '../errors';
 
 const column = z.object({ path: z.string().min(1).optional(), type: z.enum(['string', 'integer', 'bigint', 'float', 'boolean', 'json', 'timestamp']), nullable: z.boolean().optional() }).strict();
 
@@ -60,25 +61,58 @@ export function loadRunConfig(file: string): RunConfig {
   return parsed.data;
 }
 
+/**
+ * Runs the sink until SIGINT/SIGTERM (exit 0) or until the consumer fails (exit 1, the error
+ * printed). The database is checked before anything is consumed.
+ */
 export async function runSink(file: string): Promise<number> {
   const config = loadRunConfig(file);
   const { type: _type, ...sinkConfig } = config.sink;
-  const sink = new SqlSink({ ...sinkConfig, knex: { useNullAsDefault: true, ...sinkConfig.knex } as never });
+  const sink = new SqlSink({ ...sinkConfig, knex: { useNullAsDefault: true, ...sinkConfig.knex, log: quietKnexLog } as never });
+  try {
+    await sink.open(config.groupId, []);
+    if (!(sinkConfig.autoCreate ?? false) && !(await sink.knex.schema.hasTable(sinkConfig.table))) {
+      throw new ConfigError('sink.table', `table "${sinkConfig.table}" does not exist (create it, or set "autoCreate": true with a declarative mapping)`);
+    }
+  } catch (e) {
+    await sink.close();
+    if (e instanceof ConfigError) throw e;
+    throw new KafkaEosError('SINK_UNAVAILABLE', `cannot use the database: ${(e as Error).message}`, { cause: e });
+  }
   const consumer = createGroupConsumer({
     brokers: config.brokers, clientId: config.clientId, groupId: config.groupId, topics: config.topics,
     delivery: 'exactly-once', sink, ...config.consumer,
   });
-  consumer.on('error', (e: Error) => process.stderr.write(`kafka-eos run: ${e.message}\n`));
+  consumer.on('error', () => undefined); // reported once, below, when the consumer fails
+  consumer.on('sink-unavailable', ({ topic, partition, error }: { topic: string; partition: number; error: Error }) => {
+    process.stderr.write(`kafka-eos run: database unavailable writing ${topic}-${partition}, retrying: ${error.message}\n`);
+  });
   consumer.on('assigned', ({ partitions }: { partitions: { topic: string; partition: number }[] }) => {
     process.stdout.write(`assigned: ${partitions.map((p) => `${p.topic}-${p.partition}`).join(', ') || '(none)'}\n`);
   });
-  await consumer.start();
+  try {
+    await consumer.start();
+  } catch (e) {
+    await sink.close();
+    throw e;
+  }
   process.stdout.write(`kafka-eos run: group ${config.groupId} consuming ${config.topics.join(', ')} into ${config.sink.table}\n`);
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
+  const outcome = await new Promise<'signal' | 'failed'>((resolve) => {
+    process.once('SIGINT', () => resolve('signal'));
+    process.once('SIGTERM', () => resolve('signal'));
+    consumer.on('state', ({ to }: { to: string }) => { if (to === 'failed') resolve('failed'); });
+    if (consumer.state === 'failed') resolve('failed');
   });
+  const failure = consumer.failure;
   await consumer.stop();
   await sink.close();
+  if (outcome === 'failed') {
+    const code = (failure as { code?: string } | null)?.code;
+    process.stderr.write(`kafka-eos run: the consumer failed${code ? ` [${code}]` : ''}: ${failure?.message ?? 'unknown error'}\n`);
+    return 1;
+  }
   return 0;
 }
+
+/** knex logs connection errors with stack traces; the CLI reports them once, by name. */
+const quietKnexLog = { warn: () => undefined, error: () => undefined, deprecate: () => undefined, debug: () => undefined };

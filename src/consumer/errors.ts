@@ -48,3 +48,10 @@ export class UnsupportedKafkaJsError extends KafkaEosError {
     super('UNSUPPORTED_KAFKAJS', message);
   }
 }
+
+/** Topics named in the options that the cluster does not have (the consumer does not create topics). */
+export class UnknownTopicError extends KafkaEosError {
+  constructor(readonly topics: string[]) {
+    super('UNKNOWN_TOPIC', `topic${topics.length > 1 ? 's' : ''} ${topics.map((t) => `"${t}"`).join(', ')} ${topics.length > 1 ? 'do' : 'does'} not exist`);
+  }
+}

@@ -18,7 +18,8 @@
  * Events: `assigned` ({ partitions, positions }), `revoked` ({ partitions }), `lost` ({ partitions, error }),
  * `rebalance` (RebalanceRecord: { startedAt, durationMs, revoked, assigned }), `batch` ({ topic,
  * partition, records, nextOffset, lag }), `fenced` (sink CAS refused: { topic, partition, expected, stored }),
- * `dead-letter` ({ topic, partition, offset, deadLetterTopic, error }), `retry` ({ topic, partition, offset,
+ * `dead-letter` ({ topic, partition, offset, deadLetterTopic, error }), `sink-unavailable`
+ * ({ topic, partition, error }: the sink's retries are spent; the consumer waits and tries again), `retry` ({ topic, partition, offset,
  * attempt, error }), `error` (Error), `state` ({ from, to }).
  */
 import { EventEmitter } from 'node:events';
@@ -26,7 +27,7 @@ import { Admin, Batch, Consumer, EachBatchPayload, Kafka, logLevel, PartitionAss
 import { createRangeAssignor, createRoundRobinAssignor, createStickyAssignor, createStickyAssignorState } from './assignors';
 import { KafkaEosError } from '../errors';
 import { partitionKey, SinkRecord, TopicPartition } from '../sinks/sink';
-import { FencedInstanceIdError, MaxProcessingTimeExceededError, PoisonMessageError } from './errors';
+import { FencedInstanceIdError, MaxProcessingTimeExceededError, PoisonMessageError, UnknownTopicError } from './errors';
 import { assertNotFenced, batchEpoch, GroupHooks, KafkaJsConsumerGroup, registeringAssigners, simpleCommit } from './kafkajs-adapter';
 import { ConsumerState, Lifecycle } from './lifecycle';
 import { committedPositions, manualAssigner, manualPartitions, privateGroupId } from './manual';
@@ -150,8 +151,17 @@ export class GroupConsumer extends EventEmitter {
           commitToKafkaForMonitoring: o.commitToKafkaForMonitoring,
           onFenced: (info) => this.emit('fenced', info),
           onRejected: (batch, record, error) => policeRejectedRecord(this.processor, batch, record, error),
+          onSinkUnavailable: (info) => this.emit('sink-unavailable', info),
         });
     }
+  }
+
+  private async offsetRange(tp: TopicPartition): Promise<{ earliest: bigint; latest: bigint }> {
+    if (!this.admin) throw new KafkaEosError('NOT_RUNNING', 'consumer is not running');
+    const offsets = await this.admin.fetchTopicOffsets(tp.topic);
+    const p = offsets.find((o) => o.partition === tp.partition);
+    if (!p) throw new KafkaEosError('UNKNOWN_PARTITION', `no partition ${partitionKey(tp)}`);
+    return { earliest: BigInt(p.low), latest: BigInt(p.high) };
   }
 
   private context(): StrategyContext {
@@ -165,13 +175,9 @@ export class GroupConsumer extends EventEmitter {
         if (this.options.assign) return simpleCommit(this.hooks, this.options.groupId, offsets);
         await this.consumer.commitOffsets(offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: o.offset.toString() })));
       },
-      earliestOffset: async (tp) => {
-        if (!this.admin) throw new KafkaEosError('NOT_RUNNING', 'consumer is not running');
-        const offsets = await this.admin.fetchTopicOffsets(tp.topic);
-        const p = offsets.find((o) => o.partition === tp.partition);
-        if (!p) throw new KafkaEosError('UNKNOWN_PARTITION', `no partition ${partitionKey(tp)}`);
-        return BigInt(p.low);
-      },
+      earliestOffset: async (tp) => (await this.offsetRange(tp)).earliest,
+      offsetRange: (tp) => this.offsetRange(tp),
+      startFrom: (this.options.fromBeginning ?? true) ? 'earliest' : 'latest',
     };
   }
 
@@ -186,6 +192,7 @@ export class GroupConsumer extends EventEmitter {
     try {
       this.admin = this.kafka.admin();
       await this.admin.connect();
+      await this.assertTopicsExist();
       const consumer = this.kafka.consumer({
         groupId: o.assign ? privateGroupId(o.groupId) : o.groupId,
         sessionTimeout: o.sessionTimeoutMs ?? 30000,
@@ -209,6 +216,16 @@ export class GroupConsumer extends EventEmitter {
       await this.disconnect();
       throw e;
     }
+  }
+
+  /** Names missing topics up front (KafkaJS reports them without the topic's name). Throws UnknownTopicError. */
+  private async assertTopicsExist(): Promise<void> {
+    const o = this.options;
+    const named = o.assign ? o.assign.map((a) => a.topic) : (o.topics ?? []).filter((t): t is string => typeof t === 'string');
+    if (named.length === 0 || !this.admin) return;
+    const existing = new Set(await this.admin.listTopics());
+    const missing = [...new Set(named)].filter((t) => !existing.has(t));
+    if (missing.length > 0) throw new UnknownTopicError(missing);
   }
 
   private resolveAssignors(): PartitionAssigner[] {
@@ -285,7 +302,14 @@ export class GroupConsumer extends EventEmitter {
       if (positions) {
         for (const tp of partitions) {
           const pos = positions.get(partitionKey(tp));
-          if (pos !== undefined) consumer.seek({ topic: tp.topic, partition: tp.partition, offset: pos.toString() });
+          // The consumer may have stopped or crashed while the positions were read.
+          if (pos !== undefined && this.consumer === consumer && epoch === this.epoch) {
+            try {
+              consumer.seek({ topic: tp.topic, partition: tp.partition, offset: pos.toString() });
+            } catch {
+              return; // KafkaJS is restarting; the next assignment positions it again
+            }
+          }
         }
         // Batches fetched before the seeks came from KafkaJS's own position: drop them.
         this.epoch += 1;

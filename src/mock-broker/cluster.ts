@@ -55,6 +55,13 @@ export function validateTopicName(name: string): string | null {
   return null;
 }
 
+/**
+ * The most partitions the whole cluster holds (a mock limit, not Kafka's: each partition costs
+ * memory in this process, and no request may exhaust it). CreateTopics and CreatePartitions
+ * beyond it answer INVALID_PARTITIONS.
+ */
+export const MAX_CLUSTER_PARTITIONS = 200_000;
+
 /** Java's String.hashCode, so coordinator placement spreads groups the way Kafka's partitionFor does. */
 function javaHash(s: string): number {
   let h = 0;
@@ -104,6 +111,9 @@ export class ClusterState {
     if (this.topics.has(name)) throw new TopicError('TOPIC_ALREADY_EXISTS', `topic '${name}' already exists`);
     const partitions = numPartitions === -1 ? this.config.defaultPartitions : numPartitions;
     if (!Number.isInteger(partitions) || partitions <= 0) throw new TopicError('INVALID_PARTITIONS', `number of partitions must be larger than 0, got ${numPartitions}`);
+    if (this.partitionCount + partitions > MAX_CLUSTER_PARTITIONS) {
+      throw new TopicError('INVALID_PARTITIONS', `the mock cluster holds at most ${MAX_CLUSTER_PARTITIONS} partitions in all; it has ${this.partitionCount}, ${partitions} more requested`);
+    }
     const rf = replicationFactor === -1 ? Math.min(this.config.defaultReplicationFactor, this.brokers.length) : replicationFactor;
     if (rf <= 0 || rf > this.brokers.length) {
       throw new TopicError('INVALID_REPLICATION_FACTOR', `replication factor ${replicationFactor} is not between 1 and the ${this.brokers.length} available brokers`);
@@ -130,6 +140,13 @@ export class ClusterState {
     this.topics.set(name, topic);
     this.events.record('topic-created', { topic: name, partitions, replicationFactor: rf });
     return topic;
+  }
+
+  /** Partitions in all topics. */
+  get partitionCount(): number {
+    let n = 0;
+    for (const t of this.topics.values()) n += t.partitions.length;
+    return n;
   }
 
   partition(topic: string, partition: number): PartitionLog | undefined {

@@ -72,7 +72,8 @@ describe(`crash test: ${KILLS} SIGKILLs at seeded points (seed ${seed})`, () => 
     }
   }, 300000);
 
-  test('PostgreSQL: table equals the input exactly after 20 kills', async () => {
+  // Like the other PostgreSQL suites: left out locally without a server, required in CI.
+  (PG_URL || process.env.CI ? test : test.skip)('PostgreSQL: table equals the input exactly after 20 kills', async () => {
     if (!PG_URL) throw new Error('KAFKA_EOS_PG_URL is not set: the PostgreSQL crash test needs a real server (.ci/run starts one)');
     const table = `crash_${process.pid}_${seed}`;
     const knex = knexFactory({ client: 'pg', connection: PG_URL });

@@ -63,6 +63,6 @@ describe('kafka-eos demo', () => {
   test('a bad option is refused with a clear error and a non-zero exit', async () => {
     const { code, out } = await runCli(['demo', '--rows', '-5'], 30000);
     expect(code).not.toBe(0);
-    expect(out).toMatch(/--rows must be a non-negative integer/);
+    expect(out).toMatch(/--rows must be an integer from 1 to 200000/);
   });
 });

@@ -5,9 +5,12 @@ export function isPostgres(db: string): boolean {
   return /^postgres(ql)?:\/\//.test(db);
 }
 
+/** knex logs connection errors with stack traces; the CLI reports each error once, by name. */
+const quietLog = { warn: () => undefined, error: () => undefined, deprecate: () => undefined, debug: () => undefined };
+
 export function knexConfig(db: string): Knex.Config {
-  if (isPostgres(db)) return { client: 'pg', connection: db, pool: { min: 0, max: 4 } };
-  return { client: 'sqlite3', connection: { filename: db }, useNullAsDefault: true, pool: { min: 1, max: 1 } };
+  if (isPostgres(db)) return { client: 'pg', connection: db, pool: { min: 0, max: 4 }, log: quietLog };
+  return { client: 'sqlite3', connection: { filename: db }, useNullAsDefault: true, pool: { min: 1, max: 1 }, log: quietLog };
 }
 
 /** The declarative mapping from a flight's JSON value to the demo table's columns. */

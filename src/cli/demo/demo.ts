@@ -9,6 +9,7 @@
  * 5. Verifies the table against the source file and exits non-zero on any failure.
  */
 import { ChildProcess, fork } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { SingleBar } from 'cli-progress';
@@ -54,6 +55,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
   const flights: Flight[] = loadFlights(o.rows);
   const N = flights.length;
   const db = o.db ?? path.join(os.tmpdir(), `kafka-eos-demo-${process.pid}.sqlite`);
+  const keepDb = o.db !== undefined;
   const groupId = `kafka-eos-demo-${Date.now()}-${process.pid}`;
   const TABLE = o.table ?? 'flights';
   const random = mulberry32(o.seed);
@@ -166,14 +168,17 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     await stopWorkers(workers);
     const hw = new Map(cluster.partitions(TOPIC).map((p) => [p.partition, p.highWatermark]));
     const checks = await verify(knex, TABLE, OFFSETS_TABLE, groupId, TOPIC, flights, hw);
+    checks.push({ name: 'consumers killed with SIGKILL', expected: String(killAt.length), actual: String(kills), pass: kills === killAt.length });
+    const [{ n: written }] = await knex(TABLE).count({ n: '*' });
     const generations = cluster.events.entries({ type: 'group.generation', groupId }).length;
     log('');
     log(formatChecks(checks));
     log('');
     const wall = (Date.now() - started) / 1000;
     log(`consumer processes: ${workers.length} started, ${kills} killed with SIGKILL; group generations: ${generations}; fenced writes refused: ${fenced}`);
-    log(`wall time ${wall.toFixed(1)} s; consumed ${N} rows in ${consumeSeconds.toFixed(1)} s = ${Math.round(N / consumeSeconds)} rows/s`);
-    if (!isPostgres(db)) log(`database kept at ${db}`);
+    const rows = Number(written);
+    log(`wall time ${wall.toFixed(1)} s; ${rows} rows sunk in ${consumeSeconds.toFixed(1)} s = ${Math.round(rows / consumeSeconds)} rows/s${kills > 0 ? ` (including ${kills} session-timeout wait${kills > 1 ? 's' : ''} after the kills)` : ''}`);
+    if (keepDb && !isPostgres(db)) log(`database kept at ${db}`);
     for (const e of errors) log(`error: ${e}`);
     const ok = checks.every((c) => c.pass) && errors.length === 0;
     log(ok ? 'VERIFICATION PASSED' : 'VERIFICATION FAILED');
@@ -183,6 +188,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     await stopWorkers(workers);
     await Promise.allSettled([admin.disconnect(), knex.destroy()]);
     await cluster.stop();
+    if (!keepDb) for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });
   }
 }
 

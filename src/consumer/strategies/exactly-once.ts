@@ -10,7 +10,7 @@
  */
 import { KafkaEosError } from '../../errors';
 import { ExactlyOnceSink, partitionKey, SinkRecord, TopicPartition, WriteResult } from '../../sinks/sink';
-import type { BatchOutcome, CommitStrategy, StrategyBatch, StrategyContext } from './types';
+import type { BatchOutcome, CommitStrategy, ProcessResult, StrategyBatch, StrategyContext } from './types';
 
 export interface ExactlyOnceOptions {
   sink: ExactlyOnceSink;
@@ -24,6 +24,29 @@ export interface ExactlyOnceOptions {
    * dead-letter); throw to fail. Without it, the sink's error is thrown.
    */
   onRejected?: (batch: StrategyBatch, record: SinkRecord, error: unknown) => Promise<void>;
+  /**
+   * Called when the sink stays unavailable past its own retries (a retriable error such as
+   * SINK_RETRIES_EXHAUSTED: the outcome of the last write is unknown). The consumer keeps its
+   * partitions, waits `sinkRetryDelayMs`, re-reads the stored positions and fetches again from
+   * there, for as long as the outage lasts.
+   */
+  onSinkUnavailable?: (info: { topic: string; partition: number; error: unknown }) => void;
+  /** Wait before trying an unavailable sink again, ms (default 1000). */
+  sinkRetryDelayMs?: number;
+}
+
+const isRetriable = (e: unknown) => (e as { retriable?: unknown } | null)?.retriable === true;
+
+/**
+ * The sink's stored position for a partition lies outside the partition's log: the records from
+ * there on were deleted (DeleteRecords, retention) before they were sunk, or the topic was
+ * recreated. Writing on would lose or misplace data silently, so the consumer stops. Resolve it
+ * by hand: move `next_offset` in the offsets table to where consumption should resume.
+ */
+export class StoredOffsetOutOfRangeError extends KafkaEosError {
+  constructor(readonly tp: TopicPartition, readonly stored: bigint, readonly earliest: bigint, readonly latest: bigint) {
+    super('STORED_OFFSET_OUT_OF_RANGE', `${tp.topic}:${tp.partition}: the sink's stored next offset ${stored} is outside the log [${earliest}, ${latest}]: the records were deleted or the topic was recreated; set next_offset in the offsets table to where consumption should resume`);
+  }
 }
 
 /**
@@ -49,6 +72,8 @@ interface PartitionState {
    * (control records, aborted transactions), which the next write's CAS range covers.
    */
   synced: boolean;
+  /** The last write's outcome is unknown (the sink was unavailable): re-read the position first. */
+  reopen: boolean;
 }
 
 export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { positions(): ReadonlyMap<string, bigint> } {
@@ -56,8 +81,82 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
   const monitor = options.commitToKafkaForMonitoring ?? true;
   let states = new Map<string, PartitionState>();
 
+  /** The stored position, or for a partition with none, the log start or end (fromBeginning). */
   async function resumePoint(ctx: StrategyContext, tp: TopicPartition, stored: bigint): Promise<bigint> {
-    return stored >= 0n ? stored : ctx.earliestOffset(tp);
+    if (stored >= 0n) return stored;
+    const range = await ctx.offsetRange(tp);
+    return ctx.startFrom === 'earliest' ? range.earliest : range.latest;
+  }
+
+  /**
+   * A fetch came from somewhere other than the stored position. If the stored position is no
+   * longer inside the log (the records after it were deleted, or the topic was recreated
+   * smaller), seeking to it again would loop forever: fail by name instead.
+   */
+  async function assertInLog(ctx: StrategyContext, tp: TopicPartition, state: PartitionState): Promise<void> {
+    if (state.stored < 0n) return;
+    const { earliest, latest } = await ctx.offsetRange(tp);
+    if (state.stored < earliest || state.stored > latest) throw new StoredOffsetOutOfRangeError(tp, state.stored, earliest, latest);
+  }
+
+  async function writeBatch(ctx: StrategyContext, batch: StrategyBatch, state: PartitionState, process: () => Promise<ProcessResult>): Promise<BatchOutcome> {
+    if (state.reopen) {
+      const stored = (await sink.open(ctx.groupId, [batch])).get(partitionKey(batch)) ?? -1n;
+      state.stored = stored;
+      state.resumeFrom = await resumePoint(ctx, batch, stored);
+      state.reopen = false;
+    }
+    const inStep = state.synced ? batch.fetchOffset >= state.resumeFrom : batch.fetchOffset === state.resumeFrom;
+    if (!inStep) {
+      state.synced = false;
+      await assertInLog(ctx, batch, state);
+      return { kind: 'seek', offset: state.resumeFrom };
+    }
+    state.synced = true;
+    const processed = await process();
+    if (processed.processedUpTo <= batch.fetchOffset) {
+      // Nothing done (stopped before the first record): write nothing, fetch again from here.
+      return { kind: 'seek', offset: state.resumeFrom };
+    }
+    // One atomic unit: the processed records and the new position (dead-lettered and skipped
+    // records are not written, but the position moves over them). Partial processing writes a
+    // consistent prefix, never half a batch without its offset.
+    let output = processed.output;
+    let result: WriteResult;
+    for (;;) {
+      try {
+        result = await sink.write(ctx.groupId, [{
+          topic: batch.topic, partition: batch.partition,
+          expectedOffset: state.stored, nextOffset: processed.processedUpTo, records: output,
+        }]);
+        break;
+      } catch (e) {
+        // A poison record the sink refused: apply the policy, then write the rest (the CAS
+        // range still covers its offset). Policy `fail` throws and nothing is written.
+        const rejected = rejectedRecord(e, output);
+        if (!rejected || !options.onRejected) throw e;
+        await options.onRejected(batch, rejected, e);
+        output = output.filter((r) => r !== rejected);
+      }
+    }
+    if (result.status === 'fenced') {
+      const f = result.fenced.find((x) => x.topic === batch.topic && x.partition === batch.partition) ?? result.fenced[0];
+      options.onFenced?.({ topic: batch.topic, partition: batch.partition, expected: state.stored, stored: f.storedOffset });
+      state.stored = f.storedOffset;
+      state.resumeFrom = await resumePoint(ctx, batch, f.storedOffset);
+      state.synced = false;
+      return { kind: 'seek', offset: state.resumeFrom };
+    }
+    state.stored = processed.processedUpTo;
+    state.resumeFrom = processed.processedUpTo;
+    if (monitor) {
+      await ctx.commitToKafka([{ topic: batch.topic, partition: batch.partition, offset: processed.processedUpTo }]).catch(() => undefined);
+    }
+    if (!processed.complete) {
+      state.synced = false;
+      return { kind: 'seek', offset: state.resumeFrom };
+    }
+    return { kind: 'done' };
   }
 
   return {
@@ -73,7 +172,7 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
         const key = partitionKey(tp);
         const s = stored.get(key) ?? -1n;
         const resumeFrom = await resumePoint(ctx, tp, s);
-        next.set(key, { stored: s, resumeFrom, synced: false });
+        next.set(key, { stored: s, resumeFrom, synced: false, reopen: false });
         out.set(key, resumeFrom);
       }
       states = next;
@@ -83,56 +182,18 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
       const key = partitionKey(batch);
       const state = states.get(key);
       if (!state) throw new KafkaEosError('NOT_ASSIGNED', `batch for ${key}, which is not assigned to this member`);
-      const inStep = state.synced ? batch.fetchOffset >= state.resumeFrom : batch.fetchOffset === state.resumeFrom;
-      if (!inStep) {
+      try {
+        return await writeBatch(ctx, batch, state, process);
+      } catch (e) {
+        if (!isRetriable(e)) throw e;
+        // The sink is down (its own retries are spent): keep the partition, re-read its position
+        // when the sink is back, and fetch again from there. Never write on a guess.
         state.synced = false;
+        state.reopen = true;
+        options.onSinkUnavailable?.({ topic: batch.topic, partition: batch.partition, error: e });
+        await new Promise((r) => setTimeout(r, options.sinkRetryDelayMs ?? 1000));
         return { kind: 'seek', offset: state.resumeFrom };
       }
-      state.synced = true;
-      const processed = await process();
-      if (processed.processedUpTo <= batch.fetchOffset) {
-        // Nothing done (stopped before the first record): write nothing, fetch again from here.
-        return { kind: 'seek', offset: state.resumeFrom };
-      }
-      // One atomic unit: the processed records and the new position (dead-lettered and skipped
-      // records are not written, but the position moves over them). Partial processing writes a
-      // consistent prefix, never half a batch without its offset.
-      let output = processed.output;
-      let result: WriteResult;
-      for (;;) {
-        try {
-          result = await sink.write(ctx.groupId, [{
-            topic: batch.topic, partition: batch.partition,
-            expectedOffset: state.stored, nextOffset: processed.processedUpTo, records: output,
-          }]);
-          break;
-        } catch (e) {
-          // A poison record the sink refused: apply the policy, then write the rest (the CAS
-          // range still covers its offset). Policy `fail` throws and nothing is written.
-          const rejected = rejectedRecord(e, output);
-          if (!rejected || !options.onRejected) throw e;
-          await options.onRejected(batch, rejected, e);
-          output = output.filter((r) => r !== rejected);
-        }
-      }
-      if (result.status === 'fenced') {
-        const f = result.fenced.find((x) => x.topic === batch.topic && x.partition === batch.partition) ?? result.fenced[0];
-        options.onFenced?.({ topic: batch.topic, partition: batch.partition, expected: state.stored, stored: f.storedOffset });
-        state.stored = f.storedOffset;
-        state.resumeFrom = await resumePoint(ctx, batch, f.storedOffset);
-        state.synced = false;
-        return { kind: 'seek', offset: state.resumeFrom };
-      }
-      state.stored = processed.processedUpTo;
-      state.resumeFrom = processed.processedUpTo;
-      if (monitor) {
-        await ctx.commitToKafka([{ topic: batch.topic, partition: batch.partition, offset: processed.processedUpTo }]).catch(() => undefined);
-      }
-      if (!processed.complete) {
-        state.synced = false;
-        return { kind: 'seek', offset: state.resumeFrom };
-      }
-      return { kind: 'done' };
     },
     async onRevoked(_ctx, partitions) {
       for (const tp of partitions) states.delete(partitionKey(tp));

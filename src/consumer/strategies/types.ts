@@ -42,6 +42,10 @@ export interface StrategyContext {
   commitToKafka(offsets: { topic: string; partition: number; offset: bigint }[]): Promise<void>;
   /** The earliest available offset of a partition (the log start offset). */
   earliestOffset(tp: TopicPartition): Promise<bigint>;
+  /** The log start offset and the high watermark of a partition, read now. */
+  offsetRange(tp: TopicPartition): Promise<{ earliest: bigint; latest: bigint }>;
+  /** Where a partition with no stored position starts: 'earliest' (fromBeginning, the default) or 'latest'. */
+  readonly startFrom: 'earliest' | 'latest';
 }
 
 export interface CommitStrategy {

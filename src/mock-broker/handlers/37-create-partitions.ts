@@ -7,6 +7,7 @@
  * INVALID_REQUEST, an unknown topic UNKNOWN_TOPIC_OR_PARTITION. validateOnly checks without
  * creating. Any broker accepts the request (KRaft forwards it to the controller).
  */
+import { MAX_CLUSTER_PARTITIONS } from '../cluster';
 import type { ClusterState, Topic } from '../cluster';
 import { PartitionLog } from '../partition-log';
 import { ErrorCode } from '../protocol/error-codes';
@@ -34,6 +35,9 @@ function plan(cluster: ClusterState, topic: Topic, count: number, assignments: {
     return { errorCode: ErrorCode.INVALID_PARTITIONS, errorMessage: `The mock cluster allows at most ${MAX_PARTITIONS_PER_TOPIC} partitions per topic, ${count} requested.` };
   }
   const added = count - current;
+  if (cluster.partitionCount + added > MAX_CLUSTER_PARTITIONS) {
+    return { errorCode: ErrorCode.INVALID_PARTITIONS, errorMessage: `The mock cluster holds at most ${MAX_CLUSTER_PARTITIONS} partitions in all; it has ${cluster.partitionCount}, ${added} more requested.` };
+  }
   const rf = topic.partitions[0]?.replicas.length ?? 1;
   const ids = cluster.brokers.map((b) => b.nodeId);
   if (assignments !== null) {
