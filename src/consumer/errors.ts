@@ -2,6 +2,7 @@
  * Typed errors of the group consumer. Each is a {@link KafkaEosError} with a stable `code`;
  * none is retriable: the consumer has stopped, or the batch could not be handled.
  */
+import { inspect } from 'node:util';
 import { KafkaEosError } from '../errors';
 
 /**
@@ -38,8 +39,15 @@ export class PoisonMessageError extends KafkaEosError {
     readonly processedUpTo: bigint,
     cause: unknown,
   ) {
-    super('POISON_MESSAGE', `${topic}:${partition}@${offset}: processing failed after retries: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super('POISON_MESSAGE', `${topic}:${partition}@${offset}: processing failed (retries, if any, exhausted): ${describeCause(cause)}`, { cause });
   }
+}
+
+/** A readable description of anything thrown: Error messages as they are, other values inspected (never `[object Object]`). */
+function describeCause(cause: unknown): string {
+  if (cause instanceof Error) return cause.message;
+  if (typeof cause === 'string') return cause;
+  return inspect(cause, { depth: 3, breakLength: Infinity });
 }
 
 /** The installed kafkajs is not the version the rebalance and static-membership adapter is written for. */
