@@ -10,4 +10,7 @@ module.exports = {
   },
   transformIgnorePatterns: ['/node_modules/(?!(p-retry|is-network-error)/)'],
   testTimeout: 30000,
+  // A test that fails before its clean-up can leave a socket or timer behind; never let that hang
+  // the run (CI has a time limit). Leaks are still worth fixing: run with --detectOpenHandles.
+  forceExit: true,
 };

@@ -29,6 +29,8 @@ export type { AtLeastOnceOptions } from './consumer/strategies/at-least-once';
 export * from './consumer/assignors';
 export type { ExactlyOnceSink, SinkBatch, SinkRecord, TopicPartition, WriteResult } from './sinks/sink';
 export { partitionKey } from './sinks/sink';
+export { GroupCommitSink } from './sinks/group-commit';
+export type { GroupCommitOptions } from './sinks/group-commit';
 export * from './sinks/sql';
 export type { OffsetStore } from './offsets/offset-store';
 export { SqlOffsetStore, DEFAULT_OFFSETS_TABLE } from './offsets/sql-store';

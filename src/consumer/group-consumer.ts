@@ -26,6 +26,7 @@ import { EventEmitter } from 'node:events';
 import { Admin, Batch, Consumer, EachBatchPayload, Kafka, logLevel, PartitionAssigner, Producer } from 'kafkajs';
 import { createRangeAssignor, createRoundRobinAssignor, createStickyAssignor, createStickyAssignorState } from './assignors';
 import { KafkaEosError } from '../errors';
+import { GroupCommitSink } from '../sinks/group-commit';
 import { partitionKey, SinkRecord, TopicPartition } from '../sinks/sink';
 import { FencedInstanceIdError, MaxProcessingTimeExceededError, PoisonMessageError, UnknownTopicError } from './errors';
 import { assertNotFenced, batchEpoch, GroupHooks, KafkaJsConsumerGroup, registeringAssigners, simpleCommit } from './kafkajs-adapter';
@@ -147,7 +148,7 @@ export class GroupConsumer extends EventEmitter {
       case 'at-least-once': return atLeastOnce({ commitIntervalMs: o.commitIntervalMs });
       case 'exactly-once':
         return exactlyOnce({
-          sink: o.sink!,
+          sink: o.groupCommit ? new GroupCommitSink(o.sink!, o.groupCommit) : o.sink!,
           commitToKafkaForMonitoring: o.commitToKafkaForMonitoring,
           onFenced: (info) => this.emit('fenced', info),
           onRejected: (batch, record, error) => policeRejectedRecord(this.processor, batch, record, error),
@@ -208,7 +209,10 @@ export class GroupConsumer extends EventEmitter {
       await consumer.connect();
       const topics = o.assign ? [...new Set(o.assign.map((a) => a.topic))] : o.topics!;
       await consumer.subscribe({ topics, fromBeginning: o.fromBeginning ?? true });
-      await consumer.run({ autoCommit: false, eachBatchAutoResolve: false, eachBatch: (payload) => this.onBatch(payload) });
+      await consumer.run({
+        autoCommit: false, eachBatchAutoResolve: false, partitionsConsumedConcurrently: o.partitionsConsumedConcurrently ?? 1,
+        eachBatch: (payload) => this.onBatch(payload),
+      });
       if (this.lifecycle.state === 'starting') this.lifecycle.to('running');
       this.installSignalHandlers();
     } catch (e) {

@@ -140,6 +140,17 @@ export interface GroupConsumerOptions extends RebalanceListeners {
   fromBeginning?: boolean;
   /** Exactly-once only: also commit written positions to Kafka for lag monitoring (default true). */
   commitToKafkaForMonitoring?: boolean;
+  /**
+   * Partitions whose batches are handled at once (KafkaJS `partitionsConsumedConcurrently`,
+   * default 1). With exactly-once and `groupCommit`, their writes share sink transactions.
+   */
+  partitionsConsumedConcurrently?: number;
+  /**
+   * Exactly-once only: group the concurrent writes of different partitions into one sink
+   * transaction (up to `maxRows` rows, waiting up to `lingerMs` for writes to join). Default off:
+   * one transaction per fetched batch per partition. See GroupCommitSink and docs/sql-sink.md.
+   */
+  groupCommit?: { maxRows?: number; lingerMs?: number };
   /** Install SIGTERM/SIGINT handlers that stop() the consumer, then re-raise the signal (default false). */
   handleSignals?: boolean | NodeJS.Signals[];
 }
@@ -175,6 +186,8 @@ const schema = z.object({
   maxWaitTimeMs: int(0).optional(),
   fromBeginning: z.boolean().optional(),
   commitToKafkaForMonitoring: z.boolean().optional(),
+  partitionsConsumedConcurrently: z.number().int().min(1).max(1000).optional(),
+  groupCommit: z.object({ maxRows: z.number().int().min(1).optional(), lingerMs: z.number().int().min(0).max(60000).optional() }).strict().optional(),
   handleSignals: z.union([z.boolean(), z.array(z.string().regex(/^SIG[A-Z0-9]+$/, 'expected a signal name'))]).optional(),
   onPartitionsAssigned: fn().optional(),
   onPartitionsRevoked: fn().optional(),
@@ -193,6 +206,7 @@ export function validateOptions(options: GroupConsumerOptions): GroupConsumerOpt
   if (options.handler && options.recordHandler) throw new ConfigError('recordHandler', 'give either `handler` or `recordHandler`, not both');
   if (options.delivery === 'exactly-once' && !options.sink && !options.strategy) throw new ConfigError('sink', 'exactly-once delivery needs a sink that stores offsets with the output');
   if (options.delivery !== 'exactly-once' && !options.handler && !options.recordHandler) throw new ConfigError('handler', `${options.delivery} delivery needs a handler or recordHandler`);
+  if (options.groupCommit && options.delivery !== 'exactly-once') throw new ConfigError('groupCommit', 'only applies to exactly-once delivery');
   if (options.deadLetterTopic && options.poisonPolicy !== 'dead-letter') throw new ConfigError('deadLetterTopic', "only used with poisonPolicy 'dead-letter'");
   if (options.groupInstanceId && options.assign) throw new ConfigError('groupInstanceId', 'static membership needs group management (`topics`), not `assign`');
   const session = options.sessionTimeoutMs ?? 30000;

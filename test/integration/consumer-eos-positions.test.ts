@@ -23,7 +23,11 @@ beforeAll(async () => {
   cluster = await MockCluster.start({ brokers: 1, group: { initialRebalanceDelayMs: 0, minSessionTimeoutMs: 1000 } });
   dir = mkdtempSync(path.join(os.tmpdir(), 'kafka-eos-positions-'));
 });
-afterEach(async () => { await stopAll(consumers); });
+const sinks: SqlSink[] = [];
+afterEach(async () => {
+  await stopAll(consumers);
+  await Promise.allSettled(sinks.splice(0).map((s) => s.close()));
+});
 afterAll(async () => {
   await cluster.stop();
   rmSync(dir, { recursive: true, force: true });
@@ -31,10 +35,12 @@ afterAll(async () => {
 
 const json = (n: number, from = 0) => Array.from({ length: n }, (_, i) => JSON.stringify({ id: from + i }));
 function sinkFor(table: string): SqlSink {
-  return new SqlSink({
+  const sink = new SqlSink({
     knex: { client: 'sqlite3', connection: { filename: path.join(dir, `${table}.sqlite`) }, useNullAsDefault: true },
     table, mode: 'insert', autoCreate: true, mapping: { columns: { id: { path: 'id', type: 'integer' } } },
   });
+  sinks.push(sink);
+  return sink;
 }
 const rowCount = async (sink: SqlSink) => Number((await sink.knex(sink.table).count({ n: '*' }))[0].n);
 const stored = async (sink: SqlSink, group: string, topic: string) => (await sink.open(group, [{ topic, partition: 0 }])).get(`${topic}:0`);
@@ -112,4 +118,25 @@ test('a sink outage longer than its own retries: the consumer keeps the partitio
   expect(c.state).toBe('running');
   await c.stop();
   await inner.close();
+});
+
+test('group commit: three partitions consumed concurrently share sink transactions, and the table is exact', async () => {
+  cluster.createTopic('grouped', 3);
+  const kafka = kafkaOf(cluster);
+  for (let p = 0; p < 3; p++) await produce(kafka, 'grouped', p, json(200, p * 1000));
+  const sink = sinkFor('grouped');
+  let mostPartitionsInOneWrite = 0;
+  const counted: ExactlyOnceSink = { open: (g, p) => sink.open(g, p), write: (g, b) => { mostPartitionsInOneWrite = Math.max(mostPartitionsInOneWrite, b.length); return sink.write(g, b); }, close: () => sink.close() };
+  await sink.open('grouped-g', []); // creates the table
+  const c = consumerOn(cluster, { groupId: 'grouped-g', topics: ['grouped'], delivery: 'exactly-once', sink: counted, partitionsConsumedConcurrently: 3, groupCommit: { maxRows: 5000, lingerMs: 20 } }, consumers);
+  await c.start();
+  const end = Date.now() + 30000;
+  while ((await rowCount(sink)) < 600 && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+  expect(await rowCount(sink)).toBe(600);
+  const [{ d }] = await sink.knex('grouped').select(sink.knex.raw('count(distinct kafka_partition || \'-\' || kafka_offset) as d'));
+  expect(Number(d)).toBe(600);
+  const positions = await sink.open('grouped-g', [0, 1, 2].map((partition) => ({ topic: 'grouped', partition })));
+  expect([...positions.values()]).toEqual([200n, 200n, 200n]);
+  expect(mostPartitionsInOneWrite).toBeGreaterThanOrEqual(2); // writes of different partitions did share a transaction
+  await c.stop();
 });
