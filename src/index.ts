@@ -15,7 +15,7 @@ export type {
   Delivery, GroupConsumerOptions, HandlerBatch, ManualAssignment, PoisonPolicy, RebalanceListeners, RecordContext, RetryOptions,
 } from './consumer/options';
 export { FencedInstanceIdError, MaxProcessingTimeExceededError, PoisonMessageError, UnknownTopicError, UnsupportedKafkaJsError } from './consumer/errors';
-export { StoredOffsetOutOfRangeError, rejectedRecord } from './consumer/strategies/exactly-once';
+export { StoredOffsetOutOfRangeError } from './consumer/strategies/exactly-once';
 export { DEAD_LETTER_HEADERS } from './consumer/retry';
 export { SUPPORTED_KAFKAJS_VERSION } from './consumer/kafkajs-adapter';
 export type { ConsumerMetricsSnapshot, PartitionMetrics, RebalanceRecord } from './consumer/metrics';
@@ -28,7 +28,7 @@ export type { BatchOutcome, CommitStrategy, ProcessResult, StrategyBatch, Strate
 export type { AtLeastOnceOptions } from './consumer/strategies/at-least-once';
 export * from './consumer/assignors';
 export type { ExactlyOnceSink, SinkBatch, SinkRecord, TopicPartition, WriteResult } from './sinks/sink';
-export { partitionKey } from './sinks/sink';
+export { partitionKey, rejectedRecord } from './sinks/sink';
 export { GroupCommitSink } from './sinks/group-commit';
 export type { GroupCommitOptions } from './sinks/group-commit';
 export * from './sinks/sql';

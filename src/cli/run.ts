@@ -17,6 +17,7 @@ import { createGroupConsumer } from '../consumer/group-consumer';
 import { ConfigError } from '../consumer/options';
 import { SqlSink } from '../sinks/sql';
 import { KafkaEosError } from '../errors';
+import { quietKnexLog } from './knex-log';
 
 const column = z.object({ path: z.string().min(1).optional(), type: z.enum(['string', 'integer', 'bigint', 'float', 'boolean', 'json', 'timestamp']), nullable: z.boolean().optional() }).strict();
 
@@ -113,6 +114,3 @@ export async function runSink(file: string): Promise<number> {
   }
   return 0;
 }
-
-/** knex logs connection errors with stack traces; the CLI reports them once, by name. */
-const quietKnexLog = { warn: () => undefined, error: () => undefined, deprecate: () => undefined, debug: () => undefined };

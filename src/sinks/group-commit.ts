@@ -5,7 +5,7 @@
  * the wrapped sink: if one partition is fenced or one record rejected, the transaction rolls back,
  * that caller gets its answer, and the others are written again together.
  */
-import type { ExactlyOnceSink, SinkBatch, TopicPartition, WriteResult } from './sink';
+import { rejectedRecord, type ExactlyOnceSink, type SinkBatch, type TopicPartition, type WriteResult } from './sink';
 import { KafkaEosError } from '../errors';
 
 export interface GroupCommitOptions {
@@ -26,11 +26,9 @@ interface Pending {
 const rowsOf = (batches: SinkBatch[]) => batches.reduce((n, b) => n + b.records.length, 0);
 const key = (tp: TopicPartition) => `${tp.topic}:${tp.partition}`;
 
-/** Names a record of `items` (topic, partition, offset on a non-retriable error), if the error does. */
+/** The queued write holding the record a sink error names (see {@link rejectedRecord}), if any. */
 function ownerOfRejected(error: unknown, items: Pending[]): Pending | undefined {
-  const e = error as { retriable?: unknown; topic?: unknown; partition?: unknown; offset?: unknown } | null;
-  if (!e || e.retriable !== false || typeof e.offset !== 'bigint') return undefined;
-  return items.find((p) => p.batches.some((b) => b.topic === e.topic && b.partition === e.partition && b.records.some((r) => r.offset === e.offset)));
+  return items.find((p) => p.batches.some((b) => rejectedRecord(error, b.records) !== undefined));
 }
 
 export class GroupCommitSink implements ExactlyOnceSink {

@@ -31,3 +31,14 @@ export interface ExactlyOnceSink {
 export function partitionKey(tp: TopicPartition): string {
   return `${tp.topic}:${tp.partition}`;
 }
+
+/**
+ * The record a sink error names, if any: a non-retriable error carrying the `topic`,
+ * `partition` and `offset` of one of the records written (as SqlSink's SINK_MAPPING_FAILED and
+ * SINK_WRITE_FAILED do). A sink that rejects one record of a write reports it this way.
+ */
+export function rejectedRecord(error: unknown, records: SinkRecord[]): SinkRecord | undefined {
+  const e = error as { retriable?: unknown; topic?: unknown; partition?: unknown; offset?: unknown } | null;
+  if (!e || typeof e !== 'object' || e.retriable !== false || typeof e.offset !== 'bigint') return undefined;
+  return records.find((r) => r.offset === e.offset && r.topic === e.topic && r.partition === e.partition);
+}

@@ -9,7 +9,7 @@
  * or a fetch begun before a rebalance) is dropped and the consumer seeks instead.
  */
 import { KafkaEosError } from '../../errors';
-import { ExactlyOnceSink, partitionKey, SinkRecord, TopicPartition, WriteResult } from '../../sinks/sink';
+import { ExactlyOnceSink, partitionKey, rejectedRecord, SinkRecord, TopicPartition, WriteResult } from '../../sinks/sink';
 import type { BatchOutcome, CommitStrategy, ProcessResult, StrategyBatch, StrategyContext } from './types';
 
 export interface ExactlyOnceOptions {
@@ -49,16 +49,6 @@ export class StoredOffsetOutOfRangeError extends KafkaEosError {
   }
 }
 
-/**
- * The record a sink error names, if any: a non-retriable error carrying the `topic`,
- * `partition` and `offset` of one of the records written (as SqlSink's SINK_MAPPING_FAILED and
- * SINK_WRITE_FAILED do).
- */
-export function rejectedRecord(error: unknown, records: SinkRecord[]): SinkRecord | undefined {
-  const e = error as { retriable?: unknown; topic?: unknown; partition?: unknown; offset?: unknown } | null;
-  if (!e || typeof e !== 'object' || e.retriable !== false || typeof e.offset !== 'bigint') return undefined;
-  return records.find((r) => r.offset === e.offset && r.topic === e.topic && r.partition === e.partition);
-}
 
 interface PartitionState {
   /** The sink's next_offset as this consumer knows it (-1n: nothing stored yet). */
