@@ -4,6 +4,8 @@
  * `maxRows` rows. Each partition keeps its own compare-and-set, so the guarantees are those of
  * the wrapped sink: if one partition is fenced or one record rejected, the transaction rolls back,
  * that caller gets its answer, and the others are written again together.
+ * Requires a sink whose writes are atomic across partitions ({@link ExactlyOnceSink.atomicAcrossPartitions}
+ * not false); flush and discard pass through to it.
  */
 import { rejectedRecord, type ExactlyOnceSink, type SinkBatch, type TopicPartition, type WriteResult } from './sink';
 import { KafkaEosError } from '../errors';
@@ -38,8 +40,13 @@ export class GroupCommitSink implements ExactlyOnceSink {
   private readonly maxRows: number;
   private readonly lingerMs: number;
 
-  /** Throws KafkaEosError CONFIG_INVALID for a bad maxRows or lingerMs. */
+  readonly atomicAcrossPartitions = true;
+
+  /** Throws KafkaEosError CONFIG_INVALID for a bad maxRows or lingerMs, or a sink not atomic across partitions. */
   constructor(readonly inner: ExactlyOnceSink, options: GroupCommitOptions = {}) {
+    if (inner.atomicAcrossPartitions === false) {
+      throw new KafkaEosError('CONFIG_INVALID', 'groupCommit: the sink does not write several partitions atomically (atomicAcrossPartitions: false); group commit needs one that does');
+    }
     this.maxRows = options.maxRows ?? 5000;
     this.lingerMs = options.lingerMs ?? 0;
     if (!Number.isInteger(this.maxRows) || this.maxRows < 1) throw new KafkaEosError('CONFIG_INVALID', `groupCommit.maxRows: must be a positive integer, got ${options.maxRows}`);
@@ -48,6 +55,14 @@ export class GroupCommitSink implements ExactlyOnceSink {
 
   open(groupId: string, partitions: TopicPartition[]): Promise<Map<string, bigint>> {
     return this.inner.open(groupId, partitions);
+  }
+
+  flush(groupId: string, partitions: TopicPartition[]): Promise<WriteResult> {
+    return this.flushing.then(() => this.inner.flush?.(groupId, partitions) ?? { status: 'committed' });
+  }
+
+  discard(partitions: TopicPartition[]): Promise<void> {
+    return this.inner.discard?.(partitions) ?? Promise.resolve();
   }
 
   write(groupId: string, batches: SinkBatch[]): Promise<WriteResult> {
@@ -62,14 +77,14 @@ export class GroupCommitSink implements ExactlyOnceSink {
     this.scheduled = true;
     const run = () => {
       this.scheduled = false;
-      this.flushing = this.flushing.then(() => this.flush());
+      this.flushing = this.flushing.then(() => this.drain());
     };
     if (this.lingerMs > 0) setTimeout(run, this.lingerMs);
     else setImmediate(run);
   }
 
   /** Takes queued writes of one group, up to maxRows, and writes them as one transaction. */
-  private async flush(): Promise<void> {
+  private async drain(): Promise<void> {
     while (this.queue.length > 0) {
       const groupId = this.queue[0].groupId;
       const taken: Pending[] = [];
@@ -105,6 +120,11 @@ export class GroupCommitSink implements ExactlyOnceSink {
       }
       if (result.status === 'committed') {
         for (const p of remaining) p.resolve(result);
+        return;
+      }
+      if (result.status === 'staged') {
+        const durable = new Map(result.durable.map((d) => [key(d), d]));
+        for (const p of remaining) p.resolve({ status: 'staged', durable: p.batches.map((b) => durable.get(key(b))).filter((d): d is NonNullable<typeof d> => d !== undefined) });
         return;
       }
       // Rolled back: answer the callers whose partitions were fenced; write the others again.

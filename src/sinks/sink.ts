@@ -16,14 +16,51 @@ export interface SinkBatch { topic: string; partition: number;
   nextOffset: bigint;      // last offset of the batch + 1 (offsets may be non-contiguous: never derive from a record count)
   records: SinkRecord[] }  // may be empty (e.g. only control records): still advances the offset by CAS
 
-/** Outcome of {@link ExactlyOnceSink.write}. `fenced` lists the partitions whose CAS failed, with the stored offset re-read after rollback (-1n = none stored). */
-export type WriteResult = { status: 'committed' } | { status: 'fenced'; fenced: { topic: string; partition: number; storedOffset: bigint }[] };
+/** A partition's durable position after a write or flush: the stored next offset (-1n = none stored). */
+export interface DurablePosition { topic: string; partition: number; storedOffset: bigint }
+
+/**
+ * Outcome of {@link ExactlyOnceSink.write} and {@link ExactlyOnceSink.flush}.
+ * - `committed`: every batch is durable together with its next offset.
+ * - `staged`: the records were accepted but are not durable yet (e.g. a file open until rotation). The
+ *   consumer's fetch position may move on; the durable position, and anything committed to Kafka for
+ *   monitoring, stays at `durable` (listed for every partition of the write whose durable position is
+ *   known; a rotation during the write may have moved it on).
+ * - `fenced`: lists the partitions whose CAS failed, with the stored offset re-read (-1n = none stored).
+ *   Nothing of those partitions was written, and anything staged for them was discarded.
+ */
+export type WriteResult =
+  | { status: 'committed' }
+  | { status: 'staged'; durable: DurablePosition[] }
+  | { status: 'fenced'; fenced: DurablePosition[] };
 
 export interface ExactlyOnceSink {
-  /** Reads the stored positions for these partitions (seeding absent rows with -1n, insert-if-absent). Key = `${topic}:${partition}`. */
+  /**
+   * True (or absent, the original contract) when one write() of several partitions' batches is one
+   * atomic unit. A sink that commits each partition on its own (e.g. files) declares false;
+   * GroupCommitSink refuses such a sink.
+   */
+  readonly atomicAcrossPartitions?: boolean;
+  /**
+   * Reads the stored positions for these partitions (seeding absent rows with -1n, insert-if-absent). Key = `${topic}:${partition}`.
+   * A staging sink also discards whatever it staged for them and recovers their state (e.g. orphaned temp files).
+   */
   open(groupId: string, partitions: TopicPartition[]): Promise<Map<string, bigint>>;
-  /** Writes all batches and their CAS offset updates in one transaction. Any CAS that matches 0 rows → roll back everything, return 'fenced' with re-read stored offsets. Nothing half-written, ever. */
+  /**
+   * Writes all batches and their CAS offset updates. `expectedOffset` is where the batch continues from: the
+   * durable position, or for a staging sink, the end of what it staged. Any CAS that fails → nothing of that
+   * partition written, 'fenced' with re-read stored offsets. Nothing half-written, ever. Atomic across
+   * partitions only when {@link atomicAcrossPartitions} is not false.
+   */
   write(groupId: string, batches: SinkBatch[]): Promise<WriteResult>;
+  /**
+   * Makes everything staged for these partitions durable (or discards it when fenced), before the member gives
+   * them up (revoke, stop). Optional: a sink whose writes always commit needs none. Afterwards nothing is staged
+   * for them; the result lists their durable positions ('committed' when there was nothing to report).
+   */
+  flush?(groupId: string, partitions: TopicPartition[]): Promise<WriteResult>;
+  /** Drops whatever is staged for these partitions without committing it (partitions lost). Optional. */
+  discard?(partitions: TopicPartition[]): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -7,9 +7,13 @@
  * A batch is written only when the consumer's fetch position is exactly where the sink says
  * the partition stands, so a batch fetched from a stale position (Kafka's committed offset,
  * or a fetch begun before a rebalance) is dropped and the consumer seeks instead.
+ *
+ * A staging sink (files open until rotation) answers `staged`: the fetch position moves on, the
+ * durable position does not, and the monitoring commit to Kafka never passes the durable position.
+ * On revoke (rebalance, stop) the sink is flushed; on loss, what it staged is discarded.
  */
 import { KafkaEosError } from '../../errors';
-import { ExactlyOnceSink, partitionKey, rejectedRecord, SinkRecord, TopicPartition, WriteResult } from '../../sinks/sink';
+import { DurablePosition, ExactlyOnceSink, partitionKey, rejectedRecord, SinkRecord, TopicPartition, WriteResult } from '../../sinks/sink';
 import type { BatchOutcome, CommitStrategy, ProcessResult, StrategyBatch, StrategyContext } from './types';
 
 export interface ExactlyOnceOptions {
@@ -51,8 +55,10 @@ export class StoredOffsetOutOfRangeError extends KafkaEosError {
 
 
 interface PartitionState {
-  /** The sink's next_offset as this consumer knows it (-1n: nothing stored yet). */
+  /** The sink's durable next_offset as this consumer knows it (-1n: nothing stored yet). */
   stored: bigint;
+  /** The end of what a staging sink accepted but has not made durable (null: nothing staged). */
+  staged: bigint | null;
   /** Where fetching must resume for the next write to be contiguous. */
   resumeFrom: bigint;
   /**
@@ -93,6 +99,7 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
     if (state.reopen) {
       const stored = (await sink.open(ctx.groupId, [batch])).get(partitionKey(batch)) ?? -1n;
       state.stored = stored;
+      state.staged = null;
       state.resumeFrom = await resumePoint(ctx, batch, stored);
       state.reopen = false;
     }
@@ -117,7 +124,7 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
       try {
         result = await sink.write(ctx.groupId, [{
           topic: batch.topic, partition: batch.partition,
-          expectedOffset: state.stored, nextOffset: processed.processedUpTo, records: output,
+          expectedOffset: state.staged ?? state.stored, nextOffset: processed.processedUpTo, records: output,
         }]);
         break;
       } catch (e) {
@@ -133,20 +140,54 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
       const f = result.fenced.find((x) => x.topic === batch.topic && x.partition === batch.partition) ?? result.fenced[0];
       options.onFenced?.({ topic: batch.topic, partition: batch.partition, expected: state.stored, stored: f.storedOffset });
       state.stored = f.storedOffset;
+      state.staged = null;
       state.resumeFrom = await resumePoint(ctx, batch, f.storedOffset);
       state.synced = false;
       return { kind: 'seek', offset: state.resumeFrom };
     }
-    state.stored = processed.processedUpTo;
-    state.resumeFrom = processed.processedUpTo;
-    if (monitor) {
-      await ctx.commitToKafka([{ topic: batch.topic, partition: batch.partition, offset: processed.processedUpTo }]).catch(() => undefined);
+    const before = state.stored;
+    if (result.status === 'staged') {
+      const d = result.durable.find((x) => x.topic === batch.topic && x.partition === batch.partition);
+      if (d) state.stored = d.storedOffset;
+      state.staged = state.stored === processed.processedUpTo ? null : processed.processedUpTo;
+    } else {
+      state.stored = processed.processedUpTo;
+      state.staged = null;
     }
+    state.resumeFrom = processed.processedUpTo;
+    if (state.stored !== before) await monitorCommit(ctx, [{ topic: batch.topic, partition: batch.partition, storedOffset: state.stored }]);
     if (!processed.complete) {
       state.synced = false;
       return { kind: 'seek', offset: state.resumeFrom };
     }
     return { kind: 'done' };
+  }
+
+  /** Commits durable positions (never staged ones) to the Kafka group, for lag monitoring only. */
+  async function monitorCommit(ctx: StrategyContext, positions: DurablePosition[]): Promise<void> {
+    const offsets = positions.filter((p) => p.storedOffset >= 0n).map((p) => ({ topic: p.topic, partition: p.partition, offset: p.storedOffset }));
+    if (monitor && offsets.length > 0) await ctx.commitToKafka(offsets).catch(() => undefined);
+  }
+
+  /** Revoke/stop: make what the sink staged durable (or discarded, if fenced) before giving the partitions up. */
+  async function flushStaged(ctx: StrategyContext, partitions: TopicPartition[]): Promise<void> {
+    const staged = partitions.filter((tp) => states.get(partitionKey(tp))?.staged != null);
+    if (!sink.flush || staged.length === 0) return;
+    const result = await sink.flush(ctx.groupId, staged);
+    const durable: DurablePosition[] = [];
+    for (const tp of staged) {
+      const state = states.get(partitionKey(tp))!;
+      const same = (x: TopicPartition) => x.topic === tp.topic && x.partition === tp.partition;
+      if (result.status === 'fenced' && result.fenced.some(same)) {
+        const f = result.fenced.find(same)!;
+        options.onFenced?.({ topic: tp.topic, partition: tp.partition, expected: state.staged!, stored: f.storedOffset });
+        continue;
+      }
+      const d = result.status === 'staged' ? result.durable.find(same) : undefined;
+      const stored = result.status === 'committed' ? state.staged! : d?.storedOffset;
+      if (stored !== undefined && stored !== state.stored) durable.push({ topic: tp.topic, partition: tp.partition, storedOffset: stored });
+    }
+    await monitorCommit(ctx, durable);
   }
 
   return {
@@ -162,7 +203,7 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
         const key = partitionKey(tp);
         const s = stored.get(key) ?? -1n;
         const resumeFrom = await resumePoint(ctx, tp, s);
-        next.set(key, { stored: s, resumeFrom, synced: false, reopen: false });
+        next.set(key, { stored: s, staged: null, resumeFrom, synced: false, reopen: false });
         out.set(key, resumeFrom);
       }
       states = next;
@@ -185,11 +226,17 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
         return { kind: 'seek', offset: state.resumeFrom };
       }
     },
-    async onRevoked(_ctx, partitions) {
-      for (const tp of partitions) states.delete(partitionKey(tp));
+    async onRevoked(ctx, partitions) {
+      try {
+        await flushStaged(ctx, partitions);
+      } finally {
+        for (const tp of partitions) states.delete(partitionKey(tp));
+      }
     },
     onLost(partitions) {
       for (const tp of partitions) states.delete(partitionKey(tp));
+      // Commit nothing: what was staged for them is dropped (the new owner re-reads the durable position).
+      sink.discard?.(partitions).catch(() => undefined);
     },
   };
 }

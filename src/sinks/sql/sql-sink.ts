@@ -16,6 +16,8 @@ import { compileMapping, type CompiledMapping, type Row } from './mapping';
 interface MappedBatch { batch: SinkBatch; rows: Row[]; offsets: bigint[] }
 
 export class SqlSink implements ExactlyOnceSink {
+  /** One write() of several partitions is one transaction. */
+  readonly atomicAcrossPartitions = true;
   /** The offsets table, usable directly (e.g. `sink.offsets.read(...)`). */
   readonly offsets: SqlOffsetStore;
   readonly knex: Knex;

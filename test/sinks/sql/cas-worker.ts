@@ -30,7 +30,7 @@ async function main(): Promise<void> {
       committedRows += Number(size);
       committedBatches++;
       pos = from + size;
-    } else {
+    } else if (res.status === 'fenced') {
       fenced++;
       pos = res.fenced[0]!.storedOffset;
     }
