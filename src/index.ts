@@ -35,3 +35,9 @@ export * from './sinks/sql';
 export type { OffsetStore } from './offsets/offset-store';
 export { SqlOffsetStore, DEFAULT_OFFSETS_TABLE } from './offsets/sql-store';
 export type { SqlOffsetStoreOptions, WithOffsetsResult } from './offsets/sql-store';
+export { assertGroupInactive, describeGroupOffsets, executeOffsetReset, GroupActiveError, planOffsetReset } from './offsets/group-offsets';
+export type {
+  GroupMemberInfo, GroupOffsetsDescription, GroupOffsetsTarget, PartitionOffsets, ResetPlan, ResetPlanEntry, ResetSpec, ResetStore, SourceOfTruth,
+} from './offsets/group-offsets';
+export { listStoredPositions, overwriteStoredPositions } from './offsets/sql-positions';
+export type { StoredPosition } from './offsets/sql-positions';

@@ -4,6 +4,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { runBroker } from './broker';
 import { runDemo } from './demo/demo';
 import { runSink } from './run';
+import { registerOffsetsCommand } from './offsets/command';
 
 function nonNegativeInt(name: string, min = 0, max = Number.MAX_SAFE_INTEGER) {
   return (v: string): number => {
@@ -52,6 +53,8 @@ program.command('run')
   .action(async (file: string) => {
     process.exitCode = await runSink(file);
   });
+
+registerOffsetsCommand(program);
 
 program.command('broker')
   .description('a standalone mock Kafka cluster, serving until interrupted')
