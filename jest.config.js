@@ -5,10 +5,7 @@ module.exports = {
   testMatch: ['**/*.test.ts'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json' }],
-    // p-retry and its dependency are ESM-only; jest's module system needs them as CommonJS.
-    '^.+/node_modules/(p-retry|is-network-error)/.+\\.js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs', moduleResolution: 'node' }, isolatedModules: true }],
   },
-  transformIgnorePatterns: ['/node_modules/(?!(p-retry|is-network-error)/)'],
   testTimeout: 30000,
   // A test that fails before its clean-up can leave a socket or timer behind; never let that hang
   // the run (CI has a time limit). Leaks are still worth fixing: run with --detectOpenHandles.

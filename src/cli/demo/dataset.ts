@@ -17,9 +17,22 @@ export interface Flight {
 /** Band width for the verification aggregate, in miles. */
 export const BAND_MILES = 500;
 
+/**
+ * Path of `flights-200k.json` in the installed `vega-datasets`. The data is not a dependency of the
+ * library (it weighs 42 MB): in this repository it is a devDependency; elsewhere throws
+ * DEMO_DATA_MISSING saying what to install.
+ */
 export function flightsFile(): string {
-  // The package exports only its build entry (build/index.js); data/ sits beside build/.
-  const entry = require.resolve('vega-datasets');
+  let entry: string;
+  try {
+    // The package exports only its build entry (build/index.js); data/ sits beside build/.
+    entry = require.resolve('vega-datasets');
+  } catch (e) {
+    throw new KafkaEosError('DEMO_DATA_MISSING',
+      'the demo reads its flight records from the npm package vega-datasets, which is not installed: '
+      + 'run `npm install --no-save vega-datasets sqlite3` here (or run the demo from a clone of kafka-eos after `npm install`)',
+      { cause: e });
+  }
   return path.join(path.dirname(entry), '..', 'data', 'flights-200k.json');
 }
 

@@ -3,7 +3,7 @@
  * statement size limits and bigint binding. Everything else goes through the knex query builder.
  */
 import { knex as createKnexInstance, type Knex } from 'knex';
-import { SinkConfigError } from './errors';
+import { MissingDriverError, SinkConfigError } from './errors';
 
 export type SqlDialect = 'sqlite' | 'postgres';
 
@@ -54,12 +54,31 @@ export function sqliteAfterCreate(busyTimeoutMs: number = DEFAULT_SQLITE_BUSY_TI
   };
 }
 
+/** The npm package knex loads for each supported client name. */
+export const DRIVER_PACKAGES: Readonly<Record<string, string>> = { sqlite3: 'sqlite3', pg: 'pg', postgres: 'pg', postgresql: 'pg' };
+
+/**
+ * Throws {@link MissingDriverError} naming the package to install when the driver for `client` cannot be
+ * resolved (the drivers are optional peer dependencies). `resolve` is `require.resolve` unless given.
+ */
+export function assertDriverInstalled(client: string, resolve: (id: string) => string = require.resolve): void {
+  const packageName = DRIVER_PACKAGES[client];
+  if (!packageName) return;
+  try {
+    resolve(packageName);
+  } catch (e) {
+    throw new MissingDriverError(packageName, client, { cause: e });
+  }
+}
+
 /**
  * Creates a knex instance from a Knex.Config. For sqlite3 it installs {@link sqliteAfterCreate} on the pool
- * (composed with any `pool.afterCreate` already given) and sets `useNullAsDefault`. Throws SinkConfigError for other clients.
+ * (composed with any `pool.afterCreate` already given) and sets `useNullAsDefault`. Throws SinkConfigError for other clients,
+ * and {@link MissingDriverError} (code DRIVER_MISSING) when the client's driver package (`sqlite3`, `pg`) is not installed.
  */
 export function createKnex(config: Knex.Config, opts: { sqliteBusyTimeoutMs?: number } = {}): Knex {
   const client = typeof config.client === 'string' ? config.client : '';
+  assertDriverInstalled(client);
   if (client === 'sqlite3') {
     const userHook = config.pool?.afterCreate as AfterCreate | undefined;
     return createKnexInstance({

@@ -13,6 +13,20 @@ export class SinkConfigError extends KafkaEosError {
   }
 }
 
+/**
+ * The database driver that knex needs for the configured client is not installed. The drivers are optional
+ * peer dependencies of kafka-eos (as they are of knex): install the one named by `packageName`. Never retriable.
+ */
+export class MissingDriverError extends KafkaEosError {
+  /** The npm package to install: `sqlite3` or `pg`. */
+  readonly packageName: string;
+  constructor(packageName: string, client: string, options: { cause?: unknown } = {}) {
+    super('DRIVER_MISSING', `knex client '${client}' needs the npm package ${packageName}, which is not installed: `
+      + `run \`npm install ${packageName}\``, options);
+    this.packageName = packageName;
+  }
+}
+
 /** Codes carried by {@link SinkWriteError}. */
 export type SinkWriteErrorCode =
   | 'SINK_WRITE_FAILED'       // the database rejected the write (constraint violation, type error...): rolled back, not retried
