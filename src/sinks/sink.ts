@@ -70,12 +70,14 @@ export function partitionKey(tp: TopicPartition): string {
 }
 
 /**
- * The record a sink error names, if any: a non-retriable error carrying the `topic`,
- * `partition` and `offset` of one of the records written (as SqlSink's SINK_MAPPING_FAILED and
- * SINK_WRITE_FAILED do). A sink that rejects one record of a write reports it this way.
+ * The record a sink error blames, if any. A sink that rejects one record of a write (and would
+ * accept the others) reports it with a non-retriable error carrying `recordAtFault: true` and the
+ * record's `topic`, `partition` and `offset` (as SqlSink's SINK_MAPPING_FAILED and a proven
+ * SINK_WRITE_FAILED do). Only such a record is a poison record: an error without the flag (a
+ * refusal of every row, an outage, a statement-level failure naming a range) never blames one.
  */
 export function rejectedRecord(error: unknown, records: SinkRecord[]): SinkRecord | undefined {
-  const e = error as { retriable?: unknown; topic?: unknown; partition?: unknown; offset?: unknown } | null;
-  if (!e || typeof e !== 'object' || e.retriable !== false || typeof e.offset !== 'bigint') return undefined;
+  const e = error as { retriable?: unknown; recordAtFault?: unknown; topic?: unknown; partition?: unknown; offset?: unknown } | null;
+  if (!e || typeof e !== 'object' || e.retriable !== false || e.recordAtFault !== true || typeof e.offset !== 'bigint') return undefined;
   return records.find((r) => r.offset === e.offset && r.topic === e.topic && r.partition === e.partition);
 }

@@ -30,7 +30,9 @@ export interface ExactlyOnceOptions {
   onRejected?: (batch: StrategyBatch, record: SinkRecord, error: unknown) => Promise<void>;
   /**
    * Called when the sink stays unavailable past its own retries (a retriable error such as
-   * SINK_RETRIES_EXHAUSTED: the outcome of the last write is unknown). The consumer keeps its
+   * SINK_RETRIES_EXHAUSTED: the outcome of the last write is unknown; or SINK_WRITE_REFUSED: the
+   * database refuses every row, which is never a poison record), on a write or on reading the
+   * positions of a new assignment. The consumer keeps its
    * partitions, waits `sinkRetryDelayMs`, re-reads the stored positions and fetches again from
    * there, for as long as the outage lasts.
    */
@@ -38,6 +40,9 @@ export interface ExactlyOnceOptions {
   /** Wait before trying an unavailable sink again, ms (default 1000). */
   sinkRetryDelayMs?: number;
 }
+
+/** `resumeFrom` before the stored position could be read (the sink was unavailable at assignment). */
+const UNKNOWN = -1n;
 
 const isRetriable = (e: unknown) => (e as { retriable?: unknown } | null)?.retriable === true;
 
@@ -196,7 +201,17 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
       return new Map([...states].map(([k, s]) => [k, s.stored]));
     },
     async onAssigned(ctx, partitions) {
-      const stored = await sink.open(ctx.groupId, partitions);
+      let stored: Map<string, bigint>;
+      try {
+        stored = await sink.open(ctx.groupId, partitions);
+      } catch (e) {
+        if (!isRetriable(e)) throw e;
+        // The database is down during the rebalance: keep the partitions and read their positions
+        // on the first batch, waiting as writes do (handleBatch). No seek until they are known.
+        states = new Map(partitions.map((tp) => [partitionKey(tp), { stored: -1n, resumeFrom: UNKNOWN, synced: false, reopen: true }]));
+        for (const tp of partitions) options.onSinkUnavailable?.({ topic: tp.topic, partition: tp.partition, error: e });
+        return new Map();
+      }
       const next = new Map<string, PartitionState>();
       const out = new Map<string, bigint>();
       for (const tp of partitions) {
@@ -223,7 +238,7 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
         state.reopen = true;
         options.onSinkUnavailable?.({ topic: batch.topic, partition: batch.partition, error: e });
         await new Promise((r) => setTimeout(r, options.sinkRetryDelayMs ?? 1000));
-        return { kind: 'seek', offset: state.resumeFrom };
+        return { kind: 'seek', offset: state.resumeFrom === UNKNOWN ? batch.fetchOffset : state.resumeFrom };
       }
     },
     async onRevoked(ctx, partitions) {

@@ -12,6 +12,8 @@ import { ensureDataTable } from './ddl';
 import { createKnex, isKnexInstance, rowsPerStatement } from './dialect';
 import { isTransientSqlError, SinkWriteError } from './errors';
 import { compileMapping, type CompiledMapping, type Row } from './mapping';
+import { classifyRejection, refusedWrite, type RowOrigin } from './rejection';
+import { KafkaEosError } from '../../errors';
 
 interface MappedBatch { batch: SinkBatch; rows: Row[]; offsets: bigint[] }
 
@@ -57,9 +59,10 @@ export class SqlSink implements ExactlyOnceSink {
    * CAS every partition (expectedOffset → nextOffset), insert/upsert the rows in chunks, commit.
    * @returns committed, or fenced with the stored offsets of the partitions whose CAS failed (nothing written).
    * @throws SinkMappingError (SINK_MAPPING_FAILED) with topic/partition/offset/column of the record;
-   *   SinkWriteError SINK_BATCH_INVALID (inconsistent batches), SINK_WRITE_FAILED (the database rejected a row:
-   *   topic/partition/offset name the first offending record, found by replaying the rows one by one in a
-   *   transaction that is always rolled back; everything rolled back, not retried), SINK_RETRIES_EXHAUSTED
+   *   SinkWriteError SINK_BATCH_INVALID (inconsistent batches), SINK_WRITE_FAILED with `recordAtFault` (the
+   *   database rejected one record and accepts the others, proven by replaying the rows one by one in a
+   *   transaction that is always rolled back; everything rolled back, not retried), SINK_WRITE_REFUSED
+   *   (retriable: the database refuses the write as a whole, see rejection.ts), SINK_RETRIES_EXHAUSTED
    *   (outcome unknown).
    */
   async write(groupId: string, batches: SinkBatch[]): Promise<WriteResult> {
@@ -71,40 +74,30 @@ export class SqlSink implements ExactlyOnceSink {
     try {
       result = await this.offsets.withOffsets(groupId, batches, (trx) => this.insertAll(trx, mapped));
     } catch (err) {
-      if (err instanceof SinkWriteError && err.code === 'SINK_WRITE_FAILED') throw await this.locateRejectedRow(mapped, err);
+      if (err instanceof SinkWriteError && err.code === 'SINK_WRITE_FAILED') throw await this.classifyRefusal(mapped, err);
+      // A driver error outside the rows (the offsets table renamed, a privilege revoked): never a record's fault.
+      if (!(err instanceof KafkaEosError)) throw refusedWrite('the offsets update failed', err);
       throw err;
     }
     return result.status === 'fenced' ? { status: 'fenced', fenced: result.fenced } : { status: 'committed' };
   }
 
   /**
-   * Finds the first row the database rejects by inserting the write's rows one at a time, each in
-   * its own savepoint, inside a transaction that is always rolled back. Returns a SinkWriteError
-   * naming that record, or `fallback` if no single row fails on its own.
+   * Decides whether a refused write is one record's fault or the database's (see rejection.ts):
+   * replays the rows one at a time with the write path's statement, in a transaction that is
+   * always rolled back.
    */
-  private async locateRejectedRow(mapped: MappedBatch[], fallback: SinkWriteError): Promise<SinkWriteError> {
-    const ROLLBACK = Symbol('rollback');
-    let found: SinkWriteError | null = null;
-    try {
-      await this.knex.transaction(async (trx) => {
-        for (const { batch, rows, offsets } of mapped) {
-          for (let i = 0; i < rows.length && !found; i++) {
-            try {
-              await trx.transaction((sp) => valuesInsert(sp, this.cfg.table, Object.keys(rows[i]), [rows[i]], this.cfg.conflictKey));
-            } catch (err) {
-              if (isTransientSqlError(err)) throw err;
-              found = new SinkWriteError('SINK_WRITE_FAILED', `${batch.topic}:${batch.partition}@${offsets[i]} rejected: ${(err as Error).message}`, {
-                topic: batch.topic, partition: batch.partition, offset: offsets[i], lastOffset: offsets[i],
-              }, { cause: err });
-            }
-          }
-        }
-        throw ROLLBACK;
-      });
-    } catch (err) {
-      if (err !== ROLLBACK) return fallback;
+  private async classifyRefusal(mapped: MappedBatch[], error: SinkWriteError): Promise<SinkWriteError> {
+    const rows: Row[] = [];
+    const origins: RowOrigin[] = [];
+    for (const { batch, rows: r, offsets } of mapped) {
+      for (let i = 0; i < r.length; i++) {
+        rows.push(r[i]!);
+        origins.push({ topic: batch.topic, partition: batch.partition, offset: offsets[i]! });
+      }
     }
-    return found ?? fallback;
+    return classifyRejection(this.knex, origins,
+      (trx, i) => valuesInsert(trx, this.cfg.table, Object.keys(rows[i]!), [rows[i]!], this.cfg.conflictKey), error.cause ?? error);
   }
 
   /** The data table name. */
