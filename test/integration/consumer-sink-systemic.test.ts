@@ -3,7 +3,8 @@
  * every insert, the exactly-once consumer must neither skip nor dead-letter nor blame a record,
  * whatever its poison policy: it waits (`sink-unavailable`) and, once the database accepts rows
  * again, stores every record exactly once. Runs on SQLite and, when KAFKA_EOS_PG_URL is set (CI),
- * on a real PostgreSQL.
+ * on a real PostgreSQL. And positions unreadable at assignment (the database down during a
+ * rebalance) are waited for the same way (item 3).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
@@ -11,7 +12,8 @@ import * as path from 'node:path';
 import type { Knex } from 'knex';
 import { MockCluster } from '../../src/mock-broker';
 import { GroupConsumer } from '../../src/consumer/group-consumer';
-import { SqlSink } from '../../src/sinks/sql';
+import { SinkWriteError, SqlSink } from '../../src/sinks/sql';
+import type { ExactlyOnceSink } from '../../src/sinks/sink';
 import { consumerOn, kafkaOf, sleep, stopAll, until } from '../consumer/helpers';
 import { pgUrl, uniqueName } from '../sinks/sql/fixtures';
 
@@ -140,4 +142,37 @@ describe.each(dbs)('%s', (db) => {
       await sink.close();
     }
   });
+});
+
+test('the database down during a rebalance: the consumer waits (sink-unavailable) instead of exiting, then stores every record once', async () => {
+  const topic = 'systemic-open-down';
+  cluster.createTopic(topic, 1);
+  const inner = sinkFor('sqlite', 'open_down');
+  let failOpens = 3;
+  const down = () => new SinkWriteError('SINK_RETRIES_EXHAUSTED', 'database down (test)', {}, { retriable: true });
+  const sink: ExactlyOnceSink = {
+    open: async (g, tps) => { if (tps.length > 0 && failOpens > 0) { failOpens -= 1; throw down(); } return inner.open(g, tps); },
+    write: (g, b) => inner.write(g, b),
+    close: () => inner.close(),
+  };
+  const producer = kafkaOf(cluster).producer();
+  await producer.connect();
+  await producer.send({ topic, acks: -1, messages: Array.from({ length: 100 }, (_, id) => ({ value: JSON.stringify({ id }) })) });
+  const c = consumerOn(cluster, { groupId: `${topic}-g`, topics: [topic], delivery: 'exactly-once', sink }, consumers);
+  const unavailable: unknown[] = [];
+  c.on('sink-unavailable', (info) => unavailable.push(info));
+  await c.start();
+  await until(() => failOpens === 0 || c.state === 'failed', 'the failing opens');
+  await producer.send({ topic, acks: -1, messages: Array.from({ length: 100 }, (_, i) => ({ value: JSON.stringify({ id: 100 + i }) })) });
+  await producer.disconnect();
+  await inner.offsets.ensureTable();
+  const deadline = Date.now() + 30000;
+  while (c.state !== 'failed' && Date.now() < deadline
+    && (await inner.offsets.read(`${topic}-g`, [{ topic, partition: 0 }])).get(`${topic}:0`) !== 200n) await sleep(100);
+  expect(c.failure).toBeNull();
+  expect(unavailable.length).toBeGreaterThanOrEqual(1);
+  const ids = (await inner.knex(inner.table).select('id')).map((r: { id: number }) => Number(r.id)).sort((a, b) => a - b);
+  expect(ids).toEqual(Array.from({ length: 200 }, (_, i) => i));
+  await c.stop();
+  await inner.close();
 });
