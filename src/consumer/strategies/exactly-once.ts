@@ -208,7 +208,7 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
         if (!isRetriable(e)) throw e;
         // The database is down during the rebalance: keep the partitions and read their positions
         // on the first batch, waiting as writes do (handleBatch). No seek until they are known.
-        states = new Map(partitions.map((tp) => [partitionKey(tp), { stored: -1n, resumeFrom: UNKNOWN, synced: false, reopen: true }]));
+        states = new Map(partitions.map((tp) => [partitionKey(tp), { stored: -1n, staged: null, resumeFrom: UNKNOWN, synced: false, reopen: true }]));
         for (const tp of partitions) options.onSinkUnavailable?.({ topic: tp.topic, partition: tp.partition, error: e });
         return new Map();
       }

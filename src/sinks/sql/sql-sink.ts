@@ -12,7 +12,7 @@ import { ensureDataTable } from './ddl';
 import { createKnex, isKnexInstance, rowsPerStatement } from './dialect';
 import { isTransientSqlError, SinkWriteError } from './errors';
 import { compileMapping, type CompiledMapping, type Row } from './mapping';
-import { classifyRejection, refusedWrite, type RowOrigin } from './rejection';
+import { classifyRejection, isSystemicSqlError, refusedWrite, type RowOrigin } from './rejection';
 import { KafkaEosError } from '../../errors';
 
 interface MappedBatch { batch: SinkBatch; rows: Row[]; offsets: bigint[] }
@@ -76,7 +76,7 @@ export class SqlSink implements ExactlyOnceSink {
     } catch (err) {
       if (err instanceof SinkWriteError && err.code === 'SINK_WRITE_FAILED') throw await this.classifyRefusal(mapped, err);
       // A driver error outside the rows (the offsets table renamed, a privilege revoked): never a record's fault.
-      if (!(err instanceof KafkaEosError)) throw refusedWrite('the offsets update failed', err);
+      if (!(err instanceof KafkaEosError) && isSystemicSqlError(err)) throw refusedWrite('an error no row can cause', err);
       throw err;
     }
     return result.status === 'fenced' ? { status: 'fenced', fenced: result.fenced } : { status: 'committed' };
