@@ -5,7 +5,10 @@ module.exports = {
   testMatch: ['**/*.test.ts'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json' }],
+    // hyparquet-writer (Parquet format) and hyparquet are ESM-only; jest's CommonJS runtime needs them transformed.
+    '^.+/node_modules/(hyparquet-writer|hyparquet)/.+\.js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs', moduleResolution: 'node' }, isolatedModules: true }],
   },
+  transformIgnorePatterns: ['/node_modules/(?!(hyparquet-writer|hyparquet)/)'],
   testTimeout: 30000,
   // A test that fails before its clean-up can leave a socket or timer behind; never let that hang
   // the run (CI has a time limit). Leaks are still worth fixing: run with --detectOpenHandles.

@@ -41,3 +41,4 @@ export type {
 } from './offsets/group-offsets';
 export { listStoredPositions, overwriteStoredPositions } from './offsets/sql-positions';
 export type { StoredPosition } from './offsets/sql-positions';
+export * from './sinks/hdfs';

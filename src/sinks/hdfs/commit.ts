@@ -1,0 +1,150 @@
+/**
+ * The commit protocol of the HDFS sink over plain WebHDFS (no lease, no write-ahead log).
+ * See docs/hdfs-sink.md ("The commit protocol") for the argument; in short, for one Kafka partition:
+ *
+ * 1. Stage: MKDIRS a fresh attempt directory `<topicsDir>/+tmp/<topic>/<partition>/<uuid>`; CREATE each
+ *    data file and then the manifest `<topic>+<partition>+<start>+<end>.commit` inside it with
+ *    `createparent=false` (once the directory is deleted by a new owner's recovery, nothing more lands).
+ * 2. Claim (the commit point): RENAME the attempt directory to `<topicsDir>/+log/<topic>/<partition>/<claim>`,
+ *    `<claim>` being the zero-padded start offset (or `first` for a partition's first file). HDFS renames
+ *    atomically; onto an existing directory it moves the source inside, so the loser finds itself at
+ *    `<claim>/<uuid>`: exactly one writer owns a start offset, and data travels with its claim.
+ * 3. Publish: RENAME each data file from the claim to its committed name
+ *    `<topicsDir>/<topic>/<partitionPath>/<topic>+<partition>+<start>+<end>.<ext>`. Idempotent; a new owner
+ *    rolls forward a claim whose writer died before publishing.
+ */
+import { randomUUID } from 'node:crypto';
+import * as path from 'node:path';
+import { WebHdfsClient, WebHdfsError } from './webhdfs-client';
+
+/** Offsets in names are zero-padded to 20 digits, so names sort as offsets do. */
+export const pad = (o: bigint) => o.toString().padStart(20, '0');
+
+/** One file of a commit: its bytes and where it goes (relative to `<topicsDir>/<topic>/`). */
+export interface StagedFile { partitionPath: string; bytes: Buffer; records: number }
+
+interface Manifest { uuid: string; topic: string; partition: number; start: string; end: string; files: { name: string; target: string; records: number }[] }
+
+export type CommitOutcome = { status: 'committed'; files: string[] } | { status: 'fenced' };
+
+/** An HDFS layout rooted at `topicsDir` (an absolute HDFS path). */
+export class HdfsLayout {
+  constructor(readonly topicsDir: string, readonly extension: string) {}
+  tmpDir(topic: string, partition: number) { return path.posix.join(this.topicsDir, '+tmp', topic, String(partition)); }
+  logDir(topic: string, partition: number) { return path.posix.join(this.topicsDir, '+log', topic, String(partition)); }
+  fileName(topic: string, partition: number, start: bigint, end: bigint) { return `${topic}+${partition}+${pad(start)}+${pad(end)}.${this.extension}`; }
+  target(topic: string, partitionPath: string, name: string) { return path.posix.join(this.topicsDir, topic, partitionPath, name); }
+}
+
+/** Parses a committed data or manifest name into its offsets. */
+export function parseName(name: string): { topic: string; partition: number; start: bigint; end: bigint } | null {
+  const m = /^(.+)\+(\d+)\+(\d+)\+(\d+)\.[a-z]+$/.exec(name);
+  return m ? { topic: m[1]!, partition: Number(m[2]), start: BigInt(m[3]!), end: BigInt(m[4]!) } : null;
+}
+
+/**
+ * Stages, claims and publishes one file set covering offsets [start, end] (end inclusive, may be a
+ * control record's offset). `first`: the partition has no claim yet (claims the name `first`).
+ * @returns fenced when another writer owns this start offset, or this attempt was deleted by a new owner's recovery.
+ * @throws WebHdfsError when HDFS stays unavailable (the claim's outcome is then re-read by recover()).
+ */
+export async function commitFiles(client: WebHdfsClient, layout: HdfsLayout, topic: string, partition: number,
+  start: bigint, end: bigint, first: boolean, files: StagedFile[]): Promise<CommitOutcome> {
+  const uuid = randomUUID();
+  const attempt = path.posix.join(layout.tmpDir(topic, partition), uuid);
+  const name = layout.fileName(topic, partition, start, end);
+  const manifest: Manifest = { uuid, topic, partition, start: start.toString(), end: end.toString(), files: [] };
+  await client.mkdirs(attempt);
+  try {
+    for (const [i, f] of files.entries()) {
+      const staged = `${i}.${layout.extension}`;
+      await client.create(path.posix.join(attempt, staged), f.bytes, { overwrite: true, createParent: false });
+      manifest.files.push({ name: staged, target: layout.target(topic, f.partitionPath, name), records: f.records });
+    }
+    await client.create(path.posix.join(attempt, manifestName(topic, partition, start, end)), Buffer.from(JSON.stringify(manifest)), { overwrite: true, createParent: false });
+  } catch (e) {
+    // Our attempt directory was deleted under us (a new owner recovered the partition): fenced.
+    if (e instanceof WebHdfsError && e.exception === 'FileNotFoundException') return { status: 'fenced' };
+    throw e;
+  }
+  const claim = path.posix.join(layout.logDir(topic, partition), first ? 'first' : pad(start));
+  let renamed: boolean | 'unknown';
+  try {
+    renamed = await client.rename(attempt, claim);
+  } catch (e) {
+    if (!(e instanceof WebHdfsError) || e.status !== undefined) throw e;
+    renamed = 'unknown'; // the answer was lost: read the namespace to learn what happened
+  }
+  if (!(await ownsClaim(client, claim, uuid, renamed === true))) {
+    await client.delete(attempt, true).catch(() => undefined);
+    await client.delete(path.posix.join(claim, uuid), true).catch(() => undefined);
+    return { status: 'fenced' };
+  }
+  return { status: 'committed', files: await publish(client, claim, manifest) };
+}
+
+const manifestName = (topic: string, partition: number, start: bigint, end: bigint) => `${topic}+${partition}+${pad(start)}+${pad(end)}.commit`;
+
+/**
+ * Whether the claim directory is ours. After a RENAME that answered true, we may still have been moved
+ * inside an existing claim (`<claim>/<uuid>`); after false or no answer, the claim is ours only if its
+ * manifest carries our uuid (a lost answer to a rename that happened).
+ */
+async function ownsClaim(client: WebHdfsClient, claim: string, uuid: string, renamed: boolean): Promise<boolean> {
+  if (await client.status(path.posix.join(claim, uuid))) return false;
+  if (renamed) return true;
+  const m = await readManifest(client, claim);
+  return m?.uuid === uuid;
+}
+
+async function readManifest(client: WebHdfsClient, claim: string): Promise<Manifest | null> {
+  const entries = await client.list(claim);
+  const file = entries?.find((e) => e.type === 'FILE' && e.pathSuffix.endsWith('.commit'));
+  if (!file) return null;
+  return JSON.parse((await client.open(path.posix.join(claim, file.pathSuffix))).toString('utf8')) as Manifest;
+}
+
+/** Moves each data file of a claim to its committed name. Idempotent (a file already moved is checked, not moved twice). */
+async function publish(client: WebHdfsClient, claim: string, manifest: Manifest): Promise<string[]> {
+  for (const f of manifest.files) {
+    const src = path.posix.join(claim, f.name);
+    await client.mkdirs(path.posix.dirname(f.target));
+    let ok: boolean | 'unknown';
+    try {
+      ok = await client.rename(src, f.target);
+    } catch (e) {
+      if (!(e instanceof WebHdfsError) || e.status !== undefined) throw e;
+      ok = 'unknown';
+    }
+    if (ok === true) continue;
+    // Refused or unanswered: published already (by us before a lost answer, or by another owner rolling forward)?
+    const [s, t] = await Promise.all([client.status(src), client.status(f.target)]);
+    if (!s && t) continue;
+    if (s && !t && ok === 'unknown') { if (await client.rename(src, f.target)) continue; }
+    throw new WebHdfsError('RENAME', src, `cannot publish to ${f.target} (source ${s ? 'present' : 'missing'}, target ${t ? 'present' : 'missing'})`, 500);
+  }
+  return manifest.files.map((f) => f.target);
+}
+
+/**
+ * Recovers a partition on assignment: reads its last claim (the next offset is its end + 1, -1n when there
+ * is none), publishes that claim's files if its writer died before doing so, and deletes the partition's
+ * orphaned attempt directories under `+tmp`. Never reads Kafka.
+ */
+export async function recover(client: WebHdfsClient, layout: HdfsLayout, topic: string, partition: number): Promise<bigint> {
+  const logDir = layout.logDir(topic, partition);
+  await client.mkdirs(logDir);
+  const claims = (await client.list(logDir)) ?? [];
+  const numeric = claims.filter((c) => /^\d+$/.test(c.pathSuffix)).map((c) => c.pathSuffix).sort();
+  const last = numeric.at(-1) ?? (claims.some((c) => c.pathSuffix === 'first') ? 'first' : undefined);
+  let next = -1n;
+  if (last !== undefined) {
+    const claim = path.posix.join(logDir, last);
+    const m = await readManifest(client, claim);
+    if (!m) throw new WebHdfsError('RECOVER', claim, 'claim directory without a manifest (was it modified by hand?)', 500);
+    await publish(client, claim, m);
+    next = BigInt(m.end) + 1n;
+  }
+  await client.delete(layout.tmpDir(topic, partition), true);
+  return next;
+}

@@ -1,0 +1,115 @@
+/**
+ * File formats of the HDFS sink: JSON lines, CSV (RFC 4180, header row) and Parquet (hyparquet-writer).
+ * A record becomes a row when it is staged, so a record that cannot be written is refused before
+ * anything of its write is staged (SINK_MAPPING_FAILED naming topic, partition and offset).
+ */
+import { parquetWriteBuffer } from 'hyparquet-writer';
+import type { SinkRecord } from '../sink';
+import { SinkMappingError } from '../sql/errors';
+
+/** A column of CSV or Parquet output: `path` is a dot path into the record's JSON value (default: `name`). */
+export interface HdfsColumn { name: string; type: 'string' | 'int64' | 'double' | 'boolean' | 'timestamp'; path?: string; nullable?: boolean }
+
+export type HdfsFormatConfig =
+  | { type: 'jsonl' }
+  | { type: 'csv'; columns: HdfsColumn[] }
+  | { type: 'parquet'; columns: HdfsColumn[] };
+
+/** Kafka coordinates added to every row when `includeKafkaCoordinates` is set. */
+export const KAFKA_COLUMNS: HdfsColumn[] = [
+  { name: '_topic', type: 'string' }, { name: '_partition', type: 'int64' }, { name: '_offset', type: 'int64' }, { name: '_timestamp', type: 'timestamp' },
+];
+
+export type Row = Record<string, unknown>;
+
+/** Parses a record's value as JSON. @throws SinkMappingError */
+export function jsonValue(r: SinkRecord): unknown {
+  try {
+    return JSON.parse(r.value === null ? 'null' : r.value.toString('utf8'));
+  } catch (e) {
+    throw new SinkMappingError(`value is not JSON: ${(e as Error).message}`, { topic: r.topic, partition: r.partition, offset: r.offset }, e);
+  }
+}
+
+export function getPath(v: unknown, p: string): unknown {
+  let cur = v;
+  for (const part of p.split('.')) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string, unknown>)[part];
+  }
+  return cur;
+}
+
+export class Format {
+  readonly extension: string;
+  private readonly columns: HdfsColumn[] | null;
+
+  constructor(readonly config: HdfsFormatConfig, readonly includeKafkaCoordinates: boolean) {
+    this.extension = config.type === 'jsonl' ? 'jsonl' : config.type;
+    this.columns = config.type === 'jsonl' ? null : [...(includeKafkaCoordinates ? KAFKA_COLUMNS : []), ...config.columns];
+  }
+
+  /** The row of one record (its value parsed once). @throws SinkMappingError naming the record and column */
+  toRow(r: SinkRecord, value: unknown): Row {
+    const coords: Row = this.includeKafkaCoordinates
+      ? { _topic: r.topic, _partition: BigInt(r.partition), _offset: r.offset, _timestamp: new Date(Number(r.timestamp)) } : {};
+    if (!this.columns) {
+      return this.includeKafkaCoordinates ? { ...coords, _value: value } : { _value: value };
+    }
+    const row: Row = coords;
+    for (const c of this.columns) {
+      if (c.name in coords) continue;
+      row[c.name] = convert(r, c, getPath(value, c.path ?? c.name));
+    }
+    return row;
+  }
+
+  /** Encodes the rows of one file. */
+  encode(rows: Row[]): Buffer {
+    if (!this.columns) {
+      return Buffer.from(rows.map((row) => `${JSON.stringify(this.includeKafkaCoordinates
+        ? { _topic: row._topic, _partition: Number(row._partition), _offset: String(row._offset), _timestamp: (row._timestamp as Date).getTime(), value: row._value }
+        : row._value)}\n`).join(''));
+    }
+    if (this.config.type === 'csv') {
+      const lines = [this.columns.map((c) => csvField(c.name)).join(',')];
+      for (const row of rows) lines.push(this.columns.map((c) => csvField(row[c.name])).join(','));
+      return Buffer.from(`${lines.join('\r\n')}\r\n`);
+    }
+    const ab = parquetWriteBuffer({
+      columnData: this.columns.map((c) => ({
+        name: c.name, data: rows.map((row) => row[c.name] ?? null), nullable: c.nullable ?? !KAFKA_COLUMNS.includes(c),
+        type: ({ string: 'STRING', int64: 'INT64', double: 'DOUBLE', boolean: 'BOOLEAN', timestamp: 'TIMESTAMP' } as const)[c.type],
+      })),
+    });
+    return Buffer.from(ab);
+  }
+}
+
+function convert(r: SinkRecord, c: HdfsColumn, v: unknown): unknown {
+  const fail = (m: string) => { throw new SinkMappingError(m, { topic: r.topic, partition: r.partition, offset: r.offset, column: c.name }); };
+  if (v === undefined || v === null) {
+    if (c.nullable === false) fail('missing value for a non-nullable column');
+    return null;
+  }
+  switch (c.type) {
+    case 'string': return typeof v === 'string' ? v : JSON.stringify(v);
+    case 'boolean': return typeof v === 'boolean' ? v : fail(`expected a boolean, got ${JSON.stringify(v)}`);
+    case 'double': return typeof v === 'number' ? v : fail(`expected a number, got ${JSON.stringify(v)}`);
+    case 'int64': {
+      if (typeof v === 'number' && Number.isInteger(v)) return BigInt(v);
+      if (typeof v === 'string' && /^-?\d+$/.test(v)) return BigInt(v);
+      return fail(`expected an integer, got ${JSON.stringify(v)}`);
+    }
+    case 'timestamp': {
+      const d = typeof v === 'number' ? new Date(v) : typeof v === 'string' ? new Date(v) : null;
+      return d && !Number.isNaN(d.getTime()) ? d : fail(`expected a timestamp, got ${JSON.stringify(v)}`);
+    }
+  }
+}
+
+function csvField(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  const s = v instanceof Date ? v.toISOString() : typeof v === 'bigint' ? v.toString() : String(v);
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}

@@ -1,0 +1,253 @@
+/**
+ * HdfsSink: writes Kafka records to HDFS files over WebHDFS, exactly once, with the offsets kept in the
+ * committed file names (docs/hdfs-sink.md). Records are staged in memory per Kafka partition (one open
+ * "file set", one file per partition path) and committed at rotation: by record count (flushSize), by
+ * record time (rotateIntervalMs), on a wall-clock schedule (rotateScheduleIntervalMs), and on flush
+ * (revoke, stop). Writes answer `staged` until a rotation makes them durable. Not atomic across
+ * Kafka partitions: each partition commits on its own.
+ */
+import type { DurablePosition, ExactlyOnceSink, SinkBatch, SinkRecord, TopicPartition, WriteResult } from '../sink';
+import { partitionKey } from '../sink';
+import { SinkWriteError } from '../sql/errors';
+import { commitFiles, HdfsLayout, recover, type StagedFile } from './commit';
+import { validateHdfsSinkConfig, type HdfsSinkConfig, type NormalizedHdfsSinkConfig } from './config';
+import { Format, jsonValue, type Row } from './format';
+import { createPartitioner, type Partitioner } from './partitioner';
+import { WebHdfsClient, WebHdfsError } from './webhdfs-client';
+
+/** One Kafka partition as the sink knows it. */
+interface PartitionState {
+  tp: TopicPartition;
+  /** Durable next offset (end of the last claim + 1; -1n: no claim yet). */
+  durable: bigint;
+  /** First offset of the open file set (null: nothing open, or no record yet in a partition without a claim). */
+  start: bigint | null;
+  /** Staged end: the next offset after what is staged (= durable when nothing is). A write's expectedOffset must equal it. */
+  end: bigint;
+  rows: Map<string, Row[]>;
+  count: number;
+  firstTimestamp: bigint | null;
+  /** Set by a background (scheduled) commit that was fenced or failed: the next write reports it. */
+  failure: { kind: 'fenced'; stored: bigint } | { kind: 'error'; error: unknown } | null;
+  /** Serialises writes, flushes and scheduled commits of this partition. */
+  lock: Promise<unknown>;
+}
+
+/** Committed files, for observers (tests, the demo). */
+export interface HdfsCommit { topic: string; partition: number; start: bigint; end: bigint; files: string[] }
+
+export class HdfsSink implements ExactlyOnceSink {
+  readonly atomicAcrossPartitions = false;
+  readonly client: WebHdfsClient;
+  readonly layout: HdfsLayout;
+  /** Called after each commit (claim + publish). */
+  onCommit: ((c: HdfsCommit) => void) | undefined;
+  private readonly cfg: NormalizedHdfsSinkConfig;
+  private readonly format: Format;
+  private readonly partitioner: Partitioner;
+  private readonly states = new Map<string, PartitionState>();
+  private timer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  /** @throws SinkConfigError (SINK_CONFIG_INVALID) naming the field. */
+  constructor(config: HdfsSinkConfig) {
+    this.cfg = validateHdfsSinkConfig(config);
+    this.client = new WebHdfsClient({ url: this.cfg.url, user: this.cfg.user, ...this.cfg.retry });
+    this.format = new Format(this.cfg.format, this.cfg.includeKafkaCoordinates);
+    this.layout = new HdfsLayout(this.cfg.topicsDir, this.format.extension);
+    this.partitioner = createPartitioner(this.cfg.partitioner);
+    if (this.cfg.rotateScheduleIntervalMs !== undefined) {
+      this.timer = setInterval(() => void this.scheduledRotation(), this.cfg.rotateScheduleIntervalMs);
+      this.timer.unref();
+    }
+  }
+
+  /**
+   * Recovers each partition from HDFS (never from Kafka): publishes a claim whose writer died before
+   * publishing, deletes orphaned temp files, drops anything staged here, and returns the next offset
+   * (end of the last committed file + 1; -1n when none).
+   * @throws WebHdfsError (retriable) when HDFS stays unavailable; SinkWriteError SINK_CLOSED.
+   */
+  async open(_groupId: string, partitions: TopicPartition[]): Promise<Map<string, bigint>> {
+    this.assertOpen();
+    const out = new Map<string, bigint>();
+    for (const tp of partitions) {
+      const key = partitionKey(tp);
+      const prior = this.states.get(key)?.lock ?? Promise.resolve();
+      const run = prior.catch(() => undefined).then(() => recover(this.client, this.layout, tp.topic, tp.partition));
+      const state: PartitionState = { tp, durable: -1n, start: null, end: -1n, rows: new Map(), count: 0, firstTimestamp: null, failure: null, lock: run };
+      this.states.set(key, state);
+      state.durable = await run;
+      state.end = state.durable;
+      out.set(key, state.durable);
+    }
+    return out;
+  }
+
+  /**
+   * Stages each batch (rows built first: a record that cannot be written throws SINK_MAPPING_FAILED with
+   * its coordinates and nothing of the batch is staged), committing at every rotation point inside it.
+   * `expectedOffset` must be the staged end (or the durable position when nothing is staged).
+   * @returns staged (with durable positions), committed (nothing left staged), or fenced (staging discarded).
+   * @throws WebHdfsError (retriable) when HDFS stays unavailable: staging is discarded; re-open before writing again.
+   */
+  async write(_groupId: string, batches: SinkBatch[]): Promise<WriteResult> {
+    this.assertOpen();
+    const durable: DurablePosition[] = [];
+    const fenced: DurablePosition[] = [];
+    let open = false;
+    for (const b of batches) {
+      const state = this.states.get(partitionKey(b));
+      if (!state) throw new SinkWriteError('SINK_BATCH_INVALID', `${partitionKey(b)} was not opened`, { topic: b.topic, partition: b.partition });
+      const outcome = await this.locked(state, () => this.stage(state, b));
+      if (outcome === 'fenced') fenced.push({ topic: b.topic, partition: b.partition, storedOffset: state.durable });
+      else durable.push({ topic: b.topic, partition: b.partition, storedOffset: state.durable });
+      if (state.end !== state.durable) open = true;
+    }
+    if (fenced.length > 0) return { status: 'fenced', fenced };
+    return open ? { status: 'staged', durable } : { status: 'committed' };
+  }
+
+  /** Commits what is staged for these partitions (revoke, stop). Fenced partitions are reported, their staging dropped. */
+  async flush(_groupId: string, partitions: TopicPartition[]): Promise<WriteResult> {
+    const fenced: DurablePosition[] = [];
+    const durable: DurablePosition[] = [];
+    for (const tp of partitions) {
+      const state = this.states.get(partitionKey(tp));
+      if (!state) continue;
+      const ok = await this.locked(state, async () => {
+        if (state.failure) return this.takeFailure(state);
+        return state.start === null ? 'ok' : this.commit(state);
+      });
+      (ok === 'fenced' ? fenced : durable).push({ topic: tp.topic, partition: tp.partition, storedOffset: state.durable });
+    }
+    return fenced.length > 0 ? { status: 'fenced', fenced } : { status: 'staged', durable };
+  }
+
+  /** Drops what is staged for these partitions (lost): nothing is committed; recovery cleans their temp files. */
+  async discard(partitions: TopicPartition[]): Promise<void> {
+    for (const tp of partitions) this.states.delete(partitionKey(tp));
+  }
+
+  /** Stops the schedule and drops staged data (a consumer's stop flushes first, through revoke). Idempotent. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    await Promise.allSettled([...this.states.values()].map((s) => s.lock));
+    this.states.clear();
+  }
+
+  /** Positions as this sink knows them: durable and staged end (for tests and metrics). */
+  positions(): Map<string, { durable: bigint; staged: bigint | null }> {
+    return new Map([...this.states].map(([k, s]) => [k, { durable: s.durable, staged: s.end === s.durable ? null : s.end }]));
+  }
+
+  private locked<T>(state: PartitionState, fn: () => Promise<T>): Promise<T> {
+    const run = state.lock.catch(() => undefined).then(fn);
+    state.lock = run;
+    return run;
+  }
+
+  private async stage(state: PartitionState, b: SinkBatch): Promise<'ok' | 'fenced'> {
+    if (state.failure) return this.takeFailure(state);
+    if (b.expectedOffset !== state.end) {
+      this.drop(state);
+      state.durable = await recover(this.client, this.layout, b.topic, b.partition);
+      state.end = state.durable;
+      return 'fenced';
+    }
+    const rows = b.records.map((r) => this.toRow(r));
+    for (let i = 0; i < b.records.length; i++) {
+      const r = b.records[i]!;
+      const { row, dir } = rows[i]!;
+      if (this.cfg.rotateIntervalMs !== undefined && state.firstTimestamp !== null && state.count > 0
+        && r.timestamp - state.firstTimestamp >= BigInt(this.cfg.rotateIntervalMs)) {
+        state.end = r.offset; // the file covers up to the record before this one
+        if ((await this.commit(state)) === 'fenced') return 'fenced';
+      }
+      if (state.start === null) state.start = state.durable >= 0n ? state.durable : r.offset;
+      state.firstTimestamp ??= r.timestamp;
+      const list = state.rows.get(dir) ?? [];
+      if (list.length === 0) state.rows.set(dir, list);
+      list.push(row);
+      state.count++;
+      state.end = r.offset + 1n;
+      if (state.count >= this.cfg.flushSize) {
+        if ((await this.commit(state)) === 'fenced') return 'fenced';
+      }
+    }
+    if (b.nextOffset > state.end) {
+      // Offsets after the last record (control records, filtered records): staged with the open file.
+      // Before a partition's first record there is no start offset yet: the range waits for one.
+      if (state.start === null && state.durable >= 0n) state.start = state.durable;
+      state.end = b.nextOffset;
+    }
+    return 'ok';
+  }
+
+  private toRow(r: SinkRecord): { row: Row; dir: string } {
+    const value = jsonValue(r);
+    return { row: this.format.toRow(r, value), dir: this.partitioner(r, () => value) };
+  }
+
+  /** Commits the open file set [start, end - 1]. Fenced: staging dropped, durable re-read. Errors: staging dropped, rethrown. */
+  private async commit(state: PartitionState): Promise<'ok' | 'fenced'> {
+    const { tp } = state;
+    const start = state.start!;
+    const end = state.end - 1n;
+    const files: StagedFile[] = [...state.rows].map(([partitionPath, rows]) => ({ partitionPath, bytes: this.format.encode(rows), records: rows.length }));
+    let outcome;
+    try {
+      outcome = await commitFiles(this.client, this.layout, tp.topic, tp.partition, start, end, state.durable < 0n, files);
+    } catch (e) {
+      this.drop(state);
+      throw e instanceof WebHdfsError ? e : new SinkWriteError('SINK_WRITE_FAILED', `${partitionKey(tp)}: commit of [${start}, ${end}] failed: ${(e as Error).message}`, { topic: tp.topic, partition: tp.partition }, { cause: e, retriable: true });
+    }
+    this.drop(state);
+    if (outcome.status === 'fenced') {
+      state.durable = await recover(this.client, this.layout, tp.topic, tp.partition);
+      state.end = state.durable;
+      return 'fenced';
+    }
+    state.durable = end + 1n;
+    state.end = state.durable;
+    this.onCommit?.({ topic: tp.topic, partition: tp.partition, start, end, files: outcome.files });
+    return 'ok';
+  }
+
+  private drop(state: PartitionState): void {
+    state.start = null;
+    state.rows = new Map();
+    state.count = 0;
+    state.firstTimestamp = null;
+    state.end = state.durable;
+  }
+
+  private takeFailure(state: PartitionState): 'fenced' {
+    const f = state.failure!;
+    state.failure = null;
+    if (f.kind === 'error') throw f.error;
+    state.durable = f.stored;
+    state.end = f.stored;
+    return 'fenced';
+  }
+
+  /** Wall-clock rotation: commits every open file set, traffic or not (kafka-connect-hdfs #329). */
+  private async scheduledRotation(): Promise<void> {
+    for (const state of this.states.values()) {
+      if (state.start === null || state.failure) continue;
+      await this.locked(state, async () => {
+        if (state.start === null || state.failure || this.closed) return;
+        try {
+          if ((await this.commit(state)) === 'fenced') state.failure = { kind: 'fenced', stored: state.durable };
+        } catch (error) {
+          state.failure = { kind: 'error', error };
+        }
+      }).catch(() => undefined);
+    }
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new SinkWriteError('SINK_CLOSED', 'the sink is closed');
+  }
+}

@@ -1,0 +1,188 @@
+/**
+ * A small WebHDFS client on Node's fetch, checking every outcome (docs/hdfs-sink.md, "The client"):
+ * a `{"boolean": false}` is returned as false, never as success; any status other than the one
+ * Hadoop's REST docs give for success is an error; a NameNode that does not redirect a CREATE is an
+ * error (it does not hang); a body shorter than its Content-Length is an error.
+ *
+ * Only idempotent calls are retried (p-retry, on network errors and 5xx): GETs, MKDIRS, DELETE,
+ * CREATE with overwrite=true. RENAME, CREATE with overwrite=false and APPEND are sent once: their
+ * callers decide what a lost answer means (the HDFS sink checks the namespace, never re-sends data).
+ */
+import { pRetry } from '../../util/p-retry';
+import { KafkaEosError } from '../../errors';
+import type { HdfsFileStatus } from './webhdfs-server';
+
+export type { HdfsFileStatus } from './webhdfs-server';
+
+/**
+ * A WebHDFS call failed. `status` is the HTTP status (undefined: no answer: connection refused, reset,
+ * or the answer was lost: the operation may or may not have happened); `exception` is Hadoop's
+ * RemoteException name (e.g. FileAlreadyExistsException). `retriable`: no answer, or 5xx.
+ */
+export class WebHdfsError extends KafkaEosError {
+  constructor(readonly op: string, readonly path: string, message: string, readonly status?: number, readonly exception?: string, cause?: unknown) {
+    super('HDFS_REQUEST_FAILED', `WebHDFS ${op} ${path}: ${message}`, { retriable: status === undefined || status >= 500, cause });
+  }
+}
+
+export interface WebHdfsClientOptions {
+  /** NameNode base URL, e.g. `http://namenode:9870`. */
+  url: string;
+  /** Sent as `user.name` (pseudo authentication). */
+  user?: string;
+  /** Retries of idempotent calls after the first try (default 4), exponential from `minTimeoutMs` (default 50 ms). */
+  retries?: number;
+  minTimeoutMs?: number;
+  /** Per-request timeout, ms (default 30000). A timed-out request counts as no answer. */
+  timeoutMs?: number;
+}
+
+type Query = Record<string, string | number | boolean | undefined>;
+
+export class WebHdfsClient {
+  private readonly base: string;
+  constructor(private readonly options: WebHdfsClientOptions) {
+    if (!/^https?:\/\/[^/]+/.test(options.url)) throw new KafkaEosError('CONFIG_INVALID', `hdfs url: expected http(s)://host:port, got ${options.url}`);
+    this.base = options.url.replace(/\/+$/, '');
+  }
+
+  private url(p: string, op: string, q: Query = {}): string {
+    const params = new URLSearchParams({ op });
+    if (this.options.user) params.set('user.name', this.options.user);
+    for (const [k, v] of Object.entries(q)) if (v !== undefined) params.set(k, String(v));
+    return `${this.base}/webhdfs/v1${p.split('/').map(encodeURIComponent).join('/')}?${params}`;
+  }
+
+  /** One HTTP exchange; the whole body is read (a short body is an error, as is no answer). */
+  private async send(op: string, p: string, method: string, url: string, body?: Buffer): Promise<{ status: number; headers: Headers; body: Buffer }> {
+    let res: Response;
+    try {
+      res = await fetch(url, { method, body, redirect: 'manual', signal: AbortSignal.timeout(this.options.timeoutMs ?? 30000) });
+      return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };
+    } catch (e) {
+      throw new WebHdfsError(op, p, `no answer (${describe(e)}): the outcome is unknown`, undefined, undefined, e);
+    }
+  }
+
+  private fail(op: string, p: string, r: { status: number; body: Buffer }): never {
+    let exception: string | undefined;
+    let message = `HTTP ${r.status}`;
+    try {
+      const j = JSON.parse(r.body.toString('utf8')) as { RemoteException?: { exception?: string; message?: string } };
+      if (j.RemoteException) { exception = j.RemoteException.exception; message += ` ${exception}: ${j.RemoteException.message}`; }
+    } catch { /* not JSON */ }
+    throw new WebHdfsError(op, p, message, r.status, exception);
+  }
+
+  private json<T>(op: string, p: string, r: { status: number; body: Buffer }): T {
+    if (r.status !== 200) this.fail(op, p, r);
+    try {
+      return JSON.parse(r.body.toString('utf8')) as T;
+    } catch (e) {
+      throw new WebHdfsError(op, p, `answer is not JSON: ${r.body.toString('utf8').slice(0, 80)}`, undefined, undefined, e);
+    }
+  }
+
+  private retry<T>(idempotent: boolean, fn: () => Promise<T>): Promise<T> {
+    if (!idempotent) return fn();
+    return pRetry(fn, {
+      retries: this.options.retries ?? 4, minTimeout: this.options.minTimeoutMs ?? 50, factor: 2,
+      shouldRetry: ({ error }) => error instanceof WebHdfsError && error.retriable,
+    });
+  }
+
+  private booleanOf(op: string, p: string, r: { status: number; body: Buffer }): boolean {
+    const j = this.json<{ boolean?: unknown }>(op, p, r);
+    if (typeof j.boolean !== 'boolean') throw new WebHdfsError(op, p, `expected {"boolean": ...}, got ${r.body.toString('utf8').slice(0, 80)}`);
+    return j.boolean;
+  }
+
+  /** Two-step write: the NameNode must answer 307 with a Location; the DataNode must answer `expect`. */
+  private async twoStep(op: 'CREATE' | 'APPEND', p: string, method: string, q: Query, data: Buffer, expect: number): Promise<void> {
+    const first = await this.send(op, p, method, this.url(p, op, q));
+    const location = first.headers.get('location');
+    if (first.status !== 307 || !location) {
+      if (first.status >= 300) this.fail(op, p, first);
+      throw new WebHdfsError(op, p, `the NameNode answered ${first.status} without redirecting to a DataNode: nothing was written`, first.status);
+    }
+    const second = await this.send(op, p, method, location, data);
+    if (second.status !== expect) this.fail(op, p, second);
+  }
+
+  /**
+   * Writes a whole file. With `overwrite: true` (retried), a lost or truncated upload is simply sent again;
+   * with false (sent once), FileAlreadyExistsException is thrown as WebHdfsError.
+   * @throws WebHdfsError; `createParent: false` and a missing parent → FileNotFoundException (404).
+   */
+  create(p: string, data: Buffer, opts: { overwrite?: boolean; permission?: string; createParent?: boolean } = {}): Promise<void> {
+    const q = { overwrite: opts.overwrite ?? false, permission: opts.permission, createparent: opts.createParent === false ? false : undefined };
+    return this.retry(q.overwrite, () => this.twoStep('CREATE', p, 'PUT', q, data, 201));
+  }
+
+  /** Appends once, never retried (a lost answer would make a retry write the data twice). @throws WebHdfsError */
+  append(p: string, data: Buffer): Promise<void> {
+    return this.twoStep('APPEND', p, 'POST', {}, data, 200);
+  }
+
+  /** Reads a file (or `length` bytes from `offset`); retried. @throws WebHdfsError (404 FileNotFoundException when absent) */
+  open(p: string, opts: { offset?: number; length?: number } = {}): Promise<Buffer> {
+    return this.retry(true, async () => {
+      const first = await this.send('OPEN', p, 'GET', this.url(p, 'OPEN', opts));
+      const location = first.headers.get('location');
+      if (first.status === 200 && !location) return first.body;
+      if (first.status !== 307 || !location) this.fail('OPEN', p, first);
+      const second = await this.send('OPEN', p, 'GET', location);
+      if (second.status !== 200) this.fail('OPEN', p, second);
+      return second.body;
+    });
+  }
+
+  /** MKDIRS (with parents); retried. True is the only success. @throws WebHdfsError */
+  async mkdirs(p: string, permission?: string): Promise<void> {
+    const ok = await this.retry(true, async () => this.booleanOf('MKDIRS', p, await this.send('MKDIRS', p, 'PUT', this.url(p, 'MKDIRS', { permission }))));
+    if (!ok) throw new WebHdfsError('MKDIRS', p, 'the NameNode answered {"boolean": false}');
+  }
+
+  /**
+   * RENAME, sent once. Returns Hadoop's boolean: false when the source is missing, the destination exists
+   * or its parent is missing. Onto an existing directory, HDFS moves the source inside it.
+   * @throws WebHdfsError (no answer: the rename may or may not have happened)
+   */
+  async rename(src: string, dst: string): Promise<boolean> {
+    return this.booleanOf('RENAME', src, await this.send('RENAME', src, 'PUT', this.url(src, 'RENAME', { destination: dst })));
+  }
+
+  /** DELETE; retried. True: deleted; false: nothing there. @throws WebHdfsError (PathIsNotEmptyDirectoryException...) */
+  async delete(p: string, recursive = false): Promise<boolean> {
+    return this.retry(true, async () => this.booleanOf('DELETE', p, await this.send('DELETE', p, 'DELETE', this.url(p, 'DELETE', { recursive }))));
+  }
+
+  /** GETFILESTATUS; retried. Null when the path does not exist. @throws WebHdfsError */
+  async status(p: string): Promise<HdfsFileStatus | null> {
+    return this.retry(true, async () => {
+      const r = await this.send('GETFILESTATUS', p, 'GET', this.url(p, 'GETFILESTATUS'));
+      if (r.status === 404) return null;
+      return this.json<{ FileStatus: HdfsFileStatus }>('GETFILESTATUS', p, r).FileStatus;
+    });
+  }
+
+  /** LISTSTATUS; retried. Null when the directory does not exist. @throws WebHdfsError */
+  async list(p: string): Promise<HdfsFileStatus[] | null> {
+    return this.retry(true, async () => {
+      const r = await this.send('LISTSTATUS', p, 'GET', this.url(p, 'LISTSTATUS'));
+      if (r.status === 404) return null;
+      return this.json<{ FileStatuses: { FileStatus: HdfsFileStatus[] } }>('LISTSTATUS', p, r).FileStatuses.FileStatus;
+    });
+  }
+
+  /** GETCONTENTSUMMARY; retried. @throws WebHdfsError */
+  async contentSummary(p: string): Promise<{ directoryCount: number; fileCount: number; length: number }> {
+    return this.retry(true, async () => this.json<{ ContentSummary: { directoryCount: number; fileCount: number; length: number } }>(
+      'GETCONTENTSUMMARY', p, await this.send('GETCONTENTSUMMARY', p, 'GET', this.url(p, 'GETCONTENTSUMMARY'))).ContentSummary);
+  }
+}
+
+function describe(e: unknown): string {
+  const c = (e as { cause?: { code?: string; message?: string } }).cause;
+  return c?.code ?? c?.message ?? (e as Error).message;
+}
