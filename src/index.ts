@@ -20,6 +20,7 @@ export { DEAD_LETTER_HEADERS } from './consumer/retry';
 export { SUPPORTED_KAFKAJS_VERSION } from './consumer/kafkajs-adapter';
 export type { ConsumerMetricsSnapshot, PartitionMetrics, RebalanceRecord } from './consumer/metrics';
 export type { ConsumerState } from './consumer/lifecycle';
+export type { GroupConsumerEvents, GroupConsumerEventMap } from './consumer/events';
 export { IllegalStateError } from './consumer/lifecycle';
 export { atMostOnce } from './consumer/strategies/at-most-once';
 export { atLeastOnce } from './consumer/strategies/at-least-once';

@@ -85,10 +85,10 @@ export async function runSink(file: string): Promise<number> {
     delivery: 'exactly-once', sink, ...config.consumer,
   });
   consumer.on('error', () => undefined); // reported once, below, when the consumer fails
-  consumer.on('sink-unavailable', ({ topic, partition, error }: { topic: string; partition: number; error: Error }) => {
-    process.stderr.write(`kafka-eos run: database unavailable writing ${topic}-${partition}, retrying: ${error.message}\n`);
+  consumer.on('sink-unavailable', ({ topic, partition, error }) => {
+    process.stderr.write(`kafka-eos run: database unavailable writing ${topic}-${partition}, retrying: ${(error as Error).message ?? String(error)}\n`);
   });
-  consumer.on('assigned', ({ partitions }: { partitions: { topic: string; partition: number }[] }) => {
+  consumer.on('assigned', ({ partitions }) => {
     process.stdout.write(`assigned: ${partitions.map((p) => `${p.topic}-${p.partition}`).join(', ') || '(none)'}\n`);
   });
   try {

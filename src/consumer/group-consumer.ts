@@ -15,12 +15,8 @@
  * await consumer.stop();   // finishes the batch in hand, commits, leaves the group
  * ```
  *
- * Events: `assigned` ({ partitions, positions }), `revoked` ({ partitions }), `lost` ({ partitions, error }),
- * `rebalance` (RebalanceRecord: { startedAt, durationMs, revoked, assigned }), `batch` ({ topic,
- * partition, records, nextOffset, lag }), `fenced` (sink CAS refused: { topic, partition, expected, stored }),
- * `dead-letter` ({ topic, partition, offset, deadLetterTopic, error }), `sink-unavailable`
- * ({ topic, partition, error }: the sink's retries are spent; the consumer waits and tries again), `retry` ({ topic, partition, offset,
- * attempt, error }), `error` (Error), `state` ({ from, to }).
+ * Events (typed: see {@link GroupConsumerEvents} in events.ts for when each fires): `assigned`, `revoked`,
+ * `lost`, `rebalance`, `batch`, `fenced`, `dead-letter`, `sink-unavailable`, `retry`, `error`, `state`.
  */
 import { EventEmitter } from 'node:events';
 import { Admin, Batch, Consumer, EachBatchPayload, Kafka, logLevel, PartitionAssigner, Producer } from 'kafkajs';
@@ -30,6 +26,7 @@ import { GroupCommitSink } from '../sinks/group-commit';
 import { partitionKey, SinkRecord, TopicPartition } from '../sinks/sink';
 import { FencedInstanceIdError, MaxProcessingTimeExceededError, PoisonMessageError, UnknownTopicError } from './errors';
 import { assertNotFenced, batchEpoch, GroupHooks, KafkaJsConsumerGroup, registeringAssigners, simpleCommit } from './kafkajs-adapter';
+import { GroupConsumerEventMap, toError } from './events';
 import { ConsumerState, Lifecycle } from './lifecycle';
 import { committedPositions, manualAssigner, manualPartitions, privateGroupId } from './manual';
 import { ConsumerMetrics, ConsumerMetricsSnapshot } from './metrics';
@@ -63,7 +60,7 @@ export interface StopOptions {
   leaveGroup?: boolean;
 }
 
-export class GroupConsumer extends EventEmitter {
+export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
   private readonly options: GroupConsumerOptions;
   private readonly kafka: Kafka;
   private readonly strategy: CommitStrategy;
@@ -282,7 +279,7 @@ export class GroupConsumer extends EventEmitter {
     try {
       await this.options.onPartitionsRevoked?.(partitions);
     } catch (e) {
-      this.emit('error', e);
+      this.emit('error', toError(e));
     }
     this.emit('revoked', { partitions });
   }
@@ -337,7 +334,7 @@ export class GroupConsumer extends EventEmitter {
     this.owned.clear();
     this.strategy.onLost?.(partitions);
     this.emit('lost', { partitions, error });
-    Promise.resolve(this.options.onPartitionsLost?.(partitions)).catch((e: unknown) => this.emit('error', e));
+    Promise.resolve(this.options.onPartitionsLost?.(partitions)).catch((e: unknown) => this.emit('error', toError(e)));
     this.fail(error);
   }
 

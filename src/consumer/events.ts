@@ -1,0 +1,48 @@
+/**
+ * The events of a {@link GroupConsumer}, by name, with their payloads. `consumer.on(name, listener)`
+ * accepts only these names, and the listener gets the payload's type. Each listener receives one
+ * argument. Offsets are bigint; times are ms.
+ */
+import type { TopicPartition } from '../sinks/sink';
+import type { ConsumerState } from './lifecycle';
+import type { RebalanceRecord } from './metrics';
+
+/** Payloads of the consumer's events, by event name. */
+export interface GroupConsumerEvents {
+  /**
+   * A new assignment is positioned and `onPartitionsAssigned` has run. `positions` maps
+   * `topic:partition` to the next offset the strategy seeked to (null: KafkaJS's committed or reset position).
+   */
+  assigned: { partitions: TopicPartition[]; positions: Map<string, bigint> | null };
+  /** Partitions were given up in a rebalance (or on stop), after their in-flight batches finished and were committed. */
+  revoked: { partitions: TopicPartition[] };
+  /** Partitions were lost without a commit: the member was fenced or exceeded maxProcessingTimeMs. */
+  lost: { partitions: TopicPartition[]; error: Error };
+  /** A rebalance finished (after `assigned`): when it began, how long it took (ms), what moved. */
+  rebalance: RebalanceRecord;
+  /** A batch of one partition was handled and its strategy finished with it. `records` is a count; `lag` = high watermark - nextOffset. */
+  batch: { topic: string; partition: number; records: number; nextOffset: bigint; lag: bigint };
+  /** Exactly-once: the sink refused a write because another writer moved the stored offset (compare-and-set failed). */
+  fenced: { topic: string; partition: number; expected: bigint; stored: bigint };
+  /** A record (record handler) or batch was produced to the dead-letter topic after its retries. */
+  'dead-letter': { topic: string; partition: number; offset: bigint; deadLetterTopic: string; error: unknown };
+  /** Exactly-once: the sink stayed unavailable past its own retries; the consumer keeps its partitions, waits and tries again. */
+  'sink-unavailable': { topic: string; partition: number; error: unknown };
+  /** The handler failed and will be tried again (`attempt` is the try that failed: 1 = first try). */
+  retry: { topic: string; partition: number; offset: bigint; attempt: number; error: unknown };
+  /**
+   * Something failed: a crash KafkaJS restarts from, a failed commit on revoke, a listener that threw
+   * (a thrown non-Error arrives wrapped, as the `cause` of an Error), or the failure that stopped the consumer.
+   */
+  error: Error;
+  /** The consumer's lifecycle state changed. */
+  state: { from: ConsumerState; to: ConsumerState };
+}
+
+/** The events as Node's `EventEmitter<T>` map: each event has one argument, its payload. */
+export type GroupConsumerEventMap = { [E in keyof GroupConsumerEvents]: [GroupConsumerEvents[E]] };
+
+/** `e` itself when it is an Error, else an Error whose `cause` is `e` (for the `error` event's payload). */
+export function toError(e: unknown): Error {
+  return e instanceof Error ? e : new Error(`non-Error thrown: ${String(e)}`, { cause: e });
+}
