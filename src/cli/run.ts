@@ -86,7 +86,7 @@ export async function runSink(file: string): Promise<number> {
   });
   consumer.on('error', () => undefined); // reported once, below, when the consumer fails
   consumer.on('sink-unavailable', ({ topic, partition, error }) => {
-    process.stderr.write(`kafka-eos run: database unavailable writing ${topic}-${partition}, retrying: ${(error as Error).message ?? String(error)}\n`);
+    process.stderr.write(`kafka-eos run: database unavailable writing ${topic}-${partition}, retrying: ${error.message}\n`);
   });
   consumer.on('assigned', ({ partitions }) => {
     process.stdout.write(`assigned: ${partitions.map((p) => `${p.topic}-${p.partition}`).join(', ') || '(none)'}\n`);

@@ -27,7 +27,7 @@ export interface GroupConsumerEvents {
   /** A record (record handler) or batch was produced to the dead-letter topic after its retries. */
   'dead-letter': { topic: string; partition: number; offset: bigint; deadLetterTopic: string; error: unknown };
   /** Exactly-once: the sink stayed unavailable past its own retries; the consumer keeps its partitions, waits and tries again. */
-  'sink-unavailable': { topic: string; partition: number; error: unknown };
+  'sink-unavailable': { topic: string; partition: number; error: Error };
   /** The handler failed and will be tried again (`attempt` is the try that failed: 1 = first try). */
   retry: { topic: string; partition: number; offset: bigint; attempt: number; error: unknown };
   /**

@@ -149,7 +149,7 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
           commitToKafkaForMonitoring: o.commitToKafkaForMonitoring,
           onFenced: (info) => this.emit('fenced', info),
           onRejected: (batch, record, error) => policeRejectedRecord(this.processor, batch, record, error),
-          onSinkUnavailable: (info) => this.emit('sink-unavailable', info),
+          onSinkUnavailable: (info) => this.emit('sink-unavailable', { ...info, error: toError(info.error) }),
         });
     }
   }
