@@ -4,13 +4,15 @@
  */
 import * as net from 'node:net';
 import { ClusterState } from './cluster';
-import { Connection, ConnectionHooks } from './connection';
+import { Connection, ConnectionHooks, ConnectionLimits, DEFAULT_MAX_BUFFERED_REQUEST_BYTES, RequestMemory } from './connection';
 import type { Handler } from './handlers/types';
 
 export class Broker {
   private server: net.Server | null = null;
   private readonly connections = new Set<Connection>();
   port: number;
+  /** Half-received request bytes held by this broker's connections (see {@link RequestMemory}). */
+  readonly memory: RequestMemory;
 
   constructor(
     readonly nodeId: number,
@@ -19,8 +21,10 @@ export class Broker {
     private readonly cluster: ClusterState,
     private readonly handlers: ReadonlyMap<number, Handler>,
     private readonly hooks: ConnectionHooks,
+    private readonly limits: { idleMs?: number; maxBufferedRequestBytes?: number } = {},
   ) {
     this.port = port;
+    this.memory = new RequestMemory(limits.maxBufferedRequestBytes ?? DEFAULT_MAX_BUFFERED_REQUEST_BYTES);
   }
 
   get listening(): boolean {
@@ -41,7 +45,7 @@ export class Broker {
           this.connections.delete(conn);
           this.hooks.onClose?.(reason);
         },
-      });
+      }, { idleMs: this.limits.idleMs, memory: this.memory } satisfies ConnectionLimits);
       this.connections.add(conn);
     });
     await new Promise<void>((resolve, reject) => {

@@ -9,6 +9,8 @@ import { EventLog } from './event-log';
 import { GroupCoordinator, GroupCoordinatorConfig } from './group-coordinator';
 import { PartitionLog, RetentionPolicy } from './partition-log';
 import { TransactionCoordinator } from './transactions/coordinator';
+import { DEFAULT_MAX_DECOMPRESSED_BATCH_BYTES } from './protocol/record-batch';
+import { topicConfigError } from './handlers/config-defaults';
 
 export interface BrokerInfo {
   nodeId: number;
@@ -35,11 +37,17 @@ export interface ClusterConfig {
   retention: RetentionPolicy;
   /** message.max.bytes: largest record batch accepted (Kafka default 1048588). */
   maxMessageBytes: number;
+  /** The most bytes one compressed record batch may decompress to (a mock bound, default 32 MiB; see record-batch.ts). */
+  maxDecompressedBatchBytes?: number;
   group: Partial<GroupCoordinatorConfig>;
 }
 
 export class TopicError extends KafkaEosError {
-  constructor(readonly kafkaError: 'TOPIC_ALREADY_EXISTS' | 'INVALID_TOPIC_EXCEPTION' | 'INVALID_PARTITIONS' | 'INVALID_REPLICATION_FACTOR' | 'UNKNOWN_TOPIC_OR_PARTITION', message: string) {
+  constructor(
+    readonly kafkaError: 'TOPIC_ALREADY_EXISTS' | 'INVALID_TOPIC_EXCEPTION' | 'INVALID_PARTITIONS' | 'INVALID_REPLICATION_FACTOR'
+      | 'UNKNOWN_TOPIC_OR_PARTITION' | 'INVALID_CONFIG',
+    message: string,
+  ) {
     super(kafkaError, message);
   }
 }
@@ -103,7 +111,7 @@ export class ClusterState {
   /**
    * Creates a topic with leaders spread round-robin over the brokers (continuing where the
    * last topic stopped, as Kafka's rack-unaware placement starts at a varying broker).
-   * Throws {@link TopicError}.
+   * Throws {@link TopicError} (INVALID_CONFIG for a topic config Kafka would refuse, see topicConfigError).
    */
   createTopic(name: string, numPartitions = -1, replicationFactor = -1, configs: Record<string, string | null> = {}, validateOnly = false): Topic {
     const invalid = validateTopicName(name);
@@ -117,6 +125,10 @@ export class ClusterState {
     const rf = replicationFactor === -1 ? Math.min(this.config.defaultReplicationFactor, this.brokers.length) : replicationFactor;
     if (rf <= 0 || rf > this.brokers.length) {
       throw new TopicError('INVALID_REPLICATION_FACTOR', `replication factor ${replicationFactor} is not between 1 and the ${this.brokers.length} available brokers`);
+    }
+    for (const [key, value] of Object.entries(configs)) {
+      const invalid = topicConfigError(key, value);
+      if (invalid) throw new TopicError('INVALID_CONFIG', invalid);
     }
     const topic: Topic = {
       name,
@@ -147,6 +159,17 @@ export class ClusterState {
     let n = 0;
     for (const t of this.topics.values()) n += t.partitions.length;
     return n;
+  }
+
+  /** The most bytes one compressed batch may decompress to (config, else DEFAULT_MAX_DECOMPRESSED_BATCH_BYTES). */
+  get maxDecompressedBatchBytes(): number {
+    return this.config.maxDecompressedBatchBytes ?? DEFAULT_MAX_DECOMPRESSED_BATCH_BYTES;
+  }
+
+  /** The largest record batch `topic` accepts: its max.message.bytes, else message.max.bytes (bytes). */
+  maxMessageBytes(topic: string): number {
+    const override = this.topics.get(topic)?.configs.get('max.message.bytes');
+    return override === undefined ? this.config.maxMessageBytes : Number(override);
   }
 
   partition(topic: string, partition: number): PartitionLog | undefined {

@@ -5,10 +5,15 @@
  *
  * Malformed input (a bad length, a truncated body, an unknown API key, an unsupported version
  * of anything but ApiVersions) closes this connection only; the broker keeps serving others.
+ *
+ * Limits (Kafka's SocketServer has the first two): a connection with no bytes in or out for
+ * `connections.max.idle.ms` and no request in progress is closed; the bytes of half-received
+ * frames count against the broker's {@link RequestMemory}, and a connection whose data would take
+ * it over its limit is closed (Kafka mutes the channel instead, see queued.max.request.bytes).
  */
 import type { Socket } from 'node:net';
 import { ClusterState } from './cluster';
-import { Handler, HandlerContext } from './handlers/types';
+import { Handler, HandlerContext, SerialQueue } from './handlers/types';
 import { buildErrorResponse } from './fault-response';
 import type { InterceptVerdict } from './faults';
 import { ErrorCode } from './protocol/error-codes';
@@ -33,10 +38,35 @@ export interface ConnectionHooks {
   log?: (event: string, data: Record<string, unknown>) => void;
 }
 
+/** connections.max.idle.ms in Apache Kafka (10 minutes). */
+export const DEFAULT_CONNECTIONS_MAX_IDLE_MS = 600_000;
+
+/** The mock's default cap on one broker's half-received request bytes (256 MiB). */
+export const DEFAULT_MAX_BUFFERED_REQUEST_BYTES = 256 * 1024 * 1024;
+
+/** Bytes of half-received frames held by one broker's connections, against a limit (bytes). */
+export class RequestMemory {
+  used = 0;
+  constructor(readonly limit: number) {}
+}
+
+export interface ConnectionLimits {
+  /** socket.request.max.bytes (default 100 MiB). */
+  maxFrameBytes?: number;
+  /** connections.max.idle.ms (default 10 minutes); 0 or less never closes idle connections. */
+  idleMs?: number;
+  /** The broker's shared budget for half-received frames (default: a private 256 MiB one). */
+  memory?: RequestMemory;
+}
+
 export class Connection {
   private readonly splitter: FrameSplitter;
   private readonly slots: Slot[] = [];
   private readonly abort = new AbortController();
+  private readonly serial = new SerialQueue();
+  private readonly memory: RequestMemory;
+  /** This connection's share of `memory.used`. */
+  private held = 0;
   private closed = false;
 
   constructor(
@@ -45,13 +75,26 @@ export class Connection {
     private readonly nodeId: number,
     private readonly handlers: ReadonlyMap<number, Handler>,
     private readonly hooks: ConnectionHooks = {},
-    maxFrameBytes?: number,
+    limits: ConnectionLimits = {},
   ) {
-    this.splitter = new FrameSplitter(maxFrameBytes);
+    this.splitter = new FrameSplitter(limits.maxFrameBytes);
+    this.memory = limits.memory ?? new RequestMemory(DEFAULT_MAX_BUFFERED_REQUEST_BYTES);
     socket.setNoDelay(true);
     socket.on('data', (chunk) => this.onData(chunk));
     socket.on('error', () => this.close('socket error'));
     socket.on('close', () => this.close('peer closed'));
+    const idleMs = limits.idleMs ?? DEFAULT_CONNECTIONS_MAX_IDLE_MS;
+    if (idleMs > 0) {
+      socket.setTimeout(idleMs);
+      socket.on('timeout', () => {
+        if (this.slots.length > 0) {
+          socket.setTimeout(idleMs); // a request is still being answered: not idle
+          return;
+        }
+        this.hooks.log?.('connection-idle-closed', { nodeId: this.nodeId, idleMs });
+        this.close(`idle for ${idleMs} ms (connections.max.idle.ms)`);
+      });
+    }
   }
 
   get isClosed(): boolean {
@@ -61,6 +104,8 @@ export class Connection {
   close(reason: string): void {
     if (this.closed) return;
     this.closed = true;
+    this.memory.used -= this.held;
+    this.held = 0;
     this.abort.abort();
     this.socket.destroy();
     this.hooks.onClose?.(reason);
@@ -75,6 +120,13 @@ export class Connection {
       this.reject(e);
       return;
     }
+    const pending = this.splitter.pending;
+    if (this.memory.used - this.held + pending > this.memory.limit) {
+      this.reject(new MalformedFrameError(`half-received requests would hold ${this.memory.used - this.held + pending} bytes on this broker, over its limit of ${this.memory.limit}`));
+      return;
+    }
+    this.memory.used += pending - this.held;
+    this.held = pending;
     for (const frame of frames) {
       if (this.closed) return;
       try {
@@ -133,6 +185,7 @@ export class Connection {
       version,
       clientHost: this.socket.remoteAddress ?? '',
       signal: this.abort.signal,
+      serial: this.serial,
     };
   }
 

@@ -43,6 +43,21 @@ export interface MockClusterOptions {
   retentionMs?: number;
   /** message.max.bytes (default 1048588, as in Kafka). */
   maxMessageBytes?: number;
+  /**
+   * The most bytes one compressed record batch may decompress to (default 32 MiB). Larger batches
+   * (decompression bombs) are refused with MESSAGE_TOO_LARGE; Kafka has no such bound.
+   */
+  maxDecompressedBatchBytes?: number;
+  /**
+   * connections.max.idle.ms: a connection with no traffic and no request in progress for this long is
+   * closed (default 600000, Kafka's 10 minutes; 0 = never).
+   */
+  connectionsMaxIdleMs?: number;
+  /**
+   * Cap on the bytes of half-received request frames one broker holds over all its connections
+   * (default 256 MiB). A connection whose data would exceed it is closed.
+   */
+  maxBufferedRequestBytes?: number;
   /** Group coordinator settings, e.g. { initialRebalanceDelayMs: 0, minSessionTimeoutMs: 1000 }. */
   group?: Partial<GroupCoordinatorConfig>;
   /**
@@ -78,6 +93,12 @@ export class MockCluster {
     if (options.port && (options.port < 1 || options.port + n - 1 > 65535)) {
       throw new MockClusterError('MOCK_CONFIG_INVALID', `ports ${options.port}..${options.port + n - 1} are not all valid TCP ports`);
     }
+    for (const key of ['maxDecompressedBatchBytes', 'maxBufferedRequestBytes'] as const) {
+      const v = options[key];
+      if (v !== undefined && (!Number.isSafeInteger(v) || v < 1)) throw new MockClusterError('MOCK_CONFIG_INVALID', `${key} must be a positive integer (bytes), got ${v}`);
+    }
+    const idle = options.connectionsMaxIdleMs;
+    if (idle !== undefined && (!Number.isSafeInteger(idle) || idle < 0)) throw new MockClusterError('MOCK_CONFIG_INVALID', `connectionsMaxIdleMs must be an integer ≥ 0 (ms), got ${idle}`);
     const host = options.host ?? '127.0.0.1';
     const config: ClusterConfig = {
       clusterId: options.clusterId ?? randomBytes(16).toString('base64url').slice(0, 22),
@@ -86,6 +107,7 @@ export class MockCluster {
       defaultReplicationFactor: options.defaultReplicationFactor ?? 1,
       retention: { retentionBytes: options.retentionBytes ?? -1, retentionMs: options.retentionMs ?? -1 },
       maxMessageBytes: options.maxMessageBytes ?? 1048588,
+      maxDecompressedBatchBytes: options.maxDecompressedBatchBytes,
       group: options.group ?? {},
     };
     const state = new ClusterState(config);
@@ -99,7 +121,8 @@ export class MockCluster {
     try {
       for (let i = 0; i < n; i++) {
         const nodeId = i + 1;
-        const broker = new Broker(nodeId, host, options.port ? options.port + i : 0, state, handlers, hooks);
+        const limits = { idleMs: options.connectionsMaxIdleMs, maxBufferedRequestBytes: options.maxBufferedRequestBytes };
+        const broker = new Broker(nodeId, host, options.port ? options.port + i : 0, state, handlers, hooks, limits);
         await broker.start();
         cluster.brokersById.set(nodeId, broker);
         state.brokers.push({ nodeId, host, port: broker.port, rack: null });

@@ -8,7 +8,10 @@
  * errorMessage. acks: 0 (no response), 1 and -1 (the mock has no lagging replicas, so both
  * answer once the batch is appended); anything else is INVALID_REQUIRED_ACKS.
  * Validation per batch: magic 2, length, CRC-32C (CORRUPT_MESSAGE), message.max.bytes
- * (MESSAGE_TOO_LARGE). A partition's batches are appended all or nothing.
+ * (the topic's max.message.bytes, else message.max.bytes: MESSAGE_TOO_LARGE). Compressed batches are
+ * decompressed and their records checked (Kafka's LogValidator): at most `maxDecompressedBatchBytes`
+ * each (a decompression bomb is MESSAGE_TOO_LARGE, a mock bound), gzip on the thread pool; requests
+ * of one connection still append in order. A partition's batches are appended all or nothing.
  *
  * Idempotence and transactions (KIP-98, see transactions/producer-state.ts): batches with a
  * producer id are checked per partition. A retried batch (same epoch and sequence range as one of
@@ -19,52 +22,98 @@
  * KIP-890 verification, as older clients see it); a non-transactional batch from a producer with an
  * open transaction there is INVALID_TXN_STATE too. Control batches from clients are INVALID_RECORD.
  */
-import { InvalidRecordsError, splitBatches } from '../protocol/record-batch';
+import { BatchHeader, batchBodyAsync, Compression, InvalidRecordsError, readRecords, splitBatches } from '../protocol/record-batch';
 import { ErrorCode } from '../protocol/error-codes';
 import { Produce } from '../protocol/messages/data';
+import type { PartitionLog } from '../partition-log';
 import { producerState } from '../transactions/producer-state';
-import { Body, Handler } from './types';
+import { Body, Handler, HandlerContext } from './types';
+
+type Batch = { header: BatchHeader; bytes: Buffer };
+type Answer = Record<string, unknown>;
+/** One partition of the request: answered already, or batches waiting to be appended. */
+type Slot = { answer: Answer } | { pending: { topic: string; index: number; log: PartitionLog; batches: Batch[]; out: Answer } };
+
+const failWith = (out: Answer, code: number, message: string | null = null): Answer => ({ ...out, errorCode: code, errorMessage: message });
+
+function recordsError(out: Answer, e: unknown): Answer {
+  if (!(e instanceof InvalidRecordsError)) throw e;
+  return failWith(out, ErrorCode[e.kafkaError === 'INVALID_RECORD' ? 'CORRUPT_MESSAGE' : e.kafkaError], e.message);
+}
+
+/** Checks everything that needs no decompression; returns the partition's answer or its batches. */
+function prepare(t: Body, p: Body, acks: number, ctx: HandlerContext): Slot {
+  const { cluster } = ctx;
+  const out: Answer = { index: p.index, errorCode: 0, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, recordErrors: [], errorMessage: null };
+  const fail = (code: number, message: string | null = null): Slot => ({ answer: failWith(out, code, message) });
+  if (acks !== 0 && acks !== 1 && acks !== -1) return fail(ErrorCode.INVALID_REQUIRED_ACKS);
+  const log = cluster.partition(t.name, p.index);
+  if (!log) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+  if (log.leaderId !== ctx.nodeId || cluster.down.has(ctx.nodeId)) return fail(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+  if (!p.records || p.records.length === 0) return fail(ErrorCode.CORRUPT_MESSAGE, 'no record batches');
+  if (ctx.version < 3) return fail(ErrorCode.UNSUPPORTED_FOR_MESSAGE_FORMAT, `Produce v${ctx.version} carries message format v0/v1, which the mock does not store; use v3+`);
+  let batches: Batch[];
+  try {
+    batches = splitBatches(p.records);
+  } catch (e) {
+    return { answer: recordsError(out, e) };
+  }
+  const limit = cluster.maxMessageBytes(t.name);
+  const tooBig = batches.find((b) => b.bytes.length > limit);
+  if (tooBig) return fail(ErrorCode.MESSAGE_TOO_LARGE, `batch of ${tooBig.bytes.length} bytes exceeds max.message.bytes ${limit}`);
+  return { pending: { topic: t.name, index: p.index, log, batches, out } };
+}
+
+/** Producer-state checks and the append itself (synchronous, so one partition's batches go in whole). */
+function append(slot: Slot, ctx: HandlerContext, now: number, keepFrame: boolean): Answer {
+  if ('answer' in slot) return slot.answer;
+  const { topic, index, log, batches, out } = slot.pending;
+  const check = producerState(log).checkAppend(batches, (pid, epoch) => ctx.cluster.transactions.verifyPartition(pid, epoch, topic, index));
+  if (check.kind === 'error') return failWith(out, check.errorCode, check.message);
+  if (check.kind === 'duplicate') return { ...out, baseOffset: BigInt(check.firstOffset), logStartOffset: BigInt(log.logStartOffset) };
+  const baseOffset = log.append(batches, now, { copy: !keepFrame });
+  check.apply(baseOffset);
+  return { ...out, baseOffset: BigInt(baseOffset), logStartOffset: BigInt(log.logStartOffset) };
+}
+
+/**
+ * Decompresses each compressed batch (bounded, see record-batch.ts; gzip off the event loop) and
+ * checks its records, as Kafka's LogValidator does: a bomb is MESSAGE_TOO_LARGE, garbage CORRUPT_MESSAGE.
+ */
+async function validateCompressed(slots: Slot[], maxBytes: number): Promise<void> {
+  for (let i = 0; i < slots.length; i++) {
+    const slot = slots[i];
+    if (!('pending' in slot)) continue;
+    try {
+      for (const b of slot.pending.batches) {
+        if (b.header.compression !== Compression.None) readRecords(b.header, await batchBodyAsync(b.bytes, b.header, maxBytes), false);
+      }
+    } catch (e) {
+      slots[i] = { answer: recordsError(slot.pending.out, e) };
+    }
+  }
+}
 
 export const produceHandler: Handler = {
   schema: Produce,
   minVersion: 0,
   maxVersion: 8,
   handle(req, ctx) {
-    const { cluster } = ctx;
     const acks: number = req.acks;
-    const now = Date.now();
     const keepFrame = recordsAreMostOfTheFrame(req.topicData as Body[]);
-    const responses = (req.topicData as Body[]).map((t) => ({
-      name: t.name,
-      partitionResponses: (t.partitionData as Body[]).map((p) => {
-        const out = { index: p.index, errorCode: 0, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, recordErrors: [], errorMessage: null as string | null };
-        const fail = (code: number, message: string | null = null) => ({ ...out, errorCode: code, errorMessage: message });
-        if (acks !== 0 && acks !== 1 && acks !== -1) return fail(ErrorCode.INVALID_REQUIRED_ACKS);
-        const log = cluster.partition(t.name, p.index);
-        if (!log) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-        if (log.leaderId !== ctx.nodeId || cluster.down.has(ctx.nodeId)) return fail(ErrorCode.NOT_LEADER_OR_FOLLOWER);
-        if (!p.records || p.records.length === 0) return fail(ErrorCode.CORRUPT_MESSAGE, 'no record batches');
-        if (ctx.version < 3) return fail(ErrorCode.UNSUPPORTED_FOR_MESSAGE_FORMAT, `Produce v${ctx.version} carries message format v0/v1, which the mock does not store; use v3+`);
-        let batches;
-        try {
-          batches = splitBatches(p.records);
-        } catch (e) {
-          if (!(e instanceof InvalidRecordsError)) throw e;
-          return fail(ErrorCode[e.kafkaError === 'INVALID_RECORD' ? 'CORRUPT_MESSAGE' : e.kafkaError], e.message);
-        }
-        const tooBig = batches.find((b) => b.bytes.length > cluster.config.maxMessageBytes);
-        if (tooBig) return fail(ErrorCode.MESSAGE_TOO_LARGE, `batch of ${tooBig.bytes.length} bytes exceeds message.max.bytes ${cluster.config.maxMessageBytes}`);
-        const state = producerState(log);
-        const check = state.checkAppend(batches, (pid, epoch) => cluster.transactions.verifyPartition(pid, epoch, t.name, p.index));
-        if (check.kind === 'error') return fail(check.errorCode, check.message);
-        if (check.kind === 'duplicate') return { ...out, baseOffset: BigInt(check.firstOffset), logStartOffset: BigInt(log.logStartOffset) };
-        const baseOffset = log.append(batches, now, { copy: !keepFrame });
-        check.apply(baseOffset);
-        return { ...out, baseOffset: BigInt(baseOffset), logStartOffset: BigInt(log.logStartOffset) };
-      }),
-    }));
-    if (acks === 0) return null;
-    return { responses, throttleTimeMs: 0 };
+    const topics = (req.topicData as Body[]).map((t) => ({ name: t.name as string, slots: (t.partitionData as Body[]).map((p) => prepare(t, p, acks, ctx)) }));
+    const finish = (): Body | null => {
+      const now = Date.now();
+      const responses = topics.map((t) => ({ name: t.name, partitionResponses: t.slots.map((s) => append(s, ctx, now, keepFrame)) }));
+      return acks === 0 ? null : { responses, throttleTimeMs: 0 };
+    };
+    const compressed = topics.some((t) => t.slots.some((s) => 'pending' in s && s.pending.batches.some((b) => b.header.compression !== Compression.None)));
+    // Appends keep request order per connection: a request waits for earlier ones still decompressing.
+    if (!compressed && ctx.serial.idle) return finish();
+    return ctx.serial.run(async () => {
+      for (const t of topics) await validateCompressed(t.slots, ctx.cluster.maxDecompressedBatchBytes);
+      return finish();
+    });
   },
 };
 

@@ -15,10 +15,10 @@ export const EARLIEST = -2n;
 export const LATEST = -1n;
 
 /** The first record at or after `timestamp` (ms): scans batches by max timestamp, then records. */
-export function offsetForTimestamp(log: PartitionLog, timestamp: bigint): { offset: bigint; timestamp: bigint } | null {
+export function offsetForTimestamp(log: PartitionLog, timestamp: bigint, maxDecompressedBytes?: number): { offset: bigint; timestamp: bigint } | null {
   for (const b of log.liveBatches()) {
     if (b.maxTimestamp < timestamp || b.isControl) continue;
-    for (const rec of decodeBatch(b.bytes).records) {
+    for (const rec of decodeBatch(b.bytes, maxDecompressedBytes).records) {
       if (rec.timestamp >= timestamp && rec.offset >= BigInt(log.logStartOffset)) return { offset: rec.offset, timestamp: rec.timestamp };
     }
   }
@@ -40,7 +40,7 @@ export const listOffsetsHandler: Handler = {
         let found: { offset: bigint; timestamp: bigint } | null;
         if (p.timestamp === EARLIEST) found = { offset: BigInt(log.logStartOffset), timestamp: -1n };
         else if (p.timestamp === LATEST) found = { offset: BigInt(req.isolationLevel === 1 ? lastStableOffset(log) : log.highWatermark), timestamp: -1n };
-        else found = offsetForTimestamp(log, p.timestamp);
+        else found = offsetForTimestamp(log, p.timestamp, ctx.cluster.maxDecompressedBatchBytes);
         const offset = found ? found.offset : -1n;
         return { ...base, offset, timestamp: found ? found.timestamp : -1n, leaderEpoch: found ? log.leaderEpoch : -1, oldStyleOffsets: found ? [offset] : [] };
       }),

@@ -18,6 +18,32 @@ export interface HandlerContext {
   readonly clientHost: string;
   /** Aborted when the connection closes or the broker stops, so long polls can end early. */
   readonly signal: AbortSignal;
+  /** This connection's queue for steps that must keep request order across awaits (Produce appends). */
+  readonly serial: SerialQueue;
+}
+
+/**
+ * Runs async steps one after another, in the order they were queued. Kafka handles one request
+ * of a connection at a time; the mock pipelines, so a handler that awaits before changing state
+ * (Produce decompressing a batch) queues that change here to keep the connection's order.
+ */
+export class SerialQueue {
+  private tail: Promise<unknown> = Promise.resolve();
+  private pending = 0;
+
+  /** True when no step is queued or running. */
+  get idle(): boolean {
+    return this.pending === 0;
+  }
+
+  run<T>(step: () => Promise<T>): Promise<T> {
+    this.pending++;
+    const result = this.tail.then(step).finally(() => {
+      this.pending--;
+    });
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
 }
 
 export interface Handler {

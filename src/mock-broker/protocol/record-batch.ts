@@ -22,7 +22,10 @@ export enum Compression { None = 0, Gzip = 1, Snappy = 2, Lz4 = 3, Zstd = 4 }
 
 /** A records blob that fails validation; produce answers CORRUPT_MESSAGE or the error's `kafkaError`. */
 export class InvalidRecordsError extends KafkaEosError {
-  constructor(message: string, readonly kafkaError: 'CORRUPT_MESSAGE' | 'UNSUPPORTED_FOR_MESSAGE_FORMAT' | 'INVALID_RECORD' = 'CORRUPT_MESSAGE') {
+  constructor(
+    message: string,
+    readonly kafkaError: 'CORRUPT_MESSAGE' | 'UNSUPPORTED_FOR_MESSAGE_FORMAT' | 'INVALID_RECORD' | 'MESSAGE_TOO_LARGE' = 'CORRUPT_MESSAGE',
+  ) {
     super('INVALID_RECORDS', message);
   }
 }
@@ -113,11 +116,43 @@ export interface Record {
 
 export interface DecodedBatch { header: BatchHeader; records: Record[] }
 
-export type Codec = { compress(b: Buffer): Buffer; decompress(b: Buffer): Buffer };
+/**
+ * A compression codec. `decompress` never produces, nor allocates, more than `maxBytes` (bytes; it
+ * throws {@link DecompressedTooLargeError} first, from the sizes the compressed headers declare when
+ * the format has them, so a bomb costs no memory). Without `maxBytes` it is unbounded (tests, tools).
+ */
+export type Codec = { compress(b: Buffer): Buffer; decompress(b: Buffer, maxBytes?: number): Buffer };
+
+/**
+ * A compressed batch whose records would exceed the decompression bound (a mock limit, see
+ * {@link DEFAULT_MAX_DECOMPRESSED_BATCH_BYTES}); Produce answers MESSAGE_TOO_LARGE.
+ */
+export class DecompressedTooLargeError extends InvalidRecordsError {
+  constructor(codec: string, limit: number, declared?: number) {
+    super(`${codec} batch decompresses to ${declared === undefined ? 'more than' : declared} bytes, over the mock's bound of ${limit}`, 'MESSAGE_TOO_LARGE');
+  }
+}
+
+/**
+ * The most bytes one record batch may decompress to (32 MiB): Kafka streams decompression and has
+ * no such bound, the mock decompresses a batch whole, so it refuses larger ones (a decompression
+ * bomb) instead of holding them in memory. Configurable per cluster (`maxDecompressedBatchBytes`).
+ */
+export const DEFAULT_MAX_DECOMPRESSED_BATCH_BYTES = 32 * 1024 * 1024;
+
+function gunzipBounded(b: Buffer, maxBytes?: number): Buffer {
+  if (maxBytes === undefined) return zlib.gunzipSync(b);
+  try {
+    return zlib.gunzipSync(b, { maxOutputLength: Math.max(1, maxBytes) });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw new DecompressedTooLargeError('Gzip', maxBytes);
+    throw e;
+  }
+}
 
 /** Codecs by compression id. Gzip is built in; others are registered by `compression.ts`. */
 export const codecs = new Map<Compression, Codec>([
-  [Compression.Gzip, { compress: (b) => zlib.gzipSync(b), decompress: (b) => zlib.gunzipSync(b) }],
+  [Compression.Gzip, { compress: (b) => zlib.gzipSync(b), decompress: gunzipBounded }],
 ]);
 
 function codecFor(c: Compression): Codec {
@@ -126,18 +161,53 @@ function codecFor(c: Compression): Codec {
   return codec;
 }
 
-/** Decodes every record of one batch (decompressing when needed). Throws InvalidRecordsError. */
-export function decodeBatch(bytes: Buffer): DecodedBatch {
-  const header = readBatchHeader(bytes);
-  let body = bytes.subarray(BATCH_HEADER_BYTES, header.sizeInBytes);
-  if (header.compression !== Compression.None) {
-    try {
-      body = codecFor(header.compression).decompress(body);
-    } catch (e) {
-      if (e instanceof InvalidRecordsError) throw e;
-      throw new InvalidRecordsError(`cannot decompress ${Compression[header.compression]} batch: ${(e as Error).message}`);
-    }
+/** The records section of a batch, decompressed (bounded by `maxBytes`). Throws InvalidRecordsError. */
+export function batchBody(bytes: Buffer, header: BatchHeader, maxBytes?: number): Buffer {
+  const body = bytes.subarray(BATCH_HEADER_BYTES, header.sizeInBytes);
+  if (header.compression === Compression.None) return body;
+  try {
+    return codecFor(header.compression).decompress(body, maxBytes);
+  } catch (e) {
+    if (e instanceof InvalidRecordsError) throw e;
+    throw new InvalidRecordsError(`cannot decompress ${Compression[header.compression]} batch: ${(e as Error).message}`);
   }
+}
+
+/**
+ * Like {@link batchBody}, but gzip is inflated on libuv's thread pool (zlib's async API) and the
+ * other codecs run after yielding to the event loop once, so that other connections are served
+ * between the batches of one large request.
+ */
+export async function batchBodyAsync(bytes: Buffer, header: BatchHeader, maxBytes: number): Promise<Buffer> {
+  if (header.compression !== Compression.Gzip || codecs.get(Compression.Gzip)?.decompress !== gunzipBounded) {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    return batchBody(bytes, header, maxBytes);
+  }
+  const body = bytes.subarray(BATCH_HEADER_BYTES, header.sizeInBytes);
+  return new Promise<Buffer>((resolve, reject) => {
+    zlib.gunzip(body, { maxOutputLength: Math.max(1, maxBytes) }, (err, out) => {
+      if (!err) resolve(out);
+      else if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') reject(new DecompressedTooLargeError('Gzip', maxBytes));
+      else reject(new InvalidRecordsError(`cannot decompress Gzip batch: ${err.message}`));
+    });
+  });
+}
+
+/**
+ * Decodes every record of one batch (decompressing when needed, never past `maxBytes`, default
+ * {@link DEFAULT_MAX_DECOMPRESSED_BATCH_BYTES}). Throws InvalidRecordsError.
+ */
+export function decodeBatch(bytes: Buffer, maxBytes = DEFAULT_MAX_DECOMPRESSED_BATCH_BYTES): DecodedBatch {
+  const header = readBatchHeader(bytes);
+  return { header, records: readRecords(header, batchBody(bytes, header, maxBytes), true) as Record[] };
+}
+
+/**
+ * Reads `header.recordCount` records from a (decompressed) records section and checks that they use
+ * it exactly, as Kafka's LogValidator does on produce ("Found invalid record structure"). With
+ * `keep` false the records are only validated and counted. Throws InvalidRecordsError.
+ */
+export function readRecords(header: BatchHeader, body: Buffer, keep: boolean): Record[] | number {
   const r = new Reader(body);
   const records: Record[] = [];
   try {
@@ -148,25 +218,33 @@ export function decodeBatch(bytes: Buffer): DecodedBatch {
       const timestampDelta = r.varlong();
       const offsetDelta = r.varint();
       const keyLen = r.varint();
-      const key = keyLen < 0 ? null : Buffer.from(r.raw(keyLen));
+      const key = keyLen < 0 ? null : r.raw(keyLen);
       const valueLen = r.varint();
-      const value = valueLen < 0 ? null : Buffer.from(r.raw(valueLen));
+      const value = valueLen < 0 ? null : r.raw(valueLen);
       const headerCount = r.varint();
+      if (headerCount < 0) throw new MalformedFrameError(`record ${i} has ${headerCount} headers`);
       const headers: RecordHeader[] = [];
       for (let h = 0; h < headerCount; h++) {
         const hk = r.varint();
-        const hkey = r.raw(hk).toString('utf8');
+        const hkey = r.raw(hk);
         const hv = r.varint();
-        headers.push({ key: hkey, value: hv < 0 ? null : Buffer.from(r.raw(hv)) });
+        const hvalue = hv < 0 ? null : r.raw(hv);
+        if (keep) headers.push({ key: hkey.toString('utf8'), value: hvalue && Buffer.from(hvalue) });
       }
       if (r.offset !== end) throw new MalformedFrameError(`record ${i} length ${length} disagrees with its fields`);
-      records.push({ offset: header.baseOffset + BigInt(offsetDelta), timestamp: header.baseTimestamp + timestampDelta, key, value, headers });
+      if (keep) {
+        records.push({
+          offset: header.baseOffset + BigInt(offsetDelta), timestamp: header.baseTimestamp + timestampDelta,
+          key: key && Buffer.from(key), value: value && Buffer.from(value), headers,
+        });
+      }
     }
   } catch (e) {
-    if (e instanceof MalformedFrameError) throw new InvalidRecordsError(`bad record: ${e.message}`);
+    if (e instanceof MalformedFrameError || e instanceof RangeError) throw new InvalidRecordsError(`bad record: ${e.message}`);
     throw e;
   }
-  return { header, records };
+  if (r.remaining !== 0) throw new InvalidRecordsError(`${r.remaining} bytes follow the batch's ${header.recordCount} records`);
+  return keep ? records : header.recordCount;
 }
 
 /** Decodes every batch of a records blob (as served by Fetch). */
