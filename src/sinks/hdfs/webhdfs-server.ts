@@ -87,6 +87,8 @@ export class WebHdfsServer {
   dataNodeUrl = '';
   /** Every request handled, in arrival order. */
   readonly requests: WebHdfsRequestLog[] = [];
+  /** Called as each request arrives, before it is handled (e.g. to kill a client at a chosen request). */
+  onRequest: ((r: WebHdfsRequestLog) => void) | undefined;
   private faults: (WebHdfsFault & { left: number })[] = [];
   private readonly meta = new Map<string, Meta>();
   private readonly nameNode: http.Server;
@@ -148,6 +150,7 @@ export class WebHdfsServer {
     const hdfsPath = decodeURIComponent(u.pathname.startsWith(PREFIX) ? u.pathname.slice(PREFIX.length) || '/' : u.pathname);
     const entry: WebHdfsRequestLog = { node, method: req.method ?? '', op, path: hdfsPath, status: 'dropped' };
     this.requests.push(entry);
+    this.onRequest?.(entry);
     const send = (status: number, body?: unknown, headers: Record<string, string> = {}) => {
       entry.status = status;
       const text = body === undefined ? '' : JSON.stringify(body);
