@@ -2,6 +2,8 @@
  * SqlSink: writes Kafka records to a SQL table exactly once (SQLite via sqlite3, PostgreSQL via pg).
  * The rows of all batches of one write() and the CAS updates of their partitions' next_offset commit in one
  * knex transaction; a CAS matching 0 rows (a zombie writer, or a stale position) rolls everything back.
+ * Rows travel by each database's bulk path inside that transaction (row-writer.ts): COPY on PostgreSQL,
+ * reused prepared multi-row INSERTs on SQLite.
  */
 import { valuesInsert } from './insert';
 import type { Knex } from 'knex';
@@ -14,6 +16,7 @@ import { isTransientSqlError, SinkWriteError } from './errors';
 import { compileMapping, type CompiledMapping, type Row } from './mapping';
 import { classifyRejection, isSystemicSqlError, refusedWrite, type RowOrigin } from './rejection';
 import { KafkaEosError } from '../../errors';
+import { isUniqueViolation, RowsRejected, RowWriter } from './row-writer';
 
 interface MappedBatch { batch: SinkBatch; rows: Row[]; offsets: bigint[] }
 
@@ -26,6 +29,7 @@ export class SqlSink implements ExactlyOnceSink {
   private readonly cfg: NormalizedSqlSinkConfig;
   private readonly mapper: CompiledMapping;
   private readonly ownsKnex: boolean;
+  private readonly writer: RowWriter;
   private dataReady: Promise<void> | undefined;
   private closed = false;
 
@@ -41,6 +45,7 @@ export class SqlSink implements ExactlyOnceSink {
       throw err;
     }
     this.mapper = compileMapping(this.cfg.mapping, this.offsets.dialect, this.cfg.includeKafkaCoordinates);
+    this.writer = new RowWriter(this.knex, this.offsets.dialect, (n) => rowsPerStatement(this.offsets.dialect, n, this.cfg.maxRowsPerStatement));
   }
 
   /**
@@ -70,16 +75,24 @@ export class SqlSink implements ExactlyOnceSink {
     for (const b of batches) validateRecords(b);
     const mapped = this.mapAll(batches);
     await this.ensureDataTable();
-    let result;
-    try {
-      result = await this.offsets.withOffsets(groupId, batches, (trx) => this.insertAll(trx, mapped));
-    } catch (err) {
-      if (err instanceof SinkWriteError && err.code === 'SINK_WRITE_FAILED') throw await this.classifyRefusal(mapped, err);
-      // A driver error outside the rows (the offsets table renamed, a privilege revoked): never a record's fault.
-      if (!(err instanceof KafkaEosError) && isSystemicSqlError(err)) throw refusedWrite('an error no row can cause', err);
-      throw err;
+    // kafka-key on PostgreSQL COPYs straight in; a replay (rows already stored after an operator rewound the
+    // offsets) meets a unique violation, rolls back, and goes again through the staged ON CONFLICT path.
+    let staged = this.cfg.mode === 'upsert';
+    for (;;) {
+      let onCommit = (): void => undefined;
+      try {
+        const result = await this.offsets.withOffsets(groupId, batches, async (trx) => { onCommit = await this.insertAll(trx, mapped, staged); });
+        if (result.status === 'fenced') return { status: 'fenced', fenced: result.fenced };
+        if (!result.recovered) onCommit();
+        return { status: 'committed' };
+      } catch (err) {
+        if (!staged && this.cfg.mode === 'kafka-key' && this.offsets.dialect === 'postgres' && isUniqueViolation(err)) { staged = true; continue; }
+        if (err instanceof SinkWriteError && err.code === 'SINK_WRITE_FAILED') throw await this.classifyRefusal(mapped, err);
+        // A driver error outside the rows (the offsets table renamed, a privilege revoked): never a record's fault.
+        if (!(err instanceof KafkaEosError) && isSystemicSqlError(err)) throw refusedWrite('an error no row can cause', err);
+        throw err;
+      }
     }
-    return result.status === 'fenced' ? { status: 'fenced', fenced: result.fenced } : { status: 'committed' };
   }
 
   /**
@@ -109,6 +122,7 @@ export class SqlSink implements ExactlyOnceSink {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.writer.close();
     if (this.ownsKnex) await this.knex.destroy();
   }
 
@@ -138,12 +152,12 @@ export class SqlSink implements ExactlyOnceSink {
   }
 
   /**
-   * Inserts the rows of every batch, in as few statements as the dialect allows: rows of all
-   * partitions go into the same VALUES lists (one column set per write), so a write of six
-   * partitions costs one or two statements, not six.
+   * Writes the rows of every batch on `trx` through the dialect's bulk path (see row-writer.ts): rows of all
+   * partitions go together (one column set per write). A rejected chunk becomes SINK_WRITE_FAILED naming its
+   * range; write() then locates the exact row. @returns the writer's commit hook.
    */
-  private async insertAll(trx: Knex.Transaction, mapped: MappedBatch[]): Promise<void> {
-    const rows: Record<string, unknown>[] = [];
+  private async insertAll(trx: Knex.Transaction, mapped: MappedBatch[], staged: boolean): Promise<() => void> {
+    const rows: Row[] = [];
     const origin: { batch: SinkBatch; offset: bigint }[] = [];
     for (const { batch, rows: r, offsets } of mapped) {
       for (let i = 0; i < r.length; i++) {
@@ -151,28 +165,29 @@ export class SqlSink implements ExactlyOnceSink {
         origin.push({ batch, offset: offsets[i] });
       }
     }
-    if (rows.length === 0) return;
-    const columns = Object.keys(rows[0]!);
-    const perStatement = rowsPerStatement(this.offsets.dialect, columns.length, this.cfg.maxRowsPerStatement);
-    for (let i = 0; i < rows.length; i += perStatement) {
-      const chunk = rows.slice(i, i + perStatement);
-      try {
-        await valuesInsert(trx, this.cfg.table, columns, chunk, this.cfg.conflictKey);
-      } catch (err) {
-        if (isTransientSqlError(err)) throw err;
-        const first = origin[i];
-        const last = origin[i + chunk.length - 1];
-        const where = first.batch === last.batch
-          ? `${first.batch.topic}:${first.batch.partition} rows at offsets ${first.offset}..${last.offset}`
-          : `rows from ${first.batch.topic}:${first.batch.partition}@${first.offset} to ${last.batch.topic}:${last.batch.partition}@${last.offset}`;
-        throw new SinkWriteError('SINK_WRITE_FAILED', `${where} rejected: ${(err as Error).message}`, {
-          topic: first.batch.topic, partition: first.batch.partition, offset: first.offset,
-          lastOffset: first.batch === last.batch ? last.offset : undefined,
-        }, { cause: err });
-      }
+    if (rows.length === 0) return () => undefined;
+    const target = { table: this.cfg.table, columns: Object.keys(rows[0]!), conflictKey: this.cfg.conflictKey };
+    try {
+      return await this.writer.write(trx, target, rows, staged);
+    } catch (err) {
+      if (!(err instanceof RowsRejected)) throw err;
+      throw chunkRejected(origin, err.first, err.count, err.cause);
     }
   }
 
+}
+
+/** SINK_WRITE_FAILED for the rows origin[first .. first + count - 1] (a statement or COPY the database refused). */
+function chunkRejected(origin: { batch: SinkBatch; offset: bigint }[], first: number, count: number, err: unknown): SinkWriteError {
+  const a = origin[first]!;
+  const b = origin[first + count - 1]!;
+  const where = a.batch === b.batch
+    ? `${a.batch.topic}:${a.batch.partition} rows at offsets ${a.offset}..${b.offset}`
+    : `rows from ${a.batch.topic}:${a.batch.partition}@${a.offset} to ${b.batch.topic}:${b.batch.partition}@${b.offset}`;
+  return new SinkWriteError('SINK_WRITE_FAILED', `${where} rejected: ${(err as Error)?.message ?? String(err)}`, {
+    topic: a.batch.topic, partition: a.batch.partition, offset: a.offset,
+    lastOffset: a.batch === b.batch ? b.offset : undefined,
+  }, { cause: err });
 }
 
 /** Records must belong to the batch, be strictly increasing, lie in [expectedOffset, nextOffset). @throws SinkWriteError SINK_BATCH_INVALID */

@@ -1,0 +1,89 @@
+/**
+ * PostgreSQL bulk path: `COPY table (columns) FROM STDIN` in text format on a transaction's own pg connection,
+ * through pg-copy-streams. Values are encoded exactly as node-postgres would bind them as parameters
+ * (its `prepareValue`: Date per `pg.defaults.parseInputDatesAsUTC`, arrays as array literals, objects as JSON,
+ * Buffer as bytea), then escaped for COPY's text format (PostgreSQL docs, "COPY", File Formats / Text Format):
+ * NULL is `\N`; backslash, newline, carriage return and tab are written as `\\`, `\n`, `\r`, `\t`.
+ */
+import type { ClientBase } from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { prepareValue } = require('pg/lib/utils') as { prepareValue(v: unknown): unknown };
+
+/** The COPY text-format NULL marker. */
+export const COPY_NULL = '\\N';
+
+const NEEDS_ESCAPE = /[\\\n\r\t]/;
+const ESCAPES = /[\\\n\r\t]/g;
+const ESCAPED: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/** Escapes one text value for COPY's text format (backslash, newline, CR, tab). Other characters, unicode included, pass as is. */
+export function escapeCopyText(s: string): string {
+  return NEEDS_ESCAPE.test(s) ? s.replace(ESCAPES, (c) => ESCAPED[c]!) : s;
+}
+
+/**
+ * One value as a COPY text-format field: null/undefined → `\N`; number, bigint → decimal text (`NaN`, `Infinity`
+ * and exponents are accepted by PostgreSQL's float input); boolean → `t`/`f`; string → escaped; Buffer and
+ * typed arrays → bytea hex (`\\x..`); Date, arrays, objects (JSON) → node-postgres's own parameter text, escaped.
+ */
+export function encodeCopyValue(v: unknown): string {
+  switch (typeof v) {
+    case 'string': return escapeCopyText(v);
+    case 'number': return String(v);
+    case 'bigint': return v.toString();
+    case 'boolean': return v ? 't' : 'f';
+    case 'undefined': return COPY_NULL;
+    default: break;
+  }
+  if (v === null) return COPY_NULL;
+  if (Buffer.isBuffer(v)) return `\\\\x${v.toString('hex')}`;
+  if (ArrayBuffer.isView(v)) return `\\\\x${Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex')}`;
+  const p = prepareValue(v);
+  if (p === null || p === undefined) return COPY_NULL;
+  if (Buffer.isBuffer(p)) return `\\\\x${p.toString('hex')}`;
+  return escapeCopyText(String(p));
+}
+
+/** Rows `[from, to)` as COPY text-format lines (tab-separated fields, each line ending in `\n`). */
+export function encodeCopyRows(rows: readonly Record<string, unknown>[], columns: readonly string[], from = 0, to = rows.length): string {
+  let out = '';
+  const last = columns.length - 1;
+  for (let i = from; i < to; i++) {
+    const row = rows[i]!;
+    for (let c = 0; c < last; c++) out += `${encodeCopyValue(row[columns[c]!])}\t`;
+    out += `${encodeCopyValue(row[columns[last]!])}\n`;
+  }
+  return out;
+}
+
+/** An identifier in double quotes, inner quotes doubled (SQL standard; PostgreSQL and SQLite). */
+export function quoteIdentifier(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/** Rows encoded per COPY data message: about 100 KB of text for typical rows, bounded memory for large writes. */
+const ROWS_PER_CHUNK = 1000;
+
+/**
+ * Streams `rows` into `table (columns)` with `COPY ... FROM STDIN` on `client` (a transaction's connection, so
+ * the rows commit or roll back with it). Resolves when PostgreSQL has accepted every row (CommandComplete).
+ * @throws the pg error of the first row PostgreSQL rejects (its `where` names the COPY line); connection errors.
+ */
+export async function copyRows(client: ClientBase, table: string, columns: readonly string[], rows: readonly Record<string, unknown>[]): Promise<void> {
+  const sql = `COPY ${quoteIdentifier(table)} (${columns.map(quoteIdentifier).join(', ')}) FROM STDIN`;
+  const stream = client.query(copyFrom(sql));
+  let failure: unknown;
+  const done = new Promise<void>((resolve, reject) => {
+    stream.on('error', (err) => { failure ??= err; reject(err); });
+    stream.on('finish', () => resolve());
+  });
+  done.catch(() => undefined);
+  for (let i = 0; i < rows.length && failure === undefined; i += ROWS_PER_CHUNK) {
+    if (!stream.write(encodeCopyRows(rows, columns, i, Math.min(rows.length, i + ROWS_PER_CHUNK)))) {
+      await Promise.race([new Promise((r) => stream.once('drain', r)), done]);
+    }
+  }
+  if (failure === undefined) stream.end();
+  await done;
+}

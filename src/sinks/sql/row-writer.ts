@@ -1,0 +1,163 @@
+/**
+ * How rows reach the database inside the sink's offset transaction (the CAS has already succeeded on `trx`):
+ *
+ * - PostgreSQL, insert and kafka-key modes: one `COPY ... FROM STDIN` on the transaction's own connection.
+ * - PostgreSQL, upsert (and kafka-key after a replay conflict): COPY into a session-local temporary table
+ *   (`ON COMMIT DELETE ROWS`, created once per connection and column set), then one
+ *   `INSERT ... SELECT ... ON CONFLICT (key) DO UPDATE` from it.
+ * - SQLite: multi-row `INSERT ... VALUES` statements prepared once per connection, table, column set and row
+ *   count, and reused across transactions (see {@link SqliteStatementCache}); full chunks share one statement,
+ *   a tail is split into power-of-two row counts so at most a handful of statements exist per column set.
+ *
+ * A failed chunk is reported through `onRejected(first, count, err)` (row indexes of the chunk); the caller
+ * turns it into SINK_WRITE_FAILED and locates the row exactly with its row-by-row path.
+ */
+import type { Knex } from 'knex';
+import type { ClientBase } from 'pg';
+import type { Database } from 'sqlite3';
+import { copyRows, quoteIdentifier } from './copy';
+import type { SqlDialect } from './dialect';
+import { isTransientSqlError } from './errors';
+import { runStatement, SqliteStatementCache } from './sqlite-statements';
+import type { Row } from './mapping';
+
+/** Where the rows go and how conflicts are handled. */
+export interface RowTarget {
+  table: string;
+  columns: string[];
+  /** ON CONFLICT target (upsert, kafka-key), or undefined for a plain insert. */
+  conflictKey: string[] | undefined;
+}
+
+/** Thrown by the write path for a non-transient database error on rows `[first, first + count)`. */
+export class RowsRejected extends Error {
+  constructor(readonly first: number, readonly count: number, override readonly cause: unknown) {
+    super((cause as Error)?.message ?? String(cause));
+  }
+}
+
+/** PostgreSQL unique_violation: a kafka-key COPY met rows already stored (a replay); retry through the staged upsert. */
+export function isUniqueViolation(err: unknown): boolean {
+  let e: unknown = err;
+  for (let d = 0; d < 4 && e !== null && typeof e === 'object'; d++) {
+    if ((e as { code?: unknown }).code === '23505') return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+export class RowWriter {
+  private readonly statements: SqliteStatementCache | undefined;
+  /** pg connections known to hold a committed stage table, by name (temporary tables live as long as their session). */
+  private readonly stages = new WeakMap<object, Set<string>>();
+
+  /** @param rowsPerStatement SQLite rows per full statement (already capped by the variable limit). */
+  constructor(private readonly knex: Knex, private readonly dialect: SqlDialect, private readonly rowsPerStatement: (columns: number) => number) {
+    this.statements = dialect === 'sqlite' ? new SqliteStatementCache(knex) : undefined;
+  }
+
+  /**
+   * Writes `rows` on `trx`. `staged` (PostgreSQL) forces the temporary-table path even without a conflict key.
+   * @returns a commit hook: call it once the transaction has committed (records stage tables as created).
+   * @throws RowsRejected for a database rejection; transient errors unchanged.
+   */
+  async write(trx: Knex.Transaction, target: RowTarget, rows: Row[], staged: boolean): Promise<() => void> {
+    if (rows.length === 0) return () => undefined;
+    const conn = await (trx.client as { acquireConnection(): Promise<unknown> }).acquireConnection();
+    if (this.dialect === 'sqlite') {
+      await this.sqliteInsert(conn as Database, target, rows);
+      return () => undefined;
+    }
+    const client = conn as ClientBase;
+    if (!staged && target.conflictKey === undefined) {
+      await guard(0, rows.length, () => copyRows(client, target.table, target.columns, rows));
+      return () => undefined;
+    }
+    if (!staged) {
+      // kafka-key: the coordinates are unique per record, so COPY straight in; a replay conflict makes
+      // the caller retry the whole transaction with staged = true.
+      await guard(0, rows.length, () => copyRows(client, target.table, target.columns, rows));
+      return () => undefined;
+    }
+    return this.stagedUpsert(trx, client, target, rows);
+  }
+
+  /** Finalizes prepared statements (SQLite). */
+  close(): Promise<void> {
+    return this.statements?.close() ?? Promise.resolve();
+  }
+
+  private async stagedUpsert(trx: Knex.Transaction, client: ClientBase, target: RowTarget, rows: Row[]): Promise<() => void> {
+    const stage = stageName(target.table, target.columns);
+    const known = this.stages.get(client);
+    const created = known?.has(stage) ?? false;
+    const cols = target.columns.map(quoteIdentifier).join(', ');
+    return guard(0, rows.length, async () => {
+      if (!created) {
+        await trx.raw(`CREATE TEMPORARY TABLE IF NOT EXISTS ${quoteIdentifier(stage)} ON COMMIT DELETE ROWS AS SELECT ${cols} FROM ${quoteIdentifier(target.table)} WITH NO DATA`);
+      }
+      await copyRows(client, stage, target.columns, rows);
+      await trx.raw(`INSERT INTO ${quoteIdentifier(target.table)} (${cols}) SELECT ${cols} FROM ${quoteIdentifier(stage)} ${onConflict(target)}`);
+      return () => {
+        if (created) return;
+        const set = this.stages.get(client) ?? new Set<string>();
+        set.add(stage);
+        this.stages.set(client, set);
+      };
+    });
+  }
+
+  private async sqliteInsert(db: Database, target: RowTarget, rows: Row[]): Promise<void> {
+    const { columns } = target;
+    const full = this.rowsPerStatement(columns.length);
+    let i = 0;
+    while (i < rows.length) {
+      const left = rows.length - i;
+      const n = left >= full ? full : 2 ** Math.floor(Math.log2(left));
+      const sql = `INSERT INTO ${quoteIdentifier(target.table)} (${columns.map(quoteIdentifier).join(', ')}) VALUES ${tuples(columns.length, n)}${target.conflictKey ? ` ${onConflict(target)}` : ''}`;
+      const params = new Array<unknown>(n * columns.length);
+      let p = 0;
+      for (let r = i; r < i + n; r++) {
+        const row = rows[r]!;
+        for (const c of columns) params[p++] = row[c] ?? null;
+      }
+      const at = i;
+      await guard(at, n, async () => runStatement(await this.statements!.get(db, sql), params));
+      i += n;
+    }
+  }
+}
+
+/** Runs `fn`; a non-transient error becomes RowsRejected for rows [first, first + count). */
+async function guard<T>(first: number, count: number, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (isTransientSqlError(err)) throw err;
+    throw new RowsRejected(first, count, err);
+  }
+}
+
+function tuples(columns: number, rows: number): string {
+  const one = `(${new Array<string>(columns).fill('?').join(', ')})`;
+  return new Array<string>(rows).fill(one).join(', ');
+}
+
+/** `ON CONFLICT (key) DO UPDATE SET c = excluded.c ...`, or `DO NOTHING` when every column is in the key. */
+function onConflict(target: RowTarget): string {
+  const key = target.conflictKey ?? [];
+  const update = target.columns.filter((c) => !key.includes(c));
+  const head = `ON CONFLICT (${key.map(quoteIdentifier).join(', ')}) DO`;
+  if (update.length === 0) return `${head} NOTHING`;
+  return `${head} UPDATE SET ${update.map((c) => `${quoteIdentifier(c)} = excluded.${quoteIdentifier(c)}`).join(', ')}`;
+}
+
+/** A temporary table name for (table, columns): a 32-bit FNV-1a hash keeps it short (63-byte limit). */
+function stageName(table: string, columns: string[]): string {
+  let h = 0x811c9dc5;
+  for (const ch of `${table}\u0000${columns.join('\u0000')}`) {
+    h ^= ch.codePointAt(0)!;
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return `kafka_eos_stage_${h.toString(16).padStart(8, '0')}`;
+}

@@ -1,0 +1,142 @@
+import { knex as makeKnex, type Knex } from 'knex';
+import type { ClientBase } from 'pg';
+import { copyRows, encodeCopyRows, encodeCopyValue, escapeCopyText, quoteIdentifier } from '../../../src/sinks/sql/copy';
+import { SqlSink } from '../../../src/sinks/sql/sql-sink';
+import { batch, countRows, pgUrl, record, uniqueName } from './fixtures';
+
+describe('COPY text-format encoder', () => {
+  test('NULL and undefined are \\N; an empty string stays empty (not NULL)', () => {
+    expect(encodeCopyValue(null)).toBe('\\N');
+    expect(encodeCopyValue(undefined)).toBe('\\N');
+    expect(encodeCopyValue('')).toBe('');
+    expect(encodeCopyValue('\\N')).toBe('\\\\N'); // the text "\N" is not NULL
+  });
+
+  test('backslash, newline, carriage return and tab are escaped; quotes, commas and unicode pass as is', () => {
+    expect(escapeCopyText('a\\b')).toBe('a\\\\b');
+    expect(escapeCopyText('l1\nl2\r\n\tx')).toBe('l1\\nl2\\r\\n\\tx');
+    expect(escapeCopyText(`it's "quoted", ok; 東京 🚀 e\u0301`)).toBe(`it's "quoted", ok; 東京 🚀 e\u0301`);
+    expect(escapeCopyText('\\.')).toBe('\\\\.'); // never the end-of-data marker
+  });
+
+  test('numbers, bigints and booleans', () => {
+    expect(encodeCopyValue(42)).toBe('42');
+    expect(encodeCopyValue(-1.5)).toBe('-1.5');
+    expect(encodeCopyValue(1e21)).toBe('1e+21');
+    expect(encodeCopyValue(9223372036854775807n)).toBe('9223372036854775807');
+    expect(encodeCopyValue('-9223372036854775808')).toBe('-9223372036854775808');
+    expect(encodeCopyValue(true)).toBe('t');
+    expect(encodeCopyValue(false)).toBe('f');
+  });
+
+  test('JSON objects are serialized then escaped; buffers are bytea hex', () => {
+    expect(encodeCopyValue({ a: 'x\ny', b: '\\' })).toBe('{"a":"x\\\\ny","b":"\\\\\\\\"}');
+    expect(encodeCopyValue(Buffer.from([0, 1, 255]))).toBe('\\\\x0001ff');
+    expect(encodeCopyValue(new Uint8Array([16]))).toBe('\\\\x10');
+  });
+
+  test('rows are tab-separated lines in column order', () => {
+    const rows = [{ a: 1, b: 'x\ty', c: null }, { a: 2, b: '', c: true }];
+    expect(encodeCopyRows(rows, ['a', 'b', 'c'])).toBe('1\tx\\ty\t\\N\n2\t\tt\n');
+    expect(encodeCopyRows(rows, ['c', 'a'], 1, 2)).toBe('t\t2\n');
+  });
+
+  test('identifiers are double-quoted with inner quotes doubled', () => {
+    expect(quoteIdentifier('we"ird; --')).toBe('"we""ird; --"');
+  });
+});
+
+const url = pgUrl();
+const describePg = url === undefined && !process.env.CI ? describe.skip : describe;
+
+describePg('COPY on PostgreSQL', () => {
+  let k: Knex;
+  const tables: string[] = [];
+  beforeAll(() => { k = makeKnex({ client: 'pg', connection: url ?? '', pool: { min: 0, max: 2 } }); });
+  afterAll(async () => {
+    for (const t of tables) await k.schema.dropTableIfExists(t);
+    await k.destroy();
+  });
+
+  test('awkward values round-trip exactly: NULLs, escapes, unicode, 64-bit integers, json, bytea, timestamps, floats', async () => {
+    const table = uniqueName('copy_rt');
+    tables.push(table);
+    await k.schema.createTable(table, (t) => {
+      t.integer('i'); t.text('s'); t.bigInteger('big'); t.jsonb('j'); t.specificType('bin', 'bytea'); t.timestamp('ts', { useTz: true });
+      t.double('f'); t.boolean('b');
+    });
+    const awkward = ['', '\\N', 'a\\b', 'tab\there', 'nl\nand\r\ncr', `quote ' " , ;`, '東京 🚀 e\u0301', '\\.', 'x'.repeat(70_000)];
+    const rows = awkward.map((s, i) => ({
+      i, s, big: i % 2 === 0 ? '9223372036854775807' : '-9223372036854775808',
+      j: JSON.stringify({ s, n: [1, 2.5, null], nested: { q: '"\\' } }), bin: Buffer.from([i, 0, 92, 10, 255]),
+      ts: new Date(1_700_000_000_123 + i), f: i === 3 ? 1e-300 : i / 3, b: i % 2 === 0,
+    }));
+    rows.push({ i: 99, s: null, big: null, j: null, bin: null, ts: null, f: null, b: null } as never);
+    await k.transaction(async (trx) => {
+      const conn = (await (trx.client as { acquireConnection(): Promise<unknown> }).acquireConnection()) as ClientBase;
+      await copyRows(conn, table, ['i', 's', 'big', 'j', 'bin', 'ts', 'f', 'b'], rows);
+    });
+    const back = await k(table).select('*').orderBy('i');
+    expect(back).toHaveLength(rows.length);
+    back.forEach((r, n) => {
+      const want = rows[n]!;
+      expect(r.s).toBe(want.s);
+      expect(r.big).toBe(want.big);
+      expect(r.j).toEqual(want.j === null ? null : JSON.parse(want.j));
+      expect(r.bin === null ? null : Buffer.from(r.bin).equals(want.bin)).toBe(want.bin === null ? null : true);
+      expect(r.ts === null ? null : new Date(r.ts).getTime()).toBe(want.ts === null ? null : want.ts.getTime());
+      expect(r.f).toBe(want.f);
+      expect(r.b).toBe(want.b);
+    });
+  });
+
+  test('a rejected row fails the COPY and nothing of it stays; the sink still names the exact record', async () => {
+    const table = uniqueName('copy_rej');
+    const offsets = uniqueName('copy_offs');
+    tables.push(table, offsets);
+    await k.schema.createTable(table, (t) => {
+      t.text('kafka_topic'); t.integer('kafka_partition'); t.bigInteger('kafka_offset'); t.text('id'); t.integer('n').notNullable(); t.text('writer');
+    });
+    const sink = new SqlSink({ knex: k, table, offsetsTable: offsets, mode: 'insert', mapping: (r) => JSON.parse(r.value!.toString()) });
+    try {
+      const b = batch('t', 0, -1n, 0n, 600n);
+      b.records[345] = record('t', 0, 345n, { id: 'bad', n: 'NaN-is-not-an-int', writer: 'w' });
+      await expect(sink.write('g', [b])).rejects.toMatchObject({ code: 'SINK_WRITE_FAILED', topic: 't', partition: 0, offset: 345n, lastOffset: 345n });
+      expect(await countRows(k, table)).toBe(0);
+      b.records[345] = record('t', 0, 345n, { id: 'ok', n: 1, writer: 'w' });
+      expect(await sink.write('g', [b])).toEqual({ status: 'committed' });
+      expect(await countRows(k, table)).toBe(600);
+    } finally {
+      await sink.close();
+    }
+  });
+
+  test('upsert through the staged table: the temporary table survives a rolled-back first use', async () => {
+    const table = uniqueName('copy_up');
+    const offsets = uniqueName('copy_up_offs');
+    tables.push(table, offsets);
+    const one = makeKnex({ client: 'pg', connection: url ?? '', pool: { min: 1, max: 1 } });
+    const mapping = { columns: { id: { type: 'string' as const }, n: { type: 'bigint' as const }, writer: { type: 'string' as const } } };
+    const sink = new SqlSink({ knex: one, table, offsetsTable: offsets, mode: 'upsert', upsertKey: ['id'], mapping, autoCreate: true });
+    try {
+      // First use on the connection is fenced (wrong expected offset) after nothing, then a write that the
+      // database rejects after the stage table was created in its transaction: both roll back.
+      await sink.open('g', [{ topic: 't', partition: 0 }]);
+      const bad = batch('t', 0, -1n, 0n, 5n);
+      bad.records[4] = record('t', 0, 4n, { id: 'x'.repeat(10), n: 1, writer: null });
+      await expect(sink.write('g', [bad])).rejects.toMatchObject({ code: 'SINK_MAPPING_FAILED' });
+      await one.raw('ALTER TABLE ?? ADD CONSTRAINT n_small CHECK (n < 100)', [table]);
+      await expect(sink.write('g', [batch('t', 0, -1n, 0n, 200n)])).rejects.toMatchObject({ code: 'SINK_WRITE_FAILED', offset: 100n });
+      expect(await sink.write('g', [batch('t', 0, -1n, 0n, 50n)])).toEqual({ status: 'committed' });
+      const again = batch('t', 0, 50n, 50n, 60n);
+      again.records = again.records.map((r) => record('t', 0, r.offset, { id: `t-0-${Number(r.offset) - 50}`, n: Number(r.offset), writer: 'v2' }));
+      expect(await sink.write('g', [again])).toEqual({ status: 'committed' });
+      const rows = await one(table).select('id', 'n', 'writer').orderBy('n');
+      expect(rows).toHaveLength(50);
+      expect(rows.filter((r) => r.writer === 'v2').map((r) => Number(r.n))).toEqual([50, 51, 52, 53, 54, 55, 56, 57, 58, 59]);
+    } finally {
+      await sink.close();
+      await one.destroy();
+    }
+  });
+});
