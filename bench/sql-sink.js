@@ -1,109 +1,294 @@
 #!/usr/bin/env node
 /**
- * Exactly-once SQL sink throughput against a raw knex batched insert of the same rows (no
- * offsets, no Kafka), measured in the same run, alternating rounds to spread machine noise.
+ * The exactly-once SQL sink against the physical limits of each database, measured in the same run,
+ * interleaved (order rotated each round), medians of per-round ratios.
  *
- *   npm run build && node bench/sql-sink.js [--rows 200000] [--batch 2000] [--pg postgresql://...]
+ *   npm run build && node bench/sql-sink.js [--rows 100000] [--batch 2000] [--rounds 5] [--pg postgresql://...]
  *
- * Prints rows/s for both and the ratio sink/raw (goal ≥ 0.9×). PostgreSQL runs when --pg or
- * KAFKA_EOS_PG_URL is given.
+ * Workload: `rows` flight records (JSON values, 7 columns with the Kafka coordinates), written in writes of
+ * `batch` records of one partition each (6 partitions in turn), each write one transaction with its offset
+ * compare-and-set, as the exactly-once consumer writes. Every variant starts its clock after its tables exist
+ * and stops it after the last COMMIT; the record → row work (JSON.parse) is inside every Node variant's clock.
+ *
+ * Baselines:
+ * - PostgreSQL COPY+CAS: raw pg client, per write `BEGIN; UPDATE offsets (CAS); COPY t FROM STDIN; COMMIT`
+ *   with a hand-written line encoder: the least a Node process can do for the same guarantee.
+ * - SQLite prepared: raw sqlite3 connection, per write `BEGIN; CAS (prepared); 1000-row INSERT (prepared once,
+ *   reused) x2; COMMIT`.
+ * - raw knex: knex transaction, CAS with the query builder, `trx(table).insert(chunk)`.
+ * - psql `\copy` / sqlite3 `.import` of one CSV of all rows: no CAS, one transaction, no JSON (a ceiling).
+ * PostgreSQL runs when --pg or KAFKA_EOS_PG_URL is given.
  */
 /* eslint-disable @typescript-eslint/no-require-imports */
-const { mkdtempSync, rmSync } = require('node:fs');
+const { execFileSync } = require('node:child_process');
+const { mkdtempSync, rmSync, writeFileSync } = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const knexFactory = require('knex');
+const pg = require('pg');
+const sqlite3 = require('sqlite3');
+const { from: copyFrom } = require('pg-copy-streams');
 const { SqlSink, createKnex } = require('../dist');
 const { loadFlights } = require('../dist/cli/demo/dataset');
 const { FLIGHT_MAPPING } = require('../dist/cli/demo/db');
+const { interleave, figure, table, arg } = require('./lib/figures');
 
-const arg = (name, def) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : def; };
-const ROWS = Number(arg('--rows', 200000));
-const BATCH = Number(arg('--batch', 2000));
-const ROUNDS = Number(arg('--rounds', 3));
-const PG = arg('--pg', process.env.KAFKA_EOS_PG_URL);
+const TOPIC = 'flights';
+const PARTITIONS = 6;
+const COLS = ['kafka_topic', 'kafka_partition', 'kafka_offset', 'seq', 'delay', 'distance', 'time'];
 
-const flights = loadFlights(Math.min(ROWS, 200000));
-const records = flights.map((f, i) => ({ topic: 'flights', partition: i % 6, offset: BigInt(Math.floor(i / 6)), key: Buffer.from(String(f.distance)), value: Buffer.from(JSON.stringify(f)), timestamp: 0n, headers: {} }));
-const rows = flights.map((f, i) => ({ seq: f.seq, delay: f.delay, distance: f.distance, time: f.time, kafka_topic: 'flights', kafka_partition: i % 6, kafka_offset: Math.floor(i / 6) }));
+/** The writes of the workload: one partition each, contiguous offsets per partition, CAS positions. */
+function workload(rows, batch) {
+  const flights = loadFlights(Math.min(rows, 200000));
+  const writes = [];
+  const next = new Array(PARTITIONS).fill(-1n);
+  for (let i = 0, w = 0; i < rows; i += batch, w++) {
+    const partition = w % PARTITIONS;
+    const from = next[partition] < 0n ? 0n : next[partition];
+    const records = [];
+    for (let j = i; j < Math.min(rows, i + batch); j++) {
+      const f = flights[j % flights.length];
+      records.push({ topic: TOPIC, partition, offset: from + BigInt(j - i), key: null, value: Buffer.from(JSON.stringify({ ...f, seq: j })), timestamp: 0n, headers: {} });
+    }
+    const nextOffset = from + BigInt(records.length);
+    writes.push({ topic: TOPIC, partition, expectedOffset: next[partition], nextOffset, records });
+    next[partition] = nextOffset;
+  }
+  return writes;
+}
 
-async function createRawTable(knex, table) {
-  await knex.schema.dropTableIfExists(table);
-  await knex.schema.createTable(table, (t) => {
-    t.integer('seq').notNullable(); t.integer('delay').notNullable(); t.integer('distance').notNullable(); t.float('time').notNullable();
-    t.string('kafka_topic').notNullable(); t.integer('kafka_partition').notNullable(); t.bigInteger('kafka_offset').notNullable();
+const elapsed = (t0) => Number(process.hrtime.bigint() - t0) / 1e9;
+const tp = [...Array(PARTITIONS).keys()].map((partition) => ({ topic: TOPIC, partition }));
+let seq = 0;
+const names = () => { const t = `bench_${process.pid}_${seq++}`; return { table: t, offsets: `${t}_o`, group: `g_${t}` }; };
+
+/** Creates the data and offsets tables (and seeds the positions) as the sink does, outside any clock. */
+async function prepareTables(knex, n, mode = 'insert') {
+  const sink = new SqlSink({ knex, table: n.table, offsetsTable: n.offsets, mode, mapping: FLIGHT_MAPPING, autoCreate: true, upsertKey: mode === 'upsert' ? ['seq'] : undefined });
+  await sink.open(n.group, tp);
+  return sink;
+}
+
+async function sinkRun(knex, writes, mode) {
+  const n = names();
+  const sink = await prepareTables(knex, n, mode);
+  const t0 = process.hrtime.bigint();
+  for (const w of writes) {
+    const res = await sink.write(n.group, [w]);
+    if (res.status !== 'committed') throw new Error(`unexpected ${JSON.stringify(res)}`);
+  }
+  const s = elapsed(t0);
+  await sink.close();
+  await knex.schema.dropTableIfExists(n.table);
+  await knex.schema.dropTableIfExists(n.offsets);
+  return s;
+}
+
+const casSql = (o) => `UPDATE "${o}" SET next_offset = $1, updated_at = now() WHERE group_id = $2 AND topic = $3 AND partition = $4 AND next_offset = $5`;
+
+async function pgCopyCasRun(knex, url, writes, mode) {
+  const n = names();
+  await (await prepareTables(knex, n, mode)).close(); // the same table (and primary key) as the sink's in `mode`
+  const client = new pg.Client(url);
+  await client.connect();
+  const copySql = `COPY "${n.table}" (${COLS.join(', ')}) FROM STDIN`;
+  const t0 = process.hrtime.bigint();
+  for (const w of writes) {
+    await client.query('BEGIN');
+    const r = await client.query({ name: 'cas', text: casSql(n.offsets), values: [String(w.nextOffset), n.group, w.topic, w.partition, String(w.expectedOffset)] });
+    if (r.rowCount !== 1) throw new Error('baseline CAS failed');
+    let text = '';
+    for (const rec of w.records) {
+      const f = JSON.parse(rec.value.toString('utf8'));
+      text += `${rec.topic}\t${rec.partition}\t${rec.offset}\t${f.seq}\t${f.delay}\t${f.distance}\t${f.time}\n`;
+    }
+    await new Promise((resolve, reject) => {
+      const stream = client.query(copyFrom(copySql));
+      stream.on('error', reject);
+      stream.on('finish', resolve);
+      stream.end(text);
+    });
+    await client.query('COMMIT');
+  }
+  const s = elapsed(t0);
+  await client.end();
+  await knex.schema.dropTableIfExists(n.table);
+  await knex.schema.dropTableIfExists(n.offsets);
+  return s;
+}
+
+const flightRow = (rec) => {
+  const f = JSON.parse(rec.value.toString('utf8'));
+  return { kafka_topic: rec.topic, kafka_partition: rec.partition, kafka_offset: Number(rec.offset), seq: f.seq, delay: f.delay, distance: f.distance, time: f.time };
+};
+
+async function knexRun(knex, writes, chunk) {
+  const n = names();
+  await (await prepareTables(knex, n)).close();
+  const t0 = process.hrtime.bigint();
+  for (const w of writes) {
+    await knex.transaction(async (trx) => {
+      const c = await trx(n.offsets).where({ group_id: n.group, topic: w.topic, partition: w.partition, next_offset: Number(w.expectedOffset) })
+        .update({ next_offset: Number(w.nextOffset), updated_at: trx.fn.now() });
+      if (Number(c) !== 1) throw new Error('baseline CAS failed');
+      const rows = w.records.map(flightRow);
+      for (let i = 0; i < rows.length; i += chunk) await trx(n.table).insert(rows.slice(i, i + chunk));
+    });
+  }
+  const s = elapsed(t0);
+  await knex.schema.dropTableIfExists(n.table);
+  await knex.schema.dropTableIfExists(n.offsets);
+  return s;
+}
+
+/** One CSV of every row, for the command-line loaders. */
+function writeCsv(file, writes) {
+  const lines = [];
+  for (const w of writes) for (const rec of w.records) { const r = flightRow(rec); lines.push(COLS.map((c) => r[c]).join(',')); }
+  writeFileSync(file, `${lines.join('\n')}\n`);
+}
+
+async function psqlCopyRun(knex, url, csv) {
+  const n = names();
+  await (await prepareTables(knex, n)).close();
+  const t0 = process.hrtime.bigint();
+  execFileSync('psql', [url, '-q', '-v', 'ON_ERROR_STOP=1', '-c', `\\copy "${n.table}" (${COLS.join(', ')}) from '${csv}' csv`], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const s = elapsed(t0);
+  await knex.schema.dropTableIfExists(n.table);
+  await knex.schema.dropTableIfExists(n.offsets);
+  return s;
+}
+
+const sqliteKnex = (file) => createKnex({ client: 'sqlite3', connection: { filename: file }, useNullAsDefault: true, pool: { min: 1, max: 1 } });
+const run = (db, sql, params = []) => new Promise((res, rej) => db.run(sql, params, function (err) { if (err) rej(err); else res(this.changes); }));
+const stmtRun = (st, params) => new Promise((res, rej) => st.run(params, function (err) { if (err) rej(err); else res(this.changes); }));
+
+async function withSqliteFile(dir, fn) {
+  const file = path.join(dir, `v${seq++}.sqlite`);
+  try { return await fn(file); } finally { for (const s of ['', '-wal', '-shm']) rmSync(file + s, { force: true }); }
+}
+
+async function sqliteSinkRun(dir, writes) {
+  return withSqliteFile(dir, async (file) => {
+    const knex = sqliteKnex(file);
+    try { return await sinkRun(knex, writes, 'insert'); } finally { await knex.destroy(); }
   });
 }
 
-/** Raw baseline: the same rows, one transaction per batch, chunked like the sink. */
-async function rawRun(knex, table, chunk) {
-  const t0 = process.hrtime.bigint();
-  for (let i = 0; i < rows.length; i += BATCH) {
-    const slice = rows.slice(i, i + BATCH);
-    await knex.transaction(async (trx) => {
-      for (let j = 0; j < slice.length; j += chunk) await trx(table).insert(slice.slice(j, j + chunk));
-    });
-  }
-  return Number(process.hrtime.bigint() - t0) / 1e9;
-}
-
-/** Sink: batches per partition, each with its CAS offset update in the same transaction. */
-async function sinkRun(knex, table, group) {
-  const sink = new SqlSink({ knex, table, mode: 'insert', mapping: FLIGHT_MAPPING, autoCreate: true, offsetsTable: `${table}_offsets` });
-  await sink.open(group, [0, 1, 2, 3, 4, 5].map((p) => ({ topic: 'flights', partition: p })));
-  const next = new Map([0, 1, 2, 3, 4, 5].map((p) => [p, -1n]));
-  const t0 = process.hrtime.bigint();
-  for (let i = 0; i < records.length; i += BATCH) {
-    const slice = records.slice(i, i + BATCH);
-    const byPartition = new Map();
-    for (const r of slice) { if (!byPartition.has(r.partition)) byPartition.set(r.partition, []); byPartition.get(r.partition).push(r); }
-    const batches = [...byPartition].map(([partition, recs]) => {
-      const expected = next.get(partition);
-      const nextOffset = recs[recs.length - 1].offset + 1n;
-      next.set(partition, nextOffset);
-      return { topic: 'flights', partition, expectedOffset: expected, nextOffset, records: recs };
-    });
-    const res = await sink.write(group, batches);
-    if (res.status !== 'committed') throw new Error(`unexpected ${JSON.stringify(res)}`);
-  }
-  return Number(process.hrtime.bigint() - t0) / 1e9;
-}
-
-async function bench(name, makeKnex, chunk) {
-  const rawTimes = [];
-  const sinkTimes = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    const knex = makeKnex();
-    try {
-      const rawTable = `bench_raw_${process.pid}`;
-      await createRawTable(knex, rawTable);
-      rawTimes.push(await rawRun(knex, rawTable, chunk));
-      await knex.schema.dropTableIfExists(rawTable);
-      const sinkTable = `bench_sink_${process.pid}`;
-      await knex.schema.dropTableIfExists(sinkTable);
-      await knex.schema.dropTableIfExists(`${sinkTable}_offsets`);
-      sinkTimes.push(await sinkRun(knex, sinkTable, `bench-${round}`));
-      await knex.schema.dropTableIfExists(sinkTable);
-      await knex.schema.dropTableIfExists(`${sinkTable}_offsets`);
-    } finally {
-      await knex.destroy();
+async function sqlitePreparedRun(dir, writes) {
+  return withSqliteFile(dir, async (file) => {
+    const n = names();
+    const knex = sqliteKnex(file);
+    await (await prepareTables(knex, n)).close();
+    await knex.destroy();
+    const db = new sqlite3.Database(file);
+    await run(db, 'PRAGMA journal_mode=WAL');
+    const prepare = (sql) => new Promise((res, rej) => { const st = db.prepare(sql, (e) => (e ? rej(e) : res(st))); });
+    const t0 = process.hrtime.bigint(); // statements are prepared inside the clock, as the sink must
+    const cas = await prepare(`UPDATE "${n.offsets}" SET next_offset = ?, updated_at = CURRENT_TIMESTAMP WHERE group_id = ? AND topic = ? AND partition = ? AND next_offset = ?`);
+    const PER = 1000;
+    const ins = await prepare(`INSERT INTO "${n.table}" (${COLS.join(', ')}) VALUES ${new Array(PER).fill(`(${COLS.map(() => '?').join(', ')})`).join(', ')}`);
+    for (const w of writes) {
+      await run(db, 'BEGIN');
+      if ((await stmtRun(cas, [Number(w.nextOffset), n.group, w.topic, w.partition, Number(w.expectedOffset)])) !== 1) throw new Error('baseline CAS failed');
+      if (w.records.length % PER !== 0) throw new Error(`--batch must be a multiple of ${PER} for the prepared baseline`);
+      for (let i = 0; i < w.records.length; i += PER) {
+        const params = [];
+        for (let j = i; j < i + PER; j++) { const r = flightRow(w.records[j]); for (const c of COLS) params.push(r[c]); }
+        await stmtRun(ins, params);
+      }
+      await run(db, 'COMMIT');
     }
-  }
-  const best = (a) => Math.min(...a);
-  const rawRate = rows.length / best(rawTimes);
-  const sinkRate = rows.length / best(sinkTimes);
-  console.log(`${name.padEnd(10)} raw knex ${Math.round(rawRate).toString().padStart(7)} rows/s | exactly-once sink ${Math.round(sinkRate).toString().padStart(7)} rows/s | ratio ${(sinkRate / rawRate).toFixed(2)}x  (best of ${ROUNDS}, ${rows.length} rows, batches of ${BATCH})`);
+    const s = elapsed(t0);
+    await new Promise((r) => cas.finalize(r));
+    await new Promise((r) => ins.finalize(r));
+    await new Promise((r) => db.close(r));
+    return s;
+  });
 }
 
-(async () => {
+async function sqliteKnexRun(dir, writes) {
+  return withSqliteFile(dir, async (file) => {
+    const knex = sqliteKnex(file);
+    try { return await knexRun(knex, writes, 500); } finally { await knex.destroy(); }
+  });
+}
+
+async function sqliteImportRun(dir, csv) {
+  return withSqliteFile(dir, async (file) => {
+    const n = names();
+    const knex = sqliteKnex(file);
+    await (await prepareTables(knex, n)).close();
+    await knex.destroy();
+    const t0 = process.hrtime.bigint();
+    execFileSync('sqlite3', [file, '.mode csv', `.import '${csv}' "${n.table}"`], { stdio: ['ignore', 'ignore', 'inherit'] });
+    return elapsed(t0);
+  });
+}
+
+/** Runs the SQL sink benchmarks. @returns figures (see lib/figures.js). */
+async function runSqlSink({ rows = 100000, batch = 2000, rounds = 5, pgUrl, only, log = () => undefined } = {}) {
+  const writes = workload(rows, batch);
+  const warm = writes.slice(0, Math.min(writes.length, 12));
   const dir = mkdtempSync(path.join(os.tmpdir(), 'kafka-eos-bench-'));
+  const csv = path.join(dir, 'rows.csv');
+  writeCsv(csv, writes);
+  const out = [];
+  const suffix = `${rows} rows, writes of ${batch}`;
   try {
-    const file = path.join(dir, 'bench.sqlite');
-    await bench('SQLite', () => createKnex({ client: 'sqlite3', connection: { filename: file }, useNullAsDefault: true }), 500);
-    if (PG) await bench('PostgreSQL', () => knexFactory({ client: 'pg', connection: PG }), 1000);
-    else console.log('PostgreSQL skipped: pass --pg URL or set KAFKA_EOS_PG_URL');
-    console.log(`peak RSS ${Math.round(process.memoryUsage().rss / 1048576)} MiB`);
+    if (only !== 'pg') {
+    log(`SQLite (${suffix})`);
+    const sv = (w) => ({
+      sink: () => sqliteSinkRun(dir, w),
+      prepared: () => sqlitePreparedRun(dir, w),
+      knex: () => sqliteKnexRun(dir, w),
+      cli: () => sqliteImportRun(dir, csv),
+    });
+    const s = await interleave(sv(writes), rounds, log, sv(warm));
+    out.push(figure(`SQLite sink, insert (${suffix})`, 'rows/s', rows, 'SqlSink', 'reused 1000-row prepared statement + CAS', s.sink, s.prepared, 0.9));
+    out.push(figure('SQLite sink vs raw knex', 'rows/s', rows, 'SqlSink', 'knex trx + CAS + insert(500)', s.sink, s.knex));
+    out.push(figure('SQLite sink vs sqlite3 CLI `.import` (no CAS, no JSON)', 'rows/s', rows, 'SqlSink', 'sqlite3 .import of one CSV', s.sink, s.cli));
+    }
+    if (only === 'sqlite') {
+      // PostgreSQL not asked for
+    } else if (pgUrl) {
+      log(`PostgreSQL (${suffix})`);
+      const knex = knexFactory({ client: 'pg', connection: pgUrl, pool: { min: 0, max: 4 } });
+      try {
+        const pv = (w) => ({
+          insert: () => sinkRun(knex, w, 'insert'),
+          'kafka-key': () => sinkRun(knex, w, 'kafka-key'),
+          upsert: () => sinkRun(knex, w, 'upsert'),
+          'copycas-insert': () => pgCopyCasRun(knex, pgUrl, w, 'insert'),
+          'copycas-kafka-key': () => pgCopyCasRun(knex, pgUrl, w, 'kafka-key'),
+          'copycas-upsert': () => pgCopyCasRun(knex, pgUrl, w, 'upsert'),
+          knex: () => knexRun(knex, w, 1000),
+          psql: () => psqlCopyRun(knex, pgUrl, csv),
+        });
+        const p = await interleave(pv(writes), rounds, log, pv(warm));
+        const base = 'BEGIN; CAS; COPY; COMMIT (raw pg)';
+        out.push(figure(`PostgreSQL sink, insert (${suffix})`, 'rows/s', rows, 'SqlSink', base, p.insert, p['copycas-insert'], 0.8));
+        out.push(figure('PostgreSQL sink, kafka-key (primary key on the coordinates, both sides)', 'rows/s', rows, 'SqlSink', base, p['kafka-key'], p['copycas-kafka-key'], 0.8));
+        out.push(figure('PostgreSQL sink, upsert: COPY to a temp table + INSERT ON CONFLICT (primary key seq, both sides)', 'rows/s', rows, 'SqlSink', `${base}, no conflict handling`, p.upsert, p['copycas-upsert']));
+        out.push(figure('PostgreSQL sink vs raw knex', 'rows/s', rows, 'SqlSink', 'knex trx + CAS + insert(1000)', p.insert, p.knex));
+        out.push(figure('PostgreSQL sink vs psql `\\copy` (no CAS, no JSON)', 'rows/s', rows, 'SqlSink', 'psql \\copy of one CSV', p.insert, p.psql));
+      } finally {
+        await knex.destroy();
+      }
+    } else {
+      log('PostgreSQL skipped: pass --pg URL or set KAFKA_EOS_PG_URL');
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-})().catch((e) => { console.error(e); process.exit(1); });
+  return out;
+}
+
+module.exports = { runSqlSink };
+
+if (require.main === module) {
+  runSqlSink({
+    rows: Number(arg('--rows', 100000)), batch: Number(arg('--batch', 2000)), rounds: Number(arg('--rounds', 5)),
+    pgUrl: arg('--pg', process.env.KAFKA_EOS_PG_URL), only: arg('--only'), log: (l) => console.error(l),
+  }).then((figs) => console.log(table(figs)), (e) => { console.error(e); process.exit(1); });
+}

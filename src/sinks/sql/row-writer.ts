@@ -50,6 +50,8 @@ export class RowWriter {
   private readonly statements: SqliteStatementCache | undefined;
   /** pg connections known to hold a committed stage table, by name (temporary tables live as long as their session). */
   private readonly stages = new WeakMap<object, Set<string>>();
+  /** SQLite INSERT texts by table, column set and row count (building a 1000-tuple text costs as much as hashing it). */
+  private readonly insertSql = new Map<string, string>();
 
   /** @param rowsPerStatement SQLite rows per full statement (already capped by the variable limit). */
   constructor(private readonly knex: Knex, private readonly dialect: SqlDialect, private readonly rowsPerStatement: (columns: number) => number) {
@@ -107,6 +109,18 @@ export class RowWriter {
     });
   }
 
+  private sqliteInsertSql(target: RowTarget, n: number): string {
+    const key = `${n}\u0000${target.table}\u0000${target.columns.join('\u0000')}`;
+    let sql = this.insertSql.get(key);
+    if (sql === undefined) {
+      const { columns } = target;
+      sql = `INSERT INTO ${quoteIdentifier(target.table)} (${columns.map(quoteIdentifier).join(', ')}) VALUES ${tuples(columns.length, n)}${target.conflictKey ? ` ${onConflict(target)}` : ''}`;
+      if (this.insertSql.size >= 256) this.insertSql.clear();
+      this.insertSql.set(key, sql);
+    }
+    return sql;
+  }
+
   private async sqliteInsert(db: Database, target: RowTarget, rows: Row[]): Promise<void> {
     const { columns } = target;
     const full = this.rowsPerStatement(columns.length);
@@ -114,7 +128,7 @@ export class RowWriter {
     while (i < rows.length) {
       const left = rows.length - i;
       const n = left >= full ? full : 2 ** Math.floor(Math.log2(left));
-      const sql = `INSERT INTO ${quoteIdentifier(target.table)} (${columns.map(quoteIdentifier).join(', ')}) VALUES ${tuples(columns.length, n)}${target.conflictKey ? ` ${onConflict(target)}` : ''}`;
+      const sql = this.sqliteInsertSql(target, n);
       const params = new Array<unknown>(n * columns.length);
       let p = 0;
       for (let r = i; r < i + n; r++) {

@@ -143,9 +143,12 @@ export class SqlSink implements ExactlyOnceSink {
 
   private mapAll(batches: SinkBatch[]): MappedBatch[] {
     const out: MappedBatch[] = batches.map((batch) => ({ batch, rows: batch.records.map((r) => this.mapper.toRow(r)), offsets: batch.records.map((r) => r.offset) }));
-    const columns = this.mapper.columns ?? unionColumns(out);
-    for (const mb of out) {
-      for (const row of mb.rows) for (const c of columns) if (!(c in row)) row[c] = null;
+    if (!this.mapper.columns) {
+      // A function mapping may omit columns: every row of a write gets the same column set (declarative rows have it).
+      const columns = unionColumns(out);
+      for (const mb of out) {
+        for (const row of mb.rows) for (const c of columns) if (!(c in row)) row[c] = null;
+      }
     }
     if (this.cfg.mode === 'upsert' && this.cfg.conflictKey) collapseDuplicateKeys(out, this.cfg.conflictKey);
     return out;
@@ -157,30 +160,32 @@ export class SqlSink implements ExactlyOnceSink {
    * range; write() then locates the exact row. @returns the writer's commit hook.
    */
   private async insertAll(trx: Knex.Transaction, mapped: MappedBatch[], staged: boolean): Promise<() => void> {
-    const rows: Row[] = [];
-    const origin: { batch: SinkBatch; offset: bigint }[] = [];
-    for (const { batch, rows: r, offsets } of mapped) {
-      for (let i = 0; i < r.length; i++) {
-        rows.push(r[i]);
-        origin.push({ batch, offset: offsets[i] });
-      }
-    }
+    const rows: Row[] = mapped.length === 1 ? mapped[0]!.rows : mapped.flatMap((m) => m.rows);
     if (rows.length === 0) return () => undefined;
     const target = { table: this.cfg.table, columns: Object.keys(rows[0]!), conflictKey: this.cfg.conflictKey };
     try {
       return await this.writer.write(trx, target, rows, staged);
     } catch (err) {
       if (!(err instanceof RowsRejected)) throw err;
-      throw chunkRejected(origin, err.first, err.count, err.cause);
+      throw chunkRejected(mapped, err.first, err.count, err.cause);
     }
   }
 
 }
 
-/** SINK_WRITE_FAILED for the rows origin[first .. first + count - 1] (a statement or COPY the database refused). */
-function chunkRejected(origin: { batch: SinkBatch; offset: bigint }[], first: number, count: number, err: unknown): SinkWriteError {
-  const a = origin[first]!;
-  const b = origin[first + count - 1]!;
+/** The batch and offset of the i-th row of a write (rows of all batches in order). */
+function rowOrigin(mapped: MappedBatch[], i: number): { batch: SinkBatch; offset: bigint } {
+  for (const m of mapped) {
+    if (i < m.rows.length) return { batch: m.batch, offset: m.offsets[i]! };
+    i -= m.rows.length;
+  }
+  throw new RangeError(`row ${i} is beyond the write`);
+}
+
+/** SINK_WRITE_FAILED for the rows [first, first + count) of the write (a statement or COPY the database refused). */
+function chunkRejected(mapped: MappedBatch[], first: number, count: number, err: unknown): SinkWriteError {
+  const a = rowOrigin(mapped, first);
+  const b = rowOrigin(mapped, first + count - 1);
   const where = a.batch === b.batch
     ? `${a.batch.topic}:${a.batch.partition} rows at offsets ${a.offset}..${b.offset}`
     : `rows from ${a.batch.topic}:${a.batch.partition}@${a.offset} to ${b.batch.topic}:${b.batch.partition}@${b.offset}`;

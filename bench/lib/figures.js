@@ -1,0 +1,60 @@
+// Shared by bench/run.js and the benchmarks it runs: interleaved rounds, medians, the markdown table.
+/* eslint-disable @typescript-eslint/no-require-imports */
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+/**
+ * Runs every variant once per round, the order rotated each round (round r starts at variant r mod n), so a
+ * load trend on the machine does not always favour the same variant. `variants`: { name: async () => seconds };
+ * `warmups` (optional, same keys): run once each before the first round, not measured.
+ * Returns { name: [seconds per round] }.
+ */
+async function interleave(variants, rounds, log = () => undefined, warmups = {}) {
+  const names = Object.keys(variants);
+  const times = Object.fromEntries(names.map((n) => [n, []]));
+  // Warm-up (not measured): JIT, connection pools, the database's caches.
+  for (const name of names) if (warmups[name]) await warmups[name]();
+  for (let r = 0; r < rounds; r++) {
+    const order = names.map((_, i) => names[(i + r) % names.length]);
+    for (const name of order) {
+      const s = await variants[name]();
+      times[name].push(s);
+      log(`  round ${r + 1}/${rounds} ${name}: ${s.toFixed(3)} s`);
+    }
+  }
+  return times;
+}
+
+/**
+ * One figure: ours against a baseline measured in the same rounds. The ratio is the median of the per-round
+ * ratios (baseline time / our time: above 1 means ours is faster), not a ratio of medians.
+ * `work`: units per run (rows), so rates are units/s.
+ */
+function figure(name, unit, work, ours, baseline, oursTimes, baseTimes, goal) {
+  const ratios = oursTimes.map((t, i) => baseTimes[i] / t);
+  return {
+    figure: name, unit, ours, baseline, runs: ratios.length, goal,
+    oursRate: work / median(oursTimes), baselineRate: work / median(baseTimes), ratio: median(ratios),
+    oursSeconds: oursTimes, baselineSeconds: baseTimes,
+  };
+}
+
+const fmt = (n) => Math.round(n).toLocaleString('en-US');
+
+/** The markdown table: figure | ours | baseline | ratio | runs. */
+function table(figures) {
+  const lines = ['| figure | ours | baseline | ratio | runs |', '|---|---|---|---|---|'];
+  for (const f of figures) {
+    const goal = f.goal === undefined ? '' : ` (goal ≥ ${f.goal}×${f.ratio >= f.goal ? ', met' : ', NOT met'})`;
+    lines.push(`| ${f.figure} | ${f.ours}: ${fmt(f.oursRate)} ${f.unit} | ${f.baseline}: ${fmt(f.baselineRate)} ${f.unit} | **${f.ratio.toFixed(2)}×**${goal} | ${f.runs} |`);
+  }
+  return lines.join('\n');
+}
+
+const arg = (name, def) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : def; };
+
+module.exports = { median, interleave, figure, table, fmt, arg };
