@@ -7,8 +7,15 @@
  */
 import type { ClientBase } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { prepareValue } = require('pg/lib/utils') as { prepareValue(v: unknown): unknown };
+
+type PrepareValue = (v: unknown) => unknown;
+let pgPrepareValue: PrepareValue | undefined;
+/** node-postgres's parameter conversion, loaded on first use (pg is an optional peer dependency). */
+function prepareValue(v: unknown): unknown {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  pgPrepareValue ??= (require('pg/lib/utils') as { prepareValue: PrepareValue }).prepareValue;
+  return pgPrepareValue(v);
+}
 
 /** The COPY text-format NULL marker. */
 export const COPY_NULL = '\\N';
