@@ -28,6 +28,7 @@ import { FencedInstanceIdError, MaxProcessingTimeExceededError, PoisonMessageErr
 import { assertNotFenced, batchEpoch, GroupHooks, KafkaJsConsumerGroup, registeringAssigners, simpleCommit } from './kafkajs-adapter';
 import { GroupConsumerEventMap, toError } from './events';
 import { ConsumerState, Lifecycle } from './lifecycle';
+import { attachLogging } from './logging';
 import { committedPositions, manualAssigner, manualPartitions, privateGroupId } from './manual';
 import { ConsumerMetrics, ConsumerMetricsSnapshot } from './metrics';
 import { GroupConsumerOptions, validateOptions } from './options';
@@ -97,7 +98,8 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
     this.kafka = options.kafka ?? new Kafka({
       clientId: options.clientId ?? 'kafka-eos',
       brokers: options.brokers as string[],
-      logLevel: logLevel.NOTHING,
+      logLevel: options.logLevel ?? logLevel.NOTHING,
+      logCreator: options.logCreator,
     });
     this.lifecycle = new Lifecycle((from, to) => this.emit('state', { from, to }));
     this.strategy = options.strategy ?? this.makeStrategy();
@@ -122,6 +124,7 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
     };
     // An 'error' event with no listener would throw from emit(): keep errors observable but safe.
     this.on('error', () => { this.metricsState.counts.errors += 1; });
+    attachLogging(this, this.kafka, options.groupId);
   }
 
   get state(): ConsumerState {

@@ -3,10 +3,11 @@
  * {@link ConfigError} naming the field, before any connection is made.
  */
 import { z } from 'zod';
-import type { Kafka, PartitionAssigner } from 'kafkajs';
+import type { Kafka, logCreator, logLevel, PartitionAssigner } from 'kafkajs';
 import { KafkaEosError } from '../errors';
 import type { ExactlyOnceSink, SinkRecord, TopicPartition } from '../sinks/sink';
 import type { CommitStrategy } from './strategies/types';
+import { KAFKAJS_OPTION_NAMES, KAFKAJS_RETRY_OPTION_NAMES, suggestOptionName } from './option-names';
 
 /** An invalid option. `field` is the dotted path of the first offending option. */
 export class ConfigError extends KafkaEosError {
@@ -86,6 +87,14 @@ export interface GroupConsumerOptions extends RebalanceListeners {
   kafka?: Kafka;
   brokers?: string[];
   clientId?: string;
+  /**
+   * With `brokers`: the KafkaJS log level of the client made here (KafkaJS's `logLevel` enum:
+   * NOTHING 0, ERROR 1, WARN 2, INFO 4, DEBUG 5; default NOTHING). The consumer's own log lines
+   * (namespace `kafka-eos`) go through the same logger. With `kafka`, set it on your Kafka instead.
+   */
+  logLevel?: logLevel;
+  /** With `brokers`: a KafkaJS `logCreator` for the client made here (KafkaJS's own shape). With `kafka`, set it on your Kafka. */
+  logCreator?: logCreator;
   groupId: string;
   /** Topic names or patterns (patterns are matched against the topics that exist at start()). Exclusive with `assign`. */
   topics?: (string | RegExp)[];
@@ -158,10 +167,17 @@ export interface GroupConsumerOptions extends RebalanceListeners {
 const int = (min: number) => z.number().int().min(min);
 const fn = () => z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', { message: 'expected a function' });
 
+const retrySchema = z.object({
+  retries: int(0).optional(), minTimeoutMs: int(0).optional(), maxTimeoutMs: int(0).optional(),
+  factor: z.number().min(1).optional(), isRetriable: fn().optional(),
+}).strict();
+
 const schema = z.object({
   kafka: z.any().optional(),
   brokers: z.array(z.string().regex(/^[^:\s]+:\d+$/, 'expected host:port')).min(1).optional(),
   clientId: z.string().min(1).optional(),
+  logLevel: z.union([z.literal(0), z.literal(1), z.literal(2), z.literal(4), z.literal(5)]).optional(),
+  logCreator: fn().optional(),
   groupId: z.string().min(1),
   topics: z.array(z.union([z.string().min(1), z.instanceof(RegExp)])).min(1).optional(),
   assign: z.array(z.object({ topic: z.string().min(1), partitions: z.array(int(0)).min(1) }).strict()).min(1).optional(),
@@ -171,10 +187,7 @@ const schema = z.object({
   recordHandler: fn().optional(),
   strategy: z.object({ name: z.string(), onAssigned: fn(), handleBatch: fn() }).passthrough().optional(),
   assignors: z.array(z.union([z.enum(['range', 'roundrobin', 'sticky']), fn()])).min(1).optional(),
-  retry: z.object({
-    retries: int(0).optional(), minTimeoutMs: int(0).optional(), maxTimeoutMs: int(0).optional(),
-    factor: z.number().min(1).optional(), isRetriable: fn().optional(),
-  }).strict().optional(),
+  retry: retrySchema.optional(),
   poisonPolicy: z.enum(['fail', 'skip', 'dead-letter']).optional(),
   deadLetterTopic: z.union([z.string().min(1), fn()]).optional(),
   groupInstanceId: z.string().min(1).max(249).optional(),
@@ -194,14 +207,27 @@ const schema = z.object({
   onPartitionsLost: fn().optional(),
 }).strict();
 
-/** Validates options; throws ConfigError naming the first bad field. */
+/** A ConfigError for an unknown option `key` under `path`, suggesting the option meant (KafkaJS names, near misses). */
+function unknownOption(path: string[], key: string): ConfigError {
+  const shape = path.length === 0 ? schema.shape : path.length === 1 && path[0] === 'retry' ? retrySchema.shape : null;
+  const kafkajs = path.length === 0 ? KAFKAJS_OPTION_NAMES : path[0] === 'retry' ? KAFKAJS_RETRY_OPTION_NAMES : {};
+  const suggestion = shape ? suggestOptionName(key, Object.keys(shape), kafkajs) : null;
+  const field = [...path, key].join('.');
+  return new ConfigError(field, `unknown option${suggestion ? `: did you mean ${suggestion}?` : ''}`);
+}
+
+/** Validates options; throws ConfigError naming the first bad field (an unknown one with a suggestion: `did you mean sessionTimeoutMs?`). */
 export function validateOptions(options: GroupConsumerOptions): GroupConsumerOptions {
   const parsed = schema.safeParse(options);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
+    if (issue.code === 'unrecognized_keys') throw unknownOption(issue.path.map(String), issue.keys[0]);
     throw new ConfigError(issue.path.join('.') || '(options)', issue.message);
   }
   if (!options.kafka && !options.brokers) throw new ConfigError('brokers', 'give either `kafka` or `brokers`');
+  for (const f of ['logLevel', 'logCreator'] as const) {
+    if (options.kafka && options[f] !== undefined) throw new ConfigError(f, `applies to the client made from \`brokers\`: set ${f} on your own Kafka instead`);
+  }
   if (!options.topics === !options.assign) throw new ConfigError('topics', 'give either `topics` (group subscription) or `assign` (manual assignment)');
   if (options.handler && options.recordHandler) throw new ConfigError('recordHandler', 'give either `handler` or `recordHandler`, not both');
   if (options.delivery === 'exactly-once' && !options.sink && !options.strategy) throw new ConfigError('sink', 'exactly-once delivery needs a sink that stores offsets with the output');

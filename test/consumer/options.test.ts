@@ -35,7 +35,11 @@ describe('options are validated up front, naming the field', () => {
     [{ maxProcessingTimeMs: 0 }, 'maxProcessingTimeMs'],
     [{ handleSignals: ['TERM'] }, 'handleSignals.0'],
     [{ assignors: ['cooperative-sticky'] }, 'assignors.0'],
-    [{ unknownOption: 1 }, '(options)'],
+    [{ unknownOption: 1 }, 'unknownOption'],
+    [{ retry: { initialRetryTime: 100 } }, 'retry.initialRetryTime'],
+    [{ logLevel: 3 }, 'logLevel'],
+    [{ brokers: undefined, kafka: new Kafka({ brokers: ['x:1'] }), logLevel: 4 }, 'logLevel'],
+    [{ brokers: undefined, kafka: new Kafka({ brokers: ['x:1'] }), logCreator: () => () => undefined }, 'logCreator'],
   ])('%j → %s', (o, field) => {
     expect(fieldOf(o as never)).toBe(field);
   });
@@ -47,8 +51,54 @@ describe('options are validated up front, naming the field', () => {
     expect(fieldOf({ poisonPolicy: 'dead-letter', deadLetterTopic: (t: string) => `${t}.dead` })).toBe('(valid)');
   });
 
+  test('logLevel and logCreator (KafkaJS shapes) are accepted with brokers', () => {
+    expect(fieldOf({ logLevel: 5, logCreator: () => () => undefined })).toBe('(valid)');
+  });
+
   test('createGroupConsumer throws before connecting anything', () => {
     expect(() => createGroupConsumer({ ...base, sessionTimeoutMs: 100, heartbeatIntervalMs: 200 })).toThrow(ConfigError);
+  });
+});
+
+describe('an unknown option suggests the option meant', () => {
+  function messageOf(o: Record<string, unknown>): string {
+    try {
+      validateOptions({ ...base, ...o } as GroupConsumerOptions);
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      expect(e).toMatchObject({ code: 'CONFIG_INVALID' });
+      return (e as Error).message;
+    }
+    throw new Error('expected a ConfigError');
+  }
+
+  test.each([
+    // KafkaJS consumer and run() option names
+    ['sessionTimeout', 'sessionTimeoutMs'],
+    ['heartbeatInterval', 'heartbeatIntervalMs'],
+    ['rebalanceTimeout', 'rebalanceTimeoutMs'],
+    ['maxWaitTime', 'maxWaitTimeMs'],
+    ['maxWaitTimeInMs', 'maxWaitTimeMs'],
+    ['eachBatch', 'handler'],
+    ['eachMessage', 'recordHandler'],
+    ['partitionAssigners', 'assignors'],
+    ['autoCommitInterval', 'commitIntervalMs'],
+    // near misses of our own names
+    ['groupID', 'groupId'],
+    ['commitInterval', 'commitIntervalMs'],
+    ['sesionTimeoutMs', 'sessionTimeoutMs'],
+    ['poisonPolcy', 'poisonPolicy'],
+  ])('%s → did you mean %s?', (name, meant) => {
+    expect(messageOf({ [name]: 1 })).toBe(`${name}: unknown option: did you mean ${meant}?`);
+  });
+
+  test('KafkaJS retry names under retry', () => {
+    expect(messageOf({ retry: { initialRetryTime: 100 } })).toBe('retry.initialRetryTime: unknown option: did you mean minTimeoutMs?');
+    expect(messageOf({ retry: { maxRetryTime: 100 } })).toBe('retry.maxRetryTime: unknown option: did you mean maxTimeoutMs?');
+  });
+
+  test('a name close to nothing gets no suggestion', () => {
+    expect(messageOf({ colour: 'blue' })).toBe('colour: unknown option');
   });
 });
 

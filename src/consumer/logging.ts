@@ -1,0 +1,29 @@
+/**
+ * The consumer's own log lines, written through the KafkaJS client's logger (namespace
+ * `kafka-eos`), so `logLevel` and `logCreator` (options, or the user's own Kafka) govern them
+ * exactly as they govern KafkaJS's lines. One line per event: rebalances and state changes at
+ * INFO, lost/fenced/dead letters/sink outages at WARN, retries at DEBUG, errors at ERROR.
+ */
+import type { EventEmitter } from 'node:events';
+import type { Kafka } from 'kafkajs';
+import type { TopicPartition } from '../sinks/sink';
+import type { GroupConsumerEventMap } from './events';
+
+const tps = (partitions: TopicPartition[]) => partitions.map((p) => `${p.topic}:${p.partition}`).join(', ') || '(none)';
+const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/** Subscribes log lines to the consumer's events; `groupId` goes with every line. */
+export function attachLogging(consumer: EventEmitter<GroupConsumerEventMap>, kafka: Kafka, groupId: string): void {
+  const log = kafka.logger().namespace('kafka-eos');
+  consumer.on('state', ({ from, to }) => log.info(`consumer ${from} -> ${to}`, { groupId }));
+  consumer.on('assigned', ({ partitions }) => log.info(`assigned ${tps(partitions)}`, { groupId }));
+  consumer.on('revoked', ({ partitions }) => log.info(`revoked ${tps(partitions)}`, { groupId }));
+  consumer.on('rebalance', (r) => log.info(`rebalance done in ${r.durationMs} ms`, { groupId, revoked: r.revoked.length, assigned: r.assigned.length }));
+  consumer.on('lost', ({ partitions, error }) => log.warn(`lost ${tps(partitions)} without a commit: ${error.message}`, { groupId }));
+  consumer.on('fenced', (f) => log.warn(`sink refused a stale write to ${f.topic}:${f.partition}`,
+    { groupId, expected: f.expected.toString(), stored: f.stored.toString() }));
+  consumer.on('dead-letter', (d) => log.warn(`dead-lettered ${d.topic}:${d.partition}@${d.offset} to ${d.deadLetterTopic}: ${message(d.error)}`, { groupId }));
+  consumer.on('sink-unavailable', (s) => log.warn(`sink unavailable for ${s.topic}:${s.partition}, waiting: ${s.error.message}`, { groupId }));
+  consumer.on('retry', (r) => log.debug(`retrying ${r.topic}:${r.partition}@${r.offset} after try ${r.attempt}: ${message(r.error)}`, { groupId }));
+  consumer.on('error', (e) => log.error(e.message, { groupId, name: e.name, code: (e as { code?: unknown }).code }));
+}
