@@ -20,6 +20,7 @@ import { mulberry32 } from '../../util/prng';
 import { SqlSink } from '../../sinks/sql';
 import { Flight, loadFlights } from './dataset';
 import { FLIGHT_MAPPING, isPostgres, knexConfig } from './db';
+import { dropOwnDemoTable, markDemoTable, validateDemoTable } from './tables';
 import { formatChecks, verify } from './verify';
 import type { WorkerConfig, WorkerMessage } from './worker';
 
@@ -27,7 +28,11 @@ export interface DemoOptions {
   rows?: number;
   db?: string;
   consumers: number;
-  /** Table to (re)create for the demo (default 'flights'). */
+  /**
+   * Table to (re)create for the demo (default 'flights'). The demo drops it only if it created it
+   * (see tables.ts); an existing table it did not create, or an offsets table, is refused
+   * (DemoTableError DEMO_TABLE_REFUSED) before anything is started.
+   */
   table?: string;
   partitions: number;
   kills: number;
@@ -51,30 +56,38 @@ interface Worker {
 
 export async function runDemo(o: DemoOptions): Promise<number> {
   const log = (s: string) => { if (!o.quiet) process.stdout.write(`${s}\n`); };
+  const TABLE = validateDemoTable(o.table ?? 'flights', OFFSETS_TABLE);
   const started = Date.now();
   const flights: Flight[] = loadFlights(o.rows);
   const N = flights.length;
   const db = o.db ?? path.join(os.tmpdir(), `kafka-eos-demo-${process.pid}.sqlite`);
   const keepDb = o.db !== undefined;
   const groupId = `kafka-eos-demo-${Date.now()}-${process.pid}`;
-  const TABLE = o.table ?? 'flights';
   const random = mulberry32(o.seed);
   const killAt = Array.from({ length: o.kills }, () => 0.15 + random() * 0.7).sort((a, b) => a - b).map((f) => Math.floor(f * N));
   log(`kafka-eos demo: ${N} flight records → ${o.partitions} partitions → ${o.consumers} consumer processes → ${isPostgres(db) ? 'PostgreSQL' : `SQLite ${db}`}`);
   log(`seed ${o.seed}; SIGKILL at rows sunk ≥ ${killAt.join(', ') || '(none)'}`);
 
+  const knex = knexFactory(knexConfig(db));
+  try {
+    // Before anything else: the demo only drops a table it created itself.
+    await dropOwnDemoTable(knex, TABLE);
+    await markDemoTable(knex, TABLE); // first: a crash before the CREATE leaves a record, not an orphan table
+    const setup = new SqlSink({ knex, table: TABLE, mode: 'insert', mapping: FLIGHT_MAPPING, autoCreate: true, offsetsTable: OFFSETS_TABLE });
+    await setup.open(groupId, []);
+  } catch (e) {
+    await knex.destroy();
+    if (!keepDb) for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });
+    throw e;
+  }
   const cluster = await MockCluster.start({ brokers: 3, group: { initialRebalanceDelayMs: 500, minSessionTimeoutMs: 1000 } });
   const kafka = new Kafka({ clientId: 'kafka-eos-demo', brokers: cluster.bootstrap, logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
-  const knex = knexFactory(knexConfig(db));
   const workers: Worker[] = [];
   let bar: SingleBar | null = null;
   try {
     await admin.connect();
     await admin.createTopics({ topics: [{ topic: TOPIC, numPartitions: o.partitions, replicationFactor: 3 }], waitForLeaders: true });
-    await knex.schema.dropTableIfExists(TABLE);
-    const setup = new SqlSink({ knex, table: TABLE, mode: 'insert', mapping: FLIGHT_MAPPING, autoCreate: true, offsetsTable: OFFSETS_TABLE });
-    await setup.open(groupId, []);
 
     let sunk = 0;
     let fenced = 0;
@@ -168,7 +181,8 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     await stopWorkers(workers);
     const hw = new Map(cluster.partitions(TOPIC).map((p) => [p.partition, p.highWatermark]));
     const checks = await verify(knex, TABLE, OFFSETS_TABLE, groupId, TOPIC, flights, hw);
-    checks.push({ name: 'consumers killed with SIGKILL', expected: String(killAt.length), actual: String(kills), pass: kills === killAt.length });
+    // Kills are the experiment, not the data: kill points the run finished before are reported, not failed.
+    const missedKills = killAt.length - kills;
     const [{ n: written }] = await knex(TABLE).count({ n: '*' });
     const generations = cluster.events.entries({ type: 'group.generation', groupId }).length;
     log('');
@@ -176,6 +190,10 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     log('');
     const wall = (Date.now() - started) / 1000;
     log(`consumer processes: ${workers.length} started, ${kills} killed with SIGKILL; group generations: ${generations}; fenced writes refused: ${fenced}`);
+    if (missedKills > 0) {
+      log(`note: ${missedKills} of ${killAt.length} planned kills did not happen: the run finished (or no member owned partitions) `
+        + `before kill point${missedKills > 1 ? 's' : ''} ${killAt.slice(kills).join(', ')}; this is not a data failure`);
+    }
     const rows = Number(written);
     log(`wall time ${wall.toFixed(1)} s; ${rows} rows sunk in ${consumeSeconds.toFixed(1)} s = ${Math.round(rows / consumeSeconds)} rows/s${kills > 0 ? ` (including ${kills} session-timeout wait${kills > 1 ? 's' : ''} after the kills)` : ''}`);
     if (keepDb && !isPostgres(db)) log(`database kept at ${db}`);
