@@ -1,5 +1,7 @@
 /**
- * Fetch (key 1), v4-v11. v4 adds isolationLevel, lastStableOffset and abortedTransactions
+ * Fetch (key 1), v0-v11. v0-v3 answer message sets of magic 0 (v0-v1) or 1 (v2-v3), converted
+ * from the stored batches as Kafka does for old fetchers (protocol/down-convert.ts); v3 adds
+ * maxBytes. v4 adds isolationLevel, lastStableOffset and abortedTransactions
  * (KIP-98), v5 logStartOffset, v7 fetch sessions (KIP-227: the mock never creates a session and
  * answers sessionId 0, which clients treat as "full fetch every time", as Kafka does when its
  * session cache is full), v9 currentLeaderEpoch, v11 rackId and preferredReadReplica (-1).
@@ -19,6 +21,7 @@
  * commit releases a waiting read_committed fetch at once. A fetch offset between the LSO and the
  * high watermark is valid (it just returns nothing yet).
  */
+import { downConvert, fetchMagic } from '../protocol/down-convert';
 import { ErrorCode } from '../protocol/error-codes';
 import { Fetch } from '../protocol/messages/data';
 import { PartitionLog } from '../partition-log';
@@ -57,14 +60,33 @@ function build(req: Body, ctx: HandlerContext): Built {
       bytes += read.bytes;
       remaining = Math.max(0, remaining - read.bytes);
       const records = read.chunks.length === 1 ? read.chunks[0] : Buffer.concat(read.chunks, read.bytes);
+      const magic = fetchMagic(ctx.version);
+      if (magic !== 2) return { ...withOffsets, records: oldFormat(log, read.chunks, limit, magic, cluster.maxDecompressedBatchBytes) };
       if (!readCommitted) return { ...withOffsets, records };
       const last = read.chunks[read.chunks.length - 1];
-      const end = Number(last.readBigInt64BE(0)) + last.readInt32BE(23) + 1; // base offset + lastOffsetDelta + 1
+      const end = endOf(last);
       const aborted = producerState(log).abortedIn(offset, Math.min(end, upTo)).map((a) => ({ producerId: a.producerId, firstOffset: BigInt(a.firstOffset) }));
       return { ...withOffsets, records, abortedTransactions: aborted };
     }),
   }));
   return { body: { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses }, bytes, error, logs };
+}
+
+/** Batch end offset: base offset + lastOffsetDelta + 1. */
+const endOf = (batch: Buffer) => Number(batch.readBigInt64BE(0)) + batch.readInt32BE(23) + 1;
+
+/**
+ * Down-converts what was read for a v0-v3 fetcher. Batches that convert to nothing (transaction
+ * markers) are skipped by reading on, so an old consumer is never stuck at a marker's offset.
+ */
+function oldFormat(log: PartitionLog, chunks: Buffer[], limit: number, magic: 0 | 1, maxDecompressed: number): Buffer {
+  for (;;) {
+    const converted = downConvert(Buffer.concat(chunks), magic, maxDecompressed);
+    if (converted.length > 0 || chunks.length === 0) return converted;
+    const next = endOf(chunks[chunks.length - 1]);
+    if (next >= log.highWatermark) return converted;
+    chunks = log.read(next, limit, true).chunks;
+  }
 }
 
 function waitForData(logs: PartitionLog[], ms: number, signal: AbortSignal): Promise<void> {
@@ -84,7 +106,7 @@ function waitForData(logs: PartitionLog[], ms: number, signal: AbortSignal): Pro
 
 export const fetchHandler: Handler = {
   schema: Fetch,
-  minVersion: 4,
+  minVersion: 0,
   maxVersion: 11,
   async handle(req, ctx) {
     const deadline = Date.now() + Math.max(0, req.maxWaitMs);
