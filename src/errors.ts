@@ -1,14 +1,215 @@
 /**
+ * The one error table of kafka-eos.
+ *
+ * - {@link ErrorCodeOf}: the union of every code a {@link KafkaEosError} carries.
+ * - {@link KAFKA_ERRORS}: Apache Kafka's protocol errors (numbers from
+ *   `org.apache.kafka.common.protocol.Errors`) with what a client should do about each: `retriable`
+ *   (a `RetriableException` in Java: the same call may succeed later), `needsRejoin` (the member's
+ *   generation is gone: rejoin the group), `staleMetadata` (refresh metadata or find the coordinator
+ *   again before retrying), `fenced` (another instance took over: stop). The mock cluster answers
+ *   with these codes and the SDK decides by these flags; nobody matches error names by string.
+ * - {@link isRetriable}: the one answer to "may this be retried", for our errors, Kafka errors (by
+ *   code, through KafkaJS's wrappers) and connection errors.
+ */
+
+/** Every code of a {@link KafkaEosError}. */
+export type ErrorCodeOf =
+  // options and input
+  | 'CONFIG_INVALID' | 'DATASET_INVALID' | 'INVALID_RECORDS' | 'INVALID_FAULT'
+  // consumer
+  | 'NOT_RUNNING' | 'ILLEGAL_STATE' | 'NOT_ASSIGNED' | 'UNKNOWN_PARTITION' | 'UNKNOWN_TOPIC' | 'UNSUPPORTED_KAFKAJS'
+  | 'FENCED_INSTANCE_ID' | 'MAX_PROCESSING_TIME_EXCEEDED' | 'POISON_MESSAGE' | 'COMMIT_ON_REVOKE_FAILED'
+  | 'KAFKA_CALL_FAILED' | 'STORED_OFFSET_OUT_OF_RANGE'
+  | 'ASSIGNOR_INTERNAL' | 'ASSIGNOR_INVALID_INPUT' | 'CONSUMER_PROTOCOL_DECODE' | 'CONSUMER_PROTOCOL_ENCODE'
+  // sinks
+  | 'SINK_BATCH_INVALID' | 'SINK_CLOSED' | 'SINK_MAPPING_FAILED' | 'SINK_RETRIES_EXHAUSTED' | 'SINK_UNAVAILABLE' | 'SINK_WRITE_FAILED'
+  | 'SINK_WRITE_REFUSED' | 'DRIVER_MISSING' | 'HDFS_REQUEST_FAILED'
+  // CLI and offsets tools
+  | 'DEMO_DATA_MISSING' | 'GROUP_ACTIVE'
+  // mock cluster
+  | 'MOCK_LISTEN_FAILED' | 'MOCK_WAIT_TIMEOUT' | 'MALFORMED_FRAME' | 'SASL_AUTHENTICATION_REQUIRED'
+  | 'UNKNOWN_BROKER' | 'BROKER_DOWN' | 'ILLEGAL_BROKER_TRANSITION' | 'ILLEGAL_GROUP_TRANSITION' | 'ILLEGAL_TXN_TRANSITION'
+  | 'INVALID_CONFIG' | 'TOPIC_ALREADY_EXISTS' | 'INVALID_TOPIC_EXCEPTION' | 'INVALID_PARTITIONS' | 'INVALID_REPLICATION_FACTOR' | 'UNKNOWN_TOPIC_OR_PARTITION';
+
+/**
  * Typed errors. Every error the SDK throws is a {@link KafkaEosError} with a stable `code`.
  * `retriable` is false unless a subclass says otherwise: callers retry only what is known to be safe.
  */
 export class KafkaEosError extends Error {
-  readonly code: string;
+  readonly code: ErrorCodeOf;
   readonly retriable: boolean;
-  constructor(code: string, message: string, options: { retriable?: boolean; cause?: unknown } = {}) {
+  constructor(code: ErrorCodeOf, message: string, options: { retriable?: boolean; cause?: unknown } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
     this.retriable = options.retriable ?? false;
   }
+}
+
+/** What a client should do about one Kafka protocol error. */
+export interface KafkaErrorInfo {
+  readonly code: number;
+  /** Java's `RetriableException`: the same call may succeed if tried again later. */
+  readonly retriable: boolean;
+  /** The member's generation is gone (expired, superseded): rejoin the group, the partitions are lost. */
+  readonly needsRejoin: boolean;
+  /** The client's metadata (partition leader, group coordinator) is out of date: refresh before retrying. */
+  readonly staleMetadata: boolean;
+  /** Another instance took over (static member, producer epoch): stop, do not retry. */
+  readonly fenced: boolean;
+}
+
+const e = (code: number, flags: Partial<Omit<KafkaErrorInfo, 'code'>> = {}): KafkaErrorInfo =>
+  ({ code, retriable: false, needsRejoin: false, staleMetadata: false, fenced: false, ...flags });
+const R = { retriable: true } as const;
+const RM = { retriable: true, staleMetadata: true } as const;
+
+/** Kafka protocol errors by name, with their numbers and action flags. */
+export const KAFKA_ERRORS = {
+  UNKNOWN_SERVER_ERROR: e(-1),
+  NONE: e(0),
+  OFFSET_OUT_OF_RANGE: e(1),
+  CORRUPT_MESSAGE: e(2, R),
+  UNKNOWN_TOPIC_OR_PARTITION: e(3, RM),
+  INVALID_FETCH_SIZE: e(4),
+  LEADER_NOT_AVAILABLE: e(5, RM),
+  NOT_LEADER_OR_FOLLOWER: e(6, RM),
+  REQUEST_TIMED_OUT: e(7, R),
+  MESSAGE_TOO_LARGE: e(10),
+  OFFSET_METADATA_TOO_LARGE: e(12),
+  NETWORK_EXCEPTION: e(13, RM),
+  COORDINATOR_LOAD_IN_PROGRESS: e(14, R),
+  COORDINATOR_NOT_AVAILABLE: e(15, RM),
+  NOT_COORDINATOR: e(16, RM),
+  INVALID_TOPIC_EXCEPTION: e(17),
+  RECORD_LIST_TOO_LARGE: e(18),
+  NOT_ENOUGH_REPLICAS: e(19, R),
+  NOT_ENOUGH_REPLICAS_AFTER_APPEND: e(20, R),
+  INVALID_REQUIRED_ACKS: e(21),
+  ILLEGAL_GENERATION: e(22, { needsRejoin: true }),
+  INCONSISTENT_GROUP_PROTOCOL: e(23),
+  INVALID_GROUP_ID: e(24),
+  UNKNOWN_MEMBER_ID: e(25, { needsRejoin: true }),
+  INVALID_SESSION_TIMEOUT: e(26),
+  REBALANCE_IN_PROGRESS: e(27, { needsRejoin: true }),
+  INVALID_COMMIT_OFFSET_SIZE: e(28),
+  TOPIC_AUTHORIZATION_FAILED: e(29),
+  GROUP_AUTHORIZATION_FAILED: e(30),
+  INVALID_TIMESTAMP: e(32),
+  UNSUPPORTED_SASL_MECHANISM: e(33),
+  ILLEGAL_SASL_STATE: e(34),
+  UNSUPPORTED_VERSION: e(35),
+  TOPIC_ALREADY_EXISTS: e(36),
+  INVALID_PARTITIONS: e(37),
+  INVALID_REPLICATION_FACTOR: e(38),
+  INVALID_CONFIG: e(40),
+  NOT_CONTROLLER: e(41, RM),
+  INVALID_REQUEST: e(42),
+  UNSUPPORTED_FOR_MESSAGE_FORMAT: e(43),
+  POLICY_VIOLATION: e(44),
+  OUT_OF_ORDER_SEQUENCE_NUMBER: e(45),
+  DUPLICATE_SEQUENCE_NUMBER: e(46),
+  INVALID_PRODUCER_EPOCH: e(47, { fenced: true }),
+  INVALID_TXN_STATE: e(48),
+  INVALID_PRODUCER_ID_MAPPING: e(49),
+  INVALID_TRANSACTION_TIMEOUT: e(50),
+  CONCURRENT_TRANSACTIONS: e(51, R),
+  TRANSACTION_COORDINATOR_FENCED: e(52, { fenced: true }),
+  SECURITY_DISABLED: e(54),
+  KAFKA_STORAGE_ERROR: e(56, RM),
+  UNKNOWN_PRODUCER_ID: e(59),
+  NON_EMPTY_GROUP: e(68),
+  GROUP_ID_NOT_FOUND: e(69),
+  FETCH_SESSION_ID_NOT_FOUND: e(70, R),
+  INVALID_FETCH_SESSION_EPOCH: e(71, R),
+  FENCED_LEADER_EPOCH: e(74, RM),
+  UNKNOWN_LEADER_EPOCH: e(75, RM),
+  OFFSET_NOT_AVAILABLE: e(78, R),
+  MEMBER_ID_REQUIRED: e(79, { needsRejoin: true }),
+  PREFERRED_LEADER_NOT_AVAILABLE: e(80, RM),
+  GROUP_MAX_SIZE_REACHED: e(81),
+  FENCED_INSTANCE_ID: e(82, { fenced: true }),
+  GROUP_SUBSCRIBED_TO_TOPIC: e(86),
+  UNSTABLE_OFFSET_COMMIT: e(88, R),
+  THROTTLING_QUOTA_EXCEEDED: e(89, R),
+  PRODUCER_FENCED: e(90, { fenced: true }),
+} as const satisfies Record<string, KafkaErrorInfo>;
+
+export type KafkaErrorName = keyof typeof KAFKA_ERRORS;
+
+/** A Kafka error's table entry, with its name. */
+export type KafkaErrorEntry = KafkaErrorInfo & { readonly name: KafkaErrorName };
+
+const byCode = new Map<number, KafkaErrorEntry>(
+  (Object.entries(KAFKA_ERRORS) as [KafkaErrorName, KafkaErrorInfo][]).map(([name, info]) => [info.code, { name, ...info }]),
+);
+/** KafkaJS's names for a few codes (it predates some renames). */
+const ALIASES: Record<string, KafkaErrorName> = {
+  NOT_LEADER_FOR_PARTITION: 'NOT_LEADER_OR_FOLLOWER',
+  NOT_COORDINATOR_FOR_GROUP: 'NOT_COORDINATOR',
+  GROUP_COORDINATOR_NOT_AVAILABLE: 'COORDINATOR_NOT_AVAILABLE',
+  GROUP_LOAD_IN_PROGRESS: 'COORDINATOR_LOAD_IN_PROGRESS',
+};
+
+/** The table entry of a protocol error code, or undefined for an unknown number. */
+export function kafkaErrorByCode(code: number): KafkaErrorEntry | undefined {
+  return byCode.get(code);
+}
+
+/** KafkaJS errors that mean the connection failed, not the request: retriable, reconnect first. */
+const CONNECTION_ERRORS = new Set(['KafkaJSConnectionError', 'KafkaJSConnectionClosedError', 'KafkaJSRequestTimeoutError', 'KafkaJSNoBrokerAvailableError']);
+
+function causes(error: unknown): unknown[] {
+  const out: unknown[] = [];
+  let cur = error;
+  for (let i = 0; i < 8 && cur && typeof cur === 'object' && !out.includes(cur); i++) {
+    out.push(cur);
+    const c = cur as { cause?: unknown; originalError?: unknown };
+    cur = c.cause ?? c.originalError;
+  }
+  return out;
+}
+
+/**
+ * The Kafka protocol error inside `error` (a KafkaJSProtocolError, possibly wrapped in KafkaJS's
+ * retry errors or ours), by its numeric `code` or KafkaJS's `type` name; undefined if none.
+ */
+export function kafkaErrorOf(error: unknown): KafkaErrorEntry | undefined {
+  for (const c of causes(error)) {
+    if (c instanceof KafkaEosError) continue;
+    const { type, code } = c as { type?: unknown; code?: unknown };
+    if (typeof code === 'number' && byCode.has(code)) return byCode.get(code);
+    if (typeof type === 'string') {
+      const name = (ALIASES[type] ?? type) as KafkaErrorName;
+      if (name in KAFKA_ERRORS) return { name, ...KAFKA_ERRORS[name] };
+    }
+  }
+  return undefined;
+}
+
+/** Whether `error` (or a cause) is a dropped or refused connection, or a request that timed out on the client. */
+export function isConnectionError(error: unknown): boolean {
+  return causes(error).some((c) => CONNECTION_ERRORS.has((c as { name?: string }).name ?? ''));
+}
+
+/**
+ * Whether `error` may succeed if the same call is tried again. Our errors: their `retriable` flag.
+ * Kafka protocol errors: the table's `retriable`. Connection failures: true. Anything else: false
+ * (never retriable by default).
+ */
+export function isRetriable(error: unknown): boolean {
+  if (error instanceof KafkaEosError) return error.retriable;
+  const k = kafkaErrorOf(error);
+  if (k) return k.retriable;
+  return isConnectionError(error);
+}
+
+/** Whether `error` means the member must rejoin (its generation or member id is gone). */
+export function needsRejoin(error: unknown): boolean {
+  return kafkaErrorOf(error)?.needsRejoin === true;
+}
+
+/** Whether `error` means metadata (leaders, coordinator, connections) must be refreshed before a retry. */
+export function needsMetadataRefresh(error: unknown): boolean {
+  return kafkaErrorOf(error)?.staleMetadata === true || isConnectionError(error);
 }

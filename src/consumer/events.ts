@@ -5,6 +5,7 @@
  */
 import type { TopicPartition } from '../sinks/sink';
 import type { ConsumerState } from './lifecycle';
+import type { MembershipTransition } from './membership';
 import type { RebalanceRecord } from './metrics';
 
 /** Payloads of the consumer's events, by event name. */
@@ -16,7 +17,10 @@ export interface GroupConsumerEvents {
   assigned: { partitions: TopicPartition[]; positions: Map<string, bigint> | null };
   /** Partitions were given up in a rebalance (or on stop), after their in-flight batches finished and were committed. */
   revoked: { partitions: TopicPartition[] };
-  /** Partitions were lost without a commit: the member was fenced or exceeded maxProcessingTimeMs. */
+  /**
+   * Partitions were lost without a commit: the member was fenced, exceeded maxProcessingTimeMs, or its
+   * session expired (UNKNOWN_MEMBER_ID / ILLEGAL_GENERATION: the consumer then rejoins and carries on).
+   */
   lost: { partitions: TopicPartition[]; error: Error };
   /** A rebalance finished (after `assigned`): when it began, how long it took (ms), what moved. */
   rebalance: RebalanceRecord;
@@ -37,6 +41,8 @@ export interface GroupConsumerEvents {
   error: Error;
   /** The consumer's lifecycle state changed. */
   state: { from: ConsumerState; to: ConsumerState };
+  /** The group membership state machine moved (membership.ts), with the reason and the new epoch. */
+  membership: MembershipTransition;
 }
 
 /** The events as Node's `EventEmitter<T>` map: each event has one argument, its payload. */

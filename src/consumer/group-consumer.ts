@@ -21,15 +21,17 @@
 import { EventEmitter } from 'node:events';
 import { Admin, Batch, Consumer, EachBatchPayload, Kafka, logLevel, PartitionAssigner, Producer } from 'kafkajs';
 import { createRangeAssignor, createRoundRobinAssignor, createStickyAssignor, createStickyAssignorState } from './assignors';
-import { KafkaEosError } from '../errors';
+import { kafkaErrorOf, KafkaEosError, needsRejoin } from '../errors';
 import { GroupCommitSink } from '../sinks/group-commit';
 import { partitionKey, SinkRecord, TopicPartition } from '../sinks/sink';
 import { FencedInstanceIdError, MaxProcessingTimeExceededError, PoisonMessageError, UnknownTopicError } from './errors';
-import { assertNotFenced, batchEpoch, GroupHooks, KafkaJsConsumerGroup, registeringAssigners, simpleCommit } from './kafkajs-adapter';
+import { assertNotFenced, batchEpoch, clearPendingSeeks, GroupHooks, KafkaJsConsumerGroup, registeringAssigners, simpleCommit } from './kafkajs-adapter';
 import { GroupConsumerEventMap, toError } from './events';
+import { kafkaCall } from './kafka-calls';
+import { Membership, MembershipTransition } from './membership';
 import { ConsumerState, Lifecycle } from './lifecycle';
 import { attachLogging } from './logging';
-import { committedPositions, manualAssigner, manualPartitions, privateGroupId } from './manual';
+import { committedPositions, manualAssigner, privateGroupId } from './manual';
 import { ConsumerMetrics, ConsumerMetricsSnapshot } from './metrics';
 import { GroupConsumerOptions, validateOptions } from './options';
 import { policeRejectedRecord, processBatch, ProcessorOptions } from './retry';
@@ -39,6 +41,16 @@ import { exactlyOnce } from './strategies/exactly-once';
 import type { CommitStrategy, StrategyBatch, StrategyContext } from './strategies/types';
 import { BatchWatch } from './watch';
 import { caughtUp, installSignalHandlers } from './drain';
+
+/** The KafkaJS protocol error inside `error` (KafkaJS's runner rejoins on its `type`), or `error` itself. */
+function kafkaJsCause(error: Error): Error {
+  let cur: unknown = error;
+  for (let i = 0; i < 8 && cur; i++) {
+    if (typeof (cur as { type?: unknown }).type === 'string') return cur as Error;
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return error;
+}
 
 function toRecords(batch: Batch): SinkRecord[] {
   return batch.messages.map((m) => ({
@@ -74,13 +86,10 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
   private producer: Promise<Producer> | null = null;
   /** Resolves once the strategy has positioned the current assignment. */
   private assignmentReady: Promise<void> = Promise.resolve();
-  private owned = new Map<string, TopicPartition>();
-  /** Bumped on every revocation and assignment: batches fetched in an older epoch are dropped. */
-  private epoch = 0;
-  /** A heartbeat's REBALANCE_IN_PROGRESS seen in the background, rethrown to KafkaJS so it rejoins. */
-  private pendingRebalance: Error | null = null;
-  private rebalanceStartedAt: number | null = null;
-  private revokedInRound: TopicPartition[] = [];
+  /** The rebalance round as a state machine: epoch, owned partitions, pending rejoin, seeks. */
+  private readonly membership: Membership;
+  /** Watches of running handlers and listeners: stop() aborts their signals. */
+  private readonly watches = new Set<BatchWatch>();
   private inFlight = 0;
   private idleWaiters: (() => void)[] = [];
   private kjsGroup: KafkaJsConsumerGroup | null = null;
@@ -102,13 +111,14 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
       logCreator: options.logCreator,
     });
     this.lifecycle = new Lifecycle((from, to) => this.emit('state', { from, to }));
+    this.membership = new Membership((t) => this.emit('membership', t));
     this.strategy = options.strategy ?? this.makeStrategy();
     this.leaveOnStop = !options.groupInstanceId;
     this.hooks = {
       groupId: options.groupId,
       groupInstanceId: options.groupInstanceId ?? null,
       beforeJoin: (group) => this.beforeJoin(group),
-      epoch: () => this.epoch,
+      epoch: () => this.membership.epoch,
       shouldLeave: () => this.leaveOnStop,
       onFenced: (err) => this.onLost(err),
     };
@@ -133,7 +143,12 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
 
   /** The partitions currently assigned to this member. */
   assignment(): TopicPartition[] {
-    return [...this.owned.values()];
+    return this.membership.owned();
+  }
+
+  /** The membership state machine's state and its last transitions (each with its reason), oldest first. */
+  membershipState(): { state: string; epoch: number; history: MembershipTransition[] } {
+    return { state: this.membership.state, epoch: this.membership.epoch, history: [...this.membership.history] };
   }
 
   /** Lag per partition, records per second, rebalances with durations (ms), error counts. */
@@ -157,24 +172,55 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
     }
   }
 
+  /** Log start offset and high watermark (ListOffsets), retried through leader moves. Throws KafkaCallError, UNKNOWN_PARTITION. */
   private async offsetRange(tp: TopicPartition): Promise<{ earliest: bigint; latest: bigint }> {
-    if (!this.admin) throw new KafkaEosError('NOT_RUNNING', 'consumer is not running');
-    const offsets = await this.admin.fetchTopicOffsets(tp.topic);
+    const offsets = await kafkaCall(`ListOffsets ${partitionKey(tp)}`, () => {
+      if (!this.admin) throw new KafkaEosError('NOT_RUNNING', 'consumer is not running');
+      return this.admin.fetchTopicOffsets(tp.topic);
+    }, { refresh: () => this.refreshAdmin() });
     const p = offsets.find((o) => o.partition === tp.partition);
     if (!p) throw new KafkaEosError('UNKNOWN_PARTITION', `no partition ${partitionKey(tp)}`);
     return { earliest: BigInt(p.low), latest: BigInt(p.high) };
+  }
+
+  private adminRefresh: Promise<void> | null = null;
+
+  /**
+   * KafkaJS's admin client has no public metadata refresh and only refreshes on its own every
+   * metadataMaxAge (5 min): after a leader move it keeps asking the old leader. A new admin client
+   * starts from fresh metadata. Concurrent callers share one refresh.
+   */
+  private refreshAdmin(): Promise<void> {
+    this.adminRefresh ??= (async () => {
+      const old = this.admin;
+      if (!old) return;
+      const fresh = this.kafka.admin();
+      await fresh.connect();
+      if (this.admin !== old) {
+        await fresh.disconnect();
+        return;
+      }
+      this.admin = fresh;
+      await old.disconnect().catch(() => undefined);
+    })().finally(() => { this.adminRefresh = null; });
+    return this.adminRefresh;
   }
 
   private context(): StrategyContext {
     return {
       groupId: this.options.groupId,
       commitToKafka: async (offsets) => {
-        if (!this.consumer) throw new KafkaEosError('NOT_RUNNING', 'consumer is not running');
+        const consumer = this.consumer;
+        if (!consumer) throw new KafkaEosError('NOT_RUNNING', 'consumer is not running');
         assertNotFenced(this.hooks);
         if (this.failure) throw new KafkaEosError('NOT_RUNNING', `consumer failed: ${this.failure.message}`, { cause: this.failure });
-        if (offsets.length === 0) return;
-        if (this.options.assign) return simpleCommit(this.hooks, this.options.groupId, offsets);
-        await this.consumer.commitOffsets(offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: o.offset.toString() })));
+        // Only partitions this member owns now: a commit for a partition that moved on would move
+        // its committed offset backwards under its new owner.
+        const mine = offsets.filter((o) => this.membership.owns(o));
+        if (mine.length === 0) return;
+        const call = `OffsetCommit ${mine.map((o) => `${partitionKey(o)}@${o.offset}`).join(', ')}`;
+        if (this.options.assign) return kafkaCall(call, () => simpleCommit(this.hooks, this.options.groupId, mine));
+        await kafkaCall(call, () => consumer.commitOffsets(mine.map((o) => ({ topic: o.topic, partition: o.partition, offset: o.offset.toString() }))));
       },
       earliestOffset: async (tp) => (await this.offsetRange(tp)).earliest,
       offsetRange: (tp) => this.offsetRange(tp),
@@ -204,6 +250,16 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
         partitionAssigners: registeringAssigners(this.resolveAssignors(), this.hooks),
       });
       this.consumer = consumer;
+      this.membership.attach({
+        seek: (tp, offset) => {
+          try {
+            consumer.seek({ topic: tp.topic, partition: tp.partition, offset: offset.toString() });
+          } catch {
+            // KafkaJS is restarting; the next assignment positions the partition again
+          }
+        },
+        clearPendingSeeks: () => { if (this.kjsGroup) clearPendingSeeks(this.kjsGroup); },
+      });
       consumer.on(consumer.events.GROUP_JOIN, (e) => this.onGroupJoin(e.payload.memberAssignment));
       consumer.on(consumer.events.CRASH, (e) => this.onCrash(e.payload.error, e.payload.restart));
       await consumer.connect();
@@ -261,22 +317,28 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
   /** KafkaJS is about to (re)join: revoke everything while we still own it (eager protocol). */
   private async beforeJoin(group: KafkaJsConsumerGroup): Promise<void> {
     this.kjsGroup = group;
-    this.rebalanceStartedAt ??= Date.now();
-    this.epoch += 1;
-    this.pendingRebalance = null;
+    if (!this.membership.can('revoking')) return;
+    const reason = this.membership.pendingRejoin ? `rejoin: ${this.membership.pendingRejoin.message}` : 'join';
+    const partitions = this.membership.beginRevoke(reason);
     await this.whenIdle();
-    await this.revoke();
+    await this.revoke(partitions);
+    if (this.membership.state === 'revoking') this.membership.revoked(partitions);
   }
 
-  /** Commits finished work and runs onPartitionsRevoked for every owned partition. Never throws. */
-  private async revoke(): Promise<void> {
-    const partitions = [...this.owned.values()];
-    this.owned.clear();
+  /**
+   * Commits finished work and runs onPartitionsRevoked for `partitions` (still owned). A commit
+   * refused because the generation is gone (UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION after the session
+   * expired) means the partitions were lost, not revoked: onPartitionsLost runs instead. Never throws.
+   */
+  private async revoke(partitions: TopicPartition[]): Promise<void> {
     if (partitions.length === 0) return;
-    this.revokedInRound.push(...partitions);
     try {
       await this.strategy.onRevoked?.(this.context(), partitions);
     } catch (e) {
+      if (needsRejoin(e)) {
+        this.reportLost(partitions, e as Error);
+        return;
+      }
       this.emit('error', new KafkaEosError('COMMIT_ON_REVOKE_FAILED', `commit before giving up ${partitions.map(partitionKey).join(', ')} failed: ${(e as Error).message}`, { cause: e }));
     }
     try {
@@ -287,66 +349,79 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
     this.emit('revoked', { partitions });
   }
 
+  /** Tells the strategy, the listeners and the `lost` event that `partitions` were lost uncommitted. */
+  private reportLost(partitions: TopicPartition[], error: Error): void {
+    this.strategy.onLost?.(partitions);
+    this.emit('lost', { partitions, error });
+    Promise.resolve(this.options.onPartitionsLost?.(partitions)).catch((e: unknown) => this.emit('error', toError(e)));
+  }
+
   private onGroupJoin(memberAssignment: Record<string, number[]>): void {
     this.stickyState.update(memberAssignment);
     const partitions: TopicPartition[] = [];
     for (const [topic, ps] of Object.entries(memberAssignment)) for (const partition of ps) partitions.push({ topic, partition });
-    this.epoch += 1;
-    this.pendingRebalance = null;
-    this.owned = new Map(partitions.map((tp) => [partitionKey(tp), tp]));
+    const epoch = this.membership.assigned(partitions, this.kjsGroup?.generationId ?? null);
     this.metricsState.assigned(partitions);
-    const consumer = this.consumer as Consumer;
-    const epoch = this.epoch;
+    const group = this.kjsGroup;
+    const maxMs = this.options.maxProcessingTimeMs ?? 300000;
+    // Listeners may take long (warming a cache): heartbeat meanwhile, as while handlers run.
+    const watch = group ? this.watch({
+      heartbeat: () => group.heartbeat({ interval: this.options.heartbeatIntervalMs ?? 3000 }),
+      onTimeout: () => this.onMaxProcessingTime(new MaxProcessingTimeExceededError('(onPartitionsAssigned)', -1, maxMs)),
+    }) : null;
     this.assignmentReady = (async () => {
-      let positions = await this.strategy.onAssigned(this.context(), partitions);
-      if (!positions && this.options.assign && this.admin) {
-        positions = await committedPositions(this.admin, this.options.groupId, partitions, this.options.fromBeginning ?? true);
-      }
-      if (epoch !== this.epoch) return;
-      if (positions) {
-        for (const tp of partitions) {
-          const pos = positions.get(partitionKey(tp));
-          // The consumer may have stopped or crashed while the positions were read.
-          if (pos !== undefined && this.consumer === consumer && epoch === this.epoch) {
-            try {
-              consumer.seek({ topic: tp.topic, partition: tp.partition, offset: pos.toString() });
-            } catch {
-              return; // KafkaJS is restarting; the next assignment positions it again
-            }
-          }
+      let positions: Map<string, bigint> | null = null;
+      try {
+        positions = await this.strategy.onAssigned(this.context(), partitions);
+        if (!positions && this.options.assign && this.admin) {
+          const admin = this.admin;
+          positions = await kafkaCall('OffsetFetch', () => committedPositions(admin, this.options.groupId, partitions, this.options.fromBeginning ?? true));
         }
-        // Batches fetched before the seeks came from KafkaJS's own position: drop them.
-        this.epoch += 1;
+        if (epoch !== this.membership.epoch) return;
+        for (const tp of partitions) {
+          const pos = positions?.get(partitionKey(tp));
+          if (pos !== undefined) this.membership.seek(tp, pos, epoch);
+        }
+        await this.options.onPartitionsAssigned?.(partitions);
+      } finally {
+        if (watch) this.unwatch(watch);
       }
-      await this.options.onPartitionsAssigned?.(partitions);
+      const record = this.membership.positioned(epoch);
+      if (!record) return;
       this.emit('assigned', { partitions, positions });
-      const startedAt = this.rebalanceStartedAt ?? Date.now();
-      const record = { startedAt, durationMs: Date.now() - startedAt, revoked: this.revokedInRound, assigned: partitions };
-      this.rebalanceStartedAt = null;
-      this.revokedInRound = [];
       this.metricsState.recordRebalance(record);
       this.emit('rebalance', record);
     })();
-    this.assignmentReady.catch((err: unknown) => this.fail(err as Error));
+    this.assignmentReady.catch((err: unknown) => {
+      if (epoch === this.membership.epoch) this.fail(err as Error);
+    });
   }
 
-  /** Partitions lost without a commit: fenced (KIP-345), or maxProcessingTimeMs exceeded. */
+  /** Partitions lost without a commit and the consumer stops: fenced (KIP-345), or maxProcessingTimeMs exceeded. */
   private onLost(error: Error): void {
-    this.epoch += 1;
-    const partitions = [...this.owned.values()];
-    this.owned.clear();
-    this.strategy.onLost?.(partitions);
-    this.emit('lost', { partitions, error });
-    Promise.resolve(this.options.onPartitionsLost?.(partitions)).catch((e: unknown) => this.emit('error', toError(e)));
+    const partitions = this.membership.lose(error.message);
+    this.reportLost(partitions, error);
     this.fail(error);
+  }
+
+  /**
+   * The member's generation is gone (the session expired: UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION):
+   * Java's CommitFailedException path. The batch in hand is dropped, its partitions are reported
+   * lost, and KafkaJS is told to rejoin; the consumer carries on.
+   */
+  private loseAndRejoin(error: Error): void {
+    const cause = kafkaJsCause(error);
+    if (this.membership.state !== 'lost') {
+      const partitions = this.membership.lose(`generation lost: ${kafkaErrorOf(error)?.name ?? error.message}`);
+      this.reportLost(partitions, error);
+    }
+    this.membership.requestRejoin(cause);
   }
 
   private onCrash(error: Error, restart: boolean): void {
     // KafkaJS has left the group and disconnected: whatever we owned is gone, uncommitted.
     if (error instanceof FencedInstanceIdError || (error as { cause?: unknown }).cause instanceof FencedInstanceIdError) return;
-    const partitions = [...this.owned.values()];
-    this.owned.clear();
-    this.epoch += 1;
+    const partitions = this.membership.lose(`KafkaJS crashed (${restart ? 'restarting' : 'not restarting'}): ${error.message}`);
     this.strategy.onLost?.(partitions);
     if (restart) this.emit('error', error);
     else this.fail(error);
@@ -356,9 +431,9 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
 
   private async onBatch(payload: EachBatchPayload): Promise<void> {
     const { batch } = payload;
-    if (this.pendingRebalance) throw this.pendingRebalance;
+    if (this.membership.pendingRejoin) throw this.membership.pendingRejoin;
     const epoch = batchEpoch(batch);
-    if (!this.accepting() || epoch !== this.epoch) return;
+    if (!this.accepting() || epoch !== this.membership.epoch) return;
     this.inFlight += 1;
     try {
       await this.assignmentReady;
@@ -367,7 +442,7 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
       this.inFlight -= 1;
       if (this.inFlight === 0) for (const w of this.idleWaiters.splice(0)) w();
     }
-    if (this.pendingRebalance) throw this.pendingRebalance;
+    if (this.membership.pendingRejoin) throw this.membership.pendingRejoin;
   }
 
   private accepting(): boolean {
@@ -375,9 +450,30 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
     return s === 'running' || s === 'draining' || s === 'starting';
   }
 
+  /** A background heartbeat while a handler or listener runs; registered so stop() can abort it. */
+  private watch(o: { heartbeat: () => Promise<void>; onTimeout: () => void }): BatchWatch {
+    const watch = new BatchWatch({
+      heartbeat: o.heartbeat,
+      intervalMs: this.options.heartbeatIntervalMs ?? 3000,
+      maxProcessingTimeMs: this.options.maxProcessingTimeMs ?? 300000,
+      onRebalance: (err) => {
+        if (needsRejoin(err) && kafkaErrorOf(err)?.name !== 'REBALANCE_IN_PROGRESS') this.loseAndRejoin(err);
+        else this.membership.requestRejoin(err);
+      },
+      onTimeout: o.onTimeout,
+    }).start();
+    this.watches.add(watch);
+    if (!this.accepting()) watch.abort('the consumer is stopping');
+    return watch;
+  }
+
+  private unwatch(watch: BatchWatch): void {
+    watch.stop();
+    this.watches.delete(watch);
+  }
+
   private async handle({ batch, resolveOffset, heartbeat }: EachBatchPayload, epoch: number): Promise<void> {
-    const key = partitionKey(batch);
-    if (epoch !== this.epoch || !this.owned.has(key) || !this.accepting()) return;
+    if (epoch !== this.membership.epoch || !this.membership.owns(batch) || !this.accepting()) return;
     const sb: StrategyBatch = {
       topic: batch.topic,
       partition: batch.partition,
@@ -386,35 +482,39 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
       nextOffset: BigInt(batch.lastOffset()) + 1n,
     };
     const maxMs = this.options.maxProcessingTimeMs ?? 300000;
-    const watch = new BatchWatch({
-      heartbeat,
-      intervalMs: this.options.heartbeatIntervalMs ?? 3000,
-      maxProcessingTimeMs: maxMs,
-      onRebalance: (err) => { this.pendingRebalance ??= err; },
-      onTimeout: () => this.onMaxProcessingTime(new MaxProcessingTimeExceededError(sb.topic, sb.partition, maxMs)),
-    }).start();
-    const shouldStop = () => this.pendingRebalance !== null || watch.timedOut || epoch !== this.epoch;
+    const watch = this.watch({ heartbeat, onTimeout: () => this.onMaxProcessingTime(new MaxProcessingTimeExceededError(sb.topic, sb.partition, maxMs)) });
+    const current = () => epoch === this.membership.epoch;
+    const shouldStop = () => this.membership.pendingRejoin !== null || watch.signal.aborted || !current();
     let outcome;
     try {
       const ctx = this.context();
       const onProgress = this.strategy.onProgress?.bind(this.strategy);
-      const onRecordDone = onProgress ? (upTo: bigint) => onProgress(ctx, sb, upTo) : undefined;
+      // Progress of a partition that was lost or revoked meanwhile is not this member's to commit.
+      const onRecordDone = onProgress ? async (upTo: bigint) => { if (current()) await onProgress(ctx, sb, upTo); } : undefined;
       outcome = await this.strategy.handleBatch(ctx, sb, () => processBatch(this.processor, sb, watch.signal, shouldStop, onRecordDone));
     } catch (e) {
-      if (e instanceof PoisonMessageError && epoch === this.epoch) {
+      if (needsRejoin(e)) {
+        // The session expired under us: drop the batch, report the partitions lost, rejoin.
+        this.loseAndRejoin(e as Error);
+        return;
+      }
+      if (e instanceof PoisonMessageError && current()) {
         // Policy `fail`: commit the work finished before the poison record while we still own it.
         this.strategy.onFailed?.(sb, e.processedUpTo);
-        this.epoch += 1;
-        await this.revoke();
+        const partitions = this.membership.beginRevoke('poison record, policy fail');
+        await this.revoke(partitions);
+        this.membership.revoked(partitions);
       }
       this.fail(e as Error);
       return;
     } finally {
-      watch.stop();
+      this.unwatch(watch);
     }
-    if (epoch !== this.epoch && !this.owned.has(key)) return;
+    // Positions of an assignment that is gone are not ours to move (a stale seek would win when
+    // the partition comes back).
+    if (!current()) return;
     if (outcome.kind === 'seek') {
-      this.consumer?.seek({ topic: sb.topic, partition: sb.partition, offset: outcome.offset.toString() });
+      this.membership.seek(sb, outcome.offset, epoch);
     } else {
       resolveOffset(batch.lastOffset());
     }
@@ -459,7 +559,7 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
     this.admin = null;
     this.producer = null;
     await Promise.allSettled([consumer?.disconnect(), admin?.disconnect(), producer?.then((p) => p.disconnect())]);
-    this.owned.clear();
+    this.membership.leave(this.failure ? `failed: ${this.failure.message}` : 'stopped');
     this.stickyState.reset();
   }
 
@@ -478,8 +578,15 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
     if (options.leaveGroup !== undefined) this.leaveOnStop = options.leaveGroup;
     this.stopPromise = (async () => {
       if (this.lifecycle.can('stopping')) this.lifecycle.to('stopping');
+      // Handlers see their signal aborted: the record in hand finishes, the rest of the batch waits.
+      for (const w of this.watches) w.abort('the consumer is stopping');
       await this.whenIdle();
-      await this.revoke();
+      await this.assignmentReady.catch(() => undefined);
+      if (this.membership.can('revoking')) {
+        const partitions = this.membership.beginRevoke('stop');
+        await this.revoke(partitions);
+        this.membership.revoked(partitions);
+      }
       await this.disconnect();
       this.removeSignalHandlers();
       if (this.lifecycle.can('stopped')) this.lifecycle.to('stopped');
@@ -508,7 +615,8 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
   private async caughtUp(targets: Map<string, bigint>): Promise<boolean> {
     if (!this.admin) return false;
     await this.assignmentReady.catch(() => undefined);
-    return caughtUp(this.admin, this.options.groupId, [...this.owned.values()], (tp) => this.metricsState.position(tp), targets);
+    const admin = this.admin;
+    return kafkaCall('drain: ListOffsets/OffsetFetch', () => caughtUp(admin, this.options.groupId, this.membership.owned(), (tp) => this.metricsState.position(tp), targets), { refresh: () => this.refreshAdmin() });
   }
 }
 

@@ -48,6 +48,18 @@ export interface KafkaJsConsumerGroup {
   memberId: string | null;
   generationId: number | null;
   leave(): Promise<void>;
+  /** Sends a Heartbeat unless one went out within `interval` ms (KafkaJS's shared heartbeat). */
+  heartbeat(options: { interval: number }): Promise<void>;
+}
+
+/**
+ * Drops the seeks KafkaJS has not applied yet. KafkaJS keeps them per partition for the consumer's
+ * lifetime and applies them when the partition is next fetched, even after it was revoked and
+ * assigned again: a seek from an earlier assignment would move a returning partition back.
+ */
+export function clearPendingSeeks(group: KafkaJsConsumerGroup): void {
+  const seeks = (group as unknown as Loose).seekOffset as Map<unknown, unknown> | undefined;
+  seeks?.clear();
 }
 
 const BATCH_EPOCH = Symbol('kafka-eos:batchEpoch');

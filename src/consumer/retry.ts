@@ -49,10 +49,12 @@ async function withRetry(options: ProcessorOptions, signal: AbortSignal, where: 
   const r = options.retry ?? {};
   const isRetriable = r.isRetriable ?? ((e: unknown) => (e as { retriable?: unknown } | null)?.retriable !== false);
   let attempt = 0;
+  let succeeded = false;
   await pRetry(async () => {
     attempt += 1;
     try {
       await fn(attempt);
+      succeeded = true;
     } catch (e) {
       // p-retry only accepts Error instances; keep the original as the cause.
       throw e instanceof Error ? e : Object.assign(new Error(String(e)), { original: e });
@@ -68,6 +70,10 @@ async function withRetry(options: ProcessorOptions, signal: AbortSignal, where: 
     onFailedAttempt: ({ error, attemptNumber, retriesLeft }) => {
       if (retriesLeft > 0) options.onRetry?.({ ...where, attempt: attemptNumber, error });
     },
+  }).catch((e: unknown) => {
+    // p-retry checks the signal again after a successful attempt and throws if it was aborted
+    // meanwhile: a record whose handler returned is done, whatever happened to the signal.
+    if (!succeeded) throw e;
   });
 }
 

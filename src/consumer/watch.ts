@@ -2,9 +2,11 @@
  * Keeps the membership alive while a handler runs, independently of how long it takes (KafkaJS
  * only heartbeats between batches): heartbeats every `intervalMs` in the background, up to
  * `maxProcessingTimeMs` (Kafka's max.poll.interval.ms). A heartbeat answered with
- * REBALANCE_IN_PROGRESS (or ILLEGAL_GENERATION, NOT_COORDINATOR: KafkaJS's `isRebalancing`) is
+ * REBALANCE_IN_PROGRESS (or ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, NOT_COORDINATOR) is
  * reported once and aborts `signal`, so the handler may finish early; so does the time limit.
  */
+import { kafkaErrorOf, needsRejoin } from '../errors';
+
 export interface WatchOptions {
   /** Sends a heartbeat (KafkaJS's eachBatch `heartbeat()`; it skips when one went out within the interval). */
   heartbeat: () => Promise<void>;
@@ -14,10 +16,13 @@ export interface WatchOptions {
   onTimeout: () => void;
 }
 
-const REBALANCING = new Set(['REBALANCE_IN_PROGRESS', 'NOT_COORDINATOR_FOR_GROUP', 'NOT_COORDINATOR', 'ILLEGAL_GENERATION']);
-
+/**
+ * Whether a heartbeat error means the member must rejoin: the error table's `needsRejoin`
+ * (REBALANCE_IN_PROGRESS, ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID), or NOT_COORDINATOR, on which
+ * KafkaJS also rejoins (after finding the coordinator again).
+ */
 export function isRebalancing(error: unknown): boolean {
-  return REBALANCING.has((error as { type?: string } | null)?.type ?? '');
+  return needsRejoin(error) || kafkaErrorOf(error)?.name === 'NOT_COORDINATOR';
 }
 
 export class BatchWatch {

@@ -89,16 +89,16 @@ export class MockCluster {
   /** Starts the brokers. Throws if a port is taken. */
   static async start(options: MockClusterOptions = {}): Promise<MockCluster> {
     const n = options.brokers ?? 3;
-    if (!Number.isInteger(n) || n < 1 || n > 64) throw new MockClusterError('MOCK_CONFIG_INVALID', `brokers must be an integer from 1 to 64, got ${n}`);
+    if (!Number.isInteger(n) || n < 1 || n > 64) throw new MockClusterError('CONFIG_INVALID', `brokers must be an integer from 1 to 64, got ${n}`);
     if (options.port && (options.port < 1 || options.port + n - 1 > 65535)) {
-      throw new MockClusterError('MOCK_CONFIG_INVALID', `ports ${options.port}..${options.port + n - 1} are not all valid TCP ports`);
+      throw new MockClusterError('CONFIG_INVALID', `ports ${options.port}..${options.port + n - 1} are not all valid TCP ports`);
     }
     for (const key of ['maxDecompressedBatchBytes', 'maxBufferedRequestBytes'] as const) {
       const v = options[key];
-      if (v !== undefined && (!Number.isSafeInteger(v) || v < 1)) throw new MockClusterError('MOCK_CONFIG_INVALID', `${key} must be a positive integer (bytes), got ${v}`);
+      if (v !== undefined && (!Number.isSafeInteger(v) || v < 1)) throw new MockClusterError('CONFIG_INVALID', `${key} must be a positive integer (bytes), got ${v}`);
     }
     const idle = options.connectionsMaxIdleMs;
-    if (idle !== undefined && (!Number.isSafeInteger(idle) || idle < 0)) throw new MockClusterError('MOCK_CONFIG_INVALID', `connectionsMaxIdleMs must be an integer ≥ 0 (ms), got ${idle}`);
+    if (idle !== undefined && (!Number.isSafeInteger(idle) || idle < 0)) throw new MockClusterError('CONFIG_INVALID', `connectionsMaxIdleMs must be an integer ≥ 0 (ms), got ${idle}`);
     const host = options.host ?? '127.0.0.1';
     const config: ClusterConfig = {
       clusterId: options.clusterId ?? randomBytes(16).toString('base64url').slice(0, 22),

@@ -44,7 +44,7 @@ function safeJson(v: unknown): string {
 /**
  * Starts a mock cluster with test-friendly defaults: 3 brokers on free loopback ports and
  * {@link TEST_GROUP_DEFAULTS}; any option given wins. Call `cluster.stop()` when done.
- * Throws MockClusterError (MOCK_LISTEN_FAILED, MOCK_CONFIG_INVALID).
+ * Throws MockClusterError (MOCK_LISTEN_FAILED, CONFIG_INVALID).
  */
 export function startCluster(options: MockClusterOptions = {}): Promise<MockCluster> {
   return MockCluster.start({ brokers: 3, ...options, group: { ...TEST_GROUP_DEFAULTS, ...options.group } });

@@ -140,7 +140,7 @@ describe.each(targets())('SqlOffsetStore on $name', (target) => {
 describe('SqlOffsetStore config', () => {
   test('rejects bad names and retry options, naming the field', () => {
     const knexConfig = { client: 'sqlite3', connection: { filename: ':memory:' } };
-    expect(() => new SqlOffsetStore({ knex: knexConfig, table: 'a.b' })).toThrow(expect.objectContaining({ code: 'SINK_CONFIG_INVALID', field: 'offsetsTable' }));
+    expect(() => new SqlOffsetStore({ knex: knexConfig, table: 'a.b' })).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID', field: 'offsetsTable' }));
     expect(() => new SqlOffsetStore({ knex: knexConfig, retry: { retries: -1 } })).toThrow(SinkConfigError);
     expect(() => new SqlOffsetStore({ knex: { client: 'mysql2' } })).toThrow(expect.objectContaining({ field: 'knex.client' }));
   });

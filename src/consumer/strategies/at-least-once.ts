@@ -61,8 +61,13 @@ export function atLeastOnce(options: AtLeastOnceOptions = {}): CommitStrategy {
     },
     async onRevoked(ctx, partitions) {
       const keys = partitions.map(partitionKey);
-      await commit(ctx, keys);
-      for (const k of keys) progress.delete(k);
+      try {
+        await commit(ctx, keys);
+      } finally {
+        // Even when the commit failed: progress kept past a revocation would be committed when
+        // the partition returns, moving its committed offset back below its next owner's.
+        for (const k of keys) progress.delete(k);
+      }
     },
     onLost(partitions) {
       for (const tp of partitions) progress.delete(partitionKey(tp));

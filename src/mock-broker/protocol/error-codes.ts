@@ -1,78 +1,18 @@
 /**
- * Kafka protocol error codes used by the mock cluster, with the numbers from Apache Kafka's
- * `org.apache.kafka.common.protocol.Errors`. Only codes the mock can return are listed.
+ * Kafka protocol error codes as the mock cluster uses them: a view of the one Kafka error table in
+ * `src/errors.ts` (numbers from Apache Kafka's `org.apache.kafka.common.protocol.Errors`, with the
+ * action flags the SDK reads). The mock and the SDK share that table.
  */
-export const ErrorCode = {
-  UNKNOWN_SERVER_ERROR: -1,
-  NONE: 0,
-  OFFSET_OUT_OF_RANGE: 1,
-  CORRUPT_MESSAGE: 2,
-  UNKNOWN_TOPIC_OR_PARTITION: 3,
-  INVALID_FETCH_SIZE: 4,
-  LEADER_NOT_AVAILABLE: 5,
-  NOT_LEADER_OR_FOLLOWER: 6,
-  REQUEST_TIMED_OUT: 7,
-  MESSAGE_TOO_LARGE: 10,
-  COORDINATOR_LOAD_IN_PROGRESS: 14,
-  COORDINATOR_NOT_AVAILABLE: 15,
-  NOT_COORDINATOR: 16,
-  INVALID_TOPIC_EXCEPTION: 17,
-  RECORD_LIST_TOO_LARGE: 18,
-  NOT_ENOUGH_REPLICAS: 19,
-  INVALID_REQUIRED_ACKS: 21,
-  ILLEGAL_GENERATION: 22,
-  INCONSISTENT_GROUP_PROTOCOL: 23,
-  INVALID_GROUP_ID: 24,
-  UNKNOWN_MEMBER_ID: 25,
-  INVALID_SESSION_TIMEOUT: 26,
-  REBALANCE_IN_PROGRESS: 27,
-  INVALID_COMMIT_OFFSET_SIZE: 28,
-  TOPIC_AUTHORIZATION_FAILED: 29,
-  GROUP_AUTHORIZATION_FAILED: 30,
-  INVALID_TIMESTAMP: 32,
-  UNSUPPORTED_SASL_MECHANISM: 33,
-  ILLEGAL_SASL_STATE: 34,
-  UNSUPPORTED_VERSION: 35,
-  TOPIC_ALREADY_EXISTS: 36,
-  INVALID_PARTITIONS: 37,
-  INVALID_REPLICATION_FACTOR: 38,
-  INVALID_CONFIG: 40,
-  INVALID_REQUEST: 42,
-  UNSUPPORTED_FOR_MESSAGE_FORMAT: 43,
-  OUT_OF_ORDER_SEQUENCE_NUMBER: 45,
-  DUPLICATE_SEQUENCE_NUMBER: 46,
-  INVALID_PRODUCER_EPOCH: 47,
-  INVALID_TXN_STATE: 48,
-  INVALID_PRODUCER_ID_MAPPING: 49,
-  INVALID_TRANSACTION_TIMEOUT: 50,
-  CONCURRENT_TRANSACTIONS: 51,
-  TRANSACTION_COORDINATOR_FENCED: 52,
-  SECURITY_DISABLED: 54,
-  KAFKA_STORAGE_ERROR: 56,
-  POLICY_VIOLATION: 44,
-  NON_EMPTY_GROUP: 68,
-  GROUP_ID_NOT_FOUND: 69,
-  FETCH_SESSION_ID_NOT_FOUND: 70,
-  INVALID_FETCH_SESSION_EPOCH: 71,
-  GROUP_SUBSCRIBED_TO_TOPIC: 86,
-  UNKNOWN_LEADER_EPOCH: 75,
-  UNKNOWN_PRODUCER_ID: 59,
-  GROUP_MAX_SIZE_REACHED: 81,
-  FENCED_INSTANCE_ID: 82,
-  MEMBER_ID_REQUIRED: 79,
-  PRODUCER_FENCED: 90,
-  UNSTABLE_OFFSET_COMMIT: 88,
-  THROTTLING_QUOTA_EXCEEDED: 89,
-  OFFSET_METADATA_TOO_LARGE: 12,
-} as const;
+import { KAFKA_ERRORS, KafkaErrorName, kafkaErrorByCode } from '../../errors';
 
-export type ErrorCodeName = keyof typeof ErrorCode;
+/** Error numbers by name, e.g. `ErrorCode.NOT_LEADER_OR_FOLLOWER` = 6. */
+export const ErrorCode = Object.freeze(Object.fromEntries(
+  (Object.entries(KAFKA_ERRORS) as [KafkaErrorName, { code: number }][]).map(([name, info]) => [name, info.code]),
+)) as { readonly [K in KafkaErrorName]: number };
 
-const byNumber = new Map<number, ErrorCodeName>(
-  (Object.entries(ErrorCode) as [ErrorCodeName, number][]).map(([k, v]) => [v, k]),
-);
+export type ErrorCodeName = KafkaErrorName;
 
 /** The Kafka name of an error code, e.g. 27 → `REBALANCE_IN_PROGRESS`; unknown numbers are `UNKNOWN(n)`. */
 export function errorName(code: number): string {
-  return byNumber.get(code) ?? `UNKNOWN(${code})`;
+  return kafkaErrorByCode(code)?.name ?? `UNKNOWN(${code})`;
 }

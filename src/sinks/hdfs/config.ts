@@ -51,7 +51,7 @@ export interface NormalizedHdfsSinkConfig {
   retry: { retries?: number; minTimeoutMs?: number; timeoutMs?: number };
 }
 
-/** @throws SinkConfigError (SINK_CONFIG_INVALID) naming the field. */
+/** @throws SinkConfigError (CONFIG_INVALID) naming the field. */
 export function validateHdfsSinkConfig(config: unknown): NormalizedHdfsSinkConfig {
   const parsed = hdfsSinkConfigSchema.safeParse(config);
   if (!parsed.success) {

@@ -49,7 +49,7 @@ export class HdfsSink implements ExactlyOnceSink {
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
 
-  /** @throws SinkConfigError (SINK_CONFIG_INVALID) naming the field. */
+  /** @throws SinkConfigError (CONFIG_INVALID) naming the field. */
   constructor(config: HdfsSinkConfig) {
     this.cfg = validateHdfsSinkConfig(config);
     this.client = new WebHdfsClient({ url: this.cfg.url, user: this.cfg.user, ...this.cfg.retry });

@@ -20,23 +20,23 @@ export type PartitionerConfig =
 
 export type Partitioner = (r: SinkRecord, value: () => unknown) => string;
 
-/** @throws KafkaEosError SINK_CONFIG_INVALID for a bad field, format, duration or timezone. */
+/** @throws KafkaEosError CONFIG_INVALID for a bad field, format, duration or timezone. */
 export function createPartitioner(c: PartitionerConfig): Partitioner {
   if (c.type === 'default') return (r) => `partition=${r.partition}`;
   if (c.type === 'field') {
-    if (!c.field) throw new KafkaEosError('SINK_CONFIG_INVALID', 'partitioner.field: required');
+    if (!c.field) throw new KafkaEosError('CONFIG_INVALID', 'partitioner.field: required');
     return (r, value) => {
       const v = getPath(value(), c.field);
       const s = v === undefined || v === null ? 'null' : typeof v === 'object' ? JSON.stringify(v) : String(v);
       return `${c.field}=${encodeURIComponent(s)}`;
     };
   }
-  if (!Number.isInteger(c.durationMs) || c.durationMs <= 0) throw new KafkaEosError('SINK_CONFIG_INVALID', `partitioner.durationMs: must be a positive integer (ms), got ${c.durationMs}`);
+  if (!Number.isInteger(c.durationMs) || c.durationMs <= 0) throw new KafkaEosError('CONFIG_INVALID', `partitioner.durationMs: must be a positive integer (ms), got ${c.durationMs}`);
   let fmt: Intl.DateTimeFormat;
   try {
     fmt = new Intl.DateTimeFormat('en-US', { timeZone: c.timezone ?? 'UTC', hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit' });
   } catch (e) {
-    throw new KafkaEosError('SINK_CONFIG_INVALID', `partitioner.timezone: ${(e as Error).message}`);
+    throw new KafkaEosError('CONFIG_INVALID', `partitioner.timezone: ${(e as Error).message}`);
   }
   const tokens = tokenize(c.pathFormat);
   const d = BigInt(c.durationMs);
@@ -49,7 +49,7 @@ export function createPartitioner(c: PartitionerConfig): Partitioner {
 }
 
 function tokenize(format: string): { literal: boolean; text: string }[] {
-  if (!format) throw new KafkaEosError('SINK_CONFIG_INVALID', 'partitioner.pathFormat: required');
+  if (!format) throw new KafkaEosError('CONFIG_INVALID', 'partitioner.pathFormat: required');
   const out: { literal: boolean; text: string }[] = [];
   const re = /'([^']*)'|(YYYY|MM|dd|HH|mm)|([^'YMdHm]+|[YMdHm])/g;
   for (const m of format.matchAll(re)) {
@@ -57,6 +57,6 @@ function tokenize(format: string): { literal: boolean; text: string }[] {
     else if (m[2] !== undefined) out.push({ literal: false, text: m[2] });
     else out.push({ literal: true, text: m[3]! });
   }
-  if (out.some((t) => t.literal && t.text.includes('..'))) throw new KafkaEosError('SINK_CONFIG_INVALID', 'partitioner.pathFormat: must not contain ".."');
+  if (out.some((t) => t.literal && t.text.includes('..'))) throw new KafkaEosError('CONFIG_INVALID', 'partitioner.pathFormat: must not contain ".."');
   return out;
 }

@@ -50,7 +50,7 @@ export interface NormalizedSqlSinkConfig {
 
 const COORDS: readonly string[] = KAFKA_COORDINATE_COLUMNS;
 
-/** Validates a config up front. @throws SinkConfigError (code SINK_CONFIG_INVALID) with `field` set. */
+/** Validates a config up front. @throws SinkConfigError (code CONFIG_INVALID) with `field` set. */
 export function validateSqlSinkConfig(config: SqlSinkConfig): NormalizedSqlSinkConfig {
   if (config === null || typeof config !== 'object') throw new SinkConfigError('config', 'must be an object');
   const k: unknown = config.knex;

@@ -8,7 +8,7 @@ import { KafkaEosError } from '../../errors';
 export class SinkConfigError extends KafkaEosError {
   readonly field: string;
   constructor(field: string, message: string) {
-    super('SINK_CONFIG_INVALID', `${field}: ${message}`);
+    super('CONFIG_INVALID', `${field}: ${message}`);
     this.field = field;
   }
 }

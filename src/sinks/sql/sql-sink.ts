@@ -33,7 +33,7 @@ export class SqlSink implements ExactlyOnceSink {
   private dataReady: Promise<void> | undefined;
   private closed = false;
 
-  /** Validates the whole config first. @throws SinkConfigError (SINK_CONFIG_INVALID) naming the field. */
+  /** Validates the whole config first. @throws SinkConfigError (CONFIG_INVALID) naming the field. */
   constructor(config: SqlSinkConfig) {
     this.cfg = validateSqlSinkConfig(config);
     this.ownsKnex = !isKnexInstance(config.knex);

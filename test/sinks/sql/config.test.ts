@@ -15,7 +15,7 @@ function fieldOf(overrides: Partial<SqlSinkConfig> | Record<string, unknown>): s
   } catch (err) {
     expect(err).toBeInstanceOf(SinkConfigError);
     expect(err).toBeInstanceOf(KafkaEosError);
-    expect((err as SinkConfigError).code).toBe('SINK_CONFIG_INVALID');
+    expect((err as SinkConfigError).code).toBe('CONFIG_INVALID');
     expect((err as SinkConfigError).retriable).toBe(false);
     return (err as SinkConfigError).field;
   }

@@ -1,0 +1,56 @@
+/**
+ * Retries of the Kafka calls the consumer makes on its own (offset lookups, commits, committed
+ * offset reads, dead-letter produce): retriable Kafka errors and dropped connections are retried
+ * with exponential backoff (p-retry), refreshing metadata first when the error says it is stale
+ * (NOT_LEADER_OR_FOLLOWER after a leader move, NOT_COORDINATOR, a dropped connection). Errors that
+ * are not retriable fail at once as {@link KafkaCallError}, naming the call and the partition; a
+ * KafkaCallError keeps the Kafka error as its cause, so `needsRejoin()` and `kafkaErrorOf()` still see it.
+ * Java's consumer does the same inside `KafkaConsumer` (retry.backoff.ms, metadata refresh on
+ * `InvalidMetadataException`).
+ */
+import { pRetry } from '../util/p-retry';
+import { isRetriable, KafkaEosError, needsMetadataRefresh } from '../errors';
+
+/** A Kafka call failed for good (not retriable, or retries spent). `call` names it, e.g. `ListOffsets orders:3`. */
+export class KafkaCallError extends KafkaEosError {
+  constructor(readonly call: string, readonly attempts: number, cause: unknown) {
+    super('KAFKA_CALL_FAILED', `${call} failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+  }
+}
+
+export interface KafkaCallOptions {
+  /** Retries after the first try (default 8; about 10 s of backoff in all). */
+  retries?: number;
+  /** First backoff, ms (default 100); doubles up to `maxTimeoutMs` (default 2000). */
+  minTimeoutMs?: number;
+  maxTimeoutMs?: number;
+  /** Refreshes metadata (or reconnects) before the next try, when the error says it is stale. */
+  refresh?: () => Promise<void>;
+  /** Stops retrying when aborted (the consumer is stopping); the last error is thrown. */
+  signal?: AbortSignal;
+}
+
+/** Runs `fn`, retrying retriable Kafka errors. Throws KafkaCallError. */
+export async function kafkaCall<T>(call: string, fn: () => Promise<T>, options: KafkaCallOptions = {}): Promise<T> {
+  let attempts = 0;
+  try {
+    return await pRetry(async () => {
+      attempts += 1;
+      return fn();
+    }, {
+      retries: options.retries ?? 8,
+      minTimeout: options.minTimeoutMs ?? 100,
+      maxTimeout: options.maxTimeoutMs ?? 2000,
+      factor: 2,
+      randomize: true,
+      shouldRetry: async ({ error }) => {
+        if (options.signal?.aborted || !isRetriable(error)) return false;
+        if (options.refresh && needsMetadataRefresh(error)) await options.refresh().catch(() => undefined);
+        return true;
+      },
+    });
+  } catch (e) {
+    if (e instanceof KafkaCallError) throw e;
+    throw new KafkaCallError(call, attempts, e);
+  }
+}
