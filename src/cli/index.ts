@@ -23,6 +23,11 @@ function database(v: string): string {
   return v;
 }
 
+function sinkType(v: string): 'sql' | 'hdfs' {
+  if (v !== 'sql' && v !== 'hdfs') throw new InvalidArgumentError('--sink must be sql or hdfs');
+  return v;
+}
+
 const program = new Command();
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { version } = require('../../package.json') as { version: string };
@@ -40,8 +45,11 @@ program.command('demo')
   .option('--session-timeout <ms>', 'consumer session timeout', nonNegativeInt('--session-timeout', 1000, 300000), 6000)
   .option('--timeout <ms>', 'give up after this long', nonNegativeInt('--timeout', 10000, 86400000), 600000)
   .option('--quiet', 'print nothing but errors')
+  .option('--sink <type>', 'sink: sql (SQLite or --db) or hdfs (the embedded WebHDFS server, or --hdfs)', sinkType, 'sql')
+  .option('--hdfs <url>', 'with --sink hdfs: a NameNode URL (http://namenode:9870) instead of the embedded WebHDFS server')
   .action(async (o) => {
     process.exitCode = await runDemo({
+      sink: o.sink, hdfs: o.hdfs,
       rows: o.rows, db: o.db, table: o.table, consumers: o.consumers, partitions: o.partitions, kills: o.kills, seed: o.seed,
       sessionTimeoutMs: o.sessionTimeout, timeoutMs: o.timeout, quiet: o.quiet,
     });

@@ -23,6 +23,7 @@ import { FLIGHT_MAPPING, isPostgres, knexConfig } from './db';
 import { dropOwnDemoTable, markDemoTable, validateDemoTable } from './tables';
 import { formatChecks, verify } from './verify';
 import type { WorkerConfig, WorkerMessage } from './worker';
+import { startHdfsDemo, type HdfsDemo } from './hdfs';
 
 export interface DemoOptions {
   rows?: number;
@@ -41,6 +42,10 @@ export interface DemoOptions {
   /** Give up after this long, ms. */
   timeoutMs: number;
   quiet?: boolean;
+  /** Where the consumers sink: 'sql' (default) or 'hdfs' (the embedded WebHDFS server, or `hdfs`). */
+  sink?: 'sql' | 'hdfs';
+  /** NameNode URL for `sink: 'hdfs'` (default: the embedded WebHDFS server). */
+  hdfs?: string;
 }
 
 const TOPIC = 'flights';
@@ -65,20 +70,24 @@ export async function runDemo(o: DemoOptions): Promise<number> {
   const groupId = `kafka-eos-demo-${Date.now()}-${process.pid}`;
   const random = mulberry32(o.seed);
   const killAt = Array.from({ length: o.kills }, () => 0.15 + random() * 0.7).sort((a, b) => a - b).map((f) => Math.floor(f * N));
-  log(`kafka-eos demo: ${N} flight records → ${o.partitions} partitions → ${o.consumers} consumer processes → ${isPostgres(db) ? 'PostgreSQL' : `SQLite ${db}`}`);
+  const hdfs: HdfsDemo | null = o.sink === 'hdfs' ? await startHdfsDemo(o.hdfs, groupId) : null;
+  const target = hdfs ? hdfs.description : isPostgres(db) ? 'PostgreSQL' : `SQLite ${db}`;
+  log(`kafka-eos demo: ${N} flight records → ${o.partitions} partitions → ${o.consumers} consumer processes → ${target}`);
   log(`seed ${o.seed}; SIGKILL at rows sunk ≥ ${killAt.join(', ') || '(none)'}`);
 
   const knex = knexFactory(knexConfig(db));
-  try {
-    // Before anything else: the demo only drops a table it created itself.
-    await dropOwnDemoTable(knex, TABLE);
-    await markDemoTable(knex, TABLE); // first: a crash before the CREATE leaves a record, not an orphan table
-    const setup = new SqlSink({ knex, table: TABLE, mode: 'insert', mapping: FLIGHT_MAPPING, autoCreate: true, offsetsTable: OFFSETS_TABLE });
-    await setup.open(groupId, []);
-  } catch (e) {
-    await knex.destroy();
-    if (!keepDb) for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });
-    throw e;
+  if (!hdfs) {
+    try {
+      // Before anything else: the demo only drops a table it created itself.
+      await dropOwnDemoTable(knex, TABLE);
+      await markDemoTable(knex, TABLE); // first: a crash before the CREATE leaves a record, not an orphan table
+      const setup = new SqlSink({ knex, table: TABLE, mode: 'insert', mapping: FLIGHT_MAPPING, autoCreate: true, offsetsTable: OFFSETS_TABLE });
+      await setup.open(groupId, []);
+    } catch (e) {
+      await knex.destroy();
+      if (!keepDb) for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });
+      throw e;
+    }
   }
   const cluster = await MockCluster.start({ brokers: 3, group: { initialRebalanceDelayMs: 500, minSessionTimeoutMs: 1000 } });
   const kafka = new Kafka({ clientId: 'kafka-eos-demo', brokers: cluster.bootstrap, logLevel: logLevel.NOTHING });
@@ -94,7 +103,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     let kills = 0;
     const errors: string[] = [];
     const workerConfig: WorkerConfig = {
-      bootstrap: cluster.bootstrap, groupId, topic: TOPIC, db, table: TABLE,
+      bootstrap: cluster.bootstrap, groupId, topic: TOPIC, db, table: TABLE, hdfs: hdfs?.sinkConfig,
       sessionTimeoutMs: o.sessionTimeoutMs, heartbeatIntervalMs: Math.max(100, Math.floor(o.sessionTimeoutMs / 6)),
     };
     const spawnWorker = () => {
@@ -158,7 +167,9 @@ export async function runDemo(o: DemoOptions): Promise<number> {
       }
       if (produced) {
         const hw = new Map(cluster.partitions(TOPIC).map((p) => [p.partition, p.highWatermark]));
-        const rows = await knex(OFFSETS_TABLE).where({ group_id: groupId, topic: TOPIC }).select('partition', 'next_offset');
+        const rows = hdfs
+          ? [...(await hdfs.positions([...hw.keys()]))].map(([partition, next]) => ({ partition, next_offset: next }))
+          : await knex(OFFSETS_TABLE).where({ group_id: groupId, topic: TOPIC }).select('partition', 'next_offset');
         const done = rows.length === hw.size && rows.every((r) => Number(r.next_offset) === hw.get(Number(r.partition)));
         if (done) break;
       }
@@ -180,10 +191,11 @@ export async function runDemo(o: DemoOptions): Promise<number> {
 
     await stopWorkers(workers);
     const hw = new Map(cluster.partitions(TOPIC).map((p) => [p.partition, p.highWatermark]));
-    const checks = await verify(knex, TABLE, OFFSETS_TABLE, groupId, TOPIC, flights, hw);
+    const verified = hdfs ? await hdfs.verify(TOPIC, flights, hw) : null;
+    const checks = verified ? verified.checks : await verify(knex, TABLE, OFFSETS_TABLE, groupId, TOPIC, flights, hw);
     // Kills are the experiment, not the data: kill points the run finished before are reported, not failed.
     const missedKills = killAt.length - kills;
-    const [{ n: written }] = await knex(TABLE).count({ n: '*' });
+    const written = verified ? verified.rows : (await knex(TABLE).count({ n: '*' }))[0]!.n;
     const generations = cluster.events.entries({ type: 'group.generation', groupId }).length;
     log('');
     log(formatChecks(checks));
@@ -204,7 +216,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
   } finally {
     bar?.stop();
     await stopWorkers(workers);
-    await Promise.allSettled([admin.disconnect(), knex.destroy()]);
+    await Promise.allSettled([admin.disconnect(), knex.destroy(), hdfs?.stop()]);
     await cluster.stop();
     if (!keepDb) for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });
   }

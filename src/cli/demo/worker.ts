@@ -6,6 +6,8 @@
  */
 import { createGroupConsumer } from '../../consumer/group-consumer';
 import { SqlSink } from '../../sinks/sql';
+import { HdfsSink } from '../../sinks/hdfs/hdfs-sink';
+import type { HdfsSinkConfig } from '../../sinks/hdfs/config';
 import { FLIGHT_MAPPING, knexConfig } from './db';
 
 export interface WorkerConfig {
@@ -16,6 +18,8 @@ export interface WorkerConfig {
   table: string;
   sessionTimeoutMs: number;
   heartbeatIntervalMs: number;
+  /** Sink into HDFS with this config instead of SQL. */
+  hdfs?: HdfsSinkConfig;
 }
 
 export type WorkerMessage =
@@ -30,7 +34,8 @@ function send(msg: WorkerMessage): void {
 
 async function main(): Promise<void> {
   const config = JSON.parse(process.argv[2]) as WorkerConfig;
-  const sink = new SqlSink({ knex: knexConfig(config.db), table: config.table, mode: 'insert', mapping: FLIGHT_MAPPING, autoCreate: true });
+  const sink = config.hdfs ? new HdfsSink(config.hdfs)
+    : new SqlSink({ knex: knexConfig(config.db), table: config.table, mode: 'insert', mapping: FLIGHT_MAPPING, autoCreate: true });
   const consumer = createGroupConsumer({
     brokers: config.bootstrap,
     clientId: `demo-worker-${process.pid}`,

@@ -126,6 +126,20 @@ async function publish(client: WebHdfsClient, claim: string, manifest: Manifest)
   return manifest.files.map((f) => f.target);
 }
 
+/** The durable next offset of a partition from its claims (-1n: none), read-only: nothing published or deleted. */
+export async function readPosition(client: WebHdfsClient, layout: HdfsLayout, topic: string, partition: number): Promise<bigint> {
+  const logDir = layout.logDir(topic, partition);
+  const last = lastClaim((await client.list(logDir)) ?? []);
+  if (last === undefined) return -1n;
+  const m = await readManifest(client, path.posix.join(logDir, last));
+  return m ? BigInt(m.end) + 1n : -1n;
+}
+
+function lastClaim(claims: { pathSuffix: string }[]): string | undefined {
+  const numeric = claims.filter((c) => /^\d+$/.test(c.pathSuffix)).map((c) => c.pathSuffix).sort();
+  return numeric.at(-1) ?? (claims.some((c) => c.pathSuffix === 'first') ? 'first' : undefined);
+}
+
 /**
  * Recovers a partition on assignment: reads its last claim (the next offset is its end + 1, -1n when there
  * is none), publishes that claim's files if its writer died before doing so, and deletes the partition's
@@ -134,9 +148,7 @@ async function publish(client: WebHdfsClient, claim: string, manifest: Manifest)
 export async function recover(client: WebHdfsClient, layout: HdfsLayout, topic: string, partition: number): Promise<bigint> {
   const logDir = layout.logDir(topic, partition);
   await client.mkdirs(logDir);
-  const claims = (await client.list(logDir)) ?? [];
-  const numeric = claims.filter((c) => /^\d+$/.test(c.pathSuffix)).map((c) => c.pathSuffix).sort();
-  const last = numeric.at(-1) ?? (claims.some((c) => c.pathSuffix === 'first') ? 'first' : undefined);
+  const last = lastClaim((await client.list(logDir)) ?? []);
   let next = -1n;
   if (last !== undefined) {
     const claim = path.posix.join(logDir, last);

@@ -7,4 +7,4 @@ export type { HdfsColumn, HdfsFormatConfig } from './format';
 export type { PartitionerConfig } from './partitioner';
 export { WebHdfsClient, WebHdfsError } from './webhdfs-client';
 export type { WebHdfsClientOptions, HdfsFileStatus } from './webhdfs-client';
-export { parseName } from './commit';
+export { parseName, readPosition, HdfsLayout } from './commit';
