@@ -1,5 +1,5 @@
 /**
- * `kafka-eos run <config.json>`: runs an exactly-once SQL sink from a config file against any
+ * `kafka-eos run <config.json>`: runs an exactly-once sink (SQL or HDFS) from a config file against any
  * Kafka cluster, until SIGINT or SIGTERM, then stops cleanly (finishes the batch in hand and
  * leaves the group). The config is validated up front; errors name the field.
  *
@@ -10,32 +10,20 @@
  *             "mapping": { "columns": { "delay": { "path": "delay", "type": "integer" } } } },
  *   "consumer": { "sessionTimeoutMs": 30000 } }
  * ```
+ * or `"sink": { "type": "hdfs", "url": "http://namenode:9870", "format": { "type": "jsonl" } }` (docs/hdfs-sink.md).
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { createGroupConsumer } from '../consumer/group-consumer';
 import { ConfigError } from '../consumer/options';
-import { SqlSink } from '../sinks/sql';
-import { KafkaEosError } from '../errors';
-import { quietKnexLog } from './knex-log';
-
-const column = z.object({ path: z.string().min(1).optional(), type: z.enum(['string', 'integer', 'bigint', 'float', 'boolean', 'json', 'timestamp']), nullable: z.boolean().optional() }).strict();
+import { openSink, sinkConfigSchema } from './sink-factory';
 
 export const runConfigSchema = z.object({
   brokers: z.array(z.string().regex(/^[^:\s]+:\d+$/, 'expected host:port')).min(1),
   clientId: z.string().min(1).optional(),
   groupId: z.string().min(1),
   topics: z.array(z.string().min(1)).min(1),
-  sink: z.object({
-    type: z.literal('sql'),
-    knex: z.object({ client: z.enum(['sqlite3', 'pg']) }).passthrough(),
-    table: z.string().min(1),
-    mode: z.enum(['insert', 'upsert', 'kafka-key']),
-    upsertKey: z.array(z.string().min(1)).min(1).optional(),
-    offsetsTable: z.string().min(1).optional(),
-    autoCreate: z.boolean().optional(),
-    mapping: z.object({ columns: z.record(z.string(), column), includeKafkaCoordinates: z.boolean().optional() }).strict(),
-  }).strict(),
+  sink: sinkConfigSchema,
   consumer: z.object({
     sessionTimeoutMs: z.number().int().positive().optional(),
     rebalanceTimeoutMs: z.number().int().positive().optional(),
@@ -68,25 +56,14 @@ export function loadRunConfig(file: string): RunConfig {
  */
 export async function runSink(file: string): Promise<number> {
   const config = loadRunConfig(file);
-  const { type: _type, ...sinkConfig } = config.sink;
-  const sink = new SqlSink({ ...sinkConfig, knex: { useNullAsDefault: true, ...sinkConfig.knex, log: quietKnexLog } as never });
-  try {
-    await sink.open(config.groupId, []);
-    if (!(sinkConfig.autoCreate ?? false) && !(await sink.knex.schema.hasTable(sinkConfig.table))) {
-      throw new ConfigError('sink.table', `table "${sinkConfig.table}" does not exist (create it, or set "autoCreate": true with a declarative mapping)`);
-    }
-  } catch (e) {
-    await sink.close();
-    if (e instanceof ConfigError) throw e;
-    throw new KafkaEosError('SINK_UNAVAILABLE', `cannot use the database: ${(e as Error).message}`, { cause: e });
-  }
+  const { sink, description, store } = await openSink(config.groupId, config.sink);
   const consumer = createGroupConsumer({
     brokers: config.brokers, clientId: config.clientId, groupId: config.groupId, topics: config.topics,
     delivery: 'exactly-once', sink, ...config.consumer,
   });
   consumer.on('error', () => undefined); // reported once, below, when the consumer fails
   consumer.on('sink-unavailable', ({ topic, partition, error }) => {
-    process.stderr.write(`kafka-eos run: database unavailable writing ${topic}-${partition}, retrying: ${error.message}\n`);
+    process.stderr.write(`kafka-eos run: ${store} unavailable writing ${topic}-${partition}, retrying: ${error.message}\n`);
   });
   consumer.on('assigned', ({ partitions }) => {
     process.stdout.write(`assigned: ${partitions.map((p) => `${p.topic}-${p.partition}`).join(', ') || '(none)'}\n`);
@@ -97,7 +74,7 @@ export async function runSink(file: string): Promise<number> {
     await sink.close();
     throw e;
   }
-  process.stdout.write(`kafka-eos run: group ${config.groupId} consuming ${config.topics.join(', ')} into ${config.sink.table}\n`);
+  process.stdout.write(`kafka-eos run: group ${config.groupId} consuming ${config.topics.join(', ')} into ${description}\n`);
   const outcome = await new Promise<'signal' | 'failed'>((resolve) => {
     process.once('SIGINT', () => resolve('signal'));
     process.once('SIGTERM', () => resolve('signal'));

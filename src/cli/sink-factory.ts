@@ -1,0 +1,62 @@
+/**
+ * The sinks `kafka-eos run` can drive: one zod discriminated union on `type` ('sql' | 'hdfs') and a
+ * factory that builds the sink and checks its store before anything is consumed.
+ */
+import { z } from 'zod';
+import { ConfigError } from '../consumer/options';
+import { KafkaEosError } from '../errors';
+import type { ExactlyOnceSink } from '../sinks/sink';
+import { SqlSink } from '../sinks/sql';
+import { HdfsSink } from '../sinks/hdfs/hdfs-sink';
+import { hdfsSinkConfigSchema } from '../sinks/hdfs/config';
+import { quietKnexLog } from './knex-log';
+
+const column = z.object({ path: z.string().min(1).optional(), type: z.enum(['string', 'integer', 'bigint', 'float', 'boolean', 'json', 'timestamp']), nullable: z.boolean().optional() }).strict();
+
+const sqlSinkSchema = z.object({
+  type: z.literal('sql'),
+  knex: z.object({ client: z.enum(['sqlite3', 'pg']) }).passthrough(),
+  table: z.string().min(1),
+  mode: z.enum(['insert', 'upsert', 'kafka-key']),
+  upsertKey: z.array(z.string().min(1)).min(1).optional(),
+  offsetsTable: z.string().min(1).optional(),
+  autoCreate: z.boolean().optional(),
+  mapping: z.object({ columns: z.record(z.string(), column), includeKafkaCoordinates: z.boolean().optional() }).strict(),
+}).strict();
+
+/** `sink` of a run config: `{ "type": "sql", ... }` (SqlSinkConfig) or `{ "type": "hdfs", ... }` (HdfsSinkConfig). */
+export const sinkConfigSchema = z.discriminatedUnion('type', [sqlSinkSchema, hdfsSinkConfigSchema.extend({ type: z.literal('hdfs') })]);
+
+export type SinkConfig = z.infer<typeof sinkConfigSchema>;
+
+/**
+ * Builds the configured sink and checks its store (the database and table; the NameNode).
+ * @returns the sink and a description for log lines ("table flights", "HDFS http://nn:9870/topics").
+ * @throws ConfigError (missing table); KafkaEosError SINK_UNAVAILABLE when the store cannot be used.
+ */
+export async function openSink(groupId: string, config: SinkConfig): Promise<{ sink: ExactlyOnceSink; description: string; store: string }> {
+  if (config.type === 'hdfs') {
+    const { type: _type, ...hdfsConfig } = config;
+    const sink = new HdfsSink(hdfsConfig);
+    try {
+      await sink.client.status('/');
+    } catch (e) {
+      await sink.close();
+      throw new KafkaEosError('SINK_UNAVAILABLE', `cannot use HDFS at ${config.url}: ${(e as Error).message}`, { cause: e });
+    }
+    return { sink, description: `HDFS ${config.url}${sink.layout.topicsDir}`, store: 'HDFS' };
+  }
+  const { type: _type, ...sinkConfig } = config;
+  const sink = new SqlSink({ ...sinkConfig, knex: { useNullAsDefault: true, ...sinkConfig.knex, log: quietKnexLog } as never });
+  try {
+    await sink.open(groupId, []);
+    if (!(sinkConfig.autoCreate ?? false) && !(await sink.knex.schema.hasTable(sinkConfig.table))) {
+      throw new ConfigError('sink.table', `table "${sinkConfig.table}" does not exist (create it, or set "autoCreate": true with a declarative mapping)`);
+    }
+  } catch (e) {
+    await sink.close();
+    if (e instanceof ConfigError) throw e;
+    throw new KafkaEosError('SINK_UNAVAILABLE', `cannot use the database: ${(e as Error).message}`, { cause: e });
+  }
+  return { sink, description: sinkConfig.table, store: 'database' };
+}
