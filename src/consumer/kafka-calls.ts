@@ -8,7 +8,7 @@
  * Java's consumer does the same inside `KafkaConsumer` (retry.backoff.ms, metadata refresh on
  * `InvalidMetadataException`).
  */
-import { pRetry } from '../util/p-retry';
+import { pRetry } from '../util/vendored';
 import { isRetriable, KafkaEosError, needsMetadataRefresh } from '../errors';
 
 /** A Kafka call failed for good (not retriable, or retries spent). `call` names it, e.g. `ListOffsets orders:3`. */

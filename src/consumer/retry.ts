@@ -9,7 +9,7 @@
  * batch, so a crash in between re-delivers the batch (the dead letter may then be produced twice)
  * but never commits past a record that reached neither the handler's output nor the DLQ.
  */
-import { pRetry } from '../util/p-retry';
+import { pRetry } from '../util/vendored';
 import type { Producer } from 'kafkajs';
 import type { SinkRecord } from '../sinks/sink';
 import { PoisonMessageError } from './errors';

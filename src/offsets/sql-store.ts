@@ -6,7 +6,7 @@
  * Table (name configurable, default `kafka_eos_offsets`): group_id, topic, partition, next_offset BIGINT, updated_at;
  * primary key (group_id, topic, partition). -1 means "no position stored yet".
  */
-import { pRetry } from '../util/p-retry';
+import { pRetry } from '../util/vendored';
 import type { Knex } from 'knex';
 import { partitionKey, type TopicPartition } from '../sinks/sink';
 import { bindBigint, createKnex, detectDialect, isKnexInstance, toBigint, type SqlDialect } from '../sinks/sql/dialect';

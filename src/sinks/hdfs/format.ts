@@ -3,7 +3,7 @@
  * A record becomes a row when it is staged, so a record that cannot be written is refused before
  * anything of its write is staged (SINK_MAPPING_FAILED naming topic, partition and offset).
  */
-import { parquetWriteBuffer } from 'hyparquet-writer';
+import { loadHyparquetWriter } from '../../util/vendored';
 import type { SinkRecord } from '../sink';
 import { SinkMappingError } from '../sql/errors';
 
@@ -76,7 +76,7 @@ export class Format {
       for (const row of rows) lines.push(this.columns.map((c) => csvField(row[c.name])).join(','));
       return Buffer.from(`${lines.join('\r\n')}\r\n`);
     }
-    const ab = parquetWriteBuffer({
+    const ab = loadHyparquetWriter().parquetWriteBuffer({
       columnData: this.columns.map((c) => ({
         name: c.name, data: rows.map((row) => row[c.name] ?? null), nullable: c.nullable ?? !KAFKA_COLUMNS.includes(c),
         type: ({ string: 'STRING', int64: 'INT64', double: 'DOUBLE', boolean: 'BOOLEAN', timestamp: 'TIMESTAMP' } as const)[c.type],

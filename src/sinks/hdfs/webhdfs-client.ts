@@ -8,7 +8,7 @@
  * CREATE with overwrite=true. RENAME, CREATE with overwrite=false and APPEND are sent once: their
  * callers decide what a lost answer means (the HDFS sink checks the namespace, never re-sends data).
  */
-import { pRetry } from '../../util/p-retry';
+import { pRetry } from '../../util/vendored';
 import { KafkaEosError } from '../../errors';
 import type { HdfsFileStatus } from './webhdfs-server';
 
