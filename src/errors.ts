@@ -136,6 +136,8 @@ export const KAFKA_ERRORS = {
   UNSTABLE_OFFSET_COMMIT: e(88, R),
   THROTTLING_QUOTA_EXCEEDED: e(89, R),
   PRODUCER_FENCED: e(90, { fenced: true }),
+  TRANSACTIONAL_ID_NOT_FOUND: e(105),
+  UNSUPPORTED_ENDPOINT_TYPE: e(115),
 } as const satisfies Record<string, KafkaErrorInfo>;
 
 export type KafkaErrorName = keyof typeof KAFKA_ERRORS;

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { KafkaEosError } from '../errors';
+import { AclStore } from './acls';
 import { EventLog } from './event-log';
 import { GroupCoordinator, GroupCoordinatorConfig } from './group-coordinator';
 import { PartitionLog, RetentionPolicy } from './partition-log';
@@ -84,6 +85,8 @@ export class ClusterState {
   readonly groups: GroupCoordinator;
   /** The transaction coordinator (InitProducerId, AddPartitionsToTxn, EndTxn...). */
   readonly transactions: TransactionCoordinator;
+  /** ACL bindings (CreateAcls / DescribeAcls / DeleteAcls): stored and described, not enforced. */
+  readonly acls = new AclStore();
   /** Broker ids that are down (faults); their listeners are closed. */
   readonly down = new Set<number>();
   /** Coordinator placement overrides (faults: coordinator moved). */
@@ -137,10 +140,7 @@ export class ClusterState {
       configs: new Map(Object.entries(configs).filter((e): e is [string, string] => e[1] !== null)),
     };
     if (validateOnly) return topic;
-    const retention: RetentionPolicy = {
-      retentionBytes: Number(topic.configs.get('retention.bytes') ?? this.config.retention.retentionBytes),
-      retentionMs: Number(topic.configs.get('retention.ms') ?? this.config.retention.retentionMs),
-    };
+    const retention = this.retentionOf(topic);
     const n = this.brokers.length;
     const start = this.nextLeader;
     for (let p = 0; p < partitions; p++) {
@@ -152,6 +152,27 @@ export class ClusterState {
     this.topics.set(name, topic);
     this.events.record('topic-created', { topic: name, partitions, replicationFactor: rf });
     return topic;
+  }
+
+  /** A topic's retention: its retention.bytes / retention.ms overrides, else the cluster's. */
+  retentionOf(topic: Topic): RetentionPolicy {
+    return {
+      retentionBytes: Number(topic.configs.get('retention.bytes') ?? this.config.retention.retentionBytes),
+      retentionMs: Number(topic.configs.get('retention.ms') ?? this.config.retention.retentionMs),
+    };
+  }
+
+  /**
+   * Replaces a topic's config overrides (AlterConfigs / IncrementalAlterConfigs; the caller has
+   * validated them) and applies the enforced ones: retention from the next append on, and
+   * max.message.bytes from the next produce.
+   */
+  setTopicConfigs(topic: Topic, configs: ReadonlyMap<string, string>): void {
+    topic.configs.clear();
+    for (const [k, v] of configs) topic.configs.set(k, v);
+    const retention = this.retentionOf(topic);
+    for (const log of topic.partitions) log.setRetention(retention);
+    this.events.record('topic-configs-changed', { topic: topic.name, configs: Object.fromEntries(configs) });
   }
 
   /** Partitions in all topics. */

@@ -40,13 +40,15 @@ export class PartitionLog {
   logEndOffset = 0;
   sizeBytes = 0;
   leaderEpoch = 0;
+  /** Each leader epoch and the offset it started at (Kafka's leader epoch cache). */
+  private readonly epochStarts: { epoch: number; startOffset: number }[] = [{ epoch: 0, startOffset: 0 }];
 
   constructor(
     readonly topic: string,
     readonly partition: number,
     public leaderId: number,
     public replicas: number[],
-    private readonly retention: RetentionPolicy,
+    private retention: RetentionPolicy,
   ) {}
 
   /** The high watermark: every appended record is committed at once in the mock. */
@@ -102,7 +104,30 @@ export class PartitionLog {
   changeLeader(leaderId: number): void {
     if (leaderId >= 0) this.leaderId = leaderId;
     this.leaderEpoch++;
+    // Kafka's LeaderEpochFileCache.assign on makeLeader: entries at or after the new start go.
+    while (this.epochStarts.length > 0 && this.epochStarts[this.epochStarts.length - 1].startOffset >= this.logEndOffset) this.epochStarts.pop();
+    this.epochStarts.push({ epoch: this.leaderEpoch, startOffset: this.logEndOffset });
     this.wake();
+  }
+
+  /**
+   * The end offset of leader epoch `epoch` (OffsetForLeaderEpoch), as Kafka's
+   * LeaderEpochFileCache.endOffsetFor: the current epoch ends at the log end offset; an older one
+   * where the next epoch starts (reported with the largest known epoch ≤ the requested one); a
+   * newer or undefined one is (-1, -1).
+   */
+  endOffsetFor(epoch: number): { epoch: number; endOffset: number } {
+    if (epoch < 0) return { epoch: -1, endOffset: -1 };
+    if (epoch === this.leaderEpoch) return { epoch, endOffset: this.logEndOffset };
+    const higher = this.epochStarts.find((e) => e.epoch > epoch);
+    if (!higher) return { epoch: -1, endOffset: -1 };
+    const floor = [...this.epochStarts].reverse().find((e) => e.epoch <= epoch);
+    return { epoch: floor ? floor.epoch : epoch, endOffset: higher.startOffset };
+  }
+
+  /** Replaces the retention policy (AlterConfigs); it applies from the next append on. */
+  setRetention(policy: RetentionPolicy): void {
+    this.retention = { ...policy };
   }
 
   /** Wakes every parked reader (they re-check their condition). */

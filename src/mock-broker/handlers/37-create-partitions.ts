@@ -78,10 +78,7 @@ export const createPartitionsHandler: Handler = {
       const replicas = plan(cluster, topic, t.count, t.assignments);
       if (!Array.isArray(replicas)) return answer(replicas);
       if (!req.validateOnly) {
-        const retention = {
-          retentionBytes: Number(topic.configs.get('retention.bytes') ?? cluster.config.retention.retentionBytes),
-          retentionMs: Number(topic.configs.get('retention.ms') ?? cluster.config.retention.retentionMs),
-        };
+        const retention = cluster.retentionOf(topic);
         const from = topic.partitions.length;
         replicas.forEach((r, i) => topic.partitions.push(new PartitionLog(t.name, from + i, r[0], r, retention)));
         cluster.events.record('partitions-created', { topic: t.name, from, to: t.count });

@@ -27,6 +27,18 @@ import { addPartitionsToTxnHandler } from './24-add-partitions-to-txn';
 import { addOffsetsToTxnHandler } from './25-add-offsets-to-txn';
 import { endTxnHandler } from './26-end-txn';
 import { txnOffsetCommitHandler } from './28-txn-offset-commit';
+import { offsetForLeaderEpochHandler } from './23-offset-for-leader-epoch';
+import { describeAclsHandler } from './29-describe-acls';
+import { createAclsHandler } from './30-create-acls';
+import { deleteAclsHandler } from './31-delete-acls';
+import { alterConfigsHandler } from './33-alter-configs';
+import { describeLogDirsHandler } from './35-describe-log-dirs';
+import { incrementalAlterConfigsHandler } from './44-incremental-alter-configs';
+import { describeClientQuotasHandler } from './48-describe-client-quotas';
+import { describeClusterHandler } from './60-describe-cluster';
+import { describeProducersHandler } from './61-describe-producers';
+import { describeTransactionsHandler } from './65-describe-transactions';
+import { listTransactionsHandler } from './66-list-transactions';
 import { withSaslGate } from './sasl';
 import type { Handler } from './types';
 
@@ -39,6 +51,9 @@ export function createRegistry(): ReadonlyMap<number, Handler> {
     describeGroupsHandler, listGroupsHandler, saslHandshakeHandler, deleteTopicsHandler, deleteRecordsHandler,
     describeConfigsHandler, saslAuthenticateHandler, createPartitionsHandler, deleteGroupsHandler, offsetDeleteHandler,
     initProducerIdHandler, addPartitionsToTxnHandler, addOffsetsToTxnHandler, endTxnHandler, txnOffsetCommitHandler,
+    offsetForLeaderEpochHandler, describeAclsHandler, createAclsHandler, deleteAclsHandler, alterConfigsHandler,
+    describeLogDirsHandler, incrementalAlterConfigsHandler, describeClientQuotasHandler, describeClusterHandler,
+    describeProducersHandler, describeTransactionsHandler, listTransactionsHandler,
   ];
   for (const h of all) {
     if (registry.has(h.schema.apiKey)) throw new Error(`two handlers for API key ${h.schema.apiKey}`);

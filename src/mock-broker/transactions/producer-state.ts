@@ -195,6 +195,17 @@ export class PartitionProducerState {
     return out;
   }
 
+  /**
+   * Every producer this partition has state for (DescribeProducers, KIP-664): epoch, last
+   * sequence, the coordinator epoch of its last marker and the first offset of its open transaction.
+   */
+  activeProducers(): { producerId: bigint; epoch: number; lastSequence: number; coordinatorEpoch: number; txnStartOffset: number }[] {
+    return [...this.producers].map(([producerId, e]) => ({
+      producerId, epoch: e.epoch, lastSequence: e.batches.length ? e.batches[e.batches.length - 1].lastSeq : -1,
+      coordinatorEpoch: e.coordinatorEpoch, txnStartOffset: e.txnFirstOffset ?? -1,
+    }));
+  }
+
   /** The epoch and last sequence the partition knows for a producer (inspection and tests). */
   producer(producerId: bigint): { epoch: number; lastSequence: number } | undefined {
     const e = this.producers.get(producerId);

@@ -75,3 +75,54 @@ export const TxnOffsetCommit = message('TxnOffsetCommit', 28, '0-3', '3+', [
     arr('partitions', '0+', [f('partitionIndex', 'int32', '0+'), f('errorCode', 'int16', '0+')]),
   ]),
 ]);
+
+export const ListTransactions = message('ListTransactions', 66, '0-1', '0+', [
+  arrOf('stateFilters', 'string', '0+'),
+  arrOf('producerIdFilters', 'int64', '0+'),
+  f('durationFilter', 'int64', '1+', { default: -1n }),
+], [
+  f('throttleTimeMs', 'int32', '0+'),
+  f('errorCode', 'int16', '0+'),
+  arrOf('unknownStateFilters', 'string', '0+'),
+  arr('transactionStates', '0+', [
+    f('transactionalId', 'string', '0+'), f('producerId', 'int64', '0+'), f('transactionState', 'string', '0+'),
+  ]),
+]);
+
+export const DescribeTransactions = message('DescribeTransactions', 65, '0', '0+', [
+  arrOf('transactionalIds', 'string', '0+'),
+], [
+  f('throttleTimeMs', 'int32', '0+'),
+  arr('transactionStates', '0+', [
+    f('errorCode', 'int16', '0+'),
+    f('transactionalId', 'string', '0+'),
+    f('transactionState', 'string', '0+'),
+    f('transactionTimeoutMs', 'int32', '0+'),
+    f('transactionStartTimeMs', 'int64', '0+'),
+    f('producerId', 'int64', '0+'),
+    f('producerEpoch', 'int16', '0+'),
+    arr('topics', '0+', [f('topic', 'string', '0+'), arrOf('partitions', 'int32', '0+')]),
+  ]),
+]);
+
+export const DescribeProducers = message('DescribeProducers', 61, '0', '0+', [
+  arr('topics', '0+', [f('name', 'string', '0+'), arrOf('partitionIndexes', 'int32', '0+')]),
+], [
+  f('throttleTimeMs', 'int32', '0+'),
+  arr('topics', '0+', [
+    f('name', 'string', '0+'),
+    arr('partitions', '0+', [
+      f('partitionIndex', 'int32', '0+'),
+      f('errorCode', 'int16', '0+'),
+      f('errorMessage', 'string', '0+', { nullable: '0+', default: null }),
+      arr('activeProducers', '0+', [
+        f('producerId', 'int64', '0+'),
+        f('producerEpoch', 'int32', '0+'),
+        f('lastSequence', 'int32', '0+', { default: -1 }),
+        f('lastTimestamp', 'int64', '0+', { default: -1n }),
+        f('coordinatorEpoch', 'int32', '0+'),
+        f('currentTxnStartOffset', 'int64', '0+', { default: -1n }),
+      ]),
+    ]),
+  ]),
+]);

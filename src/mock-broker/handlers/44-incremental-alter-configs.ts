@@ -1,0 +1,52 @@
+/**
+ * IncrementalAlterConfigs (key 44), v0-v1 (KIP-339; v1 is flexible). Operations per config, as
+ * Kafka's ConfigAdminManager applies them: SET (0), DELETE (1, back to the default), APPEND (2) and
+ * SUBTRACT (3) on LIST configs only (else INVALID_CONFIG "Config value append is not allowed...");
+ * APPEND starts from the default when the config is not set and skips values already present.
+ * The result is validated and applied as AlterConfigs does (config-alter.ts).
+ */
+import { ErrorCode } from '../protocol/error-codes';
+import { IncrementalAlterConfigs } from '../protocol/messages/cluster-admin';
+import { ConfigType, TOPIC_CONFIGS } from './config-defaults';
+import { alterResource } from './config-alter';
+import { Body, Handler } from './types';
+
+export const OpType = { SET: 0, DELETE: 1, APPEND: 2, SUBTRACT: 3 } as const;
+
+function listValue(current: ReadonlyMap<string, string>, name: string, cluster: Parameters<Handler['handle']>[1]['cluster']): string[] {
+  const value = current.get(name) ?? TOPIC_CONFIGS.find((d) => d.name === name)?.value(cluster) ?? '';
+  return value === '' ? [] : value.split(',');
+}
+
+export const incrementalAlterConfigsHandler: Handler = {
+  schema: IncrementalAlterConfigs,
+  minVersion: 0,
+  maxVersion: 1,
+  handle(req, ctx) {
+    const responses = (req.resources as Body[]).map((res) => alterResource(ctx.cluster, res, req.validateOnly, (current) => {
+      const next = new Map(current);
+      for (const c of res.configs as Body[]) {
+        const op: number = c.configOperation;
+        if (op === OpType.SET) {
+          if (c.value === null) return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Null value not supported for: ${c.name}` };
+          next.set(c.name, c.value);
+        } else if (op === OpType.DELETE) {
+          next.delete(c.name);
+        } else if (op === OpType.APPEND || op === OpType.SUBTRACT) {
+          const verb = op === OpType.APPEND ? 'append' : 'subtract';
+          const def = TOPIC_CONFIGS.find((d) => d.name === c.name);
+          if (!def) return { errorCode: ErrorCode.INVALID_CONFIG, errorMessage: `Unknown topic config name: ${c.name}` };
+          if (def.type !== ConfigType.LIST) return { errorCode: ErrorCode.INVALID_CONFIG, errorMessage: `Config value ${verb} is not allowed for config key: ${c.name}` };
+          const old = listValue(next, c.name, ctx.cluster);
+          const given = String(c.value ?? '').split(',');
+          const merged = op === OpType.APPEND ? [...old, ...given.filter((v) => !old.includes(v))] : old.filter((v) => !given.includes(v));
+          next.set(c.name, merged.join(','));
+        } else {
+          return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Unknown alter config operation ${op}` };
+        }
+      }
+      return next;
+    }));
+    return { throttleTimeMs: 0, responses };
+  },
+};
