@@ -37,10 +37,10 @@ export interface AclFilter {
   permissionType: number;
 }
 
-/** A binding CreateAcls refuses (INVALID_REQUEST, with Kafka's reason). */
+/** A binding CreateAcls refuses (code INVALID_ACL; the wire answer is INVALID_REQUEST with Kafka's reason). */
 export class InvalidAclError extends KafkaEosError {
   constructor(message: string) {
-    super('INVALID_REQUEST', message);
+    super('INVALID_ACL', message);
   }
 }
 
