@@ -9,6 +9,8 @@ module.exports = {
     '^.+/node_modules/(hyparquet-writer|hyparquet)/.+\.js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs', moduleResolution: 'node' }, isolatedModules: true }],
   },
   transformIgnorePatterns: ['/node_modules/(?!(hyparquet-writer|hyparquet)/)'],
+  // Says once per run why the PostgreSQL tests are skipped (when KAFKA_EOS_PG_URL is unset).
+  globalSetup: '<rootDir>/test/global-setup.js',
   testTimeout: 30000,
   // A test that fails before its clean-up can leave a socket or timer behind; never let that hang
   // the run (CI has a time limit). Leaks are still worth fixing: run with --detectOpenHandles.

@@ -5,7 +5,7 @@
 import type { Knex } from 'knex';
 import { DEMO_MARKER_TABLE, DemoTableError, dropOwnDemoTable, markDemoTable, validateDemoTable } from '../../src/cli/demo/tables';
 import { ensureOffsetsTable } from '../../src/sinks/sql/ddl';
-import { openKnex, targets, uniqueName } from '../sinks/sql/fixtures';
+import { openKnex, describeOn, targets, uniqueName } from '../sinks/sql/fixtures';
 
 test('names are validated before any DDL: the offsets table, schema-qualified names and the marker table are refused', () => {
   for (const bad of ['kafka_eos_offsets', 'KAFKA_EOS_OFFSETS', 'public.kafka_eos_offsets', DEMO_MARKER_TABLE, '', 'x'.repeat(64)]) {
@@ -17,7 +17,7 @@ test('names are validated before any DDL: the offsets table, schema-qualified na
 });
 
 for (const target of targets()) {
-  describe(target.name, () => {
+  describeOn(target)(target.name, () => {
     let k: Knex;
     const tables: string[] = [];
     beforeAll(() => { k = openKnex(target.knexConfig()); });

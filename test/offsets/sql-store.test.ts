@@ -1,11 +1,11 @@
 import type { Knex } from 'knex';
 import { SqlOffsetStore } from '../../src/offsets/sql-store';
 import { SinkConfigError, SinkWriteError } from '../../src/sinks/sql/errors';
-import { countRows, dropTables, openKnex, targets, uniqueName } from '../sinks/sql/fixtures';
+import { countRows, dropTables, openKnex, describeOn, targets, uniqueName } from '../sinks/sql/fixtures';
 
 const tp = { topic: 'orders', partition: 3 };
 
-describe.each(targets())('SqlOffsetStore on $name', (target) => {
+for (const target of targets()) describeOn(target)(`SqlOffsetStore on ${target.name}`, () => {
   let k: Knex;
   let table: string;
   let store: SqlOffsetStore;

@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 import { createKnex } from '../../../src/sinks/sql/dialect';
 import { valuesInsert } from '../../../src/sinks/sql/insert';
-import { targets, uniqueName } from './fixtures';
+import { describeOn, targets, uniqueName } from './fixtures';
 
-describe.each(targets())('VALUES-list inserts on $name', (target) => {
+for (const target of targets()) describeOn(target)(`VALUES-list inserts on ${target.name}`, () => {
   let k: Knex;
   beforeAll(() => { k = createKnex(target.knexConfig()); });
   afterAll(async () => { await k.destroy(); target.cleanup(); });

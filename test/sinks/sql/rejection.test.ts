@@ -6,12 +6,12 @@ import type { Knex } from 'knex';
 import { rejectedRecord } from '../../../src/sinks/sink';
 import { SqlSink } from '../../../src/sinks/sql';
 import { isSystemicSqlError } from '../../../src/sinks/sql/rejection';
-import { batch, countRows, openKnex, targets, uniqueName } from './fixtures';
+import { batch, countRows, openKnex, describeOn, targets, uniqueName } from './fixtures';
 
 jest.setTimeout(30000);
 
 for (const target of targets()) {
-  describe(target.name, () => {
+  describeOn(target)(target.name, () => {
     let k: Knex;
     const sinks: SqlSink[] = [];
     const tables: string[] = [];

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { SqlSink } from '../../../src/sinks/sql/sql-sink';
 import { SinkWriteError } from '../../../src/sinks/sql/errors';
-import { basicMapping, batch, countRows, dropTables, duplicateCoordinates, openKnex, record, targets, uniqueName } from './fixtures';
+import { basicMapping, batch, countRows, dropTables, duplicateCoordinates, openKnex, record, describeOn, targets, uniqueName } from './fixtures';
 
 /** Error shaped like the drivers' transient errors. */
 function driverError(code: string, message: string): Error {
@@ -33,7 +33,7 @@ function faultyKnex(k: Knex) {
   return { knex: proxy, plan };
 }
 
-describe.each(targets())('SqlSink retries on $name', (target) => {
+for (const target of targets()) describeOn(target)(`SqlSink retries on ${target.name}`, () => {
   let k: Knex;
   const tables: string[] = [];
   const transient = () => (target.name === 'sqlite' ? driverError('SQLITE_BUSY', 'SQLITE_BUSY: database is locked') : driverError('40001', 'could not serialize access'));

@@ -2,9 +2,9 @@ import type { Knex } from 'knex';
 import { SqlSink } from '../../../src/sinks/sql/sql-sink';
 import { SinkMappingError, SinkWriteError } from '../../../src/sinks/sql/errors';
 import type { SqlSinkConfig } from '../../../src/sinks/sql/config';
-import { basicMapping, batch, countRows, dropTables, duplicateCoordinates, openKnex, record, targets, uniqueName } from './fixtures';
+import { basicMapping, batch, countRows, dropTables, duplicateCoordinates, openKnex, record, describeOn, targets, uniqueName } from './fixtures';
 
-describe.each(targets())('SqlSink on $name', (target) => {
+for (const target of targets()) describeOn(target)(`SqlSink on ${target.name}`, () => {
   let k: Knex;
   const tables: string[] = [];
   const sinks: SqlSink[] = [];
