@@ -136,6 +136,7 @@ export const KAFKA_ERRORS = {
   UNSTABLE_OFFSET_COMMIT: e(88, R),
   THROTTLING_QUOTA_EXCEEDED: e(89, R),
   PRODUCER_FENCED: e(90, { fenced: true }),
+  UNKNOWN_TOPIC_ID: e(100, RM),
   TRANSACTIONAL_ID_NOT_FOUND: e(105),
   UNSUPPORTED_ENDPOINT_TYPE: e(115),
 } as const satisfies Record<string, KafkaErrorInfo>;

@@ -1,13 +1,20 @@
 /**
- * Metadata (key 3), v0-v8. v0: an empty topic list means all topics; v1+: null means all and
+ * Metadata (key 3), v0-v12. v0: an empty topic list means all topics; v1+: null means all and
  * [] means none. v4 adds allowAutoTopicCreation (auto.create.topics.enable must also be on).
- * v7 adds leader epochs, v8 authorized operations (always -2147483648: not requested/unknown).
- * Only live brokers are listed; a partition whose leader is down has LEADER_NOT_AVAILABLE.
+ * v7 adds leader epochs, v8 authorized operations (always -2147483648: not requested/unknown),
+ * v9 is flexible (KIP-482), v10 adds topic ids (KIP-516) to the answer, v11 drops the cluster's
+ * authorized operations, v12 lets a request name topics by id alone (name null): a known id is
+ * described, an unknown one is UNKNOWN_TOPIC_ID with a null name, and nothing is auto-created.
+ * Before v12 a topic id or a null name in the request is INVALID_REQUEST for that topic (Kafka's
+ * KafkaApis throws InvalidRequestException for the whole request). Only live brokers are listed; a
+ * partition whose leader is down has LEADER_NOT_AVAILABLE.
  */
 import { TopicError, Topic, validateTopicName } from '../cluster';
 import { ErrorCode } from '../protocol/error-codes';
 import { Metadata } from '../protocol/messages/data';
 import { Body, Handler, HandlerContext } from './types';
+
+const ZERO_UUID = '0'.repeat(32);
 
 function describeTopic(topic: Topic, ctx: HandlerContext): Body {
   const down = ctx.cluster.down;
@@ -32,17 +39,27 @@ function describeTopic(topic: Topic, ctx: HandlerContext): Body {
 export const metadataHandler: Handler = {
   schema: Metadata,
   minVersion: 0,
-  maxVersion: 8,
+  maxVersion: 12,
   handle(req, ctx) {
     const { cluster, version } = ctx;
-    const requested: { name: string }[] | null = req.topics;
+    const requested: { name: string | null; topicId: string }[] | null = req.topics;
     const all = requested === null || (version === 0 && requested.length === 0);
     const topics: Body[] = [];
     if (all) {
       for (const t of cluster.topics.values()) topics.push(describeTopic(t, ctx));
     } else {
       const autoCreate = cluster.config.autoCreateTopics && (version < 4 || req.allowAutoTopicCreation);
-      for (const { name } of requested) {
+      for (const { name, topicId } of requested) {
+        const byId = topicId !== ZERO_UUID;
+        if ((byId || name === null) && version < 12) {
+          topics.push({ errorCode: ErrorCode.INVALID_REQUEST, name: name ?? '', topicId, partitions: [] });
+          continue;
+        }
+        if (name === null || byId) {
+          const found = [...cluster.topics.values()].find((t) => t.topicId === topicId);
+          topics.push(found ? describeTopic(found, ctx) : { errorCode: ErrorCode.UNKNOWN_TOPIC_ID, name: null, topicId, partitions: [] });
+          continue;
+        }
         let topic = cluster.topics.get(name);
         if (!topic && validateTopicName(name) !== null) {
           topics.push({ errorCode: ErrorCode.INVALID_TOPIC_EXCEPTION, name, partitions: [] });
