@@ -15,6 +15,7 @@ export const ApiVersions = message('ApiVersions', 18, '0-3', '3+', [
   arr('supportedFeatures', '3+', [f('name', 'string', '3+'), f('minVersion', 'int16', '3+'), f('maxVersion', 'int16', '3+')], { tag: 0 }),
   f('finalizedFeaturesEpoch', 'int64', '3+', { tag: 1, default: -1n }),
   arr('finalizedFeatures', '3+', [f('name', 'string', '3+'), f('maxVersionLevel', 'int16', '3+'), f('minVersionLevel', 'int16', '3+')], { tag: 2 }),
+  f('zkMigrationReady', 'bool', '3+', { tag: 3, default: false }),
 ]);
 
 export const Metadata = message('Metadata', 3, '0-12', '9+', [
