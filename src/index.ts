@@ -40,6 +40,10 @@ export { assertGroupInactive, describeGroupOffsets, executeOffsetReset, GroupAct
 export type {
   GroupMemberInfo, GroupOffsetsDescription, GroupOffsetsTarget, PartitionOffsets, ResetPlan, ResetPlanEntry, ResetSpec, ResetStore, SourceOfTruth,
 } from './offsets/group-offsets';
+export { ConsumerPrometheusMetrics, errorCodeOf } from './metrics/prometheus';
+export type { ConsumerPrometheusOptions } from './metrics/prometheus';
+export { serveMetrics } from './metrics/server';
+export type { MetricsServer } from './metrics/server';
 export { listStoredPositions, overwriteStoredPositions } from './offsets/sql-positions';
 export type { StoredPosition } from './offsets/sql-positions';
 export * from './sinks/hdfs';

@@ -219,8 +219,9 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
         const mine = offsets.filter((o) => this.membership.owns(o));
         if (mine.length === 0) return;
         const call = `OffsetCommit ${mine.map((o) => `${partitionKey(o)}@${o.offset}`).join(', ')}`;
-        if (this.options.assign) return kafkaCall(call, () => simpleCommit(this.hooks, this.options.groupId, mine));
-        await kafkaCall(call, () => consumer.commitOffsets(mine.map((o) => ({ topic: o.topic, partition: o.partition, offset: o.offset.toString() }))));
+        if (this.options.assign) await kafkaCall(call, () => simpleCommit(this.hooks, this.options.groupId, mine));
+        else await kafkaCall(call, () => consumer.commitOffsets(mine.map((o) => ({ topic: o.topic, partition: o.partition, offset: o.offset.toString() }))));
+        this.emit('commit', { offsets: mine });
       },
       earliestOffset: async (tp) => (await this.offsetRange(tp)).earliest,
       offsetRange: (tp) => this.offsetRange(tp),

@@ -1,0 +1,167 @@
+/**
+ * Prometheus metrics for {@link GroupConsumer}s and their sinks, through prom-client. Embedding
+ * users read {@link ConsumerPrometheusMetrics.registry} (or pass their own) and serve it next to
+ * their other metrics; `kafka-eos run --metrics-port` serves it with {@link serveMetrics}.
+ *
+ * Metrics (prefix `kafka_eos_` by default; every one labelled `group`):
+ * - `partition_lag`, `partition_position`, `partition_high_watermark` (gauges, records/offsets,
+ *   labels topic, partition): read from each consumer's metrics() at scrape time; lag is the high
+ *   watermark of the last fetch minus the position (as Kafka's records-lag).
+ * - `assigned_partitions` (gauge).
+ * - `records_processed_total` (topic, partition), `commits_total` (target: kafka | sink),
+ *   `fenced_writes_total` (topic, partition), `rebalances_total`, `retries_total`,
+ *   `dead_lettered_total`, `errors_total` (code: the KafkaEosError code, else the error's name).
+ * - `rebalance_duration_seconds` (histogram): from revocation (or the first join) to the new
+ *   assignment being positioned.
+ * - `sink_write_duration_seconds` (histogram, label outcome: committed | staged | fenced | error):
+ *   one ExactlyOnceSink.write() call, for sinks wrapped with {@link ConsumerPrometheusMetrics.instrumentSink}.
+ */
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { GroupConsumer } from '../consumer/group-consumer';
+import type { RebalanceRecord } from '../consumer/metrics';
+import type { ExactlyOnceSink, SinkBatch, TopicPartition, WriteResult } from '../sinks/sink';
+
+/** Options of {@link ConsumerPrometheusMetrics}. */
+export interface ConsumerPrometheusOptions {
+  /** Register into this registry (default: a new one, see `registry`). */
+  registry?: Registry;
+  /** Metric name prefix (default `kafka_eos_`). */
+  prefix?: string;
+  /** Buckets of rebalance_duration_seconds (default 0.05 s … 120 s). */
+  rebalanceBuckets?: number[];
+  /** Buckets of sink_write_duration_seconds (default 1 ms … 10 s). */
+  sinkWriteBuckets?: number[];
+}
+
+/** The error code used as a label: KafkaEosError.code, else the error's name, else UNKNOWN. */
+export function errorCodeOf(error: unknown): string {
+  const e = error as { code?: unknown; name?: unknown } | null;
+  if (e && typeof e.code === 'string' && e.code !== '') return e.code;
+  if (e && typeof e.name === 'string' && e.name !== '' && e.name !== 'Error') return e.name;
+  return 'UNKNOWN';
+}
+
+/**
+ * The metrics of any number of consumers (distinguished by their group id) in one registry.
+ * Attach each consumer with {@link attach}; wrap exactly-once sinks with {@link instrumentSink}
+ * before handing them to the consumer.
+ */
+export class ConsumerPrometheusMetrics {
+  /** The registry holding every metric below; serve `await registry.metrics()` as text/plain. */
+  readonly registry: Registry;
+  private readonly consumers = new Map<GroupConsumer, string>();
+  private readonly processed: Counter<'group' | 'topic' | 'partition'>;
+  private readonly commits: Counter<'group' | 'target'>;
+  private readonly fenced: Counter<'group' | 'topic' | 'partition'>;
+  private readonly rebalances: Counter<'group'>;
+  private readonly retries: Counter<'group'>;
+  private readonly deadLettered: Counter<'group'>;
+  private readonly errors: Counter<'group' | 'code'>;
+  private readonly rebalanceSeconds: Histogram<'group'>;
+  private readonly sinkWriteSeconds: Histogram<'group' | 'outcome'>;
+
+  constructor(options: ConsumerPrometheusOptions = {}) {
+    this.registry = options.registry ?? new Registry();
+    const p = options.prefix ?? 'kafka_eos_';
+    const registers = [this.registry];
+    const partitionGauge = (name: string, help: string, pick: (x: { position: bigint | null; highWatermark: bigint | null; lag: bigint | null }) => bigint | null) => {
+      const consumers = this.consumers;
+      return new Gauge({
+        name: p + name, help, labelNames: ['group', 'topic', 'partition'], registers,
+        collect() {
+          this.reset();
+          for (const [c, group] of consumers) {
+            for (const part of c.metrics().partitions) {
+              const v = pick(part);
+              if (v !== null) this.set({ group, topic: part.topic, partition: String(part.partition) }, Number(v));
+            }
+          }
+        },
+      });
+    };
+    partitionGauge('partition_lag', 'High watermark of the last fetch minus the position, records', (x) => x.lag);
+    partitionGauge('partition_position', 'Next offset this member will consume', (x) => x.position);
+    partitionGauge('partition_high_watermark', 'High watermark as of the last fetch', (x) => x.highWatermark);
+    const consumers = this.consumers;
+    new Gauge({
+      name: p + 'assigned_partitions', help: 'Partitions currently assigned to the attached consumers', labelNames: ['group'], registers,
+      collect() {
+        this.reset();
+        const counts = new Map<string, number>();
+        for (const [c, group] of consumers) counts.set(group, (counts.get(group) ?? 0) + c.metrics().partitions.length);
+        for (const [group, n] of counts) this.set({ group }, n);
+      },
+    });
+    this.processed = new Counter({ name: p + 'records_processed_total', help: 'Records handed to the handler or sink', labelNames: ['group', 'topic', 'partition'], registers });
+    this.commits = new Counter({ name: p + 'commits_total', help: 'Offset commits: to Kafka, or sink writes that committed or staged positions', labelNames: ['group', 'target'], registers });
+    this.fenced = new Counter({ name: p + 'fenced_writes_total', help: 'Sink writes refused because another writer moved the position on', labelNames: ['group', 'topic', 'partition'], registers });
+    this.rebalances = new Counter({ name: p + 'rebalances_total', help: 'Completed rebalances (assignments received)', labelNames: ['group'], registers });
+    this.retries = new Counter({ name: p + 'retries_total', help: 'Processing retries', labelNames: ['group'], registers });
+    this.deadLettered = new Counter({ name: p + 'dead_lettered_total', help: 'Records produced to a dead-letter topic', labelNames: ['group'], registers });
+    this.errors = new Counter({ name: p + 'errors_total', help: 'Errors by code', labelNames: ['group', 'code'], registers });
+    this.rebalanceSeconds = new Histogram({
+      name: p + 'rebalance_duration_seconds', help: 'From revocation (or the first join) to the new assignment being positioned', labelNames: ['group'], registers,
+      buckets: options.rebalanceBuckets ?? [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+    });
+    this.sinkWriteSeconds = new Histogram({
+      name: p + 'sink_write_duration_seconds', help: 'One sink write (all batches of one call, with their offsets)', labelNames: ['group', 'outcome'], registers,
+      buckets: options.sinkWriteBuckets ?? [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    });
+  }
+
+  /**
+   * Follows a consumer's events (batch, commit, fenced, rebalance, retry, dead-letter, error,
+   * sink-unavailable) and reads its metrics() at scrape time. Returns the function that detaches it.
+   */
+  attach(consumer: GroupConsumer, groupId: string): () => void {
+    this.consumers.set(consumer, groupId);
+    const group = groupId;
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const handlers: Record<string, (arg: any) => void> = {
+      batch: (b: { topic: string; partition: number; records: number }) => this.processed.inc({ group, topic: b.topic, partition: String(b.partition) }, b.records),
+      commit: () => this.commits.inc({ group, target: 'kafka' }),
+      fenced: (f: TopicPartition) => this.fenced.inc({ group, topic: f.topic, partition: String(f.partition) }),
+      rebalance: (r: RebalanceRecord) => { this.rebalances.inc({ group }); this.rebalanceSeconds.observe({ group }, r.durationMs / 1000); },
+      retry: () => this.retries.inc({ group }),
+      'dead-letter': () => this.deadLettered.inc({ group }),
+      error: (e: unknown) => this.errors.inc({ group, code: errorCodeOf(e) }),
+      'sink-unavailable': (i: { error: unknown }) => this.errors.inc({ group, code: errorCodeOf(i.error) }),
+    };
+    for (const [event, fn] of Object.entries(handlers)) consumer.on(event, fn);
+    return () => {
+      for (const [event, fn] of Object.entries(handlers)) consumer.off(event, fn);
+      this.consumers.delete(consumer);
+    };
+  }
+
+  /**
+   * Wraps a sink so each write() is timed into sink_write_duration_seconds and each committed or
+   * staged write counts as a commit (target sink). Everything else is passed through unchanged,
+   * including the optional flush/discard and atomicAcrossPartitions.
+   */
+  instrumentSink(sink: ExactlyOnceSink): ExactlyOnceSink {
+    const observe = (groupId: string, started: bigint, outcome: string) =>
+      this.sinkWriteSeconds.observe({ group: groupId, outcome }, Number(process.hrtime.bigint() - started) / 1e9);
+    const wrapped: ExactlyOnceSink = {
+      get atomicAcrossPartitions() { return sink.atomicAcrossPartitions; },
+      open: (groupId, partitions) => sink.open(groupId, partitions),
+      write: async (groupId: string, batches: SinkBatch[]): Promise<WriteResult> => {
+        const started = process.hrtime.bigint();
+        let result: WriteResult;
+        try {
+          result = await sink.write(groupId, batches);
+        } catch (e) {
+          observe(groupId, started, 'error');
+          throw e;
+        }
+        observe(groupId, started, result.status);
+        if (result.status !== 'fenced') this.commits.inc({ group: groupId, target: 'sink' });
+        return result;
+      },
+      close: () => sink.close(),
+    };
+    if (sink.flush) wrapped.flush = (groupId, partitions) => sink.flush!(groupId, partitions);
+    if (sink.discard) wrapped.discard = (partitions) => sink.discard!(partitions);
+    return wrapped;
+  }
+}
