@@ -1,0 +1,204 @@
+/**
+ * The `kafka-eos run` connector config: JSON or YAML, validated with zod. Every field carries a
+ * description, printed by `kafka-eos run --print-schema`. A bad config throws ConfigError naming
+ * the field and what was expected (the CLI exits 2).
+ */
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { ConfigError } from '../../consumer/options';
+
+const int = (min: number) => z.number().int().min(min);
+
+const column = z.object({
+  path: z.string().min(1).optional().describe('dotted path in the JSON record value (default: the column name)'),
+  type: z.enum(['string', 'integer', 'bigint', 'float', 'boolean', 'json', 'timestamp']).describe('column type'),
+  nullable: z.boolean().optional().describe('whether a missing or null value is allowed (default false)'),
+}).strict();
+
+/** The SQL sink (see docs/sql-sink.md). */
+export const sqlSinkSchema = z.object({
+  type: z.literal('sql').describe('an exactly-once SQL sink through knex'),
+  knex: z.object({
+    client: z.enum(['sqlite3', 'pg']).describe('database driver'),
+  }).passthrough().describe('a knex config: { client, connection, pool, ... }; connection is a postgresql:// URL or { filename } for SQLite'),
+  table: z.string().min(1).describe('data table'),
+  mode: z.enum(['insert', 'upsert', 'kafka-key']).describe('insert rows; upsert by upsertKey; or upsert by the Kafka coordinates'),
+  upsertKey: z.array(z.string().min(1)).min(1).optional().describe('columns of the conflict key (mode upsert)'),
+  offsetsTable: z.string().min(1).optional().describe('offsets table (default kafka_eos_offsets)'),
+  autoCreate: z.boolean().optional().describe('create the data table from the mapping if missing (default false)'),
+  mapping: z.object({
+    columns: z.record(z.string(), column).describe('column name → { path, type, nullable }'),
+    includeKafkaCoordinates: z.boolean().optional().describe('add kafka_topic, kafka_partition, kafka_offset columns'),
+  }).strict().describe('how a JSON record value becomes a row'),
+}).strict();
+
+/** The sinks `run` knows, by `type`. */
+export const sinkSchema = z.discriminatedUnion('type', [sqlSinkSchema]);
+
+const fileOrText = z.union([z.string(), z.object({ file: z.string().min(1).describe('path of a PEM file') }).strict()]);
+
+export const kafkaClientSchema = z.object({
+  ssl: z.union([z.boolean(), z.object({
+    rejectUnauthorized: z.boolean().optional().describe('verify the brokers\' certificates (default true)'),
+    ca: fileOrText.optional().describe('CA certificate(s): PEM text or { file }'),
+    cert: fileOrText.optional().describe('client certificate: PEM text or { file }'),
+    key: fileOrText.optional().describe('client private key: PEM text or { file }'),
+    servername: z.string().optional().describe('TLS SNI server name'),
+  }).strict()]).optional().describe('TLS to the brokers (KafkaJS `ssl`): true, or tls.connect options'),
+  sasl: z.object({
+    mechanism: z.enum(['plain', 'scram-sha-256', 'scram-sha-512']).describe('SASL mechanism'),
+    username: z.string().describe('SASL user'),
+    password: z.string().describe('SASL password'),
+  }).strict().optional().describe('SASL authentication (KafkaJS `sasl`)'),
+  connectionTimeoutMs: int(1).optional().describe('TCP connect timeout, ms (KafkaJS default 1000)'),
+  requestTimeoutMs: int(1).optional().describe('request timeout, ms (KafkaJS default 30000)'),
+  retry: z.object({
+    retries: int(0).optional().describe('retries of a failed request or connection (KafkaJS default 5)'),
+    initialRetryTimeMs: int(1).optional().describe('first delay, ms (default 300)'),
+    maxRetryTimeMs: int(1).optional().describe('longest delay, ms (default 30000)'),
+  }).strict().optional().describe('KafkaJS client retries'),
+}).strict();
+
+export const consumerSchema = z.object({
+  delivery: z.enum(['exactly-once', 'at-least-once', 'at-most-once']).optional()
+    .describe('exactly-once (default): rows and offsets in one transaction; at-least-once: rows, then Kafka commit; at-most-once: commit, then rows'),
+  assignors: z.array(z.enum(['range', 'roundrobin', 'sticky'])).min(1).optional().describe('partition assignors in order of preference (default [range])'),
+  groupInstanceId: z.string().min(1).max(249).optional().describe('KIP-345 static membership group.instance.id'),
+  sessionTimeoutMs: int(1).optional().describe('session.timeout.ms (default 30000)'),
+  rebalanceTimeoutMs: int(1).optional().describe('rebalance.timeout.ms (default 60000)'),
+  heartbeatIntervalMs: int(1).optional().describe('heartbeat.interval.ms (default 3000, below the session timeout)'),
+  maxProcessingTimeMs: int(1).optional().describe('max.poll.interval.ms: longest processing of one batch, ms (default 300000)'),
+  maxWaitTimeMs: int(0).optional().describe('longest wait of a fetch for data, ms (default 500)'),
+  commitIntervalMs: int(0).optional().describe('at-least-once: commit at most this often, ms (default 5000; 0 = every batch)'),
+  fromBeginning: z.boolean().optional().describe('where a partition with no position starts: true = log start (default), false = log end'),
+  retry: z.object({
+    retries: int(0).optional().describe('retries after the first try (default 0)'),
+    minTimeoutMs: int(0).optional().describe('delay before the first retry, ms (default 100)'),
+    maxTimeoutMs: int(0).optional().describe('longest delay, ms (default 5000)'),
+    factor: z.number().min(1).optional().describe('backoff factor (default 2)'),
+  }).strict().optional().describe('processing retries of a failing record or batch'),
+  poisonPolicy: z.enum(['fail', 'skip', 'dead-letter']).optional().describe('a record that still fails: stop (fail, default), skip it, or produce it to deadLetterTopic'),
+  deadLetterTopic: z.string().min(1).optional().describe('dead-letter topic (default <topic>.dlq; poisonPolicy dead-letter)'),
+  groupCommit: z.object({
+    maxRows: int(1).optional().describe('rows per shared transaction'),
+    lingerMs: int(0).optional().describe('wait for other partitions\' writes to join, ms'),
+  }).strict().optional().describe('exactly-once: concurrent partitions\' writes share one sink transaction'),
+  partitionsConsumedConcurrently: z.number().int().min(1).max(1000).optional().describe('partitions processed at once (default 1)'),
+  commitToKafkaForMonitoring: z.boolean().optional().describe('exactly-once: also commit positions to Kafka for lag tools (default true)'),
+}).strict();
+
+export const runConfigSchema = z.object({
+  brokers: z.array(z.string().regex(/^[^:\s]+:\d+$/, 'expected host:port')).min(1).describe('bootstrap brokers, host:port'),
+  clientId: z.string().min(1).optional().describe('Kafka client.id (default kafka-eos-run)'),
+  groupId: z.string().min(1).describe('consumer group id'),
+  topics: z.array(z.string().min(1)).min(1).describe('topics to consume'),
+  kafka: kafkaClientSchema.optional().describe('KafkaJS client settings passed through: ssl, sasl, timeouts, retry'),
+  consumer: consumerSchema.optional().describe('consumer group and processing settings'),
+  sink: sinkSchema.describe('where records go'),
+  status: z.object({
+    intervalMs: int(100).optional().describe('status log line period when stdout is not a TTY, ms (default 10000)'),
+  }).strict().optional().describe('the live status line (TTY) or periodic status log lines'),
+  metrics: z.object({
+    port: z.number().int().min(0).max(65535).describe('serve Prometheus metrics on this port (0 = any free port)'),
+    host: z.string().min(1).optional().describe('interface to listen on (default 127.0.0.1)'),
+  }).strict().optional().describe('Prometheus endpoint at /metrics (also --metrics-port)'),
+}).strict();
+
+export type RunConfig = z.infer<typeof runConfigSchema>;
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'invalid_value' && 'values' in issue) return `expected one of ${(issue.values as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+  if (issue.code === 'unrecognized_keys') return `unknown field(s) ${issue.keys.join(', ')} (see kafka-eos run --print-schema)`;
+  return issue.message;
+}
+
+/** Validates a parsed config object. @throws ConfigError naming the first bad field and the expected value. */
+export function validateRunConfig(value: unknown): RunConfig {
+  const parsed = runConfigSchema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ConfigError(issue.path.join('.') || '(config)', describeIssue(issue));
+  }
+  const c = parsed.data;
+  const consumer = c.consumer ?? {};
+  const delivery = consumer.delivery ?? 'exactly-once';
+  if (consumer.deadLetterTopic && consumer.poisonPolicy !== 'dead-letter') throw new ConfigError('consumer.deadLetterTopic', "only used with poisonPolicy 'dead-letter'");
+  if (consumer.groupCommit && delivery !== 'exactly-once') throw new ConfigError('consumer.groupCommit', 'only applies to exactly-once delivery');
+  if (c.sink.mode === 'upsert' && !c.sink.upsertKey) throw new ConfigError('sink.upsertKey', 'mode upsert needs upsertKey');
+  return c;
+}
+
+/** Reads `file` (YAML for .yaml/.yml, else JSON) and validates it. @throws ConfigError. */
+export function loadRunConfig(file: string): RunConfig {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new ConfigError(file, `cannot read the config: ${(e as Error).message}`);
+  }
+  let value: unknown;
+  const yaml = /\.ya?ml$/i.test(file);
+  try {
+    value = yaml ? parseYaml(text) : JSON.parse(text);
+  } catch (e) {
+    throw new ConfigError(file, `not valid ${yaml ? 'YAML' : 'JSON'}: ${(e as Error).message}`);
+  }
+  return validateRunConfig(value);
+}
+
+/** Reads `{ file }` PEM references of the ssl settings. @throws ConfigError naming the field. */
+export function resolveSsl(ssl: NonNullable<z.infer<typeof kafkaClientSchema>['ssl']>): boolean | Record<string, unknown> {
+  if (typeof ssl === 'boolean') return ssl;
+  const out: Record<string, unknown> = { ...ssl };
+  for (const k of ['ca', 'cert', 'key'] as const) {
+    const v = ssl[k];
+    if (v && typeof v === 'object') {
+      try {
+        out[k] = readFileSync(v.file, 'utf8');
+      } catch (e) {
+        throw new ConfigError(`kafka.ssl.${k}.file`, `cannot read ${v.file}: ${(e as Error).message}`);
+      }
+    }
+  }
+  return out;
+}
+
+interface JsonSchemaNode {
+  type?: string | string[]; description?: string; properties?: Record<string, JsonSchemaNode>; required?: string[];
+  items?: JsonSchemaNode; enum?: unknown[]; const?: unknown; anyOf?: JsonSchemaNode[]; oneOf?: JsonSchemaNode[];
+  additionalProperties?: JsonSchemaNode | boolean; minimum?: number; maximum?: number;
+}
+
+function typeOf(n: JsonSchemaNode): string {
+  if (n.const !== undefined) return JSON.stringify(n.const);
+  if (n.enum) return n.enum.map((v) => JSON.stringify(v)).join(' | ');
+  const alts = n.anyOf ?? n.oneOf;
+  if (alts) return alts.map(typeOf).join(' | ');
+  if (n.type === 'array' && n.items) return /[| ]/.test(typeOf(n.items)) ? `(${typeOf(n.items)})[]` : `${typeOf(n.items)}[]`;
+  if (n.type === 'integer') return `integer${n.minimum !== undefined ? ` ≥ ${n.minimum}` : ''}${n.maximum !== undefined && n.maximum < 1e15 ? ` ≤ ${n.maximum}` : ''}`;
+  if (n.type === 'object' && !n.properties && n.additionalProperties && typeof n.additionalProperties === 'object') return 'map';
+  return Array.isArray(n.type) ? n.type.join(' | ') : (n.type ?? 'any');
+}
+
+/** Every field of the config, one per line: dotted path, type, required or not, description. */
+export function printableSchema(): string {
+  const root = z.toJSONSchema(runConfigSchema, { unrepresentable: 'any', io: 'input' }) as JsonSchemaNode;
+  const lines: string[] = ['kafka-eos run config (JSON, or YAML for .yaml/.yml files). Fields:', ''];
+  const walk = (node: JsonSchemaNode, prefix: string) => {
+    const alts = node.anyOf ?? node.oneOf;
+    const objects = alts ? alts.filter((a) => a.properties) : node.properties ? [node] : [];
+    for (const obj of objects) {
+      for (const [key, child] of Object.entries(obj.properties ?? {})) {
+        const path = prefix + key;
+        const req = obj.required?.includes(key) ? 'required' : 'optional';
+        lines.push(`${path.padEnd(44)} ${typeOf(child).padEnd(36)} ${req.padEnd(8)} ${child.description ?? ''}`.trimEnd());
+        walk(child, `${path}.`);
+        if (child.type === 'array' && child.items) walk(child.items, `${path}[].`);
+        if (child.additionalProperties && typeof child.additionalProperties === 'object') walk(child.additionalProperties, `${path}.<name>.`);
+      }
+    }
+  };
+  walk(root, '');
+  return lines.join('\n') + '\n';
+}

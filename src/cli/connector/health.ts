@@ -1,0 +1,80 @@
+/**
+ * Outage reporting for `kafka-eos run`: a broker or database that cannot be reached is said
+ * within seconds (from KafkaJS's connection error logs and the consumer's `sink-unavailable`
+ * events), with what is being retried and since when, repeated while it lasts, and its end is
+ * said too. Nothing here retries: KafkaJS reconnects (and restarts the consumer) and the
+ * exactly-once strategy waits out the sink; this only makes the waiting visible.
+ */
+import type { LogEntry } from 'kafkajs';
+
+/** One outage: what cannot be reached, since when (epoch ms), the last error, how retried. */
+export interface Outage { what: string; since: number; lastError: string; retrying: string; lastReported: number }
+
+const CONNECTION_ERROR = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EPIPE|Connection (error|timeout)|Closed connection|KafkaJSConnection|socket hang up|Failed to connect|not connected/i;
+
+/** Tracks outages and writes a line on each change, and every `repeatMs` while one lasts. */
+export class OutageReporter {
+  private readonly outages = new Map<string, Outage>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly write: (line: string) => void, private readonly repeatMs = 10_000, private readonly now: () => number = Date.now) {}
+
+  /** Starts the periodic "still unreachable" lines. */
+  start(): void {
+    this.timer = setInterval(() => this.repeat(), Math.min(this.repeatMs, 1000));
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  /** Feeds a KafkaJS log entry: a connection error opens (or extends) a broker outage. */
+  kafkaLog(entry: LogEntry): void {
+    const log = entry.log as { message?: string; error?: string; broker?: string; retryCount?: number; retryTime?: number };
+    const text = `${log.message ?? ''} ${log.error ?? ''}`;
+    if (!CONNECTION_ERROR.test(text)) return;
+    const broker = log.broker ?? 'the cluster';
+    const reason = (log.error ?? log.message ?? 'connection error').replace(/\s+/g, ' ').trim();
+    this.down(`broker ${broker}`, reason, 'KafkaJS reconnects with backoff (and restarts the consumer) until it answers');
+  }
+
+  /** The sink could not be written (a `sink-unavailable` event). */
+  sinkUnavailable(error: unknown, partition: string): void {
+    this.down('the database', `${(error as Error)?.message ?? String(error)} (writing ${partition})`, 'the consumer keeps its partitions, waits 1 s, re-reads the stored positions and writes again');
+  }
+
+  /** Something worked: every broker outage (`kind` broker) or the database outage is over. */
+  up(kind: 'broker' | 'database'): void {
+    for (const [what, o] of [...this.outages]) {
+      if ((kind === 'broker') !== what.startsWith('broker ')) continue;
+      this.outages.delete(what);
+      this.write(`kafka-eos run: ${what} reachable again after ${Math.round((this.now() - o.since) / 1000)} s`);
+    }
+  }
+
+  /** Current outages (for the status line). */
+  current(): Outage[] {
+    return [...this.outages.values()];
+  }
+
+  private down(what: string, reason: string, retrying: string): void {
+    const o = this.outages.get(what);
+    if (o) {
+      o.lastError = reason;
+      return;
+    }
+    const now = this.now();
+    this.outages.set(what, { what, since: now, lastError: reason, retrying, lastReported: now });
+    this.write(`kafka-eos run: cannot reach ${what} since ${new Date(now).toISOString()}: ${reason}; ${retrying}`);
+  }
+
+  private repeat(): void {
+    const now = this.now();
+    for (const o of this.outages.values()) {
+      if (now - o.lastReported < this.repeatMs) continue;
+      o.lastReported = now;
+      this.write(`kafka-eos run: ${o.what} still unreachable, since ${new Date(o.since).toISOString()} (${Math.round((now - o.since) / 1000)} s): ${o.lastError}; still retrying`);
+    }
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * The live status of `kafka-eos run`: the group's members and their partitions, rows/s, lag per
+ * partition, the last commit, errors, outages. On a TTY one line is redrawn every second; else a
+ * plain log line is written every `intervalMs`.
+ */
+import { AssignerProtocol, type Admin } from 'kafkajs';
+import type { GroupConsumer } from '../../consumer/group-consumer';
+import type { Outage } from './health';
+
+/** One member of the group as last described (DescribeGroups). */
+export interface MemberSummary { memberId: string; clientId: string; partitions: string[] }
+
+/** Options of {@link StatusReporter}. */
+export interface StatusOptions {
+  /** Redraw one line (true) or write log lines (false). */
+  tty: boolean;
+  /** Period of log lines when not a TTY, ms (default 10000). TTY lines are redrawn every second. */
+  intervalMs?: number;
+  /** Where lines go (default process.stdout). */
+  out?: NodeJS.WritableStream;
+  /** Describes the group's members every 5 s when given. */
+  admin?: Admin;
+  groupId: string;
+  /** The current outages, shown on the line. */
+  outages?: () => Outage[];
+}
+
+const ago = (ms: number | null, now: number) => (ms === null ? 'never' : `${Math.max(0, Math.round((now - ms) / 1000))} s ago`);
+
+/** Writes the status; {@link format} is the line itself. */
+export class StatusReporter {
+  private timer: NodeJS.Timeout | undefined;
+  private membersTimer: NodeJS.Timeout | undefined;
+  private lastCommitAt: number | null = null;
+  private members: MemberSummary[] | null = null;
+  private readonly errorsByCode = new Map<string, number>();
+  private drawn = false;
+  private readonly out: NodeJS.WritableStream;
+  private readonly onCommit = () => { this.lastCommitAt = Date.now(); };
+  private readonly onError = (e: unknown) => {
+    const code = (e as { code?: string } | null)?.code ?? (e as Error | null)?.name ?? 'UNKNOWN';
+    this.errorsByCode.set(code, (this.errorsByCode.get(code) ?? 0) + 1);
+  };
+
+  constructor(private readonly consumer: GroupConsumer, private readonly options: StatusOptions) {
+    this.out = options.out ?? process.stdout;
+  }
+
+  start(): void {
+    this.consumer.on('commit', this.onCommit);
+    this.consumer.on('error', this.onError);
+    const period = this.options.tty ? 1000 : (this.options.intervalMs ?? 10_000);
+    this.timer = setInterval(() => this.print(), period);
+    this.timer.unref();
+    if (this.options.admin) {
+      void this.describeMembers();
+      this.membersTimer = setInterval(() => void this.describeMembers(), 5000);
+      this.membersTimer.unref();
+    }
+  }
+
+  /** Writes a plain line above the status line (TTY) or as is. */
+  log(line: string): void {
+    if (this.options.tty && this.drawn) this.out.write('\r\x1b[K');
+    this.out.write(line + '\n');
+    this.drawn = false;
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    if (this.membersTimer) clearInterval(this.membersTimer);
+    this.consumer.off('commit', this.onCommit);
+    this.consumer.off('error', this.onError);
+    if (this.options.tty && this.drawn) this.out.write('\n');
+  }
+
+  private async describeMembers(): Promise<void> {
+    try {
+      const { groups } = await this.options.admin!.describeGroups([this.options.groupId]);
+      this.members = (groups[0]?.members ?? []).map((m) => {
+        let partitions: string[] = [];
+        try {
+          const a = AssignerProtocol.MemberAssignment.decode(m.memberAssignment)?.assignment ?? {};
+          partitions = Object.entries(a).flatMap(([t, ps]) => ps.map((p) => `${t}-${p}`));
+        } catch {
+          // an assignment in another protocol's format: shown without partitions
+        }
+        return { memberId: m.memberId, clientId: m.clientId, partitions };
+      });
+    } catch {
+      // the broker is unreachable: the outage reporter says so; keep the last known members
+    }
+  }
+
+  /** The status as one line. */
+  format(now = Date.now()): string {
+    const m = this.consumer.metrics();
+    const lag = m.partitions.map((p) => `${p.topic}-${p.partition}:${p.lag === null ? '?' : p.lag}`).join(' ') || 'none';
+    const members = this.members === null ? '?' : this.members.map((x) => `${x.clientId}[${x.partitions.join(',')}]`).join(' ') || 'none';
+    const errors = [...this.errorsByCode].map(([c, n]) => `${c}×${n}`).join(' ') || '0';
+    const outages = (this.options.outages?.() ?? []).map((o) => ` | DOWN ${o.what} since ${new Date(o.since).toISOString()}`).join('');
+    return `[${new Date(now).toISOString()}] ${this.consumer.state} | members ${members} | ${m.processedPerSecond.toFixed(1)} rows/s, ${m.processed} total`
+      + ` | lag ${lag} | last commit ${ago(this.lastCommitAt, now)} | errors ${errors}${outages}`;
+  }
+
+  private print(): void {
+    const line = this.format();
+    if (this.options.tty) {
+      const width = (this.out as { columns?: number }).columns ?? 200;
+      this.out.write(`\r\x1b[K${line.length > width ? line.slice(0, width - 1) : line}`);
+      this.drawn = true;
+    } else {
+      this.out.write(`kafka-eos run: status ${line}\n`);
+    }
+  }
+}
