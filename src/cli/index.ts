@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 /** The `kafka-eos` command line: demo, run and broker. */
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { runBroker } from './broker';
 import { runDemo } from './demo/demo';
-import { runSink } from './run';
+import { ConfigError } from '../consumer/options';
+import { printableSchema } from './connector/config';
+import { LOG_LEVELS, runSink } from './run';
 import { registerOffsetsCommand } from './offsets/command';
 
 function nonNegativeInt(name: string, min = 0, max = Number.MAX_SAFE_INTEGER) {
@@ -56,10 +58,23 @@ program.command('demo')
   });
 
 program.command('run')
-  .description('run a sink from a JSON config file against any Kafka cluster')
-  .argument('<config>', 'path of the JSON config file')
-  .action(async (file: string) => {
-    process.exitCode = await runSink(file);
+  .description('run a SQL sink from a JSON or YAML connector config against any Kafka cluster, until SIGINT/SIGTERM')
+  .argument('[config]', 'path of the config file (JSON, or YAML for .yaml/.yml); same as --config')
+  .option('--config <file>', 'path of the config file (JSON, or YAML for .yaml/.yml)')
+  .option('--print-schema', 'print every config field with its type and meaning, and exit')
+  .option('--metrics-port <port>', 'serve Prometheus metrics at http://127.0.0.1:<port>/metrics (0 = any free port)', nonNegativeInt('--metrics-port', 0, 65535))
+  .addOption(new Option('--log-level <level>', "our own and KafkaJS's log lines at or above this level").choices([...LOG_LEVELS]).default('info'))
+  .option('--status-interval <ms>', 'status log line period when stdout is not a TTY (default 10000)', nonNegativeInt('--status-interval', 100, 86400000))
+  .addHelpText('after', `\nExit codes: 0 stopped by SIGINT/SIGTERM (drained, committed, left the group); 1 the consumer failed;
+2 invalid config or arguments, or the database cannot be used at start.\n\n${printableSchema()}`)
+  .action(async (file: string | undefined, o) => {
+    if (o.printSchema) {
+      process.stdout.write(printableSchema());
+      return;
+    }
+    const path = o.config ?? file;
+    if (!path) throw new ConfigError('--config', 'give the config file (kafka-eos run --config connector.yaml); --print-schema lists its fields');
+    process.exitCode = await runSink(path, { metricsPort: o.metricsPort, logLevel: o.logLevel, statusIntervalMs: o.statusInterval });
   });
 
 registerOffsetsCommand(program);

@@ -10,19 +10,7 @@ import { SqlSink } from '../sinks/sql';
 import { HdfsSink } from '../sinks/hdfs/hdfs-sink';
 import { hdfsSinkConfigSchema } from '../sinks/hdfs/config';
 import { quietKnexLog } from './knex-log';
-
-const column = z.object({ path: z.string().min(1).optional(), type: z.enum(['string', 'integer', 'bigint', 'float', 'boolean', 'json', 'timestamp']), nullable: z.boolean().optional() }).strict();
-
-const sqlSinkSchema = z.object({
-  type: z.literal('sql'),
-  knex: z.object({ client: z.enum(['sqlite3', 'pg']) }).passthrough(),
-  table: z.string().min(1),
-  mode: z.enum(['insert', 'upsert', 'kafka-key']),
-  upsertKey: z.array(z.string().min(1)).min(1).optional(),
-  offsetsTable: z.string().min(1).optional(),
-  autoCreate: z.boolean().optional(),
-  mapping: z.object({ columns: z.record(z.string(), column), includeKafkaCoordinates: z.boolean().optional() }).strict(),
-}).strict();
+import { sqlSinkSchema } from './connector/sql-sink-schema';
 
 /** `sink` of a run config: `{ "type": "sql", ... }` (SqlSinkConfig) or `{ "type": "hdfs", ... }` (HdfsSinkConfig). */
 export const sinkConfigSchema = z.discriminatedUnion('type', [sqlSinkSchema, hdfsSinkConfigSchema.extend({ type: z.literal('hdfs') })]);

@@ -32,6 +32,10 @@ export interface GroupConsumerEvents {
   'dead-letter': { topic: string; partition: number; offset: bigint; deadLetterTopic: string; error: unknown };
   /** Exactly-once: the sink stayed unavailable past its own retries; the consumer keeps its partitions, waits and tries again. */
   'sink-unavailable': { topic: string; partition: number; error: Error };
+  /** Offsets were committed to Kafka (OffsetCommit), by the strategy or on revoke/stop; `offset` is the next offset to consume. */
+  commit: { offsets: { topic: string; partition: number; offset: bigint }[] };
+  /** The `skip` poison policy stepped over `records` records from `offset` (one record, or a batch handler's batch). */
+  skipped: { topic: string; partition: number; offset: bigint; records: number; error: unknown };
   /** The handler failed and will be tried again (`attempt` is the try that failed: 1 = first try). */
   retry: { topic: string; partition: number; offset: bigint; attempt: number; error: unknown };
   /**

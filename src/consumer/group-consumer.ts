@@ -131,6 +131,7 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
       producer: () => this.deadLetterProducer(),
       onDeadLetter: (info) => { this.metricsState.counts.deadLettered += 1; this.emit('dead-letter', info); },
       onRetry: (info) => { this.metricsState.counts.retries += 1; this.emit('retry', info); },
+      onSkip: (info) => { this.metricsState.counts.skipped += info.records; this.emit('skipped', info); },
     };
     // An 'error' event with no listener would throw from emit(): keep errors observable but safe.
     this.on('error', () => { this.metricsState.counts.errors += 1; });

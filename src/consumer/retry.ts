@@ -34,6 +34,8 @@ export interface ProcessorOptions {
   producer?: () => Promise<Producer>;
   onDeadLetter?: (info: { topic: string; partition: number; offset: bigint; deadLetterTopic: string; error: unknown }) => void;
   onRetry?: (info: { topic: string; partition: number; offset: bigint; attempt: number; error: unknown }) => void;
+  /** Called for each record (or the batch's first record, batch handler) the `skip` policy steps over. */
+  onSkip?: (info: { topic: string; partition: number; offset: bigint; records: number; error: unknown }) => void;
 }
 
 function errorMessage(error: unknown): string {
@@ -103,7 +105,10 @@ async function deadLetter(options: ProcessorOptions, records: SinkRecord[], erro
 /** Applies the poison policy to `records` that failed with `error`. Throws PoisonMessageError for `fail`. */
 async function poison(options: ProcessorOptions, batch: StrategyBatch, records: SinkRecord[], processedUpTo: bigint, error: unknown): Promise<void> {
   const policy = options.poisonPolicy ?? 'fail';
-  if (policy === 'skip') return;
+  if (policy === 'skip') {
+    options.onSkip?.({ topic: batch.topic, partition: batch.partition, offset: records[0]?.offset ?? batch.fetchOffset, records: Math.max(records.length, 1), error });
+    return;
+  }
   if (policy === 'dead-letter') return deadLetter(options, records, error);
   const offset = records[0]?.offset ?? batch.fetchOffset;
   throw new PoisonMessageError(batch.topic, batch.partition, offset, processedUpTo, (error as { original?: unknown })?.original ?? error);

@@ -10,7 +10,7 @@
  * - `assigned_partitions` (gauge).
  * - `records_processed_total` (topic, partition), `commits_total` (target: kafka | sink),
  *   `fenced_writes_total` (topic, partition), `rebalances_total`, `retries_total`,
- *   `dead_lettered_total`, `errors_total` (code: the KafkaEosError code, else the error's name).
+ *   `dead_lettered_total`, `skipped_total`, `errors_total` (code: the KafkaEosError code, else the error's name).
  * - `rebalance_duration_seconds` (histogram): from revocation (or the first join) to the new
  *   assignment being positioned.
  * - `sink_write_duration_seconds` (histogram, label outcome: committed | staged | fenced | error):
@@ -56,6 +56,7 @@ export class ConsumerPrometheusMetrics {
   private readonly rebalances: Counter<'group'>;
   private readonly retries: Counter<'group'>;
   private readonly deadLettered: Counter<'group'>;
+  private readonly skipped: Counter<'group'>;
   private readonly errors: Counter<'group' | 'code'>;
   private readonly rebalanceSeconds: Histogram<'group'>;
   private readonly sinkWriteSeconds: Histogram<'group' | 'outcome'>;
@@ -98,6 +99,7 @@ export class ConsumerPrometheusMetrics {
     this.rebalances = new Counter({ name: p + 'rebalances_total', help: 'Completed rebalances (assignments received)', labelNames: ['group'], registers });
     this.retries = new Counter({ name: p + 'retries_total', help: 'Processing retries', labelNames: ['group'], registers });
     this.deadLettered = new Counter({ name: p + 'dead_lettered_total', help: 'Records produced to a dead-letter topic', labelNames: ['group'], registers });
+    this.skipped = new Counter({ name: p + 'skipped_total', help: 'Records stepped over by the skip poison policy', labelNames: ['group'], registers });
     this.errors = new Counter({ name: p + 'errors_total', help: 'Errors by code', labelNames: ['group', 'code'], registers });
     this.rebalanceSeconds = new Histogram({
       name: p + 'rebalance_duration_seconds', help: 'From revocation (or the first join) to the new assignment being positioned', labelNames: ['group'], registers,
@@ -124,12 +126,15 @@ export class ConsumerPrometheusMetrics {
       rebalance: (r: RebalanceRecord) => { this.rebalances.inc({ group }); this.rebalanceSeconds.observe({ group }, r.durationMs / 1000); },
       retry: () => this.retries.inc({ group }),
       'dead-letter': () => this.deadLettered.inc({ group }),
+      skipped: (x: { records: number }) => this.skipped.inc({ group }, x.records),
       error: (e: unknown) => this.errors.inc({ group, code: errorCodeOf(e) }),
       'sink-unavailable': (i: { error: unknown }) => this.errors.inc({ group, code: errorCodeOf(i.error) }),
     };
-    for (const [event, fn] of Object.entries(handlers)) consumer.on(event, fn);
+    // The typed map is checked where the handlers are written; the loop attaches them by name.
+    const emitter = consumer as unknown as NodeJS.EventEmitter;
+    for (const [event, fn] of Object.entries(handlers)) emitter.on(event, fn);
     return () => {
-      for (const [event, fn] of Object.entries(handlers)) consumer.off(event, fn);
+      for (const [event, fn] of Object.entries(handlers)) emitter.off(event, fn);
       this.consumers.delete(consumer);
     };
   }

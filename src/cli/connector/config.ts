@@ -7,34 +7,9 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { ConfigError } from '../../consumer/options';
+import { sinkConfigSchema } from '../sink-factory';
 
 const int = (min: number) => z.number().int().min(min);
-
-const column = z.object({
-  path: z.string().min(1).optional().describe('dotted path in the JSON record value (default: the column name)'),
-  type: z.enum(['string', 'integer', 'bigint', 'float', 'boolean', 'json', 'timestamp']).describe('column type'),
-  nullable: z.boolean().optional().describe('whether a missing or null value is allowed (default false)'),
-}).strict();
-
-/** The SQL sink (see docs/sql-sink.md). */
-export const sqlSinkSchema = z.object({
-  type: z.literal('sql').describe('an exactly-once SQL sink through knex'),
-  knex: z.object({
-    client: z.enum(['sqlite3', 'pg']).describe('database driver'),
-  }).passthrough().describe('a knex config: { client, connection, pool, ... }; connection is a postgresql:// URL or { filename } for SQLite'),
-  table: z.string().min(1).describe('data table'),
-  mode: z.enum(['insert', 'upsert', 'kafka-key']).describe('insert rows; upsert by upsertKey; or upsert by the Kafka coordinates'),
-  upsertKey: z.array(z.string().min(1)).min(1).optional().describe('columns of the conflict key (mode upsert)'),
-  offsetsTable: z.string().min(1).optional().describe('offsets table (default kafka_eos_offsets)'),
-  autoCreate: z.boolean().optional().describe('create the data table from the mapping if missing (default false)'),
-  mapping: z.object({
-    columns: z.record(z.string(), column).describe('column name → { path, type, nullable }'),
-    includeKafkaCoordinates: z.boolean().optional().describe('add kafka_topic, kafka_partition, kafka_offset columns'),
-  }).strict().describe('how a JSON record value becomes a row'),
-}).strict();
-
-/** The sinks `run` knows, by `type`. */
-export const sinkSchema = z.discriminatedUnion('type', [sqlSinkSchema]);
 
 const fileOrText = z.union([z.string(), z.object({ file: z.string().min(1).describe('path of a PEM file') }).strict()]);
 
@@ -95,7 +70,7 @@ export const runConfigSchema = z.object({
   topics: z.array(z.string().min(1)).min(1).describe('topics to consume'),
   kafka: kafkaClientSchema.optional().describe('KafkaJS client settings passed through: ssl, sasl, timeouts, retry'),
   consumer: consumerSchema.optional().describe('consumer group and processing settings'),
-  sink: sinkSchema.describe('where records go'),
+  sink: sinkConfigSchema.describe('where records go: { type: sql, ... } or { type: hdfs, ... } (docs/sql-sink.md, docs/hdfs-sink.md)'),
   status: z.object({
     intervalMs: int(100).optional().describe('status log line period when stdout is not a TTY, ms (default 10000)'),
   }).strict().optional().describe('the live status line (TTY) or periodic status log lines'),
@@ -125,7 +100,8 @@ export function validateRunConfig(value: unknown): RunConfig {
   const delivery = consumer.delivery ?? 'exactly-once';
   if (consumer.deadLetterTopic && consumer.poisonPolicy !== 'dead-letter') throw new ConfigError('consumer.deadLetterTopic', "only used with poisonPolicy 'dead-letter'");
   if (consumer.groupCommit && delivery !== 'exactly-once') throw new ConfigError('consumer.groupCommit', 'only applies to exactly-once delivery');
-  if (c.sink.mode === 'upsert' && !c.sink.upsertKey) throw new ConfigError('sink.upsertKey', 'mode upsert needs upsertKey');
+  if (c.sink.type !== 'sql' && delivery !== 'exactly-once') throw new ConfigError('consumer.delivery', `the ${c.sink.type} sink runs exactly-once only`);
+  if (c.sink.type === 'sql' && c.sink.mode === 'upsert' && !c.sink.upsertKey) throw new ConfigError('sink.upsertKey', 'mode upsert needs upsertKey');
   return c;
 }
 

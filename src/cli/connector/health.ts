@@ -16,6 +16,7 @@ const CONNECTION_ERROR = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOU
 export class OutageReporter {
   private readonly outages = new Map<string, Outage>();
   private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
 
   constructor(private readonly write: (line: string) => void, private readonly repeatMs = 10_000, private readonly now: () => number = Date.now) {}
 
@@ -25,7 +26,9 @@ export class OutageReporter {
     this.timer.unref();
   }
 
+  /** Stops reporting (connections closed while stopping are not outages). */
   stop(): void {
+    this.stopped = true;
     if (this.timer) clearInterval(this.timer);
   }
 
@@ -39,13 +42,13 @@ export class OutageReporter {
     this.down(`broker ${broker}`, reason, 'KafkaJS reconnects with backoff (and restarts the consumer) until it answers');
   }
 
-  /** The sink could not be written (a `sink-unavailable` event). */
-  sinkUnavailable(error: unknown, partition: string): void {
-    this.down('the database', `${(error as Error)?.message ?? String(error)} (writing ${partition})`, 'the consumer keeps its partitions, waits 1 s, re-reads the stored positions and writes again');
+  /** The sink's store (`the database`, `HDFS`) could not be written (a `sink-unavailable` event). */
+  sinkUnavailable(store: string, error: unknown, partition: string): void {
+    this.down(store === 'database' ? 'the database' : store, `${(error as Error)?.message ?? String(error)} (writing ${partition})`, 'the consumer keeps its partitions, waits 1 s, re-reads the stored positions and writes again');
   }
 
-  /** Something worked: every broker outage (`kind` broker) or the database outage is over. */
-  up(kind: 'broker' | 'database'): void {
+  /** Something worked: every broker outage (`kind` broker) or the sink's store outage (`sink`) is over. */
+  up(kind: 'broker' | 'sink'): void {
     for (const [what, o] of [...this.outages]) {
       if ((kind === 'broker') !== what.startsWith('broker ')) continue;
       this.outages.delete(what);
@@ -59,6 +62,7 @@ export class OutageReporter {
   }
 
   private down(what: string, reason: string, retrying: string): void {
+    if (this.stopped) return;
     const o = this.outages.get(what);
     if (o) {
       o.lastError = reason;

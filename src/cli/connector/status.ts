@@ -35,6 +35,7 @@ export class StatusReporter {
   private members: MemberSummary[] | null = null;
   private readonly errorsByCode = new Map<string, number>();
   private drawn = false;
+  private inFlight: Promise<void> = Promise.resolve();
   private readonly out: NodeJS.WritableStream;
   private readonly onCommit = () => { this.lastCommitAt = Date.now(); };
   private readonly onError = (e: unknown) => {
@@ -53,8 +54,8 @@ export class StatusReporter {
     this.timer = setInterval(() => this.print(), period);
     this.timer.unref();
     if (this.options.admin) {
-      void this.describeMembers();
-      this.membersTimer = setInterval(() => void this.describeMembers(), 5000);
+      this.inFlight = this.describeMembers();
+      this.membersTimer = setInterval(() => { this.inFlight = this.describeMembers(); }, 5000);
       this.membersTimer.unref();
     }
   }
@@ -66,9 +67,11 @@ export class StatusReporter {
     this.drawn = false;
   }
 
-  stop(): void {
+  /** Stops the timers and waits for a DescribeGroups in flight (so the admin client can be disconnected after). */
+  async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     if (this.membersTimer) clearInterval(this.membersTimer);
+    await this.inFlight;
     this.consumer.off('commit', this.onCommit);
     this.consumer.off('error', this.onError);
     if (this.options.tty && this.drawn) this.out.write('\n');
@@ -100,7 +103,7 @@ export class StatusReporter {
     const errors = [...this.errorsByCode].map(([c, n]) => `${c}×${n}`).join(' ') || '0';
     const outages = (this.options.outages?.() ?? []).map((o) => ` | DOWN ${o.what} since ${new Date(o.since).toISOString()}`).join('');
     return `[${new Date(now).toISOString()}] ${this.consumer.state} | members ${members} | ${m.processedPerSecond.toFixed(1)} rows/s, ${m.processed} total`
-      + ` | lag ${lag} | last commit ${ago(this.lastCommitAt, now)} | errors ${errors}${outages}`;
+      + ` | lag ${lag} | last commit ${ago(this.lastCommitAt, now)} | errors ${errors} | skipped ${m.skipped} | dead-lettered ${m.deadLettered}${outages}`;
   }
 
   private print(): void {

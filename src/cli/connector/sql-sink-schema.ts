@@ -1,0 +1,28 @@
+/**
+ * The SQL sink section of a `kafka-eos run` config (`sink: { type: sql, ... }`), every field
+ * described for `kafka-eos run --print-schema`. See docs/sql-sink.md.
+ */
+import { z } from 'zod';
+
+const column = z.object({
+  path: z.string().min(1).optional().describe('dotted path in the JSON record value (default: the column name)'),
+  type: z.enum(['string', 'integer', 'bigint', 'float', 'boolean', 'json', 'timestamp']).describe('column type'),
+  nullable: z.boolean().optional().describe('whether a missing or null value is allowed (default false)'),
+}).strict();
+
+/** The SQL sink (see docs/sql-sink.md). */
+export const sqlSinkSchema = z.object({
+  type: z.literal('sql').describe('an exactly-once SQL sink through knex'),
+  knex: z.object({
+    client: z.enum(['sqlite3', 'pg']).describe('database driver'),
+  }).passthrough().describe('a knex config: { client, connection, pool, ... }; connection is a postgresql:// URL or { filename } for SQLite'),
+  table: z.string().min(1).describe('data table'),
+  mode: z.enum(['insert', 'upsert', 'kafka-key']).describe('insert rows; upsert by upsertKey; or upsert by the Kafka coordinates'),
+  upsertKey: z.array(z.string().min(1)).min(1).optional().describe('columns of the conflict key (mode upsert)'),
+  offsetsTable: z.string().min(1).optional().describe('offsets table (default kafka_eos_offsets)'),
+  autoCreate: z.boolean().optional().describe('create the data table from the mapping if missing (default false)'),
+  mapping: z.object({
+    columns: z.record(z.string(), column).describe('column name → { path, type, nullable }'),
+    includeKafkaCoordinates: z.boolean().optional().describe('add kafka_topic, kafka_partition, kafka_offset columns'),
+  }).strict().describe('how a JSON record value becomes a row'),
+}).strict();
