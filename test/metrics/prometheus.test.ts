@@ -88,10 +88,10 @@ test('an exactly-once consumer, scraped over HTTP', async () => {
   await produce(kafkaOf(cluster), 'pm-t', 0, ['{"id":30}']);
   await until(() => c.metrics().processed >= 42 + 1 + 21, 'the replay from offset 10 after the fence');
   // An error event carries its code into errors_total.
-  c.emit('error', new KafkaEosError('SOME_CODE', 'x'));
+  c.emit('error', new KafkaEosError('COMMIT_ON_REVOKE_FAILED', 'x'));
   text = await scrape(server.port);
   expect(sample(text, 'kafka_eos_fenced_writes_total', { group: 'pm-g', topic: 'pm-t', partition: '0' })).toBe(1);
-  expect(sample(text, 'kafka_eos_errors_total', { group: 'pm-g', code: 'SOME_CODE' })).toBe(1);
+  expect(sample(text, 'kafka_eos_errors_total', { group: 'pm-g', code: 'COMMIT_ON_REVOKE_FAILED' })).toBe(1);
   expect(sample(text, 'kafka_eos_partition_position', { group: 'pm-g', topic: 'pm-t', partition: '0' })).toBe(31);
   expect(sample(text, 'kafka_eos_commits_total', { group: 'pm-g', target: 'kafka' })).toBeGreaterThanOrEqual(1);
   expect(await sink.knex('pm').count({ n: '*' })).toEqual([{ n: 43 }]);
@@ -105,7 +105,7 @@ test('a registry of the caller\'s is used as given; errorCodeOf prefers code, th
   const prom = new ConsumerPrometheusMetrics({ registry, prefix: 'app_' });
   expect(prom.registry).toBe(registry);
   expect(await registry.getSingleMetricAsString('app_records_processed_total')).toMatch(/# TYPE app_records_processed_total counter/);
-  expect(errorCodeOf(new KafkaEosError('A_CODE', 'm'))).toBe('A_CODE');
+  expect(errorCodeOf(new KafkaEosError('SINK_CLOSED', 'm'))).toBe('SINK_CLOSED');
   expect(errorCodeOf(new TypeError('m'))).toBe('TypeError');
   expect(errorCodeOf(new Error('m'))).toBe('UNKNOWN');
   expect(errorCodeOf('a string')).toBe('UNKNOWN');
