@@ -112,9 +112,9 @@ export async function runSink(file: string, options: RunOptions = {}): Promise<n
   consumer.on('batch', () => { outages.up('broker'); outages.up('sink'); });
   consumer.on('assigned', ({ partitions }) => {
     outages.up('broker');
-    say('info', `kafka-eos run: assigned ${partitions.map((p) => `${p.topic}-${p.partition}`).join(', ') || '(none)'}`);
+    say('info', `kafka-eos run: assigned: ${partitions.map((p) => `${p.topic}-${p.partition}`).join(', ') || '(none)'}`);
   });
-  consumer.on('revoked', ({ partitions }) => say('info', `kafka-eos run: revoked ${partitions.map((p) => `${p.topic}-${p.partition}`).join(', ') || '(none)'}`));
+  consumer.on('revoked', ({ partitions }) => say('info', `kafka-eos run: revoked: ${partitions.map((p) => `${p.topic}-${p.partition}`).join(', ') || '(none)'}`));
   consumer.on('dead-letter', (d) => say('warn', `kafka-eos run: ${d.topic}-${d.partition}@${d.offset} sent to ${d.deadLetterTopic}: ${(d.error as Error)?.message ?? String(d.error)}`));
   let metricsServer: MetricsServer | undefined;
   const metricsPort = options.metricsPort ?? config.metrics?.port;
