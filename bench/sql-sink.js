@@ -284,7 +284,7 @@ async function runSqlSink({ rows = 100000, batch = 2000, rounds = 5, pgUrl, only
   return out;
 }
 
-module.exports = { runSqlSink };
+module.exports = { runSqlSink, workload, sqliteSinkRun, sqlitePreparedRun, sinkRun, pgCopyCasRun };
 
 if (require.main === module) {
   runSqlSink({

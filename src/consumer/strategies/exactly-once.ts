@@ -160,7 +160,7 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
       state.staged = null;
     }
     state.resumeFrom = processed.processedUpTo;
-    if (state.stored !== before) await monitorCommit(ctx, [{ topic: batch.topic, partition: batch.partition, storedOffset: state.stored }]);
+    if (state.stored !== before) monitorCommit(ctx, [{ topic: batch.topic, partition: batch.partition, storedOffset: state.stored }]);
     if (!processed.complete) {
       state.synced = false;
       return { kind: 'seek', offset: state.resumeFrom };
@@ -168,10 +168,32 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
     return { kind: 'done' };
   }
 
-  /** Commits durable positions (never staged ones) to the Kafka group, for lag monitoring only. */
-  async function monitorCommit(ctx: StrategyContext, positions: DurablePosition[]): Promise<void> {
-    const offsets = positions.filter((p) => p.storedOffset >= 0n).map((p) => ({ topic: p.topic, partition: p.partition, offset: p.storedOffset }));
-    if (monitor && offsets.length > 0) await ctx.commitToKafka(offsets).catch(() => undefined);
+  /**
+   * Commits durable positions (never staged ones) to the Kafka group, for lag monitoring only, off the
+   * write path: the batch does not wait for it. At most one commit is in flight; positions arriving
+   * meanwhile are coalesced (the latest per partition) into the next one. Failures are ignored (the sink's
+   * positions are the truth; the next commit catches up).
+   */
+  const monitorPending = new Map<string, { topic: string; partition: number; offset: bigint }>();
+  let monitorInFlight: Promise<void> | null = null;
+  function monitorCommit(ctx: StrategyContext, positions: DurablePosition[]): void {
+    if (!monitor) return;
+    for (const p of positions) {
+      if (p.storedOffset >= 0n) monitorPending.set(partitionKey(p), { topic: p.topic, partition: p.partition, offset: p.storedOffset });
+    }
+    if (monitorInFlight === null && monitorPending.size > 0) {
+      monitorInFlight = (async () => {
+        while (monitorPending.size > 0) {
+          const offsets = [...monitorPending.values()];
+          monitorPending.clear();
+          await ctx.commitToKafka(offsets).catch(() => undefined);
+        }
+      })().finally(() => { monitorInFlight = null; });
+    }
+  }
+  /** Waits for the monitoring commits under way (revoke, stop). */
+  async function monitorSettled(): Promise<void> {
+    while (monitorInFlight !== null) await monitorInFlight;
   }
 
   /** Revoke/stop: make what the sink staged durable (or discarded, if fenced) before giving the partitions up. */
@@ -192,7 +214,7 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
       const stored = result.status === 'committed' ? state.staged! : d?.storedOffset;
       if (stored !== undefined && stored !== state.stored) durable.push({ topic: tp.topic, partition: tp.partition, storedOffset: stored });
     }
-    await monitorCommit(ctx, durable);
+    monitorCommit(ctx, durable);
   }
 
   return {
@@ -244,6 +266,7 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
     async onRevoked(ctx, partitions) {
       try {
         await flushStaged(ctx, partitions);
+        await monitorSettled();
       } finally {
         for (const tp of partitions) states.delete(partitionKey(tp));
       }
