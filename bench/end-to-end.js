@@ -2,10 +2,11 @@
 /**
  * End to end: the embedded mock cluster into SQLite, kafka-eos's exactly-once GroupConsumer
  * against raw KafkaJS eachBatch doing a raw knex insert of the same rows, one member each,
- * in child processes, alternating rounds in the same run. Also the consumer's peak RSS as the
- * input grows (it streams; it must not buffer a topic).
+ * in child processes, alternating rounds in the same run (median of per-round ratios). Both clocks
+ * start in the child before anything connects and stop when the last row is written. With --memory,
+ * also the consumer's peak RSS as the input grows (it streams; it must not buffer a topic).
  *
- *   npm run build && node bench/end-to-end.js [--rows 200000] [--rounds 3]
+ *   npm run build && node bench/end-to-end.js [--rows 200000] [--rounds 3] [--memory]
  */
 /* eslint-disable @typescript-eslint/no-require-imports */
 const { fork } = require('node:child_process');
@@ -16,9 +17,7 @@ const { Kafka, logLevel } = require('kafkajs');
 const { MockCluster } = require('../dist/mock-broker');
 const { loadFlights } = require('../dist/cli/demo/dataset');
 
-const arg = (name, def) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : def; };
-const ROWS = Number(arg('--rows', 200000));
-const ROUNDS = Number(arg('--rounds', 3));
+const { figure, table, arg } = require('./lib/figures');
 
 function runChild(mode, cluster, topic, db, n, execArgv = ['--expose-gc']) {
   return new Promise((resolve, reject) => {
@@ -43,39 +42,51 @@ async function produce(cluster, topic, n) {
   await producer.disconnect();
 }
 
-(async () => {
+/** Exactly-once consumer vs raw KafkaJS + knex, end to end into SQLite. @returns one figure. */
+async function runEndToEnd({ rows = 100000, rounds = 3, memory = false, log = () => undefined } = {}) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'kafka-eos-e2e-'));
   const cluster = await MockCluster.start({ brokers: 3, group: { initialRebalanceDelayMs: 0 } });
   try {
-    await produce(cluster, 'e2e', ROWS);
+    await produce(cluster, 'e2e', rows);
     const times = { raw: [], eos: [] };
-    for (let r = 0; r < ROUNDS; r++) {
+    for (let r = 0; r < rounds; r++) {
       for (const mode of r % 2 === 0 ? ['raw', 'eos'] : ['eos', 'raw']) {
-        const res = await runChild(mode, cluster, 'e2e', path.join(dir, `${mode}-${r}.sqlite`), ROWS);
-        times[mode].push(res.ms);
+        const res = await runChild(mode, cluster, 'e2e', path.join(dir, `${mode}-${r}.sqlite`), rows);
+        times[mode].push(res.ms / 1000);
+        log(`  round ${r + 1}/${rounds} ${mode}: ${(res.ms / 1000).toFixed(3)} s`);
       }
     }
-    const rate = (ms) => Math.round(ROWS / (ms / 1000));
-    const best = (a) => Math.min(...a);
-    console.log(`end to end, ${ROWS} rows, 6 partitions, best of ${ROUNDS}: raw KafkaJS eachBatch + knex ${rate(best(times.raw))} rows/s | kafka-eos exactly-once ${rate(best(times.eos))} rows/s | ratio ${(best(times.raw) / best(times.eos)).toFixed(2)}x`);
-
-    const sizes = [ROWS / 4, ROWS / 2, ROWS].map(Math.floor);
-    const rss = [];
-    const heap = [];
-    for (const n of sizes) {
-      const topic = `mem-${n}`;
-      await produce(cluster, topic, n);
-      const res = await runChild('eos', cluster, topic, path.join(dir, `mem-${n}.sqlite`), n);
-      rss.push(res.maxRssKiB);
-      heap.push(res.heapAfterGcMiB);
-    }
-    console.log(`consumer peak RSS by input size: ${sizes.map((n, i) => `${n} rows → ${Math.round(rss[i] / 1024)} MiB`).join(', ')}; growth ${(rss[2] / rss[0]).toFixed(2)}x for ${sizes[2] / sizes[0]}x the input`);
-    console.log(`consumer heap after the run (after GC): ${heap.map((h) => `${h.toFixed(1)} MiB`).join(', ')}`);
-    // Streaming, not buffering: the largest input again, with V8's old space capped at 64 MiB.
-    const capped = await runChild('eos', cluster, `mem-${sizes[2]}`, path.join(dir, 'capped.sqlite'), sizes[2], ['--expose-gc', '--max-old-space-size=64']);
-    console.log(`with --max-old-space-size=64: ${sizes[2]} rows consumed, peak RSS ${Math.round(capped.maxRssKiB / 1024)} MiB (${(capped.maxRssKiB / rss[0]).toFixed(2)}x the ${sizes[0]}-row run)`);
+    const out = [figure(`end to end into SQLite (${rows} rows, 6 partitions, one member, child processes)`, 'rows/s', rows,
+      'exactly-once GroupConsumer + SqlSink', 'KafkaJS eachBatch + knex insert (no offsets in the DB)', times.eos, times.raw)];
+    if (memory) await memoryRuns(cluster, dir, rows);
+    return out;
   } finally {
     await cluster.stop();
     rmSync(dir, { recursive: true, force: true });
   }
-})().catch((e) => { console.error(e); process.exit(1); });
+}
+
+async function memoryRuns(cluster, dir, rows) {
+  const sizes = [rows / 4, rows / 2, rows].map(Math.floor);
+  const rss = [];
+  const heap = [];
+  for (const n of sizes) {
+    const topic = `mem-${n}`;
+    await produce(cluster, topic, n);
+    const res = await runChild('eos', cluster, topic, path.join(dir, `mem-${n}.sqlite`), n);
+    rss.push(res.maxRssKiB);
+    heap.push(res.heapAfterGcMiB);
+  }
+  console.log(`consumer peak RSS by input size: ${sizes.map((n, i) => `${n} rows → ${Math.round(rss[i] / 1024)} MiB`).join(', ')}; growth ${(rss[2] / rss[0]).toFixed(2)}x for ${sizes[2] / sizes[0]}x the input`);
+  console.log(`consumer heap after the run (after GC): ${heap.map((h) => `${h.toFixed(1)} MiB`).join(', ')}`);
+  // Streaming, not buffering: the largest input again, with V8's old space capped at 64 MiB.
+  const capped = await runChild('eos', cluster, `mem-${sizes[2]}`, path.join(dir, 'capped.sqlite'), sizes[2], ['--expose-gc', '--max-old-space-size=64']);
+  console.log(`with --max-old-space-size=64: ${sizes[2]} rows consumed, peak RSS ${Math.round(capped.maxRssKiB / 1024)} MiB (${(capped.maxRssKiB / rss[0]).toFixed(2)}x the ${sizes[0]}-row run)`);
+}
+
+module.exports = { runEndToEnd };
+
+if (require.main === module) {
+  runEndToEnd({ rows: Number(arg('--rows', 200000)), rounds: Number(arg('--rounds', 3)), memory: process.argv.includes('--memory'), log: (l) => console.error(l) })
+    .then((f) => console.log(table(f)), (e) => { console.error(e); process.exit(1); });
+}

@@ -6,13 +6,15 @@
  * process (as a jest suite runs it) and alone in a child process (like librdkafka's mock).
  *
  *   npm run build && node bench/mock-throughput.js [--messages 200000] [--rounds 2]
+ *
+ * Targets run in an order rotated each round; the ratios are medians of per-round ratios.
  */
 /* eslint-disable @typescript-eslint/no-require-imports */
 const { Kafka, logLevel } = require('kafkajs');
 const { arg, startRdkafkaMock, startOursInProcess, startOursChild, fmt } = require('./lib/harness');
+const { median, table } = require('./lib/figures');
 
-const N = Number(arg('--messages', 200000));
-const ROUNDS = Number(arg('--rounds', 2));
+let N = 200000;
 const BATCH = 2000;
 const PARTITIONS = 6;
 const VALUE = Buffer.alloc(100, 'x');
@@ -47,32 +49,49 @@ async function measure(target, topic) {
   return { produce: N / produceS, consume: total / consumeS };
 }
 
-async function main() {
+/** Produce and consume throughput of our mock against librdkafka's. @returns figures (lib/figures.js). */
+async function runMockThroughput({ messages = 200000, rounds = 2, log = () => undefined } = {}) {
+  N = messages;
   const starters = [
     () => startRdkafkaMock([['bench', PARTITIONS]]),
     () => startOursInProcess([['bench', PARTITIONS]]),
     () => startOursChild([['bench', PARTITIONS]]),
   ];
   const results = new Map();
-  for (let round = 1; round <= ROUNDS; round++) {
-    for (const start of starters) {
-      const target = await start();
+  for (let round = 1; round <= rounds; round++) {
+    for (let i = 0; i < starters.length; i++) {
+      const target = await starters[(i + round - 1) % starters.length]();
       try {
         const r = await measure(target, 'bench');
         const list = results.get(target.name) ?? [];
         list.push(r);
         results.set(target.name, list);
-        console.log(`round ${round}  ${target.name.padEnd(32)} produce ${fmt(r.produce).padStart(9)} msg/s   consume ${fmt(r.consume).padStart(9)} msg/s`);
+        log(`round ${round}  ${target.name.padEnd(32)} produce ${fmt(r.produce).padStart(9)} msg/s   consume ${fmt(r.consume).padStart(9)} msg/s`);
       } finally {
         await target.stop();
       }
     }
   }
-  const best = (name, k) => Math.max(...results.get(name).map((r) => r[k]));
   const base = [...results.keys()].find((n) => n.startsWith('librdkafka'));
-  console.log(`\n${N} messages of ${VALUE.length} bytes, ${PARTITIONS} partitions, batches of ${BATCH}; best of ${ROUNDS} rounds`);
+  const out = [];
   for (const name of results.keys()) {
-    console.log(`${name.padEnd(32)} produce ${fmt(best(name, 'produce')).padStart(9)} msg/s (${(best(name, 'produce') / best(base, 'produce')).toFixed(2)}×)   consume ${fmt(best(name, 'consume')).padStart(9)} msg/s (${(best(name, 'consume') / best(base, 'consume')).toFixed(2)}×)`);
+    if (name === base) continue;
+    for (const k of ['produce', 'consume']) {
+      const ours = results.get(name).map((r) => r[k]);
+      const theirs = results.get(base).map((r) => r[k]);
+      out.push({
+        figure: `mock broker ${k} (${N} msgs of ${VALUE.length} B, ${PARTITIONS} partitions, KafkaJS client)`, unit: 'msg/s',
+        ours: name, baseline: base, runs: ours.length, oursRate: median(ours), baselineRate: median(theirs),
+        ratio: median(ours.map((v, i) => v / theirs[i])), oursRates: ours, baselineRates: theirs,
+      });
+    }
   }
+  return out;
 }
-main().catch((e) => { console.error(e); process.exit(1); });
+
+module.exports = { runMockThroughput };
+
+if (require.main === module) {
+  runMockThroughput({ messages: Number(arg('--messages', 200000)), rounds: Number(arg('--rounds', 2)), log: (l) => console.error(l) })
+    .then((f) => console.log(table(f)), (e) => { console.error(e); process.exit(1); });
+}

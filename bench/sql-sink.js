@@ -122,9 +122,10 @@ const flightRow = (rec) => {
   return { kafka_topic: rec.topic, kafka_partition: rec.partition, kafka_offset: Number(rec.offset), seq: f.seq, delay: f.delay, distance: f.distance, time: f.time };
 };
 
-async function knexRun(knex, writes, chunk) {
+/** Raw knex: a transaction, the CAS through the query builder, `insert(chunk)` (or, for upsert, multi-row INSERT ON CONFLICT). */
+async function knexRun(knex, writes, chunk, mode = 'insert') {
   const n = names();
-  await (await prepareTables(knex, n)).close();
+  await (await prepareTables(knex, n, mode)).close();
   const t0 = process.hrtime.bigint();
   for (const w of writes) {
     await knex.transaction(async (trx) => {
@@ -132,7 +133,10 @@ async function knexRun(knex, writes, chunk) {
         .update({ next_offset: Number(w.nextOffset), updated_at: trx.fn.now() });
       if (Number(c) !== 1) throw new Error('baseline CAS failed');
       const rows = w.records.map(flightRow);
-      for (let i = 0; i < rows.length; i += chunk) await trx(n.table).insert(rows.slice(i, i + chunk));
+      for (let i = 0; i < rows.length; i += chunk) {
+        const q = trx(n.table).insert(rows.slice(i, i + chunk));
+        await (mode === 'upsert' ? q.onConflict('seq').merge() : q);
+      }
     });
   }
   const s = elapsed(t0);
@@ -263,6 +267,7 @@ async function runSqlSink({ rows = 100000, batch = 2000, rounds = 5, pgUrl, only
           'copycas-kafka-key': () => pgCopyCasRun(knex, pgUrl, w, 'kafka-key'),
           'copycas-upsert': () => pgCopyCasRun(knex, pgUrl, w, 'upsert'),
           knex: () => knexRun(knex, w, 1000),
+          'knex-upsert': () => knexRun(knex, w, 1000, 'upsert'),
           psql: () => psqlCopyRun(knex, pgUrl, csv),
         });
         const p = await interleave(pv(writes), rounds, log, pv(warm));
@@ -270,6 +275,7 @@ async function runSqlSink({ rows = 100000, batch = 2000, rounds = 5, pgUrl, only
         out.push(figure(`PostgreSQL sink, insert (${suffix})`, 'rows/s', rows, 'SqlSink', base, p.insert, p['copycas-insert'], 0.8));
         out.push(figure('PostgreSQL sink, kafka-key (primary key on the coordinates, both sides)', 'rows/s', rows, 'SqlSink', base, p['kafka-key'], p['copycas-kafka-key'], 0.8));
         out.push(figure('PostgreSQL sink, upsert: COPY to a temp table + INSERT ON CONFLICT (primary key seq, both sides)', 'rows/s', rows, 'SqlSink', `${base}, no conflict handling`, p.upsert, p['copycas-upsert']));
+        out.push(figure('PostgreSQL sink, upsert vs multi-row INSERT ON CONFLICT', 'rows/s', rows, 'SqlSink (staged COPY)', 'knex trx + CAS + insert(1000).onConflict().merge()', p.upsert, p['knex-upsert']));
         out.push(figure('PostgreSQL sink vs raw knex', 'rows/s', rows, 'SqlSink', 'knex trx + CAS + insert(1000)', p.insert, p.knex));
         out.push(figure('PostgreSQL sink vs psql `\\copy` (no CAS, no JSON)', 'rows/s', rows, 'SqlSink', 'psql \\copy of one CSV', p.insert, p.psql));
       } finally {
