@@ -50,6 +50,7 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
   private readonly autoCreate: boolean;
   private readonly retry: SqlRetryOptions;
   private ready: Promise<void> | undefined;
+  private casSqlText: { postgres: string; sqlite: string } | undefined;
 
   /** Throws {@link SinkConfigError} for an unsupported dialect, a bad table name or retry options. */
   constructor(opts: SqlOffsetStoreOptions) {
@@ -141,10 +142,35 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
     if (expected === -1n) {
       await trx(this.table).insert({ ...key, next_offset: -1 }).onConflict(['group_id', 'topic', 'partition']).ignore();
     }
-    const n = await trx(this.table)
-      .where({ ...key, next_offset: bindBigint(expected) })
-      .update({ next_offset: bindBigint(next), updated_at: trx.fn.now() });
-    return Number(n) === 1;
+    return (await this.casUpdate(trx, [bindBigint(next), groupId, tp.topic, tp.partition, bindBigint(expected)])) === 1;
+  }
+
+  /**
+   * The one-partition CAS UPDATE, on the transaction's own driver connection (it runs once per write, so the
+   * query builder's cost shows): `UPDATE t SET next_offset = ?, updated_at = CURRENT_TIMESTAMP WHERE group_id = ?
+   * AND topic = ? AND partition = ? AND next_offset = ?`. @returns rows changed.
+   */
+  private async casUpdate(trx: Knex.Transaction, params: unknown[]): Promise<number> {
+    const conn = await (trx.client as { acquireConnection(): Promise<unknown> }).acquireConnection();
+    if (this.dialect === 'postgres') {
+      const res = await (conn as { query(q: { text: string; values: unknown[] }): Promise<{ rowCount: number | null }> })
+        .query({ text: this.casSql.postgres, values: params });
+      return res.rowCount ?? 0;
+    }
+    return new Promise<number>((resolve, reject) => {
+      (conn as { run(sql: string, p: unknown[], cb: (this: { changes: number }, err: Error | null) => void): void })
+        .run(this.casSql.sqlite, params, function (err) { if (err) reject(err); else resolve(this.changes); });
+    });
+  }
+
+  /** The CAS UPDATE text for each dialect (the table name quoted, never a placeholder: it may contain '?'). */
+  private get casSql(): { postgres: string; sqlite: string } {
+    if (this.casSqlText) return this.casSqlText;
+    const t = `"${this.table.replace(/"/g, '""')}"`;
+    const sql = (p: (i: number) => string) =>
+      `UPDATE ${t} SET next_offset = ${p(1)}, updated_at = CURRENT_TIMESTAMP WHERE group_id = ${p(2)} AND topic = ${p(3)} AND "partition" = ${p(4)} AND next_offset = ${p(5)}`;
+    this.casSqlText = { sqlite: sql(() => '?'), postgres: sql((i) => `$${i}`) };
+    return this.casSqlText;
   }
 
   /**

@@ -3,10 +3,14 @@
  *
  * 1. Starts the embedded 3-broker cluster and creates topic `flights` (6 partitions).
  * 2. Starts a group of consumer processes (default 3), each sinking exactly once into SQL.
- * 3. Produces the flight records, keyed by distance so that order within a key is kept.
+ * 3. Produces the flight records from a producer process of its own (producer.ts), keyed by
+ *    distance so that order within a key is kept; while kill points are pending, production stays
+ *    just ahead of consumption so that every kill interrupts real work.
  * 4. SIGKILLs consumers at seeded points (default one, midway): no LeaveGroup, no commit.
  *    The group rebalances when the session times out and the survivors finish.
  * 5. Verifies the table against the source file and exits non-zero on any failure.
+ * 6. Prints where the time went (phases.ts): setup, produce, worker start-up, settle, consume,
+ *    recovery after each kill (bounded by --session-timeout), verify.
  */
 import { ChildProcess, fork } from 'node:child_process';
 import { rmSync } from 'node:fs';
@@ -21,6 +25,8 @@ import { SqlSink } from '../../sinks/sql';
 import { Flight, loadFlights } from './dataset';
 import { FLIGHT_MAPPING, isPostgres, knexConfig } from './db';
 import { dropOwnDemoTable, markDemoTable, validateDemoTable } from './tables';
+import { PhaseTimes } from './phases';
+import type { AllowMessage, ProducerConfig, ProducerMessage } from './producer';
 import { formatChecks, verify } from './verify';
 import type { WorkerConfig, WorkerMessage } from './worker';
 import { startHdfsDemo, type HdfsDemo } from './hdfs';
@@ -63,6 +69,8 @@ export async function runDemo(o: DemoOptions): Promise<number> {
   const log = (s: string) => { if (!o.quiet) process.stdout.write(`${s}\n`); };
   const TABLE = validateDemoTable(o.table ?? 'flights', OFFSETS_TABLE);
   const started = Date.now();
+  const phases = new PhaseTimes();
+  phases.start('setup (table, cluster, topic)', started);
   const flights: Flight[] = loadFlights(o.rows);
   const N = flights.length;
   const db = o.db ?? path.join(os.tmpdir(), `kafka-eos-demo-${process.pid}.sqlite`);
@@ -106,20 +114,64 @@ export async function runDemo(o: DemoOptions): Promise<number> {
       bootstrap: cluster.bootstrap, groupId, topic: TOPIC, db, table: TABLE, hdfs: hdfs?.sinkConfig,
       sessionTimeoutMs: o.sessionTimeoutMs, heartbeatIntervalMs: Math.max(100, Math.floor(o.sessionTimeoutMs / 6)),
     };
+    const allPartitions = o.partitions;
+    const killedAt: number[] = [];
+    /** After a kill: recovered once the running members own every partition again. */
+    const checkRecovery = () => {
+      const owned = new Set(workers.filter((w) => w.state === 'running').flatMap((w) => w.partitions));
+      if (owned.size < allPartitions) return;
+      if (!settled) { settled = true; phases.end('settle (first assignment of every partition)'); }
+      while (recovered < killedAt.length) {
+        recovered++;
+        phases.end(`recovery after kill ${recovered}`, `session timeout ${(o.sessionTimeoutMs / 1000).toFixed(1)} s`);
+      }
+    };
+    let settled = false;
+    let recovered = 0;
+    let firstReady = true;
     const spawnWorker = () => {
       const id = workers.length + 1;
       const child = fork(path.join(__dirname, 'worker.js'), [JSON.stringify(workerConfig)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
       const w: Worker = { id, child, partitions: [], state: 'running' };
       child.on('message', (m: WorkerMessage) => {
-        if (m.type === 'assigned') w.partitions = m.partitions;
-        else if (m.type === 'batch') sunk += m.rows;
+        if (m.type === 'ready') {
+          if (firstReady) { firstReady = false; phases.add('worker start-up (node + require, first)', m.loadMs / 1000); }
+        } else if (m.type === 'assigned') { w.partitions = m.partitions; checkRecovery(); }
+        else if (m.type === 'revoked') w.partitions = [];
+        else if (m.type === 'batch') { sunk += m.rows; allowProduction(); }
         else if (m.type === 'fenced') fenced++;
         else if (m.type === 'error') errors.push(`consumer ${id}: ${m.message}`);
       });
       child.on('exit', () => { if (w.state === 'running') w.state = 'exited'; });
       workers.push(w);
     };
+    phases.end('setup (table, cluster, topic)');
+
+    // The producer runs in a process of its own. While kill points are pending it stays at most
+    // `window` records ahead of what is sunk (and of the next kill point), so that a consumer
+    // killed midway always leaves work that only a rebalance can hand over; then it runs free.
+    const window = Math.max(2000, Math.floor(N / (10 * Math.max(1, Math.sqrt(o.kills)))));
+    const producerConfig: ProducerConfig = { bootstrap: cluster.bootstrap, topic: TOPIC, rows: N };
+    const producerChild = fork(path.join(__dirname, 'producer.js'), [JSON.stringify(producerConfig)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    let allowedUpTo = -1;
+    const allowProduction = () => {
+      const upTo = kills < killAt.length ? Math.min(sunk + window, killAt[kills]! + window) : Infinity;
+      if (upTo === allowedUpTo || !producerChild.connected) return;
+      allowedUpTo = upTo;
+      producerChild.send({ type: 'allow', upTo } satisfies AllowMessage);
+    };
+    const produceDone = new Promise<void>((resolve, reject) => {
+      producerChild.on('message', (m: ProducerMessage) => {
+        if (m.type === 'done') { phases.end('produce', `${N} records from a producer process${o.kills > 0 ? ', paced while kills were pending' : ''}`); resolve(); }
+        else if (m.type === 'error') reject(new Error(`producer: ${m.message}`));
+      });
+      producerChild.on('exit', (code) => reject(new Error(`producer exited with code ${code}`)));
+    });
+    produceDone.catch(() => undefined);
+    phases.start('produce');
+    phases.start('settle (first assignment of every partition)');
     for (let i = 0; i < o.consumers; i++) spawnWorker();
+    allowProduction();
 
     const members = () => workers.map((w) => `c${w.id}${w.state === 'running' ? `[${w.partitions.join(',')}]` : `(${w.state})`}`).join(' ');
     bar = o.quiet ? null : new SingleBar({
@@ -128,26 +180,10 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     });
     bar?.start(N, 0, { rate: 0, members: members() });
 
-    // Produce while the group consumes, at most `window` records ahead of what is sunk, so
-    // that a consumer killed midway always leaves work that only a rebalance can hand over.
-    const producer = kafka.producer();
-    await producer.connect();
-    // With many kills, keep production closer behind consumption so every kill lands mid-stream.
-    const window = Math.max(2000, Math.floor(N / (10 * Math.max(1, Math.sqrt(o.kills)))));
-    const produceDone = (async () => {
-      for (let i = 0; i < N; i += 2000) {
-        // ...and never more than `window` past a kill point that has not been carried out yet.
-        const held = () => i - sunk > window || (kills < killAt.length && i - killAt[kills] > window);
-        while (held() && Date.now() < started + o.timeoutMs) await new Promise((r) => setTimeout(r, 20));
-        const chunk = flights.slice(i, i + 2000);
-        await producer.send({ topic: TOPIC, acks: -1, messages: chunk.map((f) => ({ key: String(f.distance), value: JSON.stringify(f) })) });
-      }
-    })();
-
     const consumeStart = Date.now();
     const deadline = started + o.timeoutMs;
     let produced = false;
-    void produceDone.then(() => { produced = true; });
+    void produceDone.then(() => { produced = true; }, (e: Error) => { errors.push(e.message); });
     for (;;) {
       await new Promise((r) => setTimeout(r, 250));
       const elapsed = (Date.now() - consumeStart) / 1000;
@@ -161,6 +197,9 @@ export async function runDemo(o: DemoOptions): Promise<number> {
           victim.state = 'killed';
           victim.child.kill('SIGKILL');
           kills++;
+          killedAt.push(Date.now());
+          phases.start(`recovery after kill ${kills}`);
+          allowProduction();
           bar?.update({ members: members() });
           if (workers.filter((w) => w.state === 'running').length < 2) spawnWorker();
         }
@@ -181,18 +220,21 @@ export async function runDemo(o: DemoOptions): Promise<number> {
         errors.push('every consumer process has exited');
         break;
       }
+      if (errors.some((e) => e.startsWith('producer'))) break;
     }
-    await produceDone;
-    await producer.disconnect();
+    if (producerChild.exitCode === null && producerChild.signalCode === null) producerChild.kill('SIGKILL');
     bar?.update(Math.min(sunk, N), { members: members() });
     bar?.stop();
     bar = null;
     const consumeSeconds = (Date.now() - consumeStart) / 1000;
+    phases.add('consume (workers started → every offset stored)', consumeSeconds, kills > 0 ? `includes the recoveries after kills` : undefined);
 
     await stopWorkers(workers);
+    phases.start('verify');
     const hw = new Map(cluster.partitions(TOPIC).map((p) => [p.partition, p.highWatermark]));
     const verified = hdfs ? await hdfs.verify(TOPIC, flights, hw) : null;
     const checks = verified ? verified.checks : await verify(knex, TABLE, OFFSETS_TABLE, groupId, TOPIC, flights, hw);
+    phases.end('verify');
     // Kills are the experiment, not the data: kill points the run finished before are reported, not failed.
     const missedKills = killAt.length - kills;
     const written = verified ? verified.rows : (await knex(TABLE).count({ n: '*' }))[0]!.n;
@@ -208,6 +250,8 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     }
     const rows = Number(written);
     log(`wall time ${wall.toFixed(1)} s; ${rows} rows sunk in ${consumeSeconds.toFixed(1)} s = ${Math.round(rows / consumeSeconds)} rows/s${kills > 0 ? ` (including ${kills} session-timeout wait${kills > 1 ? 's' : ''} after the kills)` : ''}`);
+    log('where the time went:');
+    log(phases.format());
     if (keepDb && !isPostgres(db)) log(`database kept at ${db}`);
     for (const e of errors) log(`error: ${e}`);
     const ok = checks.every((c) => c.pass) && errors.length === 0;

@@ -5,9 +5,8 @@
  * point; the sink's transaction and compare-and-set keep the table exact regardless.
  */
 import { createGroupConsumer } from '../../consumer/group-consumer';
-import { SqlSink } from '../../sinks/sql';
-import { HdfsSink } from '../../sinks/hdfs/hdfs-sink';
 import type { HdfsSinkConfig } from '../../sinks/hdfs/config';
+import type { ExactlyOnceSink } from '../../sinks/sink';
 import { FLIGHT_MAPPING, knexConfig } from './db';
 
 export interface WorkerConfig {
@@ -23,7 +22,9 @@ export interface WorkerConfig {
 }
 
 export type WorkerMessage =
+  | { type: 'ready'; loadMs: number }
   | { type: 'assigned'; partitions: number[] }
+  | { type: 'revoked' }
   | { type: 'batch'; partition: number; rows: number; nextOffset: string }
   | { type: 'fenced'; partition: number; expected: string; stored: string }
   | { type: 'error'; message: string };
@@ -34,8 +35,16 @@ function send(msg: WorkerMessage): void {
 
 async function main(): Promise<void> {
   const config = JSON.parse(process.argv[2]) as WorkerConfig;
-  const sink = config.hdfs ? new HdfsSink(config.hdfs)
-    : new SqlSink({ knex: knexConfig(config.db), table: config.table, mode: 'insert', mapping: FLIGHT_MAPPING, autoCreate: true });
+  // Only the sink this run uses is loaded (each costs a few hundred ms of require at start-up).
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const sink: ExactlyOnceSink = config.hdfs
+    ? new (require('../../sinks/hdfs/hdfs-sink') as typeof import('../../sinks/hdfs/hdfs-sink')).HdfsSink(config.hdfs)
+    : new (require('../../sinks/sql/sql-sink') as typeof import('../../sinks/sql/sql-sink')).SqlSink({
+      knex: knexConfig(config.db), table: config.table, mode: 'insert', mapping: FLIGHT_MAPPING, autoCreate: true,
+    });
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  // Modules are loaded by now: report how long the process took to get here (node start-up + require).
+  send({ type: 'ready', loadMs: Math.round(process.uptime() * 1000) });
   const consumer = createGroupConsumer({
     brokers: config.bootstrap,
     clientId: `demo-worker-${process.pid}`,
@@ -48,6 +57,7 @@ async function main(): Promise<void> {
     maxWaitTimeMs: 200,
   });
   consumer.on('assigned', ({ partitions }: { partitions: { partition: number }[] }) => send({ type: 'assigned', partitions: partitions.map((p) => p.partition) }));
+  consumer.on('revoked', () => send({ type: 'revoked' }));
   consumer.on('batch', (b: { partition: number; records: number; nextOffset: bigint }) => send({ type: 'batch', partition: b.partition, rows: b.records, nextOffset: b.nextOffset.toString() }));
   consumer.on('fenced', (f: { partition: number; expected: bigint; stored: bigint }) => send({ type: 'fenced', partition: f.partition, expected: f.expected.toString(), stored: f.stored.toString() }));
   consumer.on('error', (e: Error) => send({ type: 'error', message: e.message }));

@@ -34,25 +34,32 @@ export interface CompiledMapping {
 
 class ColumnValueError extends Error {}
 
-type Source = (r: SinkRecord, value: () => unknown) => unknown;
+/** Reads a column's raw value from a record and its parsed JSON value (undefined when no column reads it). */
+type Source = ((r: SinkRecord, value: unknown) => unknown) & { readsValue: boolean };
+
+const source = (fn: (r: SinkRecord, value: unknown) => unknown, readsValue: boolean): Source => Object.assign(fn, { readsValue });
 
 function compileSource(path: string): Source {
-  if (path === '$key') return (r) => (r.key === null ? null : r.key.toString('utf8'));
-  if (path === '$timestamp') return (r) => r.timestamp;
-  if (path === '$value') return (_r, value) => value();
+  if (path === '$key') return source((r) => (r.key === null ? null : r.key.toString('utf8')), false);
+  if (path === '$timestamp') return source((r) => r.timestamp, false);
+  if (path === '$value') return source((_r, value) => value, true);
   if (path.startsWith('$headers.')) {
     const name = path.slice('$headers.'.length);
-    return (r) => { const h = r.headers[name]; return h === undefined ? null : h.toString(); };
+    return source((r) => { const h = r.headers[name]; return h === undefined ? null : h.toString(); }, false);
   }
   const segments = path.split('.');
-  return (_r, value) => {
-    let cur: unknown = value();
+  if (segments.length === 1) {
+    const [k] = segments as [string];
+    return source((_r, value) => (value === null || typeof value !== 'object' ? undefined : (value as Record<string, unknown>)[k]), true);
+  }
+  return source((_r, value) => {
+    let cur: unknown = value;
     for (const s of segments) {
       if (cur === null || typeof cur !== 'object') return undefined;
       cur = (cur as Record<string, unknown>)[s];
     }
     return cur;
-  };
+  }, true);
 }
 
 const INT_RE = /^-?\d+$/;
@@ -147,20 +154,21 @@ export function compileMapping(mapping: SinkMapping, dialect: SqlDialect, includ
     };
   }
   const cols = Object.entries(mapping.columns).map(([name, spec]) => ({ name, type: spec.type, nullable: spec.nullable ?? false, source: compileSource(spec.path ?? name) }));
+  const readsValue = cols.some((c) => c.source.readsValue);
   return {
     columns: [...(includeKafkaCoordinates ? ['kafka_topic', 'kafka_partition', 'kafka_offset'] : []), ...cols.map((c) => c.name)],
     toRow(record) {
-      let parsed: { v: unknown } | undefined;
-      const value = (): unknown => {
-        if (parsed) return parsed.v;
-        if (record.value === null) { parsed = { v: null }; return null; }
+      // Parsed once, up front, when any column reads the value (as reading it lazily would, for every record).
+      let value: unknown;
+      if (readsValue && record.value !== null) {
         try {
-          parsed = { v: JSON.parse(record.value.toString('utf8')) };
+          value = JSON.parse(record.value.toString('utf8'));
         } catch (err) {
           throw new SinkMappingError(`value is not valid JSON: ${(err as Error).message}`, { topic: record.topic, partition: record.partition, offset: record.offset }, err);
         }
-        return parsed.v;
-      };
+      } else if (readsValue) {
+        value = null;
+      }
       const row: Row = includeKafkaCoordinates ? coordinates(record) : {};
       for (const c of cols) {
         const raw = c.source(record, value);

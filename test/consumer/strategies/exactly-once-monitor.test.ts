@@ -54,7 +54,7 @@ test('a slow monitoring commit never holds up a batch; positions coalesce into o
   expect([...calls[1]!].sort((a, b) => a.partition - b.partition)).toEqual([{ partition: 0, offset: 30n }, { partition: 1, offset: 30n }]);
   // A revoke waits for the commit under way.
   let revoked = false;
-  const revoke = Promise.resolve(s.onRevoked(c, tps)).then(() => { revoked = true; });
+  const revoke = Promise.resolve(s.onRevoked!(c, tps)).then(() => { revoked = true; });
   await new Promise((r) => setImmediate(r));
   expect(revoked).toBe(false);
   releases[1]!();
