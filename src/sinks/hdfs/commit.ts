@@ -104,23 +104,33 @@ async function readManifest(client: WebHdfsClient, claim: string): Promise<Manif
   return JSON.parse((await client.open(path.posix.join(claim, file.pathSuffix))).toString('utf8')) as Manifest;
 }
 
+/** RENAME, with no answer reported as 'unknown' (a refusal or an answer that is an error still throws). */
+async function renameOrUnknown(client: WebHdfsClient, src: string, dst: string): Promise<boolean | 'unknown'> {
+  try {
+    return await client.rename(src, dst);
+  } catch (e) {
+    if (!(e instanceof WebHdfsError) || e.status !== undefined) throw e;
+    return 'unknown';
+  }
+}
+
 /** Moves each data file of a claim to its committed name. Idempotent (a file already moved is checked, not moved twice). */
 async function publish(client: WebHdfsClient, claim: string, manifest: Manifest): Promise<string[]> {
   for (const f of manifest.files) {
     const src = path.posix.join(claim, f.name);
-    await client.mkdirs(path.posix.dirname(f.target));
-    let ok: boolean | 'unknown';
-    try {
-      ok = await client.rename(src, f.target);
-    } catch (e) {
-      if (!(e instanceof WebHdfsError) || e.status !== undefined) throw e;
-      ok = 'unknown';
-    }
+    let ok = await renameOrUnknown(client, src, f.target);
     if (ok === true) continue;
-    // Refused or unanswered: published already (by us before a lost answer, or by another owner rolling forward)?
-    const [s, t] = await Promise.all([client.status(src), client.status(f.target)]);
+    // Refused or unanswered: published already (by us before a lost answer, or by another owner rolling
+    // forward)? Otherwise the target's directory may be missing (RENAME does not create parents).
+    let [s, t] = await Promise.all([client.status(src), client.status(f.target)]);
     if (!s && t) continue;
-    if (s && !t && ok === 'unknown') { if (await client.rename(src, f.target)) continue; }
+    if (s && !t) {
+      await client.mkdirs(path.posix.dirname(f.target));
+      ok = await renameOrUnknown(client, src, f.target);
+      if (ok === true) continue;
+      [s, t] = await Promise.all([client.status(src), client.status(f.target)]);
+      if (!s && t) continue;
+    }
     throw new WebHdfsError('RENAME', src, `cannot publish to ${f.target} (source ${s ? 'present' : 'missing'}, target ${t ? 'present' : 'missing'})`, 500);
   }
   return manifest.files.map((f) => f.target);

@@ -20,12 +20,13 @@ export const KAFKA_COLUMNS: HdfsColumn[] = [
   { name: '_topic', type: 'string' }, { name: '_partition', type: 'int64' }, { name: '_offset', type: 'int64' }, { name: '_timestamp', type: 'timestamp' },
 ];
 
-export type Row = Record<string, unknown>;
+/** A row: the JSON line itself for jsonl, column values for CSV and Parquet. */
+export type Row = Record<string, unknown> | string;
 
 /** Parses a record's value as JSON. @throws SinkMappingError */
-export function jsonValue(r: SinkRecord): unknown {
+export function jsonValue(r: SinkRecord, text = r.value === null ? 'null' : r.value.toString('utf8')): unknown {
   try {
-    return JSON.parse(r.value === null ? 'null' : r.value.toString('utf8'));
+    return JSON.parse(text);
   } catch (e) {
     throw new SinkMappingError(`value is not JSON: ${(e as Error).message}`, { topic: r.topic, partition: r.partition, offset: r.offset }, e);
   }
@@ -49,28 +50,30 @@ export class Format {
     this.columns = config.type === 'jsonl' ? null : [...(includeKafkaCoordinates ? KAFKA_COLUMNS : []), ...config.columns];
   }
 
-  /** The row of one record (its value parsed once). @throws SinkMappingError naming the record and column */
-  toRow(r: SinkRecord, value: unknown): Row {
-    const coords: Row = this.includeKafkaCoordinates
-      ? { _topic: r.topic, _partition: BigInt(r.partition), _offset: r.offset, _timestamp: new Date(Number(r.timestamp)) } : {};
+  /**
+   * The row of one record (its value parsed once; `text` is the value's JSON text, reused for jsonl when it
+   * holds no line break). @throws SinkMappingError naming the record and column
+   */
+  toRow(r: SinkRecord, value: unknown, text?: string): Row {
     if (!this.columns) {
-      return this.includeKafkaCoordinates ? { ...coords, _value: value } : { _value: value };
+      const json = text !== undefined && !/[\r\n]/.test(text) ? text.trim() || 'null' : JSON.stringify(value) ?? 'null';
+      return this.includeKafkaCoordinates
+        ? `{"_topic":${JSON.stringify(r.topic)},"_partition":${r.partition},"_offset":"${r.offset}","_timestamp":${r.timestamp},"value":${json}}\n`
+        : `${json}\n`;
     }
-    const row: Row = coords;
+    const row: Record<string, unknown> = this.includeKafkaCoordinates
+      ? { _topic: r.topic, _partition: BigInt(r.partition), _offset: r.offset, _timestamp: new Date(Number(r.timestamp)) } : {};
     for (const c of this.columns) {
-      if (c.name in coords) continue;
+      if (KAFKA_COLUMNS.includes(c)) continue;
       row[c.name] = convert(r, c, getPath(value, c.path ?? c.name));
     }
     return row;
   }
 
   /** Encodes the rows of one file. */
-  encode(rows: Row[]): Buffer {
-    if (!this.columns) {
-      return Buffer.from(rows.map((row) => `${JSON.stringify(this.includeKafkaCoordinates
-        ? { _topic: row._topic, _partition: Number(row._partition), _offset: String(row._offset), _timestamp: (row._timestamp as Date).getTime(), value: row._value }
-        : row._value)}\n`).join(''));
-    }
+  encode(rowsIn: Row[]): Buffer {
+    if (!this.columns) return Buffer.from((rowsIn as string[]).join(''));
+    const rows = rowsIn as Record<string, unknown>[];
     if (this.config.type === 'csv') {
       const lines = [this.columns.map((c) => csvField(c.name)).join(',')];
       for (const row of rows) lines.push(this.columns.map((c) => csvField(row[c.name])).join(','));

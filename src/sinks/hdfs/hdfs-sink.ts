@@ -112,15 +112,16 @@ export class HdfsSink implements ExactlyOnceSink {
   async flush(_groupId: string, partitions: TopicPartition[]): Promise<WriteResult> {
     const fenced: DurablePosition[] = [];
     const durable: DurablePosition[] = [];
-    for (const tp of partitions) {
+    // Partitions commit independently: in parallel.
+    await Promise.all(partitions.map(async (tp) => {
       const state = this.states.get(partitionKey(tp));
-      if (!state) continue;
+      if (!state) return;
       const ok = await this.locked(state, async () => {
         if (state.failure) return this.takeFailure(state);
         return state.start === null ? 'ok' : this.commit(state);
       });
       (ok === 'fenced' ? fenced : durable).push({ topic: tp.topic, partition: tp.partition, storedOffset: state.durable });
-    }
+    }));
     return fenced.length > 0 ? { status: 'fenced', fenced } : { status: 'staged', durable };
   }
 
@@ -186,8 +187,9 @@ export class HdfsSink implements ExactlyOnceSink {
   }
 
   private toRow(r: SinkRecord): { row: Row; dir: string } {
-    const value = jsonValue(r);
-    return { row: this.format.toRow(r, value), dir: this.partitioner(r, () => value) };
+    const text = r.value === null ? 'null' : r.value.toString('utf8');
+    const value = jsonValue(r, text);
+    return { row: this.format.toRow(r, value, text), dir: this.partitioner(r, () => value) };
   }
 
   /** Commits the open file set [start, end - 1]. Fenced: staging dropped, durable re-read. Errors: staging dropped, rethrown. */
