@@ -97,6 +97,6 @@ program.command('broker')
   });
 
 program.parseAsync(process.argv).catch((e: Error & { code?: string }) => {
-  process.stderr.write(`kafka-eos: ${e.code ? `[${e.code}] ` : ''}${e.message}\n`);
+  process.stderr.write(`kafka-eos: [${typeof e.code === 'string' ? e.code : 'INTERNAL_ERROR'}] ${e.message}\n`);
   process.exitCode = 2;
 });

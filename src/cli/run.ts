@@ -16,9 +16,10 @@
  *         autoCreate: true, mapping: { columns: { delay: { path: delay, type: integer } } } }
  * ```
  */
-import { Kafka, logLevel as kafkaLogLevel, type KafkaConfig, type LogEntry } from 'kafkajs';
+import { ConfigResourceTypes, Kafka, logLevel as kafkaLogLevel, type KafkaConfig, type LogEntry } from 'kafkajs';
 import { createGroupConsumer } from '../consumer/group-consumer';
-import { ConfigError } from '../consumer/options';
+import { ConfigError, validateOptions } from '../consumer/options';
+import { KafkaEosError } from '../errors';
 import { SqlSink } from '../sinks/sql';
 import type { ExactlyOnceSink } from '../sinks/sink';
 import { ConsumerPrometheusMetrics } from '../metrics/prometheus';
@@ -71,12 +72,131 @@ function plainWriterFor(sink: ExactlyOnceSink, config: RunConfig) {
   return plainRecordWriter(sink.knex, { ...sqlConfig, knex: sink.knex });
 }
 
+/** How long a stop after SIGINT/SIGTERM may take before the process exits anyway, ms. */
+export const STOP_BOUND_MS = 30000;
+
+/** GroupConsumer options the run config sets at its top level (the others come from `consumer`). */
+const TOP_LEVEL_FIELDS = new Set(['brokers', 'clientId', 'groupId', 'topics']);
+
+/**
+ * Checks the consumer options the config makes before anything is opened, naming the field
+ * as the config spells it (`consumer.sessionTimeoutMs`). @throws ConfigError
+ */
+function validateConsumerConfig(config: RunConfig): void {
+  const placeholderSink = { open: () => undefined, write: () => undefined, close: () => undefined };
+  const { delivery = 'exactly-once', ...consumer } = config.consumer ?? {};
+  try {
+    validateOptions({
+      brokers: config.brokers, groupId: config.groupId, topics: config.topics, ...consumer, delivery,
+      ...(delivery === 'exactly-once' ? { sink: placeholderSink as never } : { recordHandler: async () => undefined }),
+    });
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    const field = TOP_LEVEL_FIELDS.has(e.field.split('.')[0]!) ? e.field : `consumer.${e.field}`;
+    throw new ConfigError(field, e.message.replace(/^[^:]*: /, ''));
+  }
+}
+
+/** The first error in `e`'s cause chain whose KafkaJS `type` is `type`, if any. */
+function kafkaJsType(e: unknown, type: string): boolean {
+  for (let x = e, depth = 0; x !== null && typeof x === 'object' && depth < 6; x = (x as { cause?: unknown }).cause, depth++) {
+    if ((x as { type?: unknown }).type === type) return true;
+  }
+  return false;
+}
+
+/** The brokers' group.min/max.session.timeout.ms (DescribeConfigs on one broker), or null if they cannot be read within 5 s. */
+async function sessionTimeoutRange(brokers: string[]): Promise<{ min: string; max: string } | null> {
+  const admin = new Kafka({ clientId: 'kafka-eos-run', brokers, logLevel: kafkaLogLevel.NOTHING, retry: { retries: 1 } }).admin();
+  const work = (async () => {
+    await admin.connect();
+    const { brokers: nodes } = await admin.describeCluster();
+    const res = await admin.describeConfigs({ includeSynonyms: false, resources: [{
+      type: ConfigResourceTypes.BROKER, name: String(nodes[0]?.nodeId ?? 0),
+      configNames: ['group.min.session.timeout.ms', 'group.max.session.timeout.ms'],
+    }] });
+    const entries = res.resources[0]?.configEntries ?? [];
+    const value = (n: string) => entries.find((c) => c.configName === n)?.configValue;
+    const min = value('group.min.session.timeout.ms');
+    const max = value('group.max.session.timeout.ms');
+    return min && max ? { min, max } : null;
+  })();
+  try {
+    return await Promise.race([work, new Promise<null>((r) => setTimeout(() => r(null), 5000).unref())]);
+  } catch {
+    return null;
+  } finally {
+    void admin.disconnect().catch(() => undefined);
+  }
+}
+
+/**
+ * A start-up or consumer failure as the CLI reports it: a KafkaEosError with a code. KafkaJS's
+ * own errors (connection refused, broker errors) are named as Kafka's, with the brokers tried;
+ * a session timeout the brokers refuse (INVALID_SESSION_TIMEOUT, error 26) with their range.
+ */
+async function named(e: unknown, config: RunConfig): Promise<KafkaEosError> {
+  if (kafkaJsType(e, 'INVALID_SESSION_TIMEOUT')) {
+    const range = await sessionTimeoutRange(config.brokers);
+    const set = config.consumer?.sessionTimeoutMs ?? 30000;
+    return new KafkaEosError('INVALID_SESSION_TIMEOUT', `the brokers refused consumer.sessionTimeoutMs ${set}: it must lie within `
+      + (range ? `[${range.min}, ${range.max}] ms (the brokers' group.min/max.session.timeout.ms)`
+        : "the brokers' group.min.session.timeout.ms and group.max.session.timeout.ms (Kafka's defaults: 6000 and 1800000)"), { cause: e });
+  }
+  if (e instanceof KafkaEosError) return e;
+  const err = e as { name?: string; message?: string } | null;
+  if (typeof err?.name === 'string' && err.name.startsWith('KafkaJS')) {
+    return new KafkaEosError('KAFKA_UNAVAILABLE', `cannot use the Kafka cluster at ${config.brokers.join(', ')}: ${err.message}`, { cause: e });
+  }
+  return new KafkaEosError('START_FAILED', `the consumer failed: ${err?.message ?? String(e)}`, { cause: e });
+}
+
 /**
  * Runs the sink until SIGINT/SIGTERM (exit 0) or until the consumer fails (exit 1, the error
- * printed). The database is checked before anything is consumed (exit 2 when it cannot be used).
+ * printed). The config (consumer options included) is validated before anything is opened, naming
+ * the field as the config spells it; the database is checked before anything is consumed (exit 2
+ * when it cannot be used). Every exit path closes what was opened. A signal at any point of
+ * start-up ends the run: the step under way finishes, then everything is stopped; if stopping
+ * takes longer than {@link STOP_BOUND_MS} (`stopBoundMs`) the process exits with code 1 anyway.
+ * @throws ConfigError (CONFIG_INVALID); KafkaEosError SINK_UNAVAILABLE, KAFKA_UNAVAILABLE,
+ *   INVALID_SESSION_TIMEOUT, UNKNOWN_TOPIC... for start-up failures.
  */
-export async function runSink(file: string, options: RunOptions = {}): Promise<number> {
+export async function runSink(file: string, options: RunOptions & { stopBoundMs?: number } = {}): Promise<number> {
+  // Listen for signals before anything else, so that none is missed during start-up.
+  let signalled = false;
+  let wake: () => void = () => undefined;
+  let bound: NodeJS.Timeout | undefined;
+  const boundMs = options.stopBoundMs ?? STOP_BOUND_MS;
+  const onSignal = () => {
+    if (!signalled) {
+      bound = setTimeout(() => {
+        process.stderr.write(`kafka-eos run: did not stop within ${boundMs} ms of the signal; exiting\n`);
+        process.exit(1);
+      }, boundMs);
+      bound.unref();
+    }
+    signalled = true;
+    wake();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const cleanups: (() => Promise<unknown>)[] = [];
+  try {
+    return await runUntilStopped(file, options, () => signalled, (f) => { wake = f; }, cleanups);
+  } finally {
+    for (const c of cleanups.reverse()) await c().catch(() => undefined);
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+    if (bound) clearTimeout(bound);
+  }
+}
+
+async function runUntilStopped(
+  file: string, options: RunOptions, signalled: () => boolean, onWake: (f: () => void) => void, cleanups: (() => Promise<unknown>)[],
+): Promise<number> {
   const config = loadRunConfig(file);
+  validateConsumerConfig(config);
+  if (signalled()) return 0;
   const level = LOG_LEVELS.indexOf(options.logLevel ?? 'info');
   const say = (lvl: RunLogLevel, line: string) => {
     if (LOG_LEVELS.indexOf(lvl) > level || lvl === 'nothing') return;
@@ -96,6 +216,8 @@ export async function runSink(file: string, options: RunOptions = {}): Promise<n
   };
   const kafka = new Kafka(kafkaConfig(config, () => kafkaLogs));
   const { sink, description, store } = await openSink(config.groupId, config.sink);
+  cleanups.push(() => sink.close());
+  if (signalled()) return 0;
   const prom = new ConsumerPrometheusMetrics();
   const { delivery = 'exactly-once', deadLetterTopic, ...consumerOptions } = config.consumer ?? {};
   const consumer = createGroupConsumer({
@@ -106,6 +228,7 @@ export async function runSink(file: string, options: RunOptions = {}): Promise<n
       ? { sink: prom.instrumentSink(sink) }
       : { recordHandler: plainWriterFor(sink, config) }),
   });
+  cleanups.push(() => consumer.stop());
   prom.attach(consumer, config.groupId);
   consumer.on('error', () => undefined); // reported once, below, when the consumer fails
   consumer.on('sink-unavailable', ({ topic, partition, error }) => outages.sinkUnavailable(store, error, `${topic}-${partition}`));
@@ -119,44 +242,48 @@ export async function runSink(file: string, options: RunOptions = {}): Promise<n
   let metricsServer: MetricsServer | undefined;
   const metricsPort = options.metricsPort ?? config.metrics?.port;
   const admin = kafka.admin();
+  cleanups.push(() => admin.disconnect());
   outages.start();
-  try {
-    if (metricsPort !== undefined) {
-      metricsServer = await serveMetrics(prom.registry, { port: metricsPort, host: config.metrics?.host });
-      say('info', `kafka-eos run: Prometheus metrics at http://${config.metrics?.host ?? '127.0.0.1'}:${metricsServer.port}/metrics`);
-    }
-    await consumer.start();
-    await admin.connect().catch(() => undefined);
-  } catch (e) {
-    outages.stop();
-    await metricsServer?.close();
-    await admin.disconnect().catch(() => undefined);
-    await sink.close();
-    throw e;
+  cleanups.push(async () => outages.stop());
+  if (metricsPort !== undefined) {
+    const server = await serveMetrics(prom.registry, { port: metricsPort, host: config.metrics?.host });
+    metricsServer = server;
+    cleanups.push(() => server.close());
+    say('info', `kafka-eos run: Prometheus metrics at http://${config.metrics?.host ?? '127.0.0.1'}:${server.port}/metrics`);
   }
+  if (signalled()) return 0;
+  try {
+    await consumer.start();
+  } catch (e) {
+    throw await named(e, config);
+  }
+  await admin.connect().catch(() => undefined);
+  if (signalled()) return 0;
   say('info', `kafka-eos run: group ${config.groupId} consuming ${config.topics.join(', ')} into ${description} (${delivery})`);
   status = new StatusReporter(consumer, {
     tty: options.tty ?? process.stdout.isTTY === true, intervalMs: options.statusIntervalMs ?? config.status?.intervalMs,
     admin, groupId: config.groupId, outages: () => outages.current(),
   });
   status.start();
+  const running = status;
+  cleanups.push(async () => { await running.stop(); status = undefined; });
   const outcome = await new Promise<'signal' | 'failed'>((resolve) => {
-    process.once('SIGINT', () => resolve('signal'));
-    process.once('SIGTERM', () => resolve('signal'));
+    onWake(() => resolve('signal'));
     consumer.on('state', ({ to }) => { if (to === 'failed') resolve('failed'); });
     if (consumer.state === 'failed') resolve('failed');
+    if (signalled()) resolve('signal');
   });
   const failure = consumer.failure;
   outages.stop();
-  await status.stop();
+  await running.stop();
   status = undefined;
   await consumer.stop();
   await admin.disconnect().catch(() => undefined);
   await metricsServer?.close();
   await sink.close();
   if (outcome === 'failed') {
-    const code = (failure as { code?: string } | null)?.code;
-    process.stderr.write(`kafka-eos run: the consumer failed${code ? ` [${code}]` : ''}: ${failure?.message ?? 'unknown error'}\n`);
+    const reported = await named(failure ?? new Error('unknown error'), config);
+    process.stderr.write(`kafka-eos run: the consumer failed [${reported.code}]: ${reported.message}\n`);
     return 1;
   }
   say('info', 'kafka-eos run: stopped (committed and left the group)');

@@ -165,6 +165,9 @@ export interface GroupConsumerOptions extends RebalanceListeners {
 }
 
 const int = (min: number) => z.number().int().min(min);
+const INT32_MAX = 2147483647;
+/** A protocol INT32 field in ms (JoinGroup session/rebalance timeouts, Fetch max wait; Node timers too): at most 2^31 - 1. */
+const int32Ms = (min: number) => int(min).max(INT32_MAX, `must be at most ${INT32_MAX} ms (an INT32 in the Kafka protocol)`);
 const fn = () => z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', { message: 'expected a function' });
 
 const retrySchema = z.object({
@@ -191,12 +194,12 @@ const schema = z.object({
   poisonPolicy: z.enum(['fail', 'skip', 'dead-letter']).optional(),
   deadLetterTopic: z.union([z.string().min(1), fn()]).optional(),
   groupInstanceId: z.string().min(1).max(249).optional(),
-  sessionTimeoutMs: int(1).optional(),
-  rebalanceTimeoutMs: int(1).optional(),
-  heartbeatIntervalMs: int(1).optional(),
-  maxProcessingTimeMs: int(1).optional(),
+  sessionTimeoutMs: int32Ms(1).optional(),
+  rebalanceTimeoutMs: int32Ms(1).optional(),
+  heartbeatIntervalMs: int32Ms(1).optional(),
+  maxProcessingTimeMs: int32Ms(1).optional(),
   commitIntervalMs: int(0).optional(),
-  maxWaitTimeMs: int(0).optional(),
+  maxWaitTimeMs: int32Ms(0).optional(),
   fromBeginning: z.boolean().optional(),
   commitToKafkaForMonitoring: z.boolean().optional(),
   partitionsConsumedConcurrently: z.number().int().min(1).max(1000).optional(),
@@ -237,7 +240,11 @@ export function validateOptions(options: GroupConsumerOptions): GroupConsumerOpt
   if (options.groupInstanceId && options.assign) throw new ConfigError('groupInstanceId', 'static membership needs group management (`topics`), not `assign`');
   const session = options.sessionTimeoutMs ?? 30000;
   const heartbeat = options.heartbeatIntervalMs ?? 3000;
-  if (heartbeat >= session) throw new ConfigError('heartbeatIntervalMs', `must be below sessionTimeoutMs (${session})`);
+  if (heartbeat >= session) {
+    // Name the field the user set, not the default it collides with.
+    if (options.heartbeatIntervalMs === undefined) throw new ConfigError('sessionTimeoutMs', `${session} must be above heartbeatIntervalMs (${heartbeat} by default)`);
+    throw new ConfigError('heartbeatIntervalMs', `must be below sessionTimeoutMs (${session}${options.sessionTimeoutMs === undefined ? ' by default' : ''})`);
+  }
   const retry = options.retry;
   if (retry?.minTimeoutMs !== undefined && retry.maxTimeoutMs !== undefined && retry.minTimeoutMs > retry.maxTimeoutMs) {
     throw new ConfigError('retry.maxTimeoutMs', `must be at least retry.minTimeoutMs (${retry.minTimeoutMs})`);

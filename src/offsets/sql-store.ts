@@ -9,7 +9,7 @@
 import { pRetry } from '../util/vendored';
 import type { Knex } from 'knex';
 import { partitionKey, type TopicPartition } from '../sinks/sink';
-import { bindBigint, createKnex, detectDialect, isKnexInstance, toBigint, type SqlDialect } from '../sinks/sql/dialect';
+import { assertQuestionMarksSafe, bindBigint, createKnex, detectDialect, isKnexInstance, toBigint, type SqlDialect } from '../sinks/sql/dialect';
 import { ensureOffsetsTable } from '../sinks/sql/ddl';
 import { isTransientSqlError, SinkConfigError, SinkWriteError } from '../sinks/sql/errors';
 import type { FencedPartition, OffsetAdvance, OffsetStore } from './offset-store';
@@ -60,6 +60,7 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
     this.ownsKnex = !isKnexInstance(opts.knex);
     this.knex = isKnexInstance(opts.knex) ? opts.knex : createKnex(opts.knex);
     this.dialect = detectDialect(this.knex);
+    assertQuestionMarksSafe(this.knex, [['offsetsTable', this.table]]);
   }
 
   /** Creates the offsets table if missing (once per store; race-safe across processes). */
@@ -275,14 +276,16 @@ export function validateAdvances(advances: OffsetAdvance[]): void {
 }
 
 /**
- * Checks a table or column name: a non-empty string without '.', NUL, or more than 63 bytes (PostgreSQL silently
- * truncates longer names). Quotes, semicolons and spaces are fine: knex quotes every identifier.
+ * Checks a table or column name: a non-empty string without '.', NUL, ' as ' (knex's alias syntax), or more
+ * than 63 bytes (PostgreSQL silently truncates longer names). Quotes, semicolons and spaces are fine: knex quotes every identifier.
  * @throws SinkConfigError naming `field`.
  */
 export function validateIdentifier(name: unknown, field: string): string {
   if (typeof name !== 'string' || name.length === 0) throw new SinkConfigError(field, 'must be a non-empty string');
   if (name.includes('.')) throw new SinkConfigError(field, `"${name}" contains '.', which knex reads as a schema separator; use a plain name (set the PostgreSQL search_path for a schema)`);
   if (name.includes('\0')) throw new SinkConfigError(field, 'must not contain NUL');
+  // knex reads `a as b` in an identifier as an alias: the name would silently become `a`.
+  if (/\sas\s/i.test(name)) throw new SinkConfigError(field, `"${name}" contains ' as ', which knex reads as an alias (a different table or column than asked); rename it`);
   if (Buffer.byteLength(name, 'utf8') > 63) throw new SinkConfigError(field, `"${name}" is longer than 63 bytes`);
   return name;
 }

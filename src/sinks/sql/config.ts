@@ -50,11 +50,23 @@ export interface NormalizedSqlSinkConfig {
 
 const COORDS: readonly string[] = KAFKA_COORDINATE_COLUMNS;
 
+/** knex.pool's min and max (tarn.js would otherwise fail later with "opt.max is smaller than opt.min"). */
+function validatePool(pool: unknown): void {
+  if (pool === undefined) return;
+  if (pool === null || typeof pool !== 'object') throw new SinkConfigError('knex.pool', 'must be an object');
+  const { min, max } = pool as { min?: unknown; max?: unknown };
+  for (const [f, v, lo] of [['min', min, 0], ['max', max, 1]] as const) {
+    if (v !== undefined && (typeof v !== 'number' || !Number.isInteger(v) || v < lo)) throw new SinkConfigError(`knex.pool.${f}`, `must be an integer >= ${lo}, got ${JSON.stringify(v)}`);
+  }
+  if (typeof min === 'number' && typeof max === 'number' && max < min) throw new SinkConfigError('knex.pool.max', `must be at least knex.pool.min (${min}), got ${max}`);
+}
+
 /** Validates a config up front. @throws SinkConfigError (code CONFIG_INVALID) with `field` set. */
 export function validateSqlSinkConfig(config: SqlSinkConfig): NormalizedSqlSinkConfig {
   if (config === null || typeof config !== 'object') throw new SinkConfigError('config', 'must be an object');
   const k: unknown = config.knex;
   if (!isKnexInstance(k) && (k === null || typeof k !== 'object' || !('client' in k))) throw new SinkConfigError('knex', 'must be a knex instance or a Knex.Config with a client');
+  if (!isKnexInstance(k)) validatePool((k as { pool?: unknown }).pool);
   const table = validateIdentifier(config.table, 'table');
   const offsetsTable = validateIdentifier(config.offsetsTable ?? DEFAULT_OFFSETS_TABLE, 'offsetsTable');
   if (offsetsTable === table) throw new SinkConfigError('offsetsTable', 'must differ from table');

@@ -71,9 +71,45 @@ export function assertDriverInstalled(client: string, resolve: (id: string) => s
   }
 }
 
+type WrapIdentifier = NonNullable<Knex.Config['wrapIdentifier']>;
+const ESCAPES_QUESTION_MARKS = Symbol.for('kafka-eos.escapesQuestionMarks');
+
+/**
+ * knex on PostgreSQL turns every `?` of the compiled SQL into a `$n` parameter, quoted identifiers
+ * included, unless it is escaped as `\?`: this wrapIdentifier escapes it (composed with `user`), so
+ * a table or column name containing `?` means what it says.
+ */
+export function pgWrapIdentifier(user?: WrapIdentifier): WrapIdentifier {
+  const hook: WrapIdentifier = (value, origImpl, queryContext) => {
+    const escaped = value.replace(/\?/g, '\\?');
+    return user ? user(escaped, origImpl, queryContext) : origImpl(escaped);
+  };
+  (hook as unknown as Record<symbol, boolean>)[ESCAPES_QUESTION_MARKS] = true;
+  return hook;
+}
+
+/** Whether identifiers containing `?` are safe on `k` (SQLite; or PostgreSQL through {@link createKnex}). */
+export function questionMarksSafe(k: Knex): boolean {
+  if (detectDialect(k) === 'sqlite') return true;
+  const hook = (k.client as { config?: { wrapIdentifier?: unknown } }).config?.wrapIdentifier as Record<symbol, unknown> | undefined;
+  return hook?.[ESCAPES_QUESTION_MARKS] === true;
+}
+
+/**
+ * Throws SinkConfigError when a name in `names` ([field, name]) contains `?` and `k` would read it as a parameter.
+ */
+export function assertQuestionMarksSafe(k: Knex, names: [string, string][]): void {
+  if (questionMarksSafe(k)) return;
+  const bad = names.find(([, n]) => n.includes('?'));
+  if (bad) {
+    throw new SinkConfigError(bad[0], `"${bad[1]}" contains '?', which knex on PostgreSQL reads as a parameter: pass a Knex.Config `
+      + '(or a knex made with createKnex()) so that the sink escapes it, or rename it');
+  }
+}
+
 /**
  * Creates a knex instance from a Knex.Config. For sqlite3 it installs {@link sqliteAfterCreate} on the pool
- * (composed with any `pool.afterCreate` already given) and sets `useNullAsDefault`. Throws SinkConfigError for other clients,
+ * (composed with any `pool.afterCreate` already given) and sets `useNullAsDefault`; for pg it escapes `?` in identifiers ({@link pgWrapIdentifier}). Throws SinkConfigError for other clients,
  * and {@link MissingDriverError} (code DRIVER_MISSING) when the client's driver package (`sqlite3`, `pg`) is not installed.
  */
 export function createKnex(config: Knex.Config, opts: { sqliteBusyTimeoutMs?: number } = {}): Knex {
@@ -87,7 +123,9 @@ export function createKnex(config: Knex.Config, opts: { sqliteBusyTimeoutMs?: nu
       pool: { ...config.pool, afterCreate: sqliteAfterCreate(opts.sqliteBusyTimeoutMs, userHook) },
     });
   }
-  if (client === 'pg' || client === 'postgres' || client === 'postgresql') return createKnexInstance(config);
+  if (client === 'pg' || client === 'postgres' || client === 'postgresql') {
+    return createKnexInstance({ ...config, wrapIdentifier: pgWrapIdentifier(config.wrapIdentifier) });
+  }
   throw new SinkConfigError('knex.client', `unsupported client ${JSON.stringify(config.client)}: use 'sqlite3' or 'pg'`);
 }
 

@@ -11,7 +11,7 @@ import { SqlOffsetStore } from '../../offsets/sql-store';
 import { partitionKey, type ExactlyOnceSink, type SinkBatch, type TopicPartition, type WriteResult } from '../sink';
 import { validateSqlSinkConfig, type NormalizedSqlSinkConfig, type SqlSinkConfig } from './config';
 import { ensureDataTable } from './ddl';
-import { createKnex, isKnexInstance, rowsPerStatement } from './dialect';
+import { assertQuestionMarksSafe, createKnex, isKnexInstance, rowsPerStatement } from './dialect';
 import { isTransientSqlError, SinkWriteError } from './errors';
 import { compileMapping, type CompiledMapping, type Row } from './mapping';
 import { classifyRejection, isSystemicSqlError, refusedWrite, type RowOrigin } from './rejection';
@@ -39,6 +39,9 @@ export class SqlSink implements ExactlyOnceSink {
     this.ownsKnex = !isKnexInstance(config.knex);
     this.knex = isKnexInstance(config.knex) ? config.knex : createKnex(config.knex);
     try {
+      const m = this.cfg.mapping;
+      assertQuestionMarksSafe(this.knex, [['table', this.cfg.table],
+        ...(typeof m === 'function' ? [] : Object.keys(m.columns).map((c): [string, string] => [`mapping.columns.${c}`, c]))]);
       this.offsets = new SqlOffsetStore({ knex: this.knex, table: this.cfg.offsetsTable, retry: config.retry });
     } catch (err) {
       if (this.ownsKnex) void this.knex.destroy();
