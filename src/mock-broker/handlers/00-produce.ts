@@ -97,7 +97,7 @@ async function validateCompressed(slots: Slot[], maxBytes: number): Promise<void
 export const produceHandler: Handler = {
   schema: Produce,
   minVersion: 0,
-  maxVersion: 8,
+  maxVersion: 9,
   handle(req, ctx) {
     const acks: number = req.acks;
     const keepFrame = recordsAreMostOfTheFrame(req.topicData as Body[]);

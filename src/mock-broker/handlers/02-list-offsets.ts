@@ -28,7 +28,7 @@ export function offsetForTimestamp(log: PartitionLog, timestamp: bigint, maxDeco
 export const listOffsetsHandler: Handler = {
   schema: ListOffsets,
   minVersion: 0,
-  maxVersion: 5,
+  maxVersion: 6,
   handle(req, ctx) {
     const topics = (req.topics as Body[]).map((t) => ({
       name: t.name,

@@ -13,7 +13,7 @@ import { Body, Handler } from './types';
 export const offsetCommitHandler: Handler = {
   schema: OffsetCommit,
   minVersion: 0,
-  maxVersion: 7,
+  maxVersion: 8,
   handle(req, ctx) {
     if (!isCoordinator(ctx, req.groupId)) {
       const topics = (req.topics as Body[]).map((t) => ({ name: t.name, partitions: (t.partitions as Body[]).map((p) => ({ partitionIndex: p.partitionIndex, errorCode: ErrorCode.NOT_COORDINATOR })) }));

@@ -11,7 +11,7 @@ import { Handler } from './types';
 export const findCoordinatorHandler: Handler = {
   schema: FindCoordinator,
   minVersion: 0,
-  maxVersion: 2,
+  maxVersion: 3,
   handle(req, ctx) {
     const { cluster } = ctx;
     if (req.keyType !== 0 && req.keyType !== 1) {

@@ -11,7 +11,7 @@ import { Handler } from './types';
 export const joinGroupHandler: Handler = {
   schema: JoinGroup,
   minVersion: 0,
-  maxVersion: 5,
+  maxVersion: 6,
   async handle(req, ctx) {
     if (!isCoordinator(ctx, req.groupId)) {
       return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_COORDINATOR, generationId: -1, protocolName: '', leader: '', memberId: req.memberId, members: [] };

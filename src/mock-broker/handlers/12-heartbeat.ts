@@ -7,7 +7,7 @@ import { Handler } from './types';
 export const heartbeatHandler: Handler = {
   schema: Heartbeat,
   minVersion: 0,
-  maxVersion: 3,
+  maxVersion: 4,
   handle(req, ctx) {
     if (!isCoordinator(ctx, req.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_COORDINATOR };
     const res = ctx.cluster.groups.heartbeat({ ...req, groupInstanceId: req.groupInstanceId ?? null } as never, requestContext(ctx));

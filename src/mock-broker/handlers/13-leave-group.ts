@@ -10,7 +10,7 @@ import { Handler } from './types';
 export const leaveGroupHandler: Handler = {
   schema: LeaveGroup,
   minVersion: 0,
-  maxVersion: 3,
+  maxVersion: 4,
   handle(req, ctx) {
     if (!isCoordinator(ctx, req.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_COORDINATOR, members: [] };
     const members = ctx.version >= 3 ? req.members : [{ memberId: req.memberId, groupInstanceId: null }];

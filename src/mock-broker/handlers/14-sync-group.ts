@@ -10,7 +10,7 @@ import { Handler } from './types';
 export const syncGroupHandler: Handler = {
   schema: SyncGroup,
   minVersion: 0,
-  maxVersion: 3,
+  maxVersion: 4,
   async handle(req, ctx) {
     if (!isCoordinator(ctx, req.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_COORDINATOR, assignment: Buffer.alloc(0) };
     const res = await ctx.cluster.groups.syncGroup({ ...req, groupInstanceId: req.groupInstanceId ?? null } as never, requestContext(ctx));

@@ -1,5 +1,7 @@
 /**
- * CreateTopics (key 19), v0-v4. v1 adds validateOnly and error messages; v2 throttleTimeMs.
+ * CreateTopics (key 19), v0-v5. v1 adds validateOnly and error messages; v2 throttleTimeMs; v5 is
+ * flexible and answers each created (or validated) topic's partition count, replication factor and
+ * configs (as DescribeConfigs reports them, KIP-525).
  * numPartitions and replicationFactor of -1 take the cluster defaults (KIP-464). Manual
  * replica assignments are not supported and answer INVALID_REQUEST. More than
  * MAX_PARTITIONS_PER_TOPIC partitions answer INVALID_PARTITIONS (a mock limit: one request for
@@ -9,12 +11,13 @@ import { TopicError } from '../cluster';
 import { ErrorCode } from '../protocol/error-codes';
 import { CreateTopics } from '../protocol/messages/admin';
 import { MAX_PARTITIONS_PER_TOPIC } from './37-create-partitions';
+import { topicEntries } from './32-describe-configs';
 import { Body, Handler } from './types';
 
 export const createTopicsHandler: Handler = {
   schema: CreateTopics,
   minVersion: 0,
-  maxVersion: 4,
+  maxVersion: 5,
   handle(req, ctx) {
     const seen = new Set<string>();
     const topics = (req.topics as Body[]).map((t) => {
@@ -25,8 +28,18 @@ export const createTopicsHandler: Handler = {
       const configs: Record<string, string | null> = {};
       for (const c of t.configs) configs[c.name] = c.value;
       try {
-        ctx.cluster.createTopic(t.name, t.numPartitions, t.replicationFactor, configs, req.validateOnly);
-        return { name: t.name, errorCode: 0, errorMessage: null };
+        const topic = ctx.cluster.createTopic(t.name, t.numPartitions, t.replicationFactor, configs, req.validateOnly);
+        const created = { name: t.name, errorCode: 0, errorMessage: null };
+        if (ctx.version < 5) return created;
+        const rf = t.replicationFactor === -1 ? Math.min(ctx.cluster.config.defaultReplicationFactor, ctx.cluster.brokers.length) : t.replicationFactor;
+        return {
+          ...created,
+          numPartitions: t.numPartitions === -1 ? ctx.cluster.config.defaultPartitions : t.numPartitions,
+          replicationFactor: rf,
+          configs: topicEntries(ctx.cluster, topic).map((e) => ({
+            name: e.name, value: e.sensitive ? null : e.value, readOnly: e.readOnly, configSource: e.source, isSensitive: e.sensitive,
+          })),
+        };
       } catch (e) {
         if (!(e instanceof TopicError)) throw e;
         return { name: t.name, errorCode: ErrorCode[e.kafkaError], errorMessage: e.message };

@@ -16,9 +16,10 @@ import { Body, Handler } from './types';
 
 export const ResourceType = { TOPIC: 2, BROKER: 4, BROKER_LOGGER: 8 } as const;
 
-interface Entry { name: string; value: string | null; source: number; readOnly: boolean; sensitive: boolean; type: number; doc: string; synonyms: { name: string; value: string | null; source: number }[] }
+export interface Entry { name: string; value: string | null; source: number; readOnly: boolean; sensitive: boolean; type: number; doc: string; synonyms: { name: string; value: string | null; source: number }[] }
 
-function topicEntries(cluster: ClusterState, topic: Topic): Entry[] {
+/** A topic's configs as DescribeConfigs reports them (CreateTopics v5+ answers them too). */
+export function topicEntries(cluster: ClusterState, topic: Topic): Entry[] {
   const defined = new Set(TOPIC_CONFIGS.map((d) => d.name));
   const entries = TOPIC_CONFIGS.map((d): Entry => {
     const dflt = d.value(cluster);
