@@ -11,6 +11,12 @@ module.exports = {
   transformIgnorePatterns: ['/node_modules/(?!(hyparquet-writer|hyparquet)/)'],
   // Says once per run why the PostgreSQL tests are skipped (when KAFKA_EOS_PG_URL is unset).
   globalSetup: '<rootDir>/test/global-setup.js',
+  // examples/ and the README import the package by name, as a user does; in this repository's tests the
+  // name means the sources (a user's install resolves it to dist/ through package.json's exports).
+  moduleNameMapper: {
+    '^kafka-eos$': '<rootDir>/src/index.ts',
+    '^kafka-eos/(mock-broker|webhdfs-server)$': '<rootDir>/src/$1',
+  },
   testTimeout: 30000,
   // A test that fails before its clean-up can leave a socket or timer behind; never let that hang
   // the run (CI has a time limit). Leaks are still worth fixing: run with --detectOpenHandles.

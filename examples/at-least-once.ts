@@ -7,8 +7,8 @@
  *   node examples/run.js examples/at-least-once.ts
  */
 import { Kafka, logLevel } from 'kafkajs';
-import { createGroupConsumer, TopicPartition } from '../src';
-import { MockCluster } from '../src/mock-broker';
+import { createGroupConsumer, TopicPartition } from 'kafka-eos';
+import { MockCluster } from 'kafka-eos/mock-broker';
 
 export async function main(brokers?: string[]): Promise<{ handled: string[]; deadLettered: number; assigned: number; revoked: number }> {
   const cluster = brokers ? null : await MockCluster.start({ brokers: 1, group: { initialRebalanceDelayMs: 0, minSessionTimeoutMs: 1000 } });

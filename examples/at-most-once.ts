@@ -7,8 +7,8 @@
  * Starts an embedded mock cluster when no `brokers` are given.
  */
 import { Kafka, logLevel } from 'kafkajs';
-import { createGroupConsumer } from '../src';
-import { MockCluster } from '../src/mock-broker';
+import { createGroupConsumer } from 'kafka-eos';
+import { MockCluster } from 'kafka-eos/mock-broker';
 
 export async function main(brokers?: string[]): Promise<{ received: string[]; state: string }> {
   const cluster = brokers ? null : await MockCluster.start({ brokers: 1, group: { initialRebalanceDelayMs: 0, minSessionTimeoutMs: 1000 } });

@@ -9,8 +9,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
-import { createGroupConsumer, SqlSink } from '../src';
-import { MockCluster } from '../src/mock-broker';
+import { createGroupConsumer, SqlSink } from 'kafka-eos';
+import { MockCluster } from 'kafka-eos/mock-broker';
 
 export async function main(brokers?: string[]): Promise<{ rows: { sku: string; qty: number }[]; storedOffset: string }> {
   const cluster = brokers ? null : await MockCluster.start({ brokers: 1, group: { initialRebalanceDelayMs: 0, minSessionTimeoutMs: 1000 } });

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 /**
- * Runs a TypeScript example without a build step, by transpiling .ts files with the project's
+ * Runs a TypeScript example by transpiling its .ts file with the project's
  * TypeScript on load:  node examples/run.js examples/at-least-once.ts
+ * The examples import `kafka-eos` by name, as a user does: here that is this package itself (Node
+ * resolves a package's own name through its exports), so build first (`npm install` or `npm run build`).
  */
 'use strict';
 const ts = require('typescript');

@@ -1,4 +1,4 @@
-/** The README's mock-cluster snippet, as written (so the README cannot drift from the API). */
+/** The mock cluster's test API as README.md describes it (the README's own blocks are compiled and run by test/readme.test.ts). */
 import { Kafka, logLevel } from 'kafkajs';
 import { startCluster, waitForStableGroup } from '../../src/mock-broker';
 
