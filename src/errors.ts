@@ -200,14 +200,17 @@ export function isConnectionError(error: unknown): boolean {
 
 /**
  * Whether `error` may succeed if the same call is tried again. Our errors: their `retriable` flag.
- * Kafka protocol errors: the table's `retriable`. Connection failures: true. Anything else: false
- * (never retriable by default).
+ * Kafka protocol errors: the table's `retriable`. Connection failures: true. Any other error that
+ * carries a boolean `retriable` (a sink's, a driver's): that flag. Anything else: `unknown`, false
+ * unless the caller says otherwise (the user's own handler, which the user asked to retry).
  */
-export function isRetriable(error: unknown): boolean {
+export function isRetriable(error: unknown, unknown = false): boolean {
   if (error instanceof KafkaEosError) return error.retriable;
   const k = kafkaErrorOf(error);
   if (k) return k.retriable;
-  return isConnectionError(error);
+  if (isConnectionError(error)) return true;
+  const flag = (error as { retriable?: unknown } | null)?.retriable;
+  return typeof flag === 'boolean' ? flag : unknown;
 }
 
 /** Whether `error` means the member must rejoin (its generation or member id is gone). */

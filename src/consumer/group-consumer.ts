@@ -220,8 +220,9 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
         const mine = offsets.filter((o) => this.membership.owns(o));
         if (mine.length === 0) return;
         const call = `OffsetCommit ${mine.map((o) => `${partitionKey(o)}@${o.offset}`).join(', ')}`;
+        // KafkaJS's commitOffsets already retries with its own backoff: a few more tries on top, not eight.
         if (this.options.assign) await kafkaCall(call, () => simpleCommit(this.hooks, this.options.groupId, mine));
-        else await kafkaCall(call, () => consumer.commitOffsets(mine.map((o) => ({ topic: o.topic, partition: o.partition, offset: o.offset.toString() }))));
+        else await kafkaCall(call, () => consumer.commitOffsets(mine.map((o) => ({ topic: o.topic, partition: o.partition, offset: o.offset.toString() }))), { retries: 2 });
         this.emit('commit', { offsets: mine });
       },
       earliestOffset: async (tp) => (await this.offsetRange(tp)).earliest,

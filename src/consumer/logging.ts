@@ -2,7 +2,8 @@
  * The consumer's own log lines, written through the KafkaJS client's logger (namespace
  * `kafka-eos`), so `logLevel` and `logCreator` (options, or the user's own Kafka) govern them
  * exactly as they govern KafkaJS's lines. One line per event: rebalances and state changes at
- * INFO, lost/fenced/dead letters/sink outages at WARN, retries at DEBUG, errors at ERROR.
+ * INFO, lost/fenced/dead letters/sink outages at WARN, retries and membership transitions (with
+ * their reasons) at DEBUG, errors at ERROR.
  */
 import type { EventEmitter } from 'node:events';
 import type { Kafka } from 'kafkajs';
@@ -16,6 +17,7 @@ const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 export function attachLogging(consumer: EventEmitter<GroupConsumerEventMap>, kafka: Kafka, groupId: string): void {
   const log = kafka.logger().namespace('kafka-eos');
   consumer.on('state', ({ from, to }) => log.info(`consumer ${from} -> ${to}`, { groupId }));
+  consumer.on('membership', (t) => log.debug(`membership ${t.from} -> ${t.to}: ${t.reason}`, { groupId, epoch: t.epoch }));
   consumer.on('assigned', ({ partitions }) => log.info(`assigned ${tps(partitions)}`, { groupId }));
   consumer.on('revoked', ({ partitions }) => log.info(`revoked ${tps(partitions)}`, { groupId }));
   consumer.on('rebalance', (r) => log.info(`rebalance done in ${r.durationMs} ms`, { groupId, revoked: r.revoked.length, assigned: r.assigned.length }));

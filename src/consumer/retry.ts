@@ -12,6 +12,7 @@
 import { pRetry } from '../util/vendored';
 import type { Producer } from 'kafkajs';
 import type { SinkRecord } from '../sinks/sink';
+import { isRetriable } from '../errors';
 import { PoisonMessageError } from './errors';
 import type { HandlerBatch, PoisonPolicy, RecordContext, RetryOptions } from './options';
 import type { ProcessResult, StrategyBatch } from './strategies/types';
@@ -49,7 +50,8 @@ export function deadLetterTopicFor(options: ProcessorOptions, sourceTopic: strin
 
 async function withRetry(options: ProcessorOptions, signal: AbortSignal, where: { topic: string; partition: number; offset: bigint }, fn: (attempt: number) => Promise<void>): Promise<void> {
   const r = options.retry ?? {};
-  const isRetriable = r.isRetriable ?? ((e: unknown) => (e as { retriable?: unknown } | null)?.retriable !== false);
+  // The user's own errors are retried (they asked for retries) unless they say they are not retriable.
+  const retriable = r.isRetriable ?? ((e: unknown) => isRetriable(e, true));
   let attempt = 0;
   let succeeded = false;
   await pRetry(async () => {
@@ -68,7 +70,7 @@ async function withRetry(options: ProcessorOptions, signal: AbortSignal, where: 
     factor: r.factor ?? 2,
     randomize: false,
     signal,
-    shouldRetry: ({ error }) => !signal.aborted && isRetriable((error as { original?: unknown }).original ?? error),
+    shouldRetry: ({ error }) => !signal.aborted && retriable((error as { original?: unknown }).original ?? error),
     onFailedAttempt: ({ error, attemptNumber, retriesLeft }) => {
       if (retriesLeft > 0) options.onRetry?.({ ...where, attempt: attemptNumber, error });
     },

@@ -12,7 +12,7 @@
  * durable position does not, and the monitoring commit to Kafka never passes the durable position.
  * On revoke (rebalance, stop) the sink is flushed; on loss, what it staged is discarded.
  */
-import { KafkaEosError } from '../../errors';
+import { isRetriable, KafkaEosError } from '../../errors';
 import { DurablePosition, ExactlyOnceSink, partitionKey, rejectedRecord, SinkRecord, TopicPartition, WriteResult } from '../../sinks/sink';
 import type { BatchOutcome, CommitStrategy, ProcessResult, StrategyBatch, StrategyContext } from './types';
 
@@ -44,7 +44,6 @@ export interface ExactlyOnceOptions {
 /** `resumeFrom` before the stored position could be read (the sink was unavailable at assignment). */
 const UNKNOWN = -1n;
 
-const isRetriable = (e: unknown) => (e as { retriable?: unknown } | null)?.retriable === true;
 
 /**
  * The sink's stored position for a partition lies outside the partition's log: the records from
@@ -77,6 +76,10 @@ interface PartitionState {
   reopen: boolean;
 }
 
+/** Tries of a failed monitoring commit, and the wait between them (ms). */
+const MONITOR_RETRIES = 3;
+const MONITOR_RETRY_DELAY_MS = 300;
+
 export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { positions(): ReadonlyMap<string, bigint> } {
   const { sink } = options;
   const monitor = options.commitToKafkaForMonitoring ?? true;
@@ -103,6 +106,8 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
   async function writeBatch(ctx: StrategyContext, batch: StrategyBatch, state: PartitionState, process: () => Promise<ProcessResult>): Promise<BatchOutcome> {
     if (state.reopen) {
       const stored = (await sink.open(ctx.groupId, [batch])).get(partitionKey(batch)) ?? -1n;
+      // The unknown outcome was a commit (a lost acknowledgement): the position moved on.
+      if (stored !== state.stored) monitorCommit(ctx, [{ topic: batch.topic, partition: batch.partition, storedOffset: stored }]);
       state.stored = stored;
       state.staged = null;
       state.resumeFrom = await resumePoint(ctx, batch, stored);
@@ -171,8 +176,9 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
   /**
    * Commits durable positions (never staged ones) to the Kafka group, for lag monitoring only, off the
    * write path: the batch does not wait for it. At most one commit is in flight; positions arriving
-   * meanwhile are coalesced (the latest per partition) into the next one. Failures are ignored (the sink's
-   * positions are the truth; the next commit catches up).
+   * meanwhile are coalesced (the latest per partition) into the next one. A failed commit is tried again
+   * a few times (the last position of an idle partition would otherwise stay uncommitted), then given up:
+   * the sink's positions are the truth, and every assignment commits them again.
    */
   const monitorPending = new Map<string, { topic: string; partition: number; offset: bigint }>();
   let monitorInFlight: Promise<void> | null = null;
@@ -183,10 +189,19 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
     }
     if (monitorInFlight === null && monitorPending.size > 0) {
       monitorInFlight = (async () => {
+        let failures = 0;
         while (monitorPending.size > 0) {
           const offsets = [...monitorPending.values()];
           monitorPending.clear();
-          await ctx.commitToKafka(offsets).catch(() => undefined);
+          try {
+            await ctx.commitToKafka(offsets);
+            failures = 0;
+          } catch {
+            if (++failures > MONITOR_RETRIES) continue;
+            // Put them back unless a later position arrived meanwhile, and try again shortly.
+            for (const o of offsets) if (!monitorPending.has(partitionKey(o))) monitorPending.set(partitionKey(o), o);
+            await new Promise((r) => setTimeout(r, MONITOR_RETRY_DELAY_MS));
+          }
         }
       })().finally(() => { monitorInFlight = null; });
     }
@@ -244,6 +259,9 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
         out.set(key, resumeFrom);
       }
       states = next;
+      // Kafka's committed offsets follow the sink's (lag monitoring), also when the last commit of
+      // them was lost (a rejoin after the generation was gone, a lost acknowledgement).
+      monitorCommit(ctx, partitions.map((tp) => ({ topic: tp.topic, partition: tp.partition, storedOffset: stored.get(partitionKey(tp)) ?? -1n })));
       return out;
     },
     async handleBatch(ctx, batch: StrategyBatch, process): Promise<BatchOutcome> {
