@@ -119,21 +119,33 @@ async function rawEncoding(url, writes) {
   return elapsed(t0);
 }
 
+/** The sink-vs-raw figures (for bench/run.js): { rows, rounds, log, url? } → figures. */
+async function runHdfsSink({ rows = ROWS, rounds = ROUNDS, log = () => undefined, url: external } = {}) {
+  const server = external ? null : await WebHdfsServer.start();
+  const url = external ?? server.url;
+  try {
+    const writes = workload(rows);
+    const fileList = files(writes);
+    const bytes = fileList.reduce((n, f) => n + f.bytes.length, 0);
+    log(`HDFS sink: ${rows} rows, ${fileList.length} files, ${(bytes / 1e6).toFixed(1)} MB, ${rounds} rounds, server ${url}`);
+    const variants = { ours: () => ours(url, writes), raw: () => raw(url, fileList), rawEncoding: () => rawEncoding(url, writes) };
+    const times = await interleave(variants, rounds, log, variants);
+    return [
+      figure('HDFS sink (JSONL, exactly-once commit) vs raw WebHDFS CREATE of the same bytes', 'rows/s', rows, 'HdfsSink', 'raw fetch CREATE', times.ours, times.raw, 0.8),
+      figure('HDFS sink vs raw CREATE that also encodes the lines (JSON.parse of each value)', 'rows/s', rows, 'HdfsSink', 'raw CREATE + encoding', times.ours, times.rawEncoding),
+    ];
+  } finally {
+    await server?.stop();
+  }
+}
+
 async function main() {
   const external = arg('--hdfs');
   const server = external ? null : await WebHdfsServer.start();
   const url = external ?? server.url;
   try {
     const writes = workload(ROWS);
-    const fileList = files(writes);
-    const bytes = fileList.reduce((n, f) => n + f.bytes.length, 0);
-    console.log(`HDFS sink: ${ROWS} rows, ${fileList.length} files, ${(bytes / 1e6).toFixed(1)} MB, ${ROUNDS} rounds, server ${url}`);
-    const variants = { ours: () => ours(url, writes), raw: () => raw(url, fileList), rawEncoding: () => rawEncoding(url, writes) };
-    const times = await interleave(variants, ROUNDS, console.log, variants);
-    const figs = [
-      figure('HDFS sink (JSONL, exactly-once commit) vs raw WebHDFS CREATE of the same bytes', 'rows/s', ROWS, 'HdfsSink', 'raw fetch CREATE', times.ours, times.raw, 0.8),
-      figure('HDFS sink vs raw CREATE that also encodes the lines (JSON.parse of each value)', 'rows/s', ROWS, 'HdfsSink', 'raw CREATE + encoding', times.ours, times.rawEncoding),
-    ];
+    const figs = await runHdfsSink({ rows: ROWS, rounds: ROUNDS, log: console.log, url });
     console.log(`\n${table(figs)}\n`);
 
     console.log('rows/s per format (HdfsSink, median of rounds):');
@@ -168,4 +180,6 @@ async function main() {
   }
 }
 
-main().catch((e) => { console.error(e); process.exit(1); });
+module.exports = { runHdfsSink };
+
+if (require.main === module) main().catch((e) => { console.error(e); process.exit(1); });
