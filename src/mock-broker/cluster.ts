@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { KafkaEosError } from '../errors';
 import { AclStore } from './acls';
 import { EventLog } from './event-log';
+import { FetchSessionCache } from './fetch-sessions';
 import { GroupCoordinator, GroupCoordinatorConfig } from './group-coordinator';
 import { PartitionLog, RetentionPolicy } from './partition-log';
 import { TransactionCoordinator } from './transactions/coordinator';
@@ -87,6 +88,7 @@ export class ClusterState {
   readonly transactions: TransactionCoordinator;
   /** ACL bindings (CreateAcls / DescribeAcls / DeleteAcls): stored and described, not enforced. */
   readonly acls = new AclStore();
+  private readonly sessionCaches = new Map<number, FetchSessionCache>();
   /** Broker ids that are down (faults); their listeners are closed. */
   readonly down = new Set<number>();
   /** Coordinator placement overrides (faults: coordinator moved). */
@@ -173,6 +175,13 @@ export class ClusterState {
     const retention = this.retentionOf(topic);
     for (const log of topic.partitions) log.setRetention(retention);
     this.events.record('topic-configs-changed', { topic: topic.name, configs: Object.fromEntries(configs) });
+  }
+
+  /** Broker `nodeId`'s incremental fetch sessions (KIP-227, see fetch-sessions.ts). */
+  fetchSessions(nodeId: number): FetchSessionCache {
+    let cache = this.sessionCaches.get(nodeId);
+    if (!cache) this.sessionCaches.set(nodeId, (cache = new FetchSessionCache()));
+    return cache;
   }
 
   /** Partitions in all topics. */

@@ -1,5 +1,5 @@
 /**
- * Fetch (key 1), v0-v11. v0-v3 answer message sets of magic 0 (v0-v1) or 1 (v2-v3), converted
+ * Fetch (key 1), v0-v13. v0-v3 answer message sets of magic 0 (v0-v1) or 1 (v2-v3), converted
  * from the stored batches as Kafka does for old fetchers (protocol/down-convert.ts); v3 adds
  * maxBytes. v4 adds isolationLevel, lastStableOffset and abortedTransactions
  * (KIP-98), v5 logStartOffset, v7 fetch sessions (KIP-227: the mock never creates a session and
@@ -26,6 +26,7 @@ import { ErrorCode } from '../protocol/error-codes';
 import { Fetch } from '../protocol/messages/data';
 import { PartitionLog } from '../partition-log';
 import { lastStableOffset, producerState } from '../transactions/producer-state';
+import { FetchSession, sessionKey } from '../fetch-sessions';
 import { Body, Handler, HandlerContext } from './types';
 
 interface Built { body: Body; bytes: number; error: boolean; logs: PartitionLog[] }
@@ -38,14 +39,15 @@ function build(req: Body, ctx: HandlerContext): Built {
   let error = false;
   const logs: PartitionLog[] = [];
   const responses = (req.topics as Body[]).map((t) => ({
-    topic: t.topic,
+    topic: t.topic ?? '',
+    topicId: t.topicId,
     partitions: (t.partitions as Body[]).map((p) => {
-      const log = cluster.partition(t.topic, p.partition);
+      const log = t.topic === null ? undefined : cluster.partition(t.topic, p.partition);
       const base = {
         partitionIndex: p.partition, errorCode: 0, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n,
         abortedTransactions: readCommitted ? [] : null, preferredReadReplica: -1, records: null as Buffer | null,
       };
-      if (!log) { error = true; return { ...base, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION }; }
+      if (!log) { error = true; return { ...base, errorCode: t.topic === null ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION }; }
       if (log.leaderId !== ctx.nodeId) { error = true; return { ...base, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER }; }
       logs.push(log);
       const hw = log.highWatermark;
@@ -107,16 +109,89 @@ function waitForData(logs: PartitionLog[], ms: number, signal: AbortSignal): Pro
 export const fetchHandler: Handler = {
   schema: Fetch,
   minVersion: 0,
-  maxVersion: 11,
+  maxVersion: 13,
   async handle(req, ctx) {
+    const plan = openSession(req, ctx);
+    if ('errorCode' in plan) return { throttleTimeMs: 0, errorCode: plan.errorCode, sessionId: 0, responses: [] };
+    const fetch = { ...req, topics: plan.topics };
     const deadline = Date.now() + Math.max(0, req.maxWaitMs);
-    let built = build(req, ctx);
+    let built = build(fetch, ctx);
     while (!built.error && built.bytes < Math.max(1, req.minBytes) && !ctx.signal.aborted) {
       const left = deadline - Date.now();
       if (left <= 0) break;
       await waitForData(built.logs, left, ctx.signal);
-      built = build(req, ctx);
+      built = build(fetch, ctx);
     }
-    return built.body;
+    return plan.session ? reportToSession(built.body, plan.session, plan.incremental) : built.body;
   },
 };
+
+/** The request's topics with names resolved (v13+ name topics by id; an unknown id keeps a null name). */
+function requestedTopics(req: Body, ctx: HandlerContext): Body[] {
+  const byId = ctx.version >= 13 ? new Map([...ctx.cluster.topics.values()].map((t) => [t.topicId, t.name])) : null;
+  return (req.topics as Body[]).map((t) => ({ ...t, topic: byId ? byId.get(t.topicId) ?? null : t.topic, topicId: byId ? t.topicId : ctx.cluster.topics.get(t.topic)?.topicId ?? ZERO_UUID }));
+}
+
+const ZERO_UUID = '0'.repeat(32);
+
+type SessionPlan = { errorCode: number } | { topics: Body[]; session: FetchSession | null; incremental: boolean };
+
+/** KIP-227: resolves the request's session (see fetch-sessions.ts) and the partitions to fetch. */
+function openSession(req: Body, ctx: HandlerContext): SessionPlan {
+  const topics = requestedTopics(req, ctx);
+  const epoch: number = ctx.version >= 7 ? req.sessionEpoch : -1;
+  const cache = ctx.cluster.fetchSessions(ctx.nodeId);
+  const upsert = (session: FetchSession) => {
+    for (const t of topics) {
+      for (const p of t.partitions as Body[]) {
+        const key = sessionKey(t.topic ?? t.topicId, p.partition);
+        const old = session.partitions.get(key);
+        session.partitions.set(key, {
+          topic: t.topic, topicId: t.topicId, partition: p.partition, fetchOffset: p.fetchOffset, currentLeaderEpoch: p.currentLeaderEpoch,
+          logStartOffset: p.logStartOffset, partitionMaxBytes: p.partitionMaxBytes, reported: old?.reported ?? null,
+        });
+      }
+    }
+  };
+  if (epoch === -1 || epoch === 0) {
+    if (ctx.version >= 7 && req.sessionId !== 0) cache.remove(req.sessionId);
+    if (epoch === -1) return { topics, session: null, incremental: false };
+    const session = cache.create();
+    upsert(session);
+    return { topics, session, incremental: false };
+  }
+  const session = cache.get(req.sessionId);
+  if (!session) return { errorCode: ErrorCode.FETCH_SESSION_ID_NOT_FOUND };
+  if (session.epoch !== epoch) return { errorCode: ErrorCode.INVALID_FETCH_SESSION_EPOCH };
+  upsert(session);
+  for (const f of req.forgottenTopicsData as Body[]) {
+    const name = ctx.version >= 13 ? [...session.partitions.values()].find((p) => p.topicId === f.topicId)?.topic ?? f.topicId : f.topic;
+    for (const partition of f.partitions as number[]) session.partitions.delete(sessionKey(name, partition));
+  }
+  const all = new Map<string, Body>();
+  for (const p of session.partitions.values()) {
+    const key = p.topic ?? p.topicId;
+    if (!all.has(key)) all.set(key, { topic: p.topic, topicId: p.topicId, partitions: [] });
+    all.get(key)!.partitions.push({ partition: p.partition, fetchOffset: p.fetchOffset, currentLeaderEpoch: p.currentLeaderEpoch, logStartOffset: p.logStartOffset, partitionMaxBytes: p.partitionMaxBytes });
+  }
+  return { topics: [...all.values()], session, incremental: true };
+}
+
+/**
+ * Stamps the session id on a session's response and records what it reported; an incremental
+ * response keeps only partitions with records, an error, or offsets that changed since last time.
+ */
+function reportToSession(body: Body, session: FetchSession, incremental: boolean): Body {
+  const responses = (body.responses as Body[]).map((t) => ({
+    ...t,
+    partitions: (t.partitions as Body[]).filter((p) => {
+      const entry = session.partitions.get(sessionKey(t.topic === '' ? t.topicId : t.topic, p.partitionIndex));
+      const reported = `${p.highWatermark}/${p.lastStableOffset}/${p.logStartOffset}`;
+      const changed = !entry || entry.reported !== reported;
+      if (entry) entry.reported = reported;
+      return !incremental || changed || p.errorCode !== 0 || (p.records !== null && p.records.length > 0);
+    }),
+  })).filter((t) => t.partitions.length > 0 || !incremental);
+  if (incremental) session.advance();
+  return { ...body, sessionId: session.id, responses };
+}

@@ -74,9 +74,9 @@ export const Produce = message('Produce', 0, '0-9', '9+', [
   f('throttleTimeMs', 'int32', '1+'),
 ]);
 
-export const Fetch = message('Fetch', 1, '0-12', '12+', [
+export const Fetch = message('Fetch', 1, '0-13', '12+', [
   f('clusterId', 'string', '12+', { nullable: '12+', tag: 0 }),
-  f('replicaId', 'int32', '0+', { default: -1 }),
+  f('replicaId', 'int32', '0-14', { default: -1 }),
   f('maxWaitMs', 'int32', '0+'),
   f('minBytes', 'int32', '0+'),
   f('maxBytes', 'int32', '3+', { default: 0x7fffffff }),
@@ -84,7 +84,8 @@ export const Fetch = message('Fetch', 1, '0-12', '12+', [
   f('sessionId', 'int32', '7+'),
   f('sessionEpoch', 'int32', '7+', { default: -1 }),
   arr('topics', '0+', [
-    f('topic', 'string', '0+'),
+    f('topic', 'string', '0-12'),
+    f('topicId', 'uuid', '13+'),
     arr('partitions', '0+', [
       f('partition', 'int32', '0+'),
       f('currentLeaderEpoch', 'int32', '9+', { default: -1 }),
@@ -94,21 +95,24 @@ export const Fetch = message('Fetch', 1, '0-12', '12+', [
       f('partitionMaxBytes', 'int32', '0+'),
     ]),
   ]),
-  arr('forgottenTopicsData', '7+', [f('topic', 'string', '7+'), arrOf('partitions', 'int32', '7+')]),
+  arr('forgottenTopicsData', '7+', [f('topic', 'string', '7-12'), f('topicId', 'uuid', '13+'), arrOf('partitions', 'int32', '7+')]),
   f('rackId', 'string', '11+'),
 ], [
   f('throttleTimeMs', 'int32', '1+'),
   f('errorCode', 'int16', '7+'),
   f('sessionId', 'int32', '7+'),
   arr('responses', '0+', [
-    f('topic', 'string', '0+'),
+    f('topic', 'string', '0-12'),
+    f('topicId', 'uuid', '13+'),
     arr('partitions', '0+', [
       f('partitionIndex', 'int32', '0+'),
       f('errorCode', 'int16', '0+'),
       f('highWatermark', 'int64', '0+'),
       f('lastStableOffset', 'int64', '4+', { default: -1n }),
       f('logStartOffset', 'int64', '5+', { default: -1n }),
+      struct('divergingEpoch', '12+', [f('epoch', 'int32', '12+', { default: -1 }), f('endOffset', 'int64', '12+', { default: -1n })], { tag: 0 }),
       struct('currentLeader', '12+', [f('leaderId', 'int32', '12+', { default: -1 }), f('leaderEpoch', 'int32', '12+', { default: -1 })], { tag: 1 }),
+      struct('snapshotId', '12+', [f('endOffset', 'int64', '0+', { default: -1n }), f('epoch', 'int32', '0+', { default: -1 })], { tag: 2 }),
       arr('abortedTransactions', '4+', [f('producerId', 'int64', '4+'), f('firstOffset', 'int64', '4+')], { nullable: '4+' }),
       f('preferredReadReplica', 'int32', '11+', { default: -1 }),
       f('records', 'records', '0+', { nullable: '0+' }),
