@@ -47,3 +47,6 @@ export type { MetricsServer } from './metrics/server';
 export { listStoredPositions, overwriteStoredPositions } from './offsets/sql-positions';
 export type { StoredPosition } from './offsets/sql-positions';
 export * from './sinks/hdfs';
+export { timelineFromMockEvents, TimelineRecorder } from './timeline/model';
+export type { MockEventEntry, OwnershipSpan, RebalanceBand, Timeline, TimelineEvent, TimelineEventKind, TimelineMember } from './timeline/model';
+export { memberColour, renderTimelineHtml } from './timeline/render';

@@ -49,9 +49,10 @@ program.command('demo')
   .option('--quiet', 'print nothing but errors')
   .option('--sink <type>', 'sink: sql (SQLite or --db) or hdfs (the embedded WebHDFS server, or --hdfs)', sinkType, 'sql')
   .option('--hdfs <url>', 'with --sink hdfs: a NameNode URL (http://namenode:9870) instead of the embedded WebHDFS server')
+  .option('--timeline <file.html>', "write the group's rebalance timeline (HTML + SVG) here at the end")
   .action(async (o) => {
     process.exitCode = await runDemo({
-      sink: o.sink, hdfs: o.hdfs,
+      sink: o.sink, hdfs: o.hdfs, timeline: o.timeline,
       rows: o.rows, db: o.db, table: o.table, consumers: o.consumers, partitions: o.partitions, kills: o.kills, seed: o.seed,
       sessionTimeoutMs: o.sessionTimeout, timeoutMs: o.timeout, quiet: o.quiet,
     });
@@ -64,6 +65,7 @@ program.command('run')
   .option('--print-schema', 'print every config field with its type and meaning, and exit')
   .option('--metrics-port <port>', 'serve Prometheus metrics at http://127.0.0.1:<port>/metrics (0 = any free port)', nonNegativeInt('--metrics-port', 0, 65535))
   .addOption(new Option('--log-level <level>', "our own and KafkaJS's log lines at or above this level").choices([...LOG_LEVELS]).default('info'))
+  .option('--timeline <file.html>', "on exit, write this consumer's rebalance timeline (HTML + SVG) here")
   .option('--status-interval <ms>', 'status log line period when stdout is not a TTY (default 10000)', nonNegativeInt('--status-interval', 100, 86400000))
   .addHelpText('after', `\nExit codes: 0 stopped by SIGINT/SIGTERM (drained, committed, left the group); 1 the consumer failed;
 2 invalid config or arguments, or the database cannot be used at start.\n\n${printableSchema()}`)
@@ -74,7 +76,7 @@ program.command('run')
     }
     const path = o.config ?? file;
     if (!path) throw new ConfigError('--config', 'give the config file (kafka-eos run --config connector.yaml); --print-schema lists its fields');
-    process.exitCode = await runSink(path, { metricsPort: o.metricsPort, logLevel: o.logLevel, statusIntervalMs: o.statusInterval });
+    process.exitCode = await runSink(path, { metricsPort: o.metricsPort, logLevel: o.logLevel, statusIntervalMs: o.statusInterval, timeline: o.timeline });
   });
 
 registerOffsetsCommand(program);

@@ -16,6 +16,7 @@
  *         autoCreate: true, mapping: { columns: { delay: { path: delay, type: integer } } } }
  * ```
  */
+import { writeFileSync } from 'node:fs';
 import { ConfigResourceTypes, Kafka, logLevel as kafkaLogLevel, type KafkaConfig, type LogEntry } from 'kafkajs';
 import { createGroupConsumer } from '../consumer/group-consumer';
 import { ConfigError, validateOptions } from '../consumer/options';
@@ -29,6 +30,8 @@ import { loadRunConfig, resolveSsl, type RunConfig } from './connector/config';
 import { OutageReporter } from './connector/health';
 import { plainRecordWriter } from './connector/plain-writer';
 import { StatusReporter } from './connector/status';
+import { TimelineRecorder } from '../timeline/model';
+import { renderTimelineHtml } from '../timeline/render';
 
 export { loadRunConfig, runConfigSchema } from './connector/config';
 export type { RunConfig } from './connector/config';
@@ -46,6 +49,8 @@ export interface RunOptions {
   logLevel?: RunLogLevel;
   /** Status log line period when stdout is not a TTY, ms. */
   statusIntervalMs?: number;
+  /** On exit, write this consumer's rebalance timeline (HTML + SVG) to this file. */
+  timeline?: string;
   /** Force the TTY status line (true) or log lines (false); default: whether stdout is a TTY. */
   tty?: boolean;
 }
@@ -230,6 +235,17 @@ async function runUntilStopped(
   });
   cleanups.push(() => consumer.stop());
   prom.attach(consumer, config.groupId);
+  const recorder = options.timeline ? new TimelineRecorder() : undefined;
+  const clientId = config.clientId ?? 'kafka-eos-run';
+  recorder?.attach(consumer, { id: config.consumer?.groupInstanceId ?? `${clientId} (pid ${process.pid})`, clientId, instanceId: config.consumer?.groupInstanceId ?? null });
+  let timelineWritten = false;
+  const writeTimeline = () => {
+    if (!recorder || !options.timeline || timelineWritten) return;
+    timelineWritten = true;
+    writeFileSync(options.timeline, renderTimelineHtml(recorder.timeline(`kafka-eos run: group ${config.groupId}, topics ${config.topics.join(', ')}`)));
+    say('info', `kafka-eos run: rebalance timeline written to ${options.timeline}`);
+  };
+  cleanups.push(async () => writeTimeline()); // every other exit path
   consumer.on('error', () => undefined); // reported once, below, when the consumer fails
   consumer.on('sink-unavailable', ({ topic, partition, error }) => outages.sinkUnavailable(store, error, `${topic}-${partition}`));
   consumer.on('batch', () => { outages.up('broker'); outages.up('sink'); });
@@ -278,6 +294,7 @@ async function runUntilStopped(
   await running.stop();
   status = undefined;
   await consumer.stop();
+  writeTimeline();
   await admin.disconnect().catch(() => undefined);
   await metricsServer?.close();
   await sink.close();

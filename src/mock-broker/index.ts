@@ -15,3 +15,5 @@ export * from './testing';
 export { kafkajsCodecs, snappyCodec, lz4Codec, zstdCodec } from './protocol/compression';
 export type { KafkaJsCodec } from './protocol/compression';
 export type { SaslOptions } from './handlers/sasl';
+export { withTimelineOnFailure, writeMockTimeline } from '../timeline/testing';
+export type { HasEventLog } from '../timeline/testing';

@@ -1,7 +1,8 @@
 /**
  * `kafka-eos run --config connector.yaml` as an operator runs it: YAML config, periodic status
  * lines (stdout not a TTY), Prometheus metrics scraped over HTTP, a bad record survived under
- * `poisonPolicy: skip`, a broker restart reported within seconds and waited out, SIGTERM → exit 0;
+ * `poisonPolicy: skip`, a broker restart reported within seconds and waited out, SIGTERM → exit 0
+ * with the --timeline page written;
  * config errors name the field (exit 2); --print-schema documents every field; the example
  * configs run against the mock cluster. (The compiled CLI is used: `npm test` builds first.)
  */
@@ -68,7 +69,8 @@ test('YAML config: status lines, metrics scraped, a bad record skipped, a broker
     '  autoCreate: true',
     '  mapping: { columns: { id: { type: integer }, v: { type: string } } }',
   ].join('\n'));
-  const run = start(['run', '--config', file, '--metrics-port', '0', '--status-interval', '300']);
+  const timeline = path.join(dir, 'run-timeline.html');
+  const run = start(['run', '--config', file, '--metrics-port', '0', '--status-interval', '300', '--timeline', timeline]);
   try {
     await until(() => /Prometheus metrics at http:\/\/127\.0\.0\.1:(\d+)\/metrics/.test(run.out()), 'the metrics address', 30000);
     const port = Number(/127\.0\.0\.1:(\d+)\/metrics/.exec(run.out())![1]);
@@ -95,6 +97,10 @@ test('YAML config: status lines, metrics scraped, a bad record skipped, a broker
   }
   expect(await run.exited).toBe(0);
   expect(run.out()).toMatch(/stopped \(committed and left the group\)/);
+  // run --timeline: this consumer's own records, both partitions owned until it stopped.
+  const html = readFileSync(timeline, 'utf8');
+  expect(html.match(/<rect class="span" [^>]*data-partition="conn-t-[01]"/g)?.length).toBeGreaterThanOrEqual(2);
+  expect(html).toMatch(/<g class="event" data-kind="leave"><title>leave at [^<]*stopped: kafka-eos-run/);
   const k = knexFactory({ client: 'sqlite3', connection: { filename: db }, useNullAsDefault: true });
   expect(await k('rows').select('id', 'v').orderBy('id')).toEqual([
     { id: 1, v: 'a' }, { id: 2, v: 'b' }, { id: 3, v: 'c' }, { id: 4, v: 'd' },

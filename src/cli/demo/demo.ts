@@ -13,7 +13,7 @@
  *    recovery after each kill (bounded by --session-timeout), verify.
  */
 import { ChildProcess, fork } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { SingleBar } from 'cli-progress';
@@ -30,6 +30,8 @@ import type { AllowMessage, ProducerConfig, ProducerMessage } from './producer';
 import { formatChecks, verify } from './verify';
 import type { WorkerConfig, WorkerMessage } from './worker';
 import { startHdfsDemo, type HdfsDemo } from './hdfs';
+import { timelineFromMockEvents, type TimelineEvent } from '../../timeline/model';
+import { renderTimelineHtml } from '../../timeline/render';
 
 export interface DemoOptions {
   rows?: number;
@@ -52,6 +54,8 @@ export interface DemoOptions {
   sink?: 'sql' | 'hdfs';
   /** NameNode URL for `sink: 'hdfs'` (default: the embedded WebHDFS server). */
   hdfs?: string;
+  /** Write the group's rebalance timeline (HTML + SVG, from the mock's event log and the kills) here at the end. */
+  timeline?: string;
 }
 
 const TOPIC = 'flights';
@@ -101,6 +105,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
   const kafka = new Kafka({ clientId: 'kafka-eos-demo', brokers: cluster.bootstrap, logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
   const workers: Worker[] = [];
+  const killMarks: (TimelineEvent & { clientId?: string })[] = [];
   let bar: SingleBar | null = null;
   try {
     await admin.connect();
@@ -196,6 +201,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
         if (victim) {
           victim.state = 'killed';
           victim.child.kill('SIGKILL');
+          killMarks.push({ ts: Date.now(), kind: 'kill', clientId: `demo-worker-${victim.child.pid}`, label: `SIGKILL consumer ${victim.id} (pid ${victim.child.pid}, partitions ${victim.partitions.join(',')})` });
           kills++;
           killedAt.push(Date.now());
           phases.start(`recovery after kill ${kills}`);
@@ -260,6 +266,11 @@ export async function runDemo(o: DemoOptions): Promise<number> {
   } finally {
     bar?.stop();
     await stopWorkers(workers);
+    if (o.timeline) {
+      const t = timelineFromMockEvents(cluster.events.entries({ groupId }), groupId, { title: `kafka-eos demo: group ${groupId}, topic ${TOPIC}`, extra: killMarks });
+      writeFileSync(o.timeline, renderTimelineHtml(t));
+      if (!o.quiet) process.stdout.write(`rebalance timeline written to ${o.timeline}\n`);
+    }
     await Promise.allSettled([admin.disconnect(), knex.destroy(), hdfs?.stop()]);
     await cluster.stop();
     if (!keepDb) for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });

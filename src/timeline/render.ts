@@ -1,0 +1,115 @@
+/**
+ * Renders a {@link Timeline} as one self-contained HTML page (no scripts, no external resources)
+ * holding an SVG: time along x (seconds from the start), one row per partition down y, each
+ * ownership span a bar coloured by its member; rebalances shaded; generations, joins, leaves,
+ * session expiries, fenced members, kills and lost partitions marked. Every bar and marker has an
+ * SVG `<title>`, shown on hover: member id, client id, instance id, times.
+ */
+import type { Timeline, TimelineEventKind, TimelineMember } from './model';
+
+const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/** A distinct colour per member (golden-angle hues). */
+export function memberColour(index: number): string {
+  return `hsl(${Math.round((index * 137.508) % 360)}, 65%, 52%)`;
+}
+
+const MARK: Record<TimelineEventKind, { colour: string; symbol: string; name: string }> = {
+  generation: { colour: '#888', symbol: 'G', name: 'generation' },
+  join: { colour: '#2a9d34', symbol: '+', name: 'join' },
+  leave: { colour: '#1f5fbf', symbol: '−', name: 'leave' },
+  expired: { colour: '#e07b00', symbol: 'E', name: 'session expired' },
+  fenced: { colour: '#d00000', symbol: 'F', name: 'fenced' },
+  kill: { colour: '#000', symbol: '✕', name: 'killed (SIGKILL)' },
+  lost: { colour: '#a0008c', symbol: '!', name: 'partitions lost' },
+  note: { colour: '#555', symbol: '•', name: 'note' },
+};
+
+function who(m: TimelineMember | undefined, id: string): string {
+  if (!m) return `member ${id}`;
+  return `member ${m.id}\nclient id ${m.clientId ?? '?'}\ninstance id ${m.instanceId ?? '(none: dynamic member)'}${m.host ? `\nhost ${m.host}` : ''}`;
+}
+
+/** The page. `width` is the SVG width in px (default 1200). */
+export function renderTimelineHtml(t: Timeline, options: { width?: number } = {}): string {
+  const width = options.width ?? 1200;
+  const left = 170;
+  const right = 20;
+  const top = 64;
+  const row = 22;
+  const plotW = width - left - right;
+  const height = top + Math.max(1, t.partitions.length) * row + 30;
+  const span = Math.max(1, t.end - t.start);
+  const x = (ts: number) => left + ((ts - t.start) / span) * plotW;
+  const y = (p: string) => top + t.partitions.indexOf(p) * row;
+  const colour = new Map(t.members.map((m, i) => [m.id, memberColour(i)]));
+  const member = new Map(t.members.map((m) => [m.id, m]));
+  const fmt = (ts: number) => `${((ts - t.start) / 1000).toFixed(2)} s (${new Date(ts).toISOString()})`;
+  const parts: string[] = [];
+  parts.push(`<rect class="plot" x="${left}" y="${top}" width="${plotW}" height="${Math.max(1, t.partitions.length) * row}" fill="#fafafa" stroke="#ddd"/>`);
+  for (const r of t.rebalances) {
+    const x1 = x(r.from);
+    const x2 = x(r.to ?? t.end);
+    parts.push(`<rect class="rebalance" x="${x1.toFixed(1)}" y="${top}" width="${Math.max(1, x2 - x1).toFixed(1)}" height="${t.partitions.length * row}" fill="#ffe9a8" opacity="0.6"><title>${esc(`${r.label}\nfrom ${fmt(r.from)}\nto ${r.to === null ? '(still rebalancing)' : fmt(r.to)}`)}</title></rect>`);
+  }
+  // Time axis: about 10 ticks at round seconds.
+  const seconds = span / 1000;
+  const step = [0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600].find((s) => seconds / s <= 12) ?? 1200;
+  for (let s = 0; s <= seconds + 1e-9; s += step) {
+    const tx = x(t.start + s * 1000);
+    parts.push(`<line x1="${tx.toFixed(1)}" y1="${top - 4}" x2="${tx.toFixed(1)}" y2="${top + t.partitions.length * row}" stroke="#eee"/>`);
+    parts.push(`<text class="tick" x="${tx.toFixed(1)}" y="${top + t.partitions.length * row + 16}" text-anchor="middle">${Number(s.toFixed(1))} s</text>`);
+  }
+  for (const p of t.partitions) {
+    parts.push(`<text class="partition" x="${left - 8}" y="${y(p) + row * 0.68}" text-anchor="end">${esc(p)}</text>`);
+  }
+  for (const s of t.spans) {
+    const x1 = x(s.from);
+    const x2 = x(s.to ?? t.end);
+    const title = `${s.partition}\n${who(member.get(s.memberId), s.memberId)}${s.generation !== undefined ? `\ngeneration ${s.generation}` : ''}\nfrom ${fmt(s.from)}\nto ${s.to === null ? 'the end' : fmt(s.to)}`;
+    parts.push(`<rect class="span" data-member="${esc(s.memberId)}" data-partition="${esc(s.partition)}" x="${x1.toFixed(1)}" y="${y(s.partition) + 3}" width="${Math.max(1.5, x2 - x1).toFixed(1)}" height="${row - 6}" rx="3" fill="${colour.get(s.memberId) ?? '#999'}"><title>${esc(title)}</title></rect>`);
+  }
+  for (const e of t.events) {
+    const ex = x(e.ts);
+    const m = MARK[e.kind];
+    const title = `${m.name} at ${fmt(e.ts)}\n${e.label}${e.memberId ? `\n${who(member.get(e.memberId), e.memberId)}` : ''}`;
+    const bottom = top + t.partitions.length * row;
+    const dash = e.kind === 'generation' ? ' stroke-dasharray="4 3"' : '';
+    parts.push(`<g class="event" data-kind="${e.kind}"><title>${esc(title)}</title>`
+      + `<line x1="${ex.toFixed(1)}" y1="${top - 18}" x2="${ex.toFixed(1)}" y2="${bottom}" stroke="${m.colour}" stroke-width="${e.kind === 'generation' ? 1 : 1.5}"${dash}/>`
+      + `<text x="${ex.toFixed(1)}" y="${top - 22}" text-anchor="middle" fill="${m.colour}" class="mark">${m.symbol}</text></g>`);
+  }
+  const fate = (id: string) => {
+    const mine = t.events.filter((e) => e.memberId === id);
+    const kind = (['kill', 'fenced', 'expired', 'lost', 'leave'] as const).find((k) => mine.some((e) => e.kind === k));
+    const last = kind ? { kind } : undefined;
+    return last ? ` <b style="color:${MARK[last.kind].colour}">${MARK[last.kind].name}</b>` : '';
+  };
+  const legend = t.members.map((m) => `<li><span class="swatch" style="background:${colour.get(m.id)}"></span>${esc(m.clientId ?? m.id)}`
+    + `${m.instanceId ? ` <em>instance ${esc(m.instanceId)}</em>` : ''} <code>${esc(m.id)}</code>${fate(m.id)}</li>`).join('\n');
+  const marks = (Object.keys(MARK) as TimelineEventKind[]).map((k) => `<li><b style="color:${MARK[k].colour}">${MARK[k].symbol}</b> ${MARK[k].name}</li>`).join('');
+  const counts = (Object.keys(MARK) as TimelineEventKind[]).map((k) => [k, t.events.filter((e) => e.kind === k).length] as const).filter(([, n]) => n > 0);
+  return `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>${esc(t.title)} — rebalance timeline</title>
+<style>
+body { font: 13px system-ui, sans-serif; margin: 16px; color: #222; background: #fff; }
+h1 { font-size: 18px; margin: 0 0 4px; }
+.summary { color: #555; margin: 0 0 8px; }
+svg text { font: 11px system-ui, sans-serif; }
+svg text.mark { font-size: 13px; font-weight: bold; }
+ul.legend, ul.marks { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: 6px 18px; margin: 6px 0; }
+.swatch { display: inline-block; width: 12px; height: 12px; border-radius: 2px; margin-right: 6px; vertical-align: -2px; }
+code { color: #777; font-size: 11px; }
+</style></head>
+<body>
+<h1>${esc(t.title)}</h1>
+<p class="summary">${t.partitions.length} partitions, ${t.members.length} members, ${t.rebalances.length} rebalances over ${seconds.toFixed(1)} s
+from ${esc(new Date(t.start).toISOString())}${counts.length > 0 ? `; ${counts.map(([k, n]) => `${n} ${MARK[k].name}`).join(', ')}` : ''}. Hover a bar or a marker for details; shaded = rebalancing.</p>
+<ul class="legend">${legend}</ul>
+<ul class="marks">${marks}</ul>
+<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${esc(t.title)}">
+${parts.join('\n')}
+</svg>
+</body></html>
+`;
+}
