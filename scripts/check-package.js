@@ -234,6 +234,11 @@ check('npm pack', () => {
   }
   const stray = files.filter((f) => f.startsWith('src/') || f.startsWith('test/'));
   if (stray.length) throw new Error(`the tarball ships ${stray.slice(0, 3).join(', ')}...`);
+  // Source maps point at src/, which does not ship: each must carry its sources.
+  for (const map of files.filter((f) => f.endsWith('.js.map'))) {
+    const m = JSON.parse(fs.readFileSync(path.join(root, map), 'utf8'));
+    if (!Array.isArray(m.sourcesContent) || m.sourcesContent.length !== m.sources.length) throw new Error(`${map} has no sourcesContent`);
+  }
 });
 
 for (const name of Object.keys(TOOLCHAINS)) {
@@ -266,6 +271,12 @@ for (const name of Object.keys(TOOLCHAINS)) {
     run(process.execPath, [path.join(project, 'node_modules', 'jest', 'bin', 'jest.js'), '--ci', '--forceExit'], project);
   });
   if (name !== 'jest30') continue;
+  check('npx kafka-eos demo without its data says what to install', () => {
+    const r = spawnSync(process.execPath, [path.join(project, 'node_modules', 'kafka-eos', 'dist', 'cli', 'index.js'), 'demo', '--rows', '10'],
+      { cwd: project, encoding: 'utf8', timeout: 60000 });
+    const out = `${r.stdout}${r.stderr}`;
+    if (r.status === 0 || !/vega-datasets/.test(out) || !/npm install/.test(out)) throw new Error(`exit ${r.status}: ${out.slice(0, 2000)}`);
+  });
   fs.writeFileSync(path.join(project, 'esm.mjs'), ESM);
   check('ESM: an .mjs file imports both entry points and consumes', () => {
     const out = run(process.execPath, ['esm.mjs'], project);
