@@ -188,8 +188,10 @@ export class WebHdfsServer {
 
   private async dispatch(c: OpContext): Promise<void> {
     if (c.node === 'namenode' && DATANODE_OPS.has(c.op)) {
-      if (c.op !== 'OPEN' && (c.op === 'CREATE' ? this.checkCreate(c) : this.checkAppend(c))) return;
-      if (c.op === 'OPEN') this.fileStat(c.p);
+      // As Hadoop's NameNode: CREATE is redirected after checking its parameters only (the DataNode's create
+      // finds an existing file); APPEND and OPEN look the file up first (choosing a DataNode needs its blocks).
+      if (c.op === 'CREATE') this.checkPermission(c);
+      else this.fileStat(c.p);
       const q = new URLSearchParams(c.q);
       q.set('namenoderpcaddress', this.url.replace('http://', ''));
       q.delete('noredirect');
@@ -237,15 +239,14 @@ export class WebHdfsServer {
     const st = this.stat(c.p);
     if (st?.isDirectory()) throw exists(`${c.p} already exists as a directory`);
     if (st && c.q.get('overwrite') !== 'true') throw exists(`${c.p} for client 127.0.0.1 already exists`);
-    const perm = c.q.get('permission');
-    if (perm !== null && !/^[0-1]?[0-7]{3}$/.test(perm)) throw badArg(`Invalid value for webhdfs parameter "permission": ${perm}`);
+    this.checkPermission(c);
     this.checkParent(c.p, c.q.get('createparent') !== 'false');
     return false;
   }
 
-  private checkAppend(c: OpContext): boolean {
-    this.fileStat(c.p);
-    return false;
+  private checkPermission(c: OpContext): void {
+    const perm = c.q.get('permission');
+    if (perm !== null && !/^[0-1]?[0-7]{3}$/.test(perm)) throw badArg(`Invalid value for webhdfs parameter "permission": ${perm}`);
   }
 
   private checkParent(p: string, createParent: boolean): void {
@@ -261,7 +262,7 @@ export class WebHdfsServer {
   }
 
   private async create(c: OpContext): Promise<void> {
-    this.checkCreate(c); // the namespace may have changed since the redirect
+    this.checkCreate(c);
     this.mkdirs(path.posix.dirname(c.p), c.user, '755');
     this.meta.set(c.p, { owner: c.user, permission: c.q.get('permission') ?? '644' });
     // As in HDFS, the file exists from here on and fills as the upload streams in.

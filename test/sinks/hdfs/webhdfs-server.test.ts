@@ -33,7 +33,9 @@ test('CREATE is two-step: the NameNode answers 307 to a DataNode, which answers 
 
 test('CREATE without overwrite refuses an existing file with FileAlreadyExistsException (403); overwrite=true replaces it', async () => {
   await client.create('/b/f', Buffer.from('one'));
-  const r = await raw('PUT', '/b/f', 'op=CREATE');
+  const nn = await raw('PUT', '/b/f', 'op=CREATE');
+  expect(nn.status).toBe(307); // as Hadoop: the NameNode redirects; the DataNode's create refuses
+  const r = await fetch(nn.headers.get('location')!, { method: 'PUT', body: Buffer.from('two') });
   expect(r.status).toBe(403);
   expect(await r.json()).toEqual({ RemoteException: { exception: 'FileAlreadyExistsException', javaClassName: 'org.apache.hadoop.fs.FileAlreadyExistsException', message: expect.stringContaining('/b/f') } });
   await expect(client.create('/b/f', Buffer.from('two'))).rejects.toMatchObject({ status: 403, exception: 'FileAlreadyExistsException' });
