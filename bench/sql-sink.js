@@ -57,7 +57,10 @@ function workload(rows, batch) {
   return writes;
 }
 
-const elapsed = (t0) => Number(process.hrtime.bigint() - t0) / 1e9;
+/** Starts both clocks: wall time and this process's CPU time (all threads). */
+const clock = () => ({ t: process.hrtime.bigint(), c: process.cpuUsage() });
+/** Wall seconds since `st`, with the CPU seconds of the same interval. */
+const elapsed = (st) => { const c = process.cpuUsage(st.c); return { s: Number(process.hrtime.bigint() - st.t) / 1e9, cpu: (c.user + c.system) / 1e6 }; };
 const tp = [...Array(PARTITIONS).keys()].map((partition) => ({ topic: TOPIC, partition }));
 let seq = 0;
 const names = () => { const t = `bench_${process.pid}_${seq++}`; return { table: t, offsets: `${t}_o`, group: `g_${t}` }; };
@@ -72,7 +75,7 @@ async function prepareTables(knex, n, mode = 'insert') {
 async function sinkRun(knex, writes, mode) {
   const n = names();
   const sink = await prepareTables(knex, n, mode);
-  const t0 = process.hrtime.bigint();
+  const t0 = clock();
   for (const w of writes) {
     const res = await sink.write(n.group, [w]);
     if (res.status !== 'committed') throw new Error(`unexpected ${JSON.stringify(res)}`);
@@ -92,7 +95,7 @@ async function pgCopyCasRun(knex, url, writes, mode) {
   const client = new pg.Client(url);
   await client.connect();
   const copySql = `COPY "${n.table}" (${COLS.join(', ')}) FROM STDIN`;
-  const t0 = process.hrtime.bigint();
+  const t0 = clock();
   for (const w of writes) {
     await client.query('BEGIN');
     const r = await client.query({ name: 'cas', text: casSql(n.offsets), values: [String(w.nextOffset), n.group, w.topic, w.partition, String(w.expectedOffset)] });
@@ -126,7 +129,7 @@ const flightRow = (rec) => {
 async function knexRun(knex, writes, chunk, mode = 'insert') {
   const n = names();
   await (await prepareTables(knex, n, mode)).close();
-  const t0 = process.hrtime.bigint();
+  const t0 = clock();
   for (const w of writes) {
     await knex.transaction(async (trx) => {
       const c = await trx(n.offsets).where({ group_id: n.group, topic: w.topic, partition: w.partition, next_offset: Number(w.expectedOffset) })
@@ -155,7 +158,7 @@ function writeCsv(file, writes) {
 async function psqlCopyRun(knex, url, csv) {
   const n = names();
   await (await prepareTables(knex, n)).close();
-  const t0 = process.hrtime.bigint();
+  const t0 = clock();
   execFileSync('psql', [url, '-q', '-v', 'ON_ERROR_STOP=1', '-c', `\\copy "${n.table}" (${COLS.join(', ')}) from '${csv}' csv`], { stdio: ['ignore', 'ignore', 'inherit'] });
   const s = elapsed(t0);
   await knex.schema.dropTableIfExists(n.table);
@@ -188,7 +191,7 @@ async function sqlitePreparedRun(dir, writes) {
     const db = new sqlite3.Database(file);
     await run(db, 'PRAGMA journal_mode=WAL');
     const prepare = (sql) => new Promise((res, rej) => { const st = db.prepare(sql, (e) => (e ? rej(e) : res(st))); });
-    const t0 = process.hrtime.bigint(); // statements are prepared inside the clock, as the sink must
+    const t0 = clock(); // statements are prepared inside the clock, as the sink must
     const cas = await prepare(`UPDATE "${n.offsets}" SET next_offset = ?, updated_at = CURRENT_TIMESTAMP WHERE group_id = ? AND topic = ? AND partition = ? AND next_offset = ?`);
     const PER = 1000;
     const ins = await prepare(`INSERT INTO "${n.table}" (${COLS.join(', ')}) VALUES ${new Array(PER).fill(`(${COLS.map(() => '?').join(', ')})`).join(', ')}`);
@@ -224,7 +227,7 @@ async function sqliteImportRun(dir, csv) {
     const knex = sqliteKnex(file);
     await (await prepareTables(knex, n)).close();
     await knex.destroy();
-    const t0 = process.hrtime.bigint();
+    const t0 = clock();
     execFileSync('sqlite3', [file, '.mode csv', `.import '${csv}' "${n.table}"`], { stdio: ['ignore', 'ignore', 'inherit'] });
     return elapsed(t0);
   });
@@ -250,6 +253,9 @@ async function runSqlSink({ rows = 100000, batch = 2000, rounds = 5, pgUrl, only
     });
     const s = await interleave(sv(writes), rounds, log, sv(warm));
     out.push(figure(`SQLite sink, insert (${suffix})`, 'rows/s', rows, 'SqlSink', 'reused 1000-row prepared statement + CAS', s.sink, s.prepared, 0.9));
+    // In-process CPU time (both run in this process; sqlite3's work is on libuv's threads, counted too):
+    // the machine's load moves wall times a lot, CPU time much less.
+    out.push(figure('SQLite sink, insert: CPU time of this process (less sensitive to machine load)', 'rows/CPU-s', rows, 'SqlSink', 'reused prepared statement + CAS', s.cpu.sink, s.cpu.prepared));
     out.push(figure('SQLite sink vs raw knex', 'rows/s', rows, 'SqlSink', 'knex trx + CAS + insert(500)', s.sink, s.knex));
     out.push(figure('SQLite sink vs sqlite3 CLI `.import` (no CAS, no JSON)', 'rows/s', rows, 'SqlSink', 'sqlite3 .import of one CSV', s.sink, s.cli));
     }

@@ -9,21 +9,26 @@ const median = (xs) => {
 
 /**
  * Runs every variant once per round, the order rotated each round (round r starts at variant r mod n), so a
- * load trend on the machine does not always favour the same variant. `variants`: { name: async () => seconds };
+ * load trend on the machine does not always favour the same variant. `variants`: { name: async () => seconds | { s, cpu } }
+ * (cpu: CPU seconds of this process over the same interval as s, when the variant measures it);
  * `warmups` (optional, same keys): run once each before the first round, not measured.
- * Returns { name: [seconds per round] }.
+ * Returns { name: [seconds per round], cpu: { name: [CPU seconds of this process per round] } }.
  */
 async function interleave(variants, rounds, log = () => undefined, warmups = {}) {
   const names = Object.keys(variants);
   const times = Object.fromEntries(names.map((n) => [n, []]));
+  /** CPU seconds of this process (all its threads: sqlite3 runs on libuv's pool) per run, by variant, when reported. */
+  times.cpu = Object.fromEntries(names.map((n) => [n, []]));
   // Warm-up (not measured): JIT, connection pools, the database's caches.
   for (const name of names) if (warmups[name]) await warmups[name]();
   for (let r = 0; r < rounds; r++) {
     const order = names.map((_, i) => names[(i + r) % names.length]);
     for (const name of order) {
-      const s = await variants[name]();
+      const res = await variants[name]();
+      const s = typeof res === 'number' ? res : res.s;
       times[name].push(s);
-      log(`  round ${r + 1}/${rounds} ${name}: ${s.toFixed(3)} s`);
+      if (typeof res !== 'number') times.cpu[name].push(res.cpu);
+      log(`  round ${r + 1}/${rounds} ${name}: ${s.toFixed(3)} s${typeof res === 'number' ? '' : ` (cpu ${res.cpu.toFixed(3)} s)`}`);
     }
   }
   return times;
