@@ -36,6 +36,10 @@ describe('kafka-eos demo', () => {
     expect(out).toContain('VERIFICATION PASSED');
     expect(out).toMatch(/1 killed with SIGKILL/);
     expect(code).toBe(0);
+    // Where the time went: every phase is printed with its duration.
+    for (const phase of ['setup', 'worker start-up', 'settle', 'produce', 'consume', 'recovery after kill 1', 'verify']) {
+      expect(out).toMatch(new RegExp(`\\n  ${phase}[^\\n]* +\\d+\\.\\d s`));
+    }
 
     const knex = knexFactory({ client: 'sqlite3', connection: { filename: db }, useNullAsDefault: true });
     try {
