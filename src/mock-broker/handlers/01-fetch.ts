@@ -2,9 +2,10 @@
  * Fetch (key 1), v0-v13. v0-v3 answer message sets of magic 0 (v0-v1) or 1 (v2-v3), converted
  * from the stored batches as Kafka does for old fetchers (protocol/down-convert.ts); v3 adds
  * maxBytes. v4 adds isolationLevel, lastStableOffset and abortedTransactions
- * (KIP-98), v5 logStartOffset, v7 fetch sessions (KIP-227: the mock never creates a session and
- * answers sessionId 0, which clients treat as "full fetch every time", as Kafka does when its
- * session cache is full), v9 currentLeaderEpoch, v11 rackId and preferredReadReplica (-1).
+ * (KIP-98), v5 logStartOffset, v7 fetch sessions (KIP-227, incremental sessions: see
+ * fetch-sessions.ts), v9 currentLeaderEpoch, v11 rackId and preferredReadReplica (-1), v12 is
+ * flexible with lastFetchedEpoch (never diverging: the mock never truncates), v13 names topics by
+ * id (KIP-516; an unknown id is UNKNOWN_TOPIC_ID).
  *
  * Long poll: the response is sent once at least minBytes are ready across the requested
  * partitions, or after maxWaitMs, or at once on any partition error. Each broker answers only
