@@ -10,7 +10,7 @@ import { topicConfigError } from '../../src/mock-broker/handlers/config-defaults
 import { ErrorCode } from '../../src/mock-broker/protocol/error-codes';
 import { CreateTopics } from '../../src/mock-broker/protocol/messages/admin';
 import { Produce } from '../../src/mock-broker/protocol/messages/data';
-import { encodeBatch } from '../../src/mock-broker/protocol/record-batch';
+import { Compression, encodeBatch } from '../../src/mock-broker/protocol/record-batch';
 import { RawClient } from './raw-client';
 
 let cluster: MockCluster;
@@ -79,4 +79,29 @@ test("a topic's own max.message.bytes is enforced on produce; other topics keep 
   expect((await send('default-messages')).responses[0].partitionResponses[0].errorCode).toBe(0);
   expect(cluster.partitions('small-messages')[0].highWatermark).toBe(0);
   c.close();
+});
+
+test('cleanup.policy=compact refuses records without a key (INVALID_RECORD with record errors), compressed or not', async () => {
+  cluster.createTopic('compacted', 1, 1, { 'cleanup.policy': 'compact' });
+  const c = await RawClient.connect(cluster.bootstrap[0]);
+  const send = (records: Buffer) => c.request(Produce, 8, { transactionalId: null, acks: -1, timeoutMs: 1000, topicData: [{ name: 'compacted', partitionData: [{ index: 0, records }] }] })
+    .then((r) => r.responses[0].partitionResponses[0]);
+  const keyless = await send(encodeBatch({ records: [{ key: 'k', value: 'a' }, { key: null, value: 'b' }] }));
+  expect(keyless.errorCode).toBe(ErrorCode.INVALID_RECORD);
+  expect(keyless.recordErrors).toEqual([{ batchIndex: 1, batchIndexErrorMessage: 'Compacted topic cannot accept message without key in topic partition compacted-0.' }]);
+  expect(keyless.errorMessage).toMatch(/^One or more records have been rejected due to 1 record errors/);
+  const gzipKeyless = await send(encodeBatch({ records: [{ key: null, value: 'c' }], compression: Compression.Gzip }));
+  expect(gzipKeyless.errorCode).toBe(ErrorCode.INVALID_RECORD);
+  expect(cluster.partitions('compacted')[0].highWatermark).toBe(0);
+  expect((await send(encodeBatch({ records: [{ key: 'k', value: 'd' }], compression: Compression.Gzip }))).errorCode).toBe(0);
+  c.close();
+  // KafkaJS sees INVALID_RECORD too.
+  const kafka = new Kafka({ brokers: cluster.bootstrap, logLevel: logLevel.NOTHING, retry: { retries: 0 } });
+  const producer = kafka.producer();
+  await producer.connect();
+  try {
+    await expect(producer.send({ topic: 'compacted', messages: [{ value: 'no key' }] })).rejects.toMatchObject({ type: 'INVALID_RECORD' });
+  } finally {
+    await producer.disconnect();
+  }
 });

@@ -11,7 +11,8 @@
  * (the topic's max.message.bytes, else message.max.bytes: MESSAGE_TOO_LARGE). Compressed batches are
  * decompressed and their records checked (Kafka's LogValidator): at most `maxDecompressedBatchBytes`
  * each (a decompression bomb is MESSAGE_TOO_LARGE, a mock bound), gzip on the thread pool; requests
- * of one connection still append in order. A partition's batches are appended all or nothing.
+ * of one connection still append in order. A topic with cleanup.policy=compact refuses records
+ * without a key (INVALID_RECORD with record errors). A partition's batches are appended all or nothing.
  *
  * Idempotence and transactions (KIP-98, see transactions/producer-state.ts): batches with a
  * producer id are checked per partition. A retried batch (same epoch and sequence range as one of
@@ -22,7 +23,7 @@
  * KIP-890 verification, as older clients see it); a non-transactional batch from a producer with an
  * open transaction there is INVALID_TXN_STATE too. Control batches from clients are INVALID_RECORD.
  */
-import { BatchHeader, batchBodyAsync, Compression, InvalidRecordsError, readRecords, splitBatches } from '../protocol/record-batch';
+import { BatchHeader, batchBody, batchBodyAsync, Compression, InvalidRecordsError, readRecords, splitBatches } from '../protocol/record-batch';
 import { ErrorCode } from '../protocol/error-codes';
 import { Produce } from '../protocol/messages/data';
 import type { PartitionLog } from '../partition-log';
@@ -32,7 +33,8 @@ import { Body, Handler, HandlerContext } from './types';
 type Batch = { header: BatchHeader; bytes: Buffer };
 type Answer = Record<string, unknown>;
 /** One partition of the request: answered already, or batches waiting to be appended. */
-type Slot = { answer: Answer } | { pending: { topic: string; index: number; log: PartitionLog; batches: Batch[]; out: Answer } };
+type Pending = { topic: string; index: number; log: PartitionLog; batches: Batch[]; out: Answer; compacted: boolean };
+type Slot = { answer: Answer } | { pending: Pending };
 
 const failWith = (out: Answer, code: number, message: string | null = null): Answer => ({ ...out, errorCode: code, errorMessage: message });
 
@@ -61,7 +63,33 @@ function prepare(t: Body, p: Body, acks: number, ctx: HandlerContext): Slot {
   const limit = cluster.maxMessageBytes(t.name);
   const tooBig = batches.find((b) => b.bytes.length > limit);
   if (tooBig) return fail(ErrorCode.MESSAGE_TOO_LARGE, `batch of ${tooBig.bytes.length} bytes exceeds max.message.bytes ${limit}`);
-  return { pending: { topic: t.name, index: p.index, log, batches, out } };
+  const policy = cluster.topics.get(t.name)?.configs.get('cleanup.policy') ?? 'delete';
+  return { pending: { topic: t.name, index: p.index, log, batches, out, compacted: policy.split(',').includes('compact') } };
+}
+
+/**
+ * A compacted topic refuses records without a key, as Kafka's LogValidator.validateKey does:
+ * INVALID_RECORD with one record error per keyless record (indexes counted over the partition's
+ * records), and nothing of the partition is appended. Returns null when every record has a key.
+ */
+function keylessRecords(pending: Pending, bodies: Buffer[]): Answer | null {
+  const errors: { batchIndex: number; batchIndexErrorMessage: string }[] = [];
+  let index = 0;
+  pending.batches.forEach((b, i) => {
+    if (b.header.isControl) return;
+    for (const r of readRecords(b.header, bodies[i], true) as { key: Buffer | null }[]) {
+      if (r.key === null) {
+        errors.push({ batchIndex: index, batchIndexErrorMessage: `Compacted topic cannot accept message without key in topic partition ${pending.topic}-${pending.index}.` });
+      }
+      index++;
+    }
+  });
+  if (errors.length === 0) return null;
+  const shown = errors.slice(0, 3).map((e) => `RecordError(batchIndex=${e.batchIndex}, message='${e.batchIndexErrorMessage}')`).join(', ');
+  return {
+    ...failWith(pending.out, ErrorCode.INVALID_RECORD, `One or more records have been rejected due to ${errors.length} record errors in total, and only showing the first three errors at most: [${shown}]`),
+    recordErrors: errors,
+  };
 }
 
 /** Producer-state checks and the append itself (synchronous, so one partition's batches go in whole). */
@@ -85,9 +113,14 @@ async function validateCompressed(slots: Slot[], maxBytes: number): Promise<void
     const slot = slots[i];
     if (!('pending' in slot)) continue;
     try {
+      const bodies: Buffer[] = [];
       for (const b of slot.pending.batches) {
-        if (b.header.compression !== Compression.None) readRecords(b.header, await batchBodyAsync(b.bytes, b.header, maxBytes), false);
+        const body = b.header.compression === Compression.None ? batchBody(b.bytes, b.header) : await batchBodyAsync(b.bytes, b.header, maxBytes);
+        if (b.header.compression !== Compression.None) readRecords(b.header, body, false);
+        bodies.push(body);
       }
+      const refused = slot.pending.compacted ? keylessRecords(slot.pending, bodies) : null;
+      if (refused) slots[i] = { answer: refused };
     } catch (e) {
       slots[i] = { answer: recordsError(slot.pending.out, e) };
     }
@@ -108,6 +141,19 @@ export const produceHandler: Handler = {
       return acks === 0 ? null : { responses, throttleTimeMs: 0 };
     };
     const compressed = topics.some((t) => t.slots.some((s) => 'pending' in s && s.pending.batches.some((b) => b.header.compression !== Compression.None)));
+    if (!compressed) {
+      for (const t of topics) {
+        t.slots.forEach((s, i) => {
+          if (!('pending' in s) || !s.pending.compacted) return;
+          try {
+            const refused = keylessRecords(s.pending, s.pending.batches.map((b) => batchBody(b.bytes, b.header)));
+            if (refused) t.slots[i] = { answer: refused };
+          } catch (e) {
+            t.slots[i] = { answer: recordsError(s.pending.out, e) };
+          }
+        });
+      }
+    }
     // Appends keep request order per connection: a request waits for earlier ones still decompressing.
     if (!compressed && ctx.serial.idle) return finish();
     return ctx.serial.run(async () => {
