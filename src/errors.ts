@@ -28,11 +28,13 @@ export type ErrorCodeOf =
   | 'SINK_BATCH_INVALID' | 'SINK_CLOSED' | 'SINK_MAPPING_FAILED' | 'SINK_RETRIES_EXHAUSTED' | 'SINK_UNAVAILABLE' | 'SINK_WRITE_FAILED'
   | 'SINK_WRITE_REFUSED' | 'DRIVER_MISSING' | 'HDFS_REQUEST_FAILED'
   // CLI and offsets tools
-  | 'DEMO_DATA_MISSING' | 'DEMO_TABLE_REFUSED' | 'GROUP_ACTIVE' | 'METRICS_PORT_UNAVAILABLE' | 'KAFKA_UNAVAILABLE' | 'INVALID_SESSION_TIMEOUT' | 'START_FAILED'
+  | 'DEMO_DATA_MISSING' | 'DEMO_TABLE_REFUSED' | 'GROUP_ACTIVE' | 'METRICS_PORT_UNAVAILABLE' | 'KAFKA_UNAVAILABLE'
+  | 'INVALID_SESSION_TIMEOUT' | 'START_FAILED'
   // mock cluster
   | 'MOCK_LISTEN_FAILED' | 'MOCK_WAIT_TIMEOUT' | 'MALFORMED_FRAME' | 'SASL_AUTHENTICATION_REQUIRED'
   | 'UNKNOWN_BROKER' | 'BROKER_DOWN' | 'ILLEGAL_BROKER_TRANSITION' | 'ILLEGAL_GROUP_TRANSITION' | 'ILLEGAL_TXN_TRANSITION'
-  | 'INVALID_ACL' | 'INVALID_CONFIG' | 'TOPIC_ALREADY_EXISTS' | 'INVALID_TOPIC_EXCEPTION' | 'INVALID_PARTITIONS' | 'INVALID_REPLICATION_FACTOR' | 'UNKNOWN_TOPIC_OR_PARTITION';
+  | 'INVALID_ACL' | 'INVALID_CONFIG' | 'TOPIC_ALREADY_EXISTS' | 'INVALID_TOPIC_EXCEPTION' | 'INVALID_PARTITIONS'
+  | 'INVALID_REPLICATION_FACTOR' | 'UNKNOWN_TOPIC_OR_PARTITION';
 
 /**
  * Typed errors. Every error the SDK throws is a {@link KafkaEosError} with a stable `code`.
@@ -164,7 +166,9 @@ export function kafkaErrorByCode(code: number): KafkaErrorEntry | undefined {
 }
 
 /** KafkaJS errors that mean the connection failed, not the request: retriable, reconnect first. */
-const CONNECTION_ERRORS = new Set(['KafkaJSConnectionError', 'KafkaJSConnectionClosedError', 'KafkaJSRequestTimeoutError', 'KafkaJSNoBrokerAvailableError']);
+const CONNECTION_ERRORS = new Set([
+  'KafkaJSConnectionError', 'KafkaJSConnectionClosedError', 'KafkaJSRequestTimeoutError', 'KafkaJSNoBrokerAvailableError',
+]);
 
 function causes(error: unknown): unknown[] {
   const out: unknown[] = [];

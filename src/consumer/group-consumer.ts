@@ -25,7 +25,9 @@ import { kafkaErrorOf, KafkaEosError, needsRejoin } from '../errors';
 import { GroupCommitSink } from '../sinks/group-commit';
 import { partitionKey, SinkRecord, TopicPartition } from '../sinks/sink';
 import { FencedInstanceIdError, MaxProcessingTimeExceededError, PoisonMessageError, UnknownTopicError } from './errors';
-import { assertNotFenced, batchEpoch, clearPendingSeeks, GroupHooks, KafkaJsConsumerGroup, registeringAssigners, simpleCommit } from './kafkajs-adapter';
+import {
+  assertNotFenced, batchEpoch, clearPendingSeeks, GroupHooks, KafkaJsConsumerGroup, registeringAssigners, simpleCommit,
+} from './kafkajs-adapter';
 import { GroupConsumerEventMap, toError } from './events';
 import { kafkaCall } from './kafka-calls';
 import { Membership, MembershipTransition } from './membership';
@@ -222,7 +224,10 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
         const call = `OffsetCommit ${mine.map((o) => `${partitionKey(o)}@${o.offset}`).join(', ')}`;
         // KafkaJS's commitOffsets already retries with its own backoff: a few more tries on top, not eight.
         if (this.options.assign) await kafkaCall(call, () => simpleCommit(this.hooks, this.options.groupId, mine));
-        else await kafkaCall(call, () => consumer.commitOffsets(mine.map((o) => ({ topic: o.topic, partition: o.partition, offset: o.offset.toString() }))), { retries: 2 });
+        else {
+          const payload = mine.map((o) => ({ topic: o.topic, partition: o.partition, offset: o.offset.toString() }));
+          await kafkaCall(call, () => consumer.commitOffsets(payload), { retries: 2 });
+        }
         this.emit('commit', { offsets: mine });
       },
       earliestOffset: async (tp) => (await this.offsetRange(tp)).earliest,
@@ -342,7 +347,9 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
         this.reportLost(partitions, e as Error);
         return;
       }
-      this.emit('error', new KafkaEosError('COMMIT_ON_REVOKE_FAILED', `commit before giving up ${partitions.map(partitionKey).join(', ')} failed: ${(e as Error).message}`, { cause: e }));
+      const what = partitions.map(partitionKey).join(', ');
+      const message = `commit before giving up ${what} failed: ${(e as Error).message}`;
+      this.emit('error', new KafkaEosError('COMMIT_ON_REVOKE_FAILED', message, { cause: e }));
     }
     try {
       await this.options.onPartitionsRevoked?.(partitions);
@@ -378,7 +385,8 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
         positions = await this.strategy.onAssigned(this.context(), partitions);
         if (!positions && this.options.assign && this.admin) {
           const admin = this.admin;
-          positions = await kafkaCall('OffsetFetch', () => committedPositions(admin, this.options.groupId, partitions, this.options.fromBeginning ?? true));
+          const fromBeginning = this.options.fromBeginning ?? true;
+          positions = await kafkaCall('OffsetFetch', () => committedPositions(admin, this.options.groupId, partitions, fromBeginning));
         }
         if (epoch !== this.membership.epoch) return;
         for (const tp of partitions) {
@@ -485,7 +493,8 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
       nextOffset: BigInt(batch.lastOffset()) + 1n,
     };
     const maxMs = this.options.maxProcessingTimeMs ?? 300000;
-    const watch = this.watch({ heartbeat, onTimeout: () => this.onMaxProcessingTime(new MaxProcessingTimeExceededError(sb.topic, sb.partition, maxMs)) });
+    const onTimeout = () => this.onMaxProcessingTime(new MaxProcessingTimeExceededError(sb.topic, sb.partition, maxMs));
+    const watch = this.watch({ heartbeat, onTimeout });
     const current = () => epoch === this.membership.epoch;
     const shouldStop = () => this.membership.pendingRejoin !== null || watch.signal.aborted || !current();
     let outcome;
@@ -524,7 +533,8 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
     const position = outcome.kind === 'seek' ? outcome.offset : sb.nextOffset;
     const lag = BigInt(batch.highWatermark) - position;
     this.metricsState.recordBatch(sb, sb.records.length, position, BigInt(batch.highWatermark));
-    this.emit('batch', { topic: sb.topic, partition: sb.partition, records: sb.records.length, nextOffset: position, lag: lag < 0n ? 0n : lag });
+    const records = sb.records.length;
+    this.emit('batch', { topic: sb.topic, partition: sb.partition, records, nextOffset: position, lag: lag < 0n ? 0n : lag });
   }
 
   private onMaxProcessingTime(error: MaxProcessingTimeExceededError): void {
@@ -619,7 +629,9 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
     if (!this.admin) return false;
     await this.assignmentReady.catch(() => undefined);
     const admin = this.admin;
-    return kafkaCall('drain: ListOffsets/OffsetFetch', () => caughtUp(admin, this.options.groupId, this.membership.owned(), (tp) => this.metricsState.position(tp), targets), { refresh: () => this.refreshAdmin() });
+    const position = (tp: TopicPartition) => this.metricsState.position(tp);
+    const check = () => caughtUp(admin, this.options.groupId, this.membership.owned(), position, targets);
+    return kafkaCall('drain: ListOffsets/OffsetFetch', check, { refresh: () => this.refreshAdmin() });
   }
 }
 

@@ -14,7 +14,8 @@ import { isRetriable, KafkaEosError, needsMetadataRefresh } from '../errors';
 /** A Kafka call failed for good (not retriable, or retries spent). `call` names it, e.g. `ListOffsets orders:3`. */
 export class KafkaCallError extends KafkaEosError {
   constructor(readonly call: string, readonly attempts: number, cause: unknown) {
-    super('KAFKA_CALL_FAILED', `${call} failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+    const why = (cause as Error)?.message ?? String(cause);
+    super('KAFKA_CALL_FAILED', `${call} failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${why}`, { cause });
   }
 }
 

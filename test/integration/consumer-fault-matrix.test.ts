@@ -166,7 +166,9 @@ async function runCell(cluster: MockCluster, cell: Cell, prefix: string): Promis
   cluster.faults.clear();
   const stopped = await Promise.race([consumer.stop().then(() => true, () => true), sleep(20000).then(() => false)]);
   if (!stopped) problem = `${problem ?? ''} stop() did not resolve within 20 s (membership ${consumer.membershipState().state})`;
-  if (process.env.FAULT_MATRIX_VERBOSE) process.stderr.write(`cell ${cell.id} ${cell.step} ${cell.fault} ${cell.mode}: ${Date.now() - t0} ms ${problem ?? ''}\n`);
+  if (process.env.FAULT_MATRIX_VERBOSE) {
+    process.stderr.write(`cell ${cell.id} ${cell.step} ${cell.fault} ${cell.mode}: ${Date.now() - t0} ms ${problem ?? ''}\n`);
+  }
 
   const delivered = cell.mode === 'exactly-once' ? sink!.rows : [...deliveries].flatMap(([k, n]) => Array<string>(n).fill(k));
   const distinct = new Set(delivered).size;
@@ -190,7 +192,10 @@ async function runMatrix(cells: Cell[], brokers: number, workers: number, prefix
       for (let cell = queue.shift(); cell; cell = queue.shift()) {
         const c = cell;
         // A cell that hangs is a failed cell with a reason, never a hung test run.
-        const timeout = sleep(120000).then((): CellResult => ({ cell: c, ok: false, recovered: false, lost: -1, duplicates: -1, committedReplays: 0, backwards: false, hits: 0, ms: 120000, problem: 'cell hung for 120 s' }));
+        const timeout = sleep(120000).then((): CellResult => ({
+          cell: c, ok: false, recovered: false, lost: -1, duplicates: -1, committedReplays: 0, backwards: false, hits: 0, ms: 120000,
+          problem: 'cell hung for 120 s',
+        }));
         results.push(await Promise.race([runCell(cluster, c, `${prefix}${w}`), timeout]));
       }
     } finally {
@@ -209,7 +214,8 @@ function table(results: CellResult[], title: string): string {
     rows.get(k)!.set(r.cell.mode, r);
   }
   const fmt = (r: CellResult | undefined) => (r
-    ? `${r.ok ? 'ok ' : 'BAD'} lost=${r.lost} dup=${r.duplicates}${r.backwards ? ' BACK' : ''}${r.committedReplays ? ` replay=${r.committedReplays}` : ''}`
+    ? `${r.ok ? 'ok ' : 'BAD'} lost=${r.lost} dup=${r.duplicates}${r.backwards ? ' BACK' : ''}`
+      + `${r.committedReplays ? ` replay=${r.committedReplays}` : ''}`
     : '-').padEnd(24);
   const lines = [`${title}`, `${'step'.padEnd(12)} ${'fault'.padEnd(28)} ${MODES.map((m) => short[m].padEnd(24)).join(' ')}`];
   for (const [k, byMode] of rows) lines.push(`${k} ${MODES.map((m) => fmt(byMode.get(m))).join(' ')}`);
@@ -217,26 +223,36 @@ function table(results: CellResult[], title: string): string {
   const byMode = (m: Delivery, f: (r: CellResult) => number) => results.filter((r) => r.cell.mode === m).reduce((a, r) => a + f(r), 0);
   lines.push(`cells ${results.length}, recovered ${sum((r) => (r.recovered ? 1 : 0))}, passed ${sum((r) => (r.ok ? 1 : 0))}; `
     + MODES.map((m) => `${short[m]}: lost ${byMode(m, (r) => r.lost)}, duplicates ${byMode(m, (r) => r.duplicates)}`).join('; ')
-    + `; backwards commits ${sum((r) => (r.backwards ? 1 : 0))}; median cell ${results.map((r) => r.ms).sort((a, b) => a - b)[results.length >> 1]} ms`);
-  for (const r of results.filter((x) => !x.ok)) lines.push(`  BAD ${r.cell.step} ${r.cell.fault} ${r.cell.mode}: ${r.problem ?? ''} (hits ${r.hits})`);
+    + `; backwards commits ${sum((r) => (r.backwards ? 1 : 0))}`
+    + `; median cell ${results.map((r) => r.ms).sort((a, b) => a - b)[results.length >> 1]} ms`);
+  for (const r of results.filter((x) => !x.ok)) {
+    lines.push(`  BAD ${r.cell.step} ${r.cell.fault} ${r.cell.mode}: ${r.problem ?? ''} (hits ${r.hits})`);
+  }
   return lines.join('\n');
+}
+
+function failures(results: CellResult[]): string[] {
+  return results.filter((r) => !r.ok)
+    .map((r) => `${r.cell.step} ${r.cell.fault} ${r.cell.mode}: ${r.problem ?? `lost ${r.lost} dup ${r.duplicates}`}`);
 }
 
 function allCells(): Cell[] {
   const cells: Cell[] = [];
   for (const step of KAFKA_STEPS) for (const fault of ERRORS) for (const mode of MODES) cells.push({ id: cells.length, step, fault, mode });
-  for (const fault of ['SINK_UNAVAILABLE', 'LOST_ACK'] as SinkFault[]) cells.push({ id: cells.length, step: 'sink write', fault, mode: 'exactly-once' });
+  for (const fault of ['SINK_UNAVAILABLE', 'LOST_ACK'] as SinkFault[]) {
+    cells.push({ id: cells.length, step: 'sink write', fault, mode: 'exactly-once' });
+  }
   // FAULT_MATRIX_ONLY=<regex on "step fault mode">: run some cells only (debugging a cell).
   const only = process.env.FAULT_MATRIX_ONLY ? new RegExp(process.env.FAULT_MATRIX_ONLY) : null;
   return only ? cells.filter((c) => only.test(`${c.step} ${c.fault} ${c.mode}`)) : cells;
 }
 
 describe('consumer fault matrix (issue 8)', () => {
-  test('every cell on a 1-broker cluster: recovers, loses nothing, no duplicate in exactly-once, no committed offset backwards', async () => {
+  test('every cell on a 1-broker cluster: recovers, nothing lost, no exactly-once duplicate, no commit backwards', async () => {
     const results = await runMatrix(allCells(), 1, 6, 'fm');
     const out = table(results, 'fault matrix, 1 broker (lost/dup: records; at-most-once may lose by contract)');
     console.log(out);
-    expect(results.filter((r) => !r.ok).map((r) => `${r.cell.step} ${r.cell.fault} ${r.cell.mode}: ${r.problem ?? `lost ${r.lost} dup ${r.duplicates}`}`)).toEqual([]);
+    expect(failures(results)).toEqual([]);
   });
 
   test('a sample of cells on a 3-broker cluster', async () => {
@@ -244,6 +260,6 @@ describe('consumer fault matrix (issue 8)', () => {
       && ['UNKNOWN_MEMBER_ID', 'NOT_LEADER_OR_FOLLOWER', 'DROP'].includes(String(c.fault)));
     const results = await runMatrix(sample, 3, 3, 'fm3b');
     console.log(table(results, 'fault matrix, 3 brokers (sample)'));
-    expect(results.filter((r) => !r.ok).map((r) => `${r.cell.step} ${r.cell.fault} ${r.cell.mode}: ${r.problem ?? `lost ${r.lost} dup ${r.duplicates}`}`)).toEqual([]);
+    expect(failures(results)).toEqual([]);
   });
 });

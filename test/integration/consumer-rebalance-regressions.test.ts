@@ -44,7 +44,7 @@ describe('consumer regressions (issue 8)', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  test('1. a partition that comes back resumes from the committed offset of its last owner; committed offsets never go backwards', async () => {
+  test('1. a returning partition resumes from its last owner\'s committed offset; committed offsets never go backwards', async () => {
     const topic = 'returning';
     const groupId = 'returning-g';
     cluster.createTopic(topic, 1);
@@ -69,7 +69,10 @@ describe('consumer regressions (issue 8)', () => {
     await until(() => seenA.includes(40), 'A to hold record 40');
 
     // B sorts first, so range gives it p0; it handles and commits up to 100.
-    const b = consumerOn(cluster, { clientId: 'a-b', groupId, topics: [topic], delivery: 'at-least-once', commitIntervalMs: 0, recordHandler: async (r) => { seenB.push(Number(r.offset)); } }, consumers);
+    const b = consumerOn(cluster, {
+      clientId: 'a-b', groupId, topics: [topic], delivery: 'at-least-once', commitIntervalMs: 0,
+      recordHandler: async (r) => { seenB.push(Number(r.offset)); },
+    }, consumers);
     await b.start();
     await until(() => seenB.includes(99), 'B to handle up to 99');
     await until(() => cluster.inspect.committedOffset(groupId, topic, 0) === 100, 'B to commit 100');
@@ -195,7 +198,9 @@ describe('consumer regressions (issue 8)', () => {
     expect(cluster.inspect.committedOffset(groupId, topic, 0)).toBe(4);
 
     const again: number[] = [];
-    const d = consumerOn(cluster, { groupId, topics: [topic], delivery: 'at-least-once', recordHandler: async (r) => { again.push(Number(r.offset)); } }, consumers);
+    const d = consumerOn(cluster, {
+      groupId, topics: [topic], delivery: 'at-least-once', recordHandler: async (r) => { again.push(Number(r.offset)); },
+    }, consumers);
     await d.start();
     await until(() => again.includes(9), 'the rest');
     expect(again).toEqual(range(4, 10));
@@ -216,7 +221,7 @@ describe('consumer regressions (issue 8), 3 brokers', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  test('3. leader moves: the start-offset lookup (ListOffsets) answered NOT_LEADER_OR_FOLLOWER is retried with fresh metadata; exactly-once goes on', async () => {
+  test('3. leader moves: ListOffsets answered NOT_LEADER_OR_FOLLOWER is retried with fresh metadata; exactly-once goes on', async () => {
     const topic = 'leader-moves';
     const groupId = 'leader-moves-g';
     cluster.createTopic(topic, 2);
@@ -248,7 +253,8 @@ describe('consumer regressions (issue 8), 3 brokers', () => {
     const kafka = kafkaOf(cluster);
     await produce(kafka, topic, 0, range(0, 5).map((id) => JSON.stringify({ id })));
     await produce(kafka, topic, 1, range(5, 10).map((id) => JSON.stringify({ id })));
-    await until(() => cluster.inspect.committedOffset(groupId, topic, 0) === 5 && cluster.inspect.committedOffset(groupId, topic, 1) === 5, 'both partitions written');
+    const committed = (p: number) => cluster.inspect.committedOffset(groupId, topic, p);
+    await until(() => committed(0) === 5 && committed(1) === 5, 'both partitions written');
     expect(faulted).toBeGreaterThanOrEqual(4);
     expect(cluster.events.entries({ type: 'fault.error' }).length).toBeGreaterThanOrEqual(4);
     expect([c1.state, c2.state]).toEqual(['running', 'running']);
