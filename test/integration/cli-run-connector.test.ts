@@ -14,6 +14,9 @@ import knexFactory from 'knex';
 import { parse, stringify } from 'yaml';
 import { MockCluster } from '../../src/mock-broker';
 import { runConfigSchema } from '../../src/cli/connector/config';
+import { WebHdfsServer } from '../../src/sinks/hdfs/webhdfs-server';
+import { WebHdfsClient } from '../../src/sinks/hdfs/webhdfs-client';
+import { committedFiles } from '../sinks/hdfs/helpers';
 import { kafkaOf, produce, until } from '../consumer/helpers';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -139,6 +142,35 @@ test('--print-schema documents every field of the config', async () => {
   walk(runConfigSchema.shape as Record<string, unknown>, '');
   expect(leaves.length).toBeGreaterThan(40);
   for (const field of leaves) expect(run.out()).toMatch(new RegExp(`^${field.replace(/\./g, '\\.')}\\s+\\S.*\\s(required|optional)\\s+\\S`, 'm'));
+});
+
+test('the example config examples/connector/hdfs.yaml runs against the mock cluster and the embedded WebHDFS server', async () => {
+  const config = parse(readFileSync(path.join(ROOT, 'examples', 'connector', 'hdfs.yaml'), 'utf8'));
+  expect(runConfigSchema.safeParse(config).success).toBe(true);
+  const hdfs = await WebHdfsServer.start();
+  try {
+    const topic = `ex-hdfs-${process.pid}`;
+    cluster.createTopic(topic, 2);
+    await produce(kafkaOf(cluster), topic, 0, ['{"id":1}', '{"id":2}']);
+    await produce(kafkaOf(cluster), topic, 1, ['{"id":3}']);
+    Object.assign(config, { brokers: cluster.bootstrap, topics: [topic], groupId: `${config.groupId}-${process.pid}` });
+    config.consumer = { ...config.consumer, sessionTimeoutMs: 6000, heartbeatIntervalMs: 500 };
+    config.sink.url = hdfs.url;
+    const file = path.join(dir, 'hdfs.yaml');
+    writeFileSync(file, stringify(config));
+    const run = start(['run', '--config', file, '--status-interval', '300']);
+    try {
+      await until(() => /status .* 3 total/.test(run.out()), 'the 3 records', 45000);
+    } finally {
+      run.child.kill('SIGTERM');
+    }
+    expect(await run.exited).toBe(0);
+    // On stop the open files are committed: every record is in a committed file.
+    const files = await committedFiles(new WebHdfsClient({ url: hdfs.url }), config.sink.topicsDir, topic);
+    expect(files.map((f) => [f.partition, f.start, f.end]).sort((a, b) => Number(a[0]) - Number(b[0]))).toEqual([[0, 0n, 1n], [1, 0n, 0n]]);
+  } finally {
+    await hdfs.stop();
+  }
 });
 
 const pgUrl = process.env.KAFKA_EOS_PG_URL;
