@@ -36,6 +36,7 @@ import { attachLogging } from './logging';
 import { committedPositions, manualAssigner, privateGroupId } from './manual';
 import { ConsumerMetrics, ConsumerMetricsSnapshot } from './metrics';
 import { GroupConsumerOptions, validateOptions } from './options';
+import { assertOwnKafkaJs } from './kafkajs-instance';
 import { policeRejectedRecord, processBatch, ProcessorOptions } from './retry';
 import { atLeastOnce } from './strategies/at-least-once';
 import { atMostOnce } from './strategies/at-most-once';
@@ -106,6 +107,7 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
   constructor(options: GroupConsumerOptions) {
     super();
     this.options = validateOptions(options);
+    if (options.kafka) assertOwnKafkaJs(options.kafka);
     this.kafka = options.kafka ?? new Kafka({
       clientId: options.clientId ?? 'kafka-eos',
       brokers: options.brokers as string[],
@@ -237,8 +239,9 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
   }
 
   /**
-   * Joins the group (or takes the manual assignment) and starts consuming. Resolves once KafkaJS
-   * runs; the assignment arrives later (`assigned` event). Throws IllegalStateError if not idle,
+   * Joins the group (or takes the manual assignment) and starts consuming. Resolves once the
+   * member has its first assignment (GROUP_JOIN; the `assigned` event follows when its positions
+   * are read); rejects if the consumer fails before that. Throws IllegalStateError if not idle,
    * KafkaJS errors if the cluster cannot be reached.
    */
   async start(): Promise<void> {
@@ -270,6 +273,9 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
       });
       consumer.on(consumer.events.GROUP_JOIN, (e) => this.onGroupJoin(e.payload.memberAssignment));
       consumer.on(consumer.events.CRASH, (e) => this.onCrash(e.payload.error, e.payload.restart));
+      // KafkaJS's run() joins before it resolves, and reports a failed join only as a CRASH event.
+      const joined = this.firstJoinOrFailure(consumer);
+      joined.catch(() => undefined);
       await consumer.connect();
       const topics = o.assign ? [...new Set(o.assign.map((a) => a.topic))] : o.topics!;
       await consumer.subscribe({ topics, fromBeginning: o.fromBeginning ?? true });
@@ -279,11 +285,29 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
       });
       if (this.lifecycle.state === 'starting') this.lifecycle.to('running');
       this.installSignalHandlers();
+      await joined;
     } catch (e) {
       if (this.lifecycle.can('failed')) this.lifecycle.to('failed');
       await this.disconnect();
       throw e;
     }
+  }
+
+  /**
+   * Start-up ends with the first assignment: resolves on the first GROUP_JOIN (or when the
+   * consumer is stopped meanwhile); rejects with the failure if the consumer fails first.
+   */
+  private firstJoinOrFailure(consumer: Consumer): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const settle = (f: () => void) => { removeJoin(); this.off('state', onState); f(); };
+      const removeJoin = consumer.on(consumer.events.GROUP_JOIN, () => settle(resolve));
+      const onState = ({ to }: { to: string }) => {
+        if (to === 'failed') settle(() => reject(this.failure ?? new KafkaEosError('NOT_RUNNING', 'the consumer failed during start-up')));
+        else if (to === 'stopping' || to === 'stopped') settle(resolve);
+      };
+      this.on('state', onState);
+      if (this.failure) settle(() => reject(this.failure));
+    });
   }
 
   /** Names missing topics up front (KafkaJS reports them without the topic's name). Throws UnknownTopicError. */
