@@ -223,6 +223,15 @@ async function runUntilStopped(
   const { sink, description, store } = await openSink(config.groupId, config.sink);
   cleanups.push(() => sink.close());
   if (signalled()) return 0;
+  if (sink instanceof SqlSink) {
+    // One group id, two tables: each table would get only some partitions, or start past records it never had.
+    const others = await sink.otherTargets(config.groupId).catch(() => [] as string[]);
+    if (others.length > 0) {
+      say('warn', `kafka-eos run: warning: the offsets table ${sink.offsets.table} holds positions of group ${config.groupId} written for `
+        + `table ${others.map((t) => `"${t}"`).join(', ')}, not "${sink.table}": this run resumes from those positions (records before them `
+        + 'never reach this table), and runs of the group into different tables split the partitions between them; use one group id per table');
+    }
+  }
   const prom = new ConsumerPrometheusMetrics();
   const { delivery = 'exactly-once', deadLetterTopic, ...consumerOptions } = config.consumer ?? {};
   const consumer = createGroupConsumer({

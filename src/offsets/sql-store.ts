@@ -3,14 +3,15 @@
  * hands the caller a knex transaction in which the compare-and-set of every partition has already succeeded,
  * so the caller's own writes commit together with the new positions, or not at all.
  *
- * Table (name configurable, default `kafka_eos_offsets`): group_id, topic, partition, next_offset BIGINT, updated_at;
+ * Table (name configurable, default `kafka_eos_offsets`): group_id, topic, partition, next_offset BIGINT, updated_at,
+ * target (the data table the positions were written for, nullable; added to older tables by an additive migration);
  * primary key (group_id, topic, partition). -1 means "no position stored yet".
  */
 import { pRetry } from '../util/vendored';
 import type { Knex } from 'knex';
 import { partitionKey, type TopicPartition } from '../sinks/sink';
 import { assertQuestionMarksSafe, bindBigint, createKnex, detectDialect, isKnexInstance, toBigint, type SqlDialect } from '../sinks/sql/dialect';
-import { ensureOffsetsTable } from '../sinks/sql/ddl';
+import { ensureOffsetsTable, OFFSETS_TARGET_COLUMN } from '../sinks/sql/ddl';
 import { isTransientSqlError, SinkConfigError, SinkWriteError } from '../sinks/sql/errors';
 import type { FencedPartition, OffsetAdvance, OffsetStore } from './offset-store';
 
@@ -28,6 +29,11 @@ export interface SqlOffsetStoreOptions {
   /** Create the table if missing (race-safe). Default true. */
   autoCreate?: boolean;
   retry?: Partial<SqlRetryOptions>;
+  /**
+   * The data table these positions describe, stored in the `target` column of each position row the
+   * store creates, so that a group reused for another table can be told (see {@link SqlOffsetStore.targetsOf}).
+   */
+  target?: string;
 }
 
 /**
@@ -51,6 +57,10 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
   private readonly retry: SqlRetryOptions;
   private ready: Promise<void> | undefined;
   private casSqlText: { postgres: string; sqlite: string } | undefined;
+  private readonly target: string | undefined;
+  private targetColumn: Promise<boolean> | undefined;
+  /** Resolved {@link hasTargetColumn}, for seeding inside a transaction (never queried there: SQLite has one connection). */
+  private targetColumnKnown: boolean | undefined;
 
   /** Throws {@link SinkConfigError} for an unsupported dialect, a bad table name or retry options. */
   constructor(opts: SqlOffsetStoreOptions) {
@@ -60,6 +70,7 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
     this.ownsKnex = !isKnexInstance(opts.knex);
     this.knex = isKnexInstance(opts.knex) ? opts.knex : createKnex(opts.knex);
     this.dialect = detectDialect(this.knex);
+    this.target = opts.target;
     assertQuestionMarksSafe(this.knex, [['offsetsTable', this.table]]);
   }
 
@@ -70,11 +81,40 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
     return this.ready;
   }
 
+  /** Whether the table has the `target` column (tables made before it and never migrated do not). */
+  private hasTargetColumn(): Promise<boolean> {
+    this.targetColumn ??= this.knex.schema.hasColumn(this.table, OFFSETS_TARGET_COLUMN)
+      .then((has) => { this.targetColumnKnown = has; return has; })
+      .catch((err: unknown) => { this.targetColumn = undefined; throw err; });
+    return this.targetColumn;
+  }
+
+  /** A new position row of `groupId` (next_offset -1), with the target table when there is a column for it. */
+  private seedRows(groupId: string, partitions: TopicPartition[]): Record<string, unknown>[] {
+    const withTarget = this.target !== undefined && this.targetColumnKnown === true;
+    return partitions.map((tp) => ({
+      group_id: groupId, topic: tp.topic, partition: tp.partition, next_offset: -1, ...(withTarget ? { [OFFSETS_TARGET_COLUMN]: this.target } : {}),
+    }));
+  }
+
+  /**
+   * The data tables the stored positions of `groupId` were written for (distinct `target` values, NULLs
+   * left out; empty when the table has no `target` column).
+   */
+  async targetsOf(groupId: string): Promise<string[]> {
+    await this.ensureTable();
+    if (!(await this.hasTargetColumn())) return [];
+    const rows: { t: string }[] = await this.knex(this.table).distinct({ t: OFFSETS_TARGET_COLUMN })
+      .where('group_id', groupId).whereNotNull(OFFSETS_TARGET_COLUMN);
+    return rows.map((r) => r.t).sort();
+  }
+
   /** Seeds absent rows with -1 (insert-if-absent) and reads the positions. Key `${topic}:${partition}`, -1n = none. */
   async load(groupId: string, partitions: TopicPartition[]): Promise<Map<string, bigint>> {
     await this.ensureTable();
     const unique = dedupe(partitions);
-    const rows = unique.map((tp) => ({ group_id: groupId, topic: tp.topic, partition: tp.partition, next_offset: -1 }));
+    if (this.target !== undefined) await this.hasTargetColumn();
+    const rows = this.seedRows(groupId, unique);
     return this.retrying(async () => {
       for (let i = 0; i < rows.length; i += 400) {
         await this.knex(this.table).insert(rows.slice(i, i + 400)).onConflict(['group_id', 'topic', 'partition']).ignore();
@@ -135,13 +175,14 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
   async compareAndSet(trx: Knex.Transaction | undefined, groupId: string, tp: TopicPartition, expected: bigint, next: bigint): Promise<boolean> {
     if (trx) return this.cas(trx, groupId, tp, expected, next);
     await this.ensureTable();
+    if (this.target !== undefined && this.targetColumnKnown === undefined) await this.hasTargetColumn().catch(() => false);
     return this.knex.transaction((t) => this.cas(t, groupId, tp, expected, next));
   }
 
   private async cas(trx: Knex.Transaction, groupId: string, tp: TopicPartition, expected: bigint, next: bigint): Promise<boolean> {
     const key = { group_id: groupId, topic: tp.topic, partition: tp.partition };
     if (expected === -1n) {
-      await trx(this.table).insert({ ...key, next_offset: -1 }).onConflict(['group_id', 'topic', 'partition']).ignore();
+      await trx(this.table).insert(this.seedRows(groupId, [tp])).onConflict(['group_id', 'topic', 'partition']).ignore();
     }
     return (await this.casUpdate(trx, [bindBigint(next), groupId, tp.topic, tp.partition, bindBigint(expected)])) === 1;
   }
@@ -185,7 +226,7 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
       const a = sorted[0];
       return this.cas(trx, groupId, a, a.expectedOffset, a.nextOffset);
     }
-    const seeds = sorted.filter((a) => a.expectedOffset === -1n).map((a) => ({ group_id: groupId, topic: a.topic, partition: a.partition, next_offset: -1 }));
+    const seeds = this.seedRows(groupId, sorted.filter((a) => a.expectedOffset === -1n));
     if (seeds.length > 0) await trx(this.table).insert(seeds).onConflict(['group_id', 'topic', 'partition']).ignore();
     const cast = this.dialect === 'postgres' ? 'BIGINT' : 'INTEGER';
     const cases = sorted.map(() => `WHEN ?? = ? AND ?? = ? THEN CAST(? AS ${cast})`).join(' ');
@@ -214,6 +255,7 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
     validateAdvances(advances);
     const sorted = [...advances].sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition));
     await this.ensureTable();
+    if (this.target !== undefined && this.targetColumnKnown === undefined) await this.hasTargetColumn().catch(() => false);
     try {
       return await pRetry(async (attemptNumber) => {
         if (attemptNumber > 1) {

@@ -93,3 +93,17 @@ test.each([150, 600, 1200, 1800, 2500])('SIGTERM %i ms into start-up ends the pr
   expect(r.code === 0 || r.signal === 'SIGTERM').toBe(true);
   expect(r.ms).toBeLessThan(40000);
 });
+
+test('a group whose positions were written for another table: run warns, naming that table (item 10)', async () => {
+  const groupId = `safety-shared-${Math.random().toString(36).slice(2)}`;
+  const first = { ...base(), groupId };
+  (first.sink as { table: string }).table = 'table_a';
+  const a = await run(first, { signalAfterMs: 4000 });
+  expect(a.code).toBe(0);
+  expect(a.out).not.toMatch(/warning: the offsets table/);
+  const second = { ...base(), groupId };
+  (second.sink as { table: string }).table = 'table_b';
+  const b = await run(second, { signalAfterMs: 4000 });
+  expect(b.code).toBe(0);
+  expect(b.out).toMatch(new RegExp(`warning: the offsets table kafka_eos_offsets holds positions of group ${groupId} written for table "table_a", not "table_b"`));
+});

@@ -32,7 +32,8 @@ export async function createTableIfMissing(k: Knex, table: string, build: (t: Kn
 
 /**
  * Creates the offsets table if missing: `group_id`, `topic`, `partition`, `next_offset` BIGINT (-1 = none),
- * `updated_at`, primary key (group_id, topic, partition).
+ * `updated_at`, `target` (the data table, nullable), primary key (group_id, topic, partition); adds `target`
+ * to an existing table that lacks it.
  */
 export async function ensureOffsetsTable(k: Knex, table: string): Promise<void> {
   await createTableIfMissing(k, table, (t) => {
@@ -41,8 +42,28 @@ export async function ensureOffsetsTable(k: Knex, table: string): Promise<void> 
     t.integer('partition').notNullable();
     t.bigInteger('next_offset').notNullable();
     t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(k.fn.now());
+    t.text(OFFSETS_TARGET_COLUMN).nullable();
     t.primary(['group_id', 'topic', 'partition']);
   });
+  await addTargetColumnIfMissing(k, table);
+}
+
+/** The offsets table's column naming the data table a group's positions were written for (NULL: not recorded). */
+export const OFFSETS_TARGET_COLUMN = 'target';
+
+/**
+ * Additive, backwards-compatible migration of an offsets table made before the `target` column:
+ * `ALTER TABLE ... ADD COLUMN target TEXT NULL`. Older writers ignore the column; race-safe (a
+ * concurrent migrator winning is not an error).
+ */
+export async function addTargetColumnIfMissing(k: Knex, table: string): Promise<void> {
+  if (await k.schema.hasColumn(table, OFFSETS_TARGET_COLUMN)) return;
+  try {
+    await k.schema.alterTable(table, (t) => { t.text(OFFSETS_TARGET_COLUMN).nullable(); });
+  } catch (err) {
+    if (await k.schema.hasColumn(table, OFFSETS_TARGET_COLUMN)) return;
+    throw err;
+  }
 }
 
 /** Creates the data table if missing, from a declarative mapping's columns (plus coordinates and primary key). */

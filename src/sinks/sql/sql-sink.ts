@@ -42,7 +42,7 @@ export class SqlSink implements ExactlyOnceSink {
       const m = this.cfg.mapping;
       assertQuestionMarksSafe(this.knex, [['table', this.cfg.table],
         ...(typeof m === 'function' ? [] : Object.keys(m.columns).map((c): [string, string] => [`mapping.columns.${c}`, c]))]);
-      this.offsets = new SqlOffsetStore({ knex: this.knex, table: this.cfg.offsetsTable, retry: config.retry });
+      this.offsets = new SqlOffsetStore({ knex: this.knex, table: this.cfg.offsetsTable, retry: config.retry, target: this.cfg.table });
     } catch (err) {
       if (this.ownsKnex) void this.knex.destroy();
       throw err;
@@ -114,6 +114,15 @@ export class SqlSink implements ExactlyOnceSink {
     }
     return classifyRejection(this.knex, origins,
       (trx, i) => valuesInsert(trx, this.cfg.table, Object.keys(rows[i]!), [rows[i]!], this.cfg.conflictKey), error.cause ?? error);
+  }
+
+  /**
+   * Other data tables this group's stored positions were written for (from the offsets table's
+   * `target` column): non-empty means the group id is shared with a sink writing elsewhere, which
+   * splits the stream or starts this table past records it never received. `kafka-eos run` warns.
+   */
+  async otherTargets(groupId: string): Promise<string[]> {
+    return (await this.offsets.targetsOf(groupId)).filter((t) => t !== this.cfg.table);
   }
 
   /** The data table name. */
