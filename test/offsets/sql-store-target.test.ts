@@ -6,10 +6,10 @@
 import type { Knex } from 'knex';
 import { SqlOffsetStore } from '../../src/offsets/sql-store';
 import { SqlSink } from '../../src/sinks/sql';
-import { batch, openKnex, targets, uniqueName } from '../sinks/sql/fixtures';
+import { batch, openKnex, describeOn, targets, uniqueName } from '../sinks/sql/fixtures';
 
 for (const target of targets()) {
-  describe(target.name, () => {
+  describeOn(target)(target.name, () => {
     let k: Knex;
     const tables: string[] = [];
     beforeAll(() => { k = openKnex(target.knexConfig()); });

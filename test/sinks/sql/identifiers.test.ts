@@ -7,7 +7,7 @@ import type { Knex } from 'knex';
 import { SqlSink } from '../../../src/sinks/sql';
 import { knex as plainKnex } from 'knex';
 import { createKnex } from '../../../src/sinks/sql/dialect';
-import { batch, targets, uniqueName } from './fixtures';
+import { batch, describeOn, targets, uniqueName } from './fixtures';
 
 const mapping = (col: string) => ({ columns: { [col]: { path: 'id', type: 'string' as const }, n: { type: 'bigint' as const } } });
 
@@ -23,7 +23,7 @@ test.each([
 });
 
 for (const target of targets()) {
-  describe(target.name, () => {
+  describeOn(target)(target.name, () => {
     let k: Knex;
     let cfg: Knex.Config;
     const tables: string[] = [];
