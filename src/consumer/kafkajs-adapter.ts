@@ -19,6 +19,7 @@
  * any other version or if the internals it wraps are missing.
  */
 import type { Batch, PartitionAssigner } from 'kafkajs';
+import { kafkaErrorOf } from '../errors';
 import { FencedInstanceIdError, UnsupportedKafkaJsError } from './errors';
 
 /* eslint-disable @typescript-eslint/no-require-imports */
@@ -170,7 +171,7 @@ function patchCoordinator(broker: Loose, hooks: GroupHooks): void {
       const build = broker.lookupRequest(apiKey, definition) as AnyFn;
       return await broker[sendRequest](build(params));
     } catch (e) {
-      if ((e as { type?: string }).type === 'FENCED_INSTANCE_ID') throw markFenced(hooks, e);
+      if (kafkaErrorOf(e)?.fenced) throw markFenced(hooks, e);
       throw e;
     }
   };
@@ -207,7 +208,7 @@ function patchCoordinator(broker: Loose, hooks: GroupHooks): void {
     try {
       return await offsetCommit(p);
     } catch (e) {
-      if ((e as { type?: string }).type === 'FENCED_INSTANCE_ID') throw markFenced(hooks, e);
+      if (kafkaErrorOf(e)?.fenced) throw markFenced(hooks, e);
       throw e;
     }
   };

@@ -58,7 +58,10 @@ export interface RetryOptions {
   maxTimeoutMs?: number;
   /** Backoff factor (default 2). */
   factor?: number;
-  /** Which errors are retried (default: all but those with `retriable === false`). */
+  /**
+   * Which errors are retried (default: `isRetriable(error, true)` from errors.ts: Kafka errors by the
+   * error table, errors with a boolean `retriable` by it, any other error of the handler: yes).
+   */
   isRetriable?: (error: unknown) => boolean;
 }
 
@@ -78,7 +81,10 @@ export interface RebalanceListeners {
    * committed their offsets, while the member still owns the partitions.
    */
   onPartitionsRevoked?: (partitions: TopicPartition[]) => void | Promise<void>;
-  /** The partitions were lost without a chance to commit (fenced, or maxProcessingTimeMs exceeded). */
+  /**
+   * The partitions were lost without a chance to commit: fenced or maxProcessingTimeMs exceeded (the
+   * consumer then fails), or the session expired (the consumer then rejoins and carries on).
+   */
   onPartitionsLost?: (partitions: TopicPartition[]) => void | Promise<void>;
 }
 
