@@ -2,8 +2,8 @@
  * The commit protocol of the HDFS sink over plain WebHDFS (no lease, no write-ahead log).
  * See docs/hdfs-sink.md ("The commit protocol") for the argument; in short, for one Kafka partition:
  *
- * 1. Stage: MKDIRS a fresh attempt directory `<topicsDir>/+tmp/<topic>/<partition>/<uuid>`; CREATE each
- *    data file and then the manifest `<topic>+<partition>+<start>+<end>.commit` inside it with
+ * 1. Stage: MKDIRS a fresh attempt directory `<topicsDir>/+tmp/<topic>/<partition>/<uuid>`; CREATE the
+ *    data files and the manifest (in parallel) `<topic>+<partition>+<start>+<end>.commit` inside it with
  *    `createparent=false` (once the directory is deleted by a new owner's recovery, nothing more lands).
  * 2. Claim (the commit point): RENAME the attempt directory to `<topicsDir>/+log/<topic>/<partition>/<claim>`,
  *    `<claim>` being the zero-padded start offset (or `first` for a partition's first file). HDFS renames
@@ -29,6 +29,8 @@ export type CommitOutcome = { status: 'committed'; files: string[] } | { status:
 
 /** An HDFS layout rooted at `topicsDir` (an absolute HDFS path). */
 export class HdfsLayout {
+  /** Target directories this process has created (MKDIRS is then skipped; publish still copes if one was removed). */
+  readonly knownDirs = new Set<string>();
   constructor(readonly topicsDir: string, readonly extension: string) {}
   tmpDir(topic: string, partition: number) { return path.posix.join(this.topicsDir, '+tmp', topic, String(partition)); }
   logDir(topic: string, partition: number) { return path.posix.join(this.topicsDir, '+log', topic, String(partition)); }
@@ -53,20 +55,23 @@ export async function commitFiles(client: WebHdfsClient, layout: HdfsLayout, top
   const uuid = randomUUID();
   const attempt = path.posix.join(layout.tmpDir(topic, partition), uuid);
   const name = layout.fileName(topic, partition, start, end);
-  const manifest: Manifest = { uuid, topic, partition, start: start.toString(), end: end.toString(), files: [] };
+  const manifest: Manifest = {
+    uuid, topic, partition, start: start.toString(), end: end.toString(),
+    files: files.map((f, i) => ({ name: `${i}.${layout.extension}`, target: layout.target(topic, f.partitionPath, name), records: f.records })),
+  };
   await client.mkdirs(attempt);
-  try {
-    for (const [i, f] of files.entries()) {
-      const staged = `${i}.${layout.extension}`;
-      await client.create(path.posix.join(attempt, staged), f.bytes, { overwrite: true, createParent: false });
-      manifest.files.push({ name: staged, target: layout.target(topic, f.partitionPath, name), records: f.records });
-    }
-    await client.create(path.posix.join(attempt, manifestName(topic, partition, start, end)), Buffer.from(JSON.stringify(manifest)), { overwrite: true, createParent: false });
-  } catch (e) {
-    // Our attempt directory was deleted under us (a new owner recovered the partition): fenced.
-    if (e instanceof WebHdfsError && e.exception === 'FileNotFoundException') return { status: 'fenced' };
-    throw e;
-  }
+  // The data files, the manifest and the target directories are independent: sent in parallel. Only the
+  // claim RENAME (below) waits for all of them, so the claim still moves a complete attempt directory.
+  const newDirs = [...new Set(manifest.files.map((f) => path.posix.dirname(f.target)))].filter((d) => !layout.knownDirs.has(d));
+  const results = await Promise.allSettled([
+    ...files.map((f, i) => client.create(path.posix.join(attempt, manifest.files[i]!.name), f.bytes, { overwrite: true, createParent: false })),
+    client.create(path.posix.join(attempt, manifestName(topic, partition, start, end)), Buffer.from(JSON.stringify(manifest)), { overwrite: true, createParent: false }),
+    ...newDirs.map(async (d) => { await client.mkdirs(d); layout.knownDirs.add(d); }),
+  ]);
+  const failures = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+  // Our attempt directory was deleted under us (a new owner recovered the partition): fenced.
+  if (failures.some((e) => e instanceof WebHdfsError && e.exception === 'FileNotFoundException')) return { status: 'fenced' };
+  if (failures.length > 0) throw failures[0];
   const claim = path.posix.join(layout.logDir(topic, partition), first ? 'first' : pad(start));
   let renamed: boolean | 'unknown';
   try {
@@ -116,24 +121,26 @@ async function renameOrUnknown(client: WebHdfsClient, src: string, dst: string):
 
 /** Moves each data file of a claim to its committed name. Idempotent (a file already moved is checked, not moved twice). */
 async function publish(client: WebHdfsClient, claim: string, manifest: Manifest): Promise<string[]> {
-  for (const f of manifest.files) {
-    const src = path.posix.join(claim, f.name);
-    let ok = await renameOrUnknown(client, src, f.target);
-    if (ok === true) continue;
-    // Refused or unanswered: published already (by us before a lost answer, or by another owner rolling
-    // forward)? Otherwise the target's directory may be missing (RENAME does not create parents).
-    let [s, t] = await Promise.all([client.status(src), client.status(f.target)]);
-    if (!s && t) continue;
-    if (s && !t) {
-      await client.mkdirs(path.posix.dirname(f.target));
-      ok = await renameOrUnknown(client, src, f.target);
-      if (ok === true) continue;
-      [s, t] = await Promise.all([client.status(src), client.status(f.target)]);
-      if (!s && t) continue;
-    }
-    throw new WebHdfsError('RENAME', src, `cannot publish to ${f.target} (source ${s ? 'present' : 'missing'}, target ${t ? 'present' : 'missing'})`, 500);
-  }
+  // Each file's move is independent of the others: in parallel.
+  await Promise.all(manifest.files.map((f) => publishFile(client, path.posix.join(claim, f.name), f.target)));
   return manifest.files.map((f) => f.target);
+}
+
+async function publishFile(client: WebHdfsClient, src: string, target: string): Promise<void> {
+  let ok = await renameOrUnknown(client, src, target);
+  if (ok === true) return;
+  // Refused or unanswered: published already (by us before a lost answer, or by another owner rolling
+  // forward)? Otherwise the target's directory may be missing (RENAME does not create parents).
+  let [s, t] = await Promise.all([client.status(src), client.status(target)]);
+  if (!s && t) return;
+  if (s && !t) {
+    await client.mkdirs(path.posix.dirname(target));
+    ok = await renameOrUnknown(client, src, target);
+    if (ok === true) return;
+    [s, t] = await Promise.all([client.status(src), client.status(target)]);
+    if (!s && t) return;
+  }
+  throw new WebHdfsError('RENAME', src, `cannot publish to ${target} (source ${s ? 'present' : 'missing'}, target ${t ? 'present' : 'missing'})`, 500);
 }
 
 /** The durable next offset of a partition from its claims (-1n: none), read-only: nothing published or deleted. */
