@@ -65,7 +65,8 @@ export class ConsumerPrometheusMetrics {
     this.registry = options.registry ?? new Registry();
     const p = options.prefix ?? 'kafka_eos_';
     const registers = [this.registry];
-    const partitionGauge = (name: string, help: string, pick: (x: { position: bigint | null; highWatermark: bigint | null; lag: bigint | null }) => bigint | null) => {
+    const partitionGauge = (name: string, help: string,
+      pick: (x: { position: bigint | null; highWatermark: bigint | null; lag: bigint | null }) => bigint | null) => {
       const consumers = this.consumers;
       return new Gauge({
         name: p + name, help, labelNames: ['group', 'topic', 'partition'], registers,
@@ -93,20 +94,28 @@ export class ConsumerPrometheusMetrics {
         for (const [group, n] of counts) this.set({ group }, n);
       },
     });
-    this.processed = new Counter({ name: p + 'records_processed_total', help: 'Records handed to the handler or sink', labelNames: ['group', 'topic', 'partition'], registers });
-    this.commits = new Counter({ name: p + 'commits_total', help: 'Offset commits: to Kafka, or sink writes that committed or staged positions', labelNames: ['group', 'target'], registers });
-    this.fenced = new Counter({ name: p + 'fenced_writes_total', help: 'Sink writes refused because another writer moved the position on', labelNames: ['group', 'topic', 'partition'], registers });
-    this.rebalances = new Counter({ name: p + 'rebalances_total', help: 'Completed rebalances (assignments received)', labelNames: ['group'], registers });
+    this.processed = new Counter({ name: p + 'records_processed_total', help: 'Records handed to the handler or sink',
+      labelNames: ['group', 'topic', 'partition'], registers });
+    this.commits = new Counter({ name: p + 'commits_total',
+      help: 'Offset commits: to Kafka, or sink writes that committed or staged positions', labelNames: ['group', 'target'], registers });
+    this.fenced = new Counter({ name: p + 'fenced_writes_total',
+      help: 'Sink writes refused because another writer moved the position on', labelNames: ['group', 'topic', 'partition'], registers });
+    this.rebalances = new Counter({ name: p + 'rebalances_total', help: 'Completed rebalances (assignments received)',
+      labelNames: ['group'], registers });
     this.retries = new Counter({ name: p + 'retries_total', help: 'Processing retries', labelNames: ['group'], registers });
-    this.deadLettered = new Counter({ name: p + 'dead_lettered_total', help: 'Records produced to a dead-letter topic', labelNames: ['group'], registers });
-    this.skipped = new Counter({ name: p + 'skipped_total', help: 'Records stepped over by the skip poison policy', labelNames: ['group'], registers });
+    this.deadLettered = new Counter({ name: p + 'dead_lettered_total', help: 'Records produced to a dead-letter topic',
+      labelNames: ['group'], registers });
+    this.skipped = new Counter({ name: p + 'skipped_total', help: 'Records stepped over by the skip poison policy',
+      labelNames: ['group'], registers });
     this.errors = new Counter({ name: p + 'errors_total', help: 'Errors by code', labelNames: ['group', 'code'], registers });
     this.rebalanceSeconds = new Histogram({
-      name: p + 'rebalance_duration_seconds', help: 'From revocation (or the first join) to the new assignment being positioned', labelNames: ['group'], registers,
+      name: p + 'rebalance_duration_seconds', help: 'From revocation (or the first join) to the new assignment being positioned',
+        labelNames: ['group'], registers,
       buckets: options.rebalanceBuckets ?? [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
     });
     this.sinkWriteSeconds = new Histogram({
-      name: p + 'sink_write_duration_seconds', help: 'One sink write (all batches of one call, with their offsets)', labelNames: ['group', 'outcome'], registers,
+      name: p + 'sink_write_duration_seconds', help: 'One sink write (all batches of one call, with their offsets)',
+        labelNames: ['group', 'outcome'], registers,
       buckets: options.sinkWriteBuckets ?? [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     });
   }
@@ -120,10 +129,12 @@ export class ConsumerPrometheusMetrics {
     const group = groupId;
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const handlers: Record<string, (arg: any) => void> = {
-      batch: (b: { topic: string; partition: number; records: number }) => this.processed.inc({ group, topic: b.topic, partition: String(b.partition) }, b.records),
+      batch: (b: { topic: string; partition: number; records: number }) => this.processed.inc({ group, topic: b.topic,
+        partition: String(b.partition) }, b.records),
       commit: () => this.commits.inc({ group, target: 'kafka' }),
       fenced: (f: TopicPartition) => this.fenced.inc({ group, topic: f.topic, partition: String(f.partition) }),
-      rebalance: (r: RebalanceRecord) => { this.rebalances.inc({ group }); this.rebalanceSeconds.observe({ group }, r.durationMs / 1000); },
+      rebalance: (r: RebalanceRecord) => { this.rebalances.inc({ group }); this.rebalanceSeconds.observe({ group },
+        r.durationMs / 1000); },
       retry: () => this.retries.inc({ group }),
       'dead-letter': () => this.deadLettered.inc({ group }),
       skipped: (x: { records: number }) => this.skipped.inc({ group }, x.records),

@@ -26,7 +26,8 @@ export async function serveMetrics(registry: Registry, options: { port: number; 
     } else if (url === '/metrics') {
       registry.metrics().then(
         (text) => { res.writeHead(200, { 'content-type': registry.contentType }).end(text); },
-        (e: unknown) => { res.writeHead(500, { 'content-type': 'text/plain' }).end(`collecting metrics failed: ${(e as Error).message}\n`); },
+        (e: unknown) => { res.writeHead(500,
+          { 'content-type': 'text/plain' }).end(`collecting metrics failed: ${(e as Error).message}\n`); },
       );
     } else if (url === '/') {
       res.writeHead(200, { 'content-type': 'text/plain' }).end('kafka-eos: metrics at /metrics\n');
@@ -35,7 +36,8 @@ export async function serveMetrics(registry: Registry, options: { port: number; 
     }
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (e: Error) => reject(new KafkaEosError('METRICS_PORT_UNAVAILABLE', `cannot serve metrics on ${options.host ?? '127.0.0.1'}:${options.port}: ${e.message}`, { cause: e })));
+    server.once('error', (e: Error) => reject(new KafkaEosError('METRICS_PORT_UNAVAILABLE',
+      `cannot serve metrics on ${options.host ?? '127.0.0.1'}:${options.port}: ${e.message}`, { cause: e })));
     server.listen(options.port, options.host ?? '127.0.0.1', () => resolve());
   });
   const port = (server.address() as AddressInfo).port;

@@ -99,7 +99,8 @@ export interface ResetPlan {
 export class GroupActiveError extends KafkaEosError {
   constructor(readonly groupId: string, readonly state: string, readonly members: GroupMemberInfo[]) {
     const who = members.map((m) => `${m.memberId} (client ${m.clientId}, host ${m.clientHost})`).join('; ') || '(members joining)';
-    super('GROUP_ACTIVE', `group "${groupId}" is ${state} with ${members.length} active member(s): ${who}; stop them before resetting offsets`);
+    super('GROUP_ACTIVE', `group "${groupId}" is ${state} with ${members.length} active member(s): ${who}; stop them before `
+      + `resetting offsets`);
   }
 }
 
@@ -117,7 +118,8 @@ async function groupMembers(admin: Admin, groupId: string): Promise<{ state: str
   const g = groups[0];
   return {
     state: g?.state ?? 'Dead',
-    members: (g?.members ?? []).map((m) => ({ memberId: m.memberId, clientId: m.clientId, clientHost: m.clientHost, assignment: decodeAssignment(m.memberAssignment) })),
+    members: (g?.members ?? []).map((m) => ({ memberId: m.memberId, clientId: m.clientId, clientHost: m.clientHost,
+      assignment: decodeAssignment(m.memberAssignment) })),
   };
 }
 
@@ -143,7 +145,8 @@ export async function describeGroupOffsets(target: GroupOffsetsTarget): Promise<
   const committed = new Map<string, bigint>();
   if (topics.length > 0) {
     for (const t of await admin.fetchOffsets({ groupId, topics })) {
-      for (const p of t.partitions) if (Number(p.offset) >= 0) committed.set(partitionKey({ topic: t.topic, partition: p.partition }), BigInt(p.offset));
+      for (const p of t.partitions) if (Number(p.offset) >= 0) committed.set(partitionKey({ topic: t.topic, partition: p.partition }),
+        BigInt(p.offset));
     }
   }
   const sourceOfTruth: SourceOfTruth = stored.some((p) => p.nextOffset >= 0n) ? 'sink' : 'kafka';
@@ -182,14 +185,16 @@ export async function planOffsetReset(target: GroupOffsetsTarget, spec: ResetSpe
   const byTime = new Map<string, bigint>();
   if (spec.kind === 'datetime') {
     for (const topic of new Set(description.partitions.map((p) => p.topic))) {
-      for (const r of await target.admin.fetchTopicOffsetsByTimestamp(topic, spec.timestampMs)) byTime.set(partitionKey({ topic, partition: r.partition }), BigInt(r.offset));
+      for (const r of await target.admin.fetchTopicOffsetsByTimestamp(topic, spec.timestampMs)) byTime.set(partitionKey({ topic,
+        partition: r.partition }), BigInt(r.offset));
     }
   }
   const explicit = new Map(spec.kind === 'offsets' ? spec.offsets.map((o) => [partitionKey(o), o.offset]) : []);
   if (spec.kind === 'offsets') {
     const known = new Set(description.partitions.map(partitionKey));
     const unknown = spec.offsets.filter((o) => !known.has(partitionKey(o)));
-    if (unknown.length > 0) throw new KafkaEosError('UNKNOWN_PARTITION', `partition(s) ${unknown.map(partitionKey).join(', ')} do not exist`);
+    if (unknown.length > 0) throw new KafkaEosError('UNKNOWN_PARTITION',
+      `partition(s) ${unknown.map(partitionKey).join(', ')} do not exist`);
   }
   const entries: ResetPlanEntry[] = [];
   for (const p of description.partitions) {
@@ -205,7 +210,8 @@ export async function planOffsetReset(target: GroupOffsetsTarget, spec: ResetSpe
       case 'offsets': wanted = explicit.get(key) ?? null; break;
     }
     if (wanted === null) {
-      entries.push({ topic: p.topic, partition: p.partition, current, target: null, note: 'no current position to shift from; unchanged' });
+      entries.push({ topic: p.topic, partition: p.partition, current, target: null,
+        note: 'no current position to shift from; unchanged' });
       continue;
     }
     let note: string | undefined;
@@ -221,8 +227,10 @@ export async function planOffsetReset(target: GroupOffsetsTarget, spec: ResetSpe
  * AlterConsumerGroupOffsets), commits every offset in one OffsetCommit under that generation, and
  * leaves. Nothing is consumed (autoCommit off). Joining takes one rebalance of the empty group.
  */
-async function commitAsTemporaryMember(kafka: Kafka, groupId: string, offsets: { topic: string; partition: number; offset: string }[]): Promise<void> {
-  const consumer = kafka.consumer({ groupId, maxWaitTimeInMs: 100, sessionTimeout: 10_000, rebalanceTimeout: 10_000, heartbeatInterval: 1000 });
+async function commitAsTemporaryMember(kafka: Kafka, groupId: string,
+  offsets: { topic: string; partition: number; offset: string }[]): Promise<void> {
+  const consumer = kafka.consumer({ groupId, maxWaitTimeInMs: 100, sessionTimeout: 10_000, rebalanceTimeout: 10_000,
+    heartbeatInterval: 1000 });
   const joined = new Promise<void>((resolve) => { consumer.on(consumer.events.GROUP_JOIN, () => resolve()); });
   const crashed = new Promise<never>((_resolve, reject) => { consumer.on(consumer.events.CRASH, (e) => reject(e.payload.error)); });
   try {
@@ -247,12 +255,15 @@ async function commitAsTemporaryMember(kafka: Kafka, groupId: string, offsets: {
 export async function executeOffsetReset(target: GroupOffsetsTarget, plan: ResetPlan): Promise<void> {
   const changes = plan.entries.filter((e): e is ResetPlanEntry & { target: bigint } => e.target !== null);
   if (changes.length === 0) return;
-  if (plan.stores.includes('sink') && !target.store) throw new KafkaEosError('CONFIG_INVALID', 'the plan resets a sink but no offsets store was given');
+  if (plan.stores.includes('sink') && !target.store) throw new KafkaEosError('CONFIG_INVALID',
+    'the plan resets a sink but no offsets store was given');
   assertGroupInactive({ groupId: target.groupId, ...(await groupMembers(target.admin, target.groupId)) });
   if (plan.stores.includes('kafka')) {
-    await commitAsTemporaryMember(target.kafka, target.groupId, changes.map((e) => ({ topic: e.topic, partition: e.partition, offset: e.target.toString() })));
+    await commitAsTemporaryMember(target.kafka, target.groupId, changes.map((e) => ({ topic: e.topic, partition: e.partition,
+      offset: e.target.toString() })));
   }
   if (plan.stores.includes('sink') && target.store) {
-    await overwriteStoredPositions(target.store, target.groupId, changes.map((e) => ({ topic: e.topic, partition: e.partition, nextOffset: e.target })));
+    await overwriteStoredPositions(target.store, target.groupId, changes.map((e) => ({ topic: e.topic, partition: e.partition,
+      nextOffset: e.target })));
   }
 }

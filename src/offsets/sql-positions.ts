@@ -26,7 +26,8 @@ export async function listStoredPositions(store: SqlOffsetStore, groupId: string
     .select('topic', 'partition', q.raw('CAST(?? AS TEXT) AS ??', ['next_offset', 'next_offset']))
     .where('group_id', groupId)
     .orderBy([{ column: 'topic' }, { column: 'partition' }]);
-  return rows.map((r) => ({ topic: r.topic, partition: Number(r.partition), nextOffset: toBigint(r.next_offset, `${store.table}.next_offset`) }));
+  return rows.map((r) => ({ topic: r.topic, partition: Number(r.partition), nextOffset: toBigint(r.next_offset,
+    `${store.table}.next_offset`) }));
 }
 
 /**

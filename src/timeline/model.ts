@@ -74,14 +74,17 @@ class SpanBook {
   }
 }
 
-function finish(title: string, members: Map<string, TimelineMember>, book: SpanBook, events: TimelineEvent[], rebalances: RebalanceBand[], end?: number): Timeline {
-  const times = [...book.spans.flatMap((s) => [s.from, s.to ?? s.from]), ...events.map((e) => e.ts), ...rebalances.flatMap((r) => [r.from, r.to ?? r.from])];
+function finish(title: string, members: Map<string, TimelineMember>, book: SpanBook, events: TimelineEvent[],
+  rebalances: RebalanceBand[], end?: number): Timeline {
+  const times = [...book.spans.flatMap((s) => [s.from, s.to ?? s.from]), ...events.map((e) => e.ts),
+    ...rebalances.flatMap((r) => [r.from, r.to ?? r.from])];
   const start = times.length > 0 ? Math.min(...times) : Date.now();
   const lastSeen = Math.max(...times, start + 1);
   // Without an explicit end, show a little time after the last event, so that spans still open are visible.
   const last = end ?? lastSeen + Math.max(200, Math.round((lastSeen - start) * 0.06));
   events.sort((a, b) => a.ts - b.ts);
-  return { title, members: [...members.values()], partitions: [...book.partitions].sort(byPartition), spans: book.spans, events, rebalances, start, end: last };
+  return { title, members: [...members.values()], partitions: [...book.partitions].sort(byPartition), spans: book.spans, events,
+    rebalances, start, end: last };
 }
 
 /**
@@ -90,7 +93,8 @@ function finish(title: string, members: Map<string, TimelineMember>, book: SpanB
  * the marker is put on the member with that client id that was alive then).
  */
 export function timelineFromMockEvents(
-  entries: ReadonlyArray<MockEventEntry>, groupId: string, options: { title?: string; extra?: (TimelineEvent & { clientId?: string })[]; end?: number } = {},
+  entries: ReadonlyArray<MockEventEntry>, groupId: string,
+    options: { title?: string; extra?: (TimelineEvent & { clientId?: string })[]; end?: number } = {},
 ): Timeline {
   const members = new Map<string, TimelineMember>();
   const alive = new Set<string>();
@@ -104,7 +108,8 @@ export function timelineFromMockEvents(
     const id = name(d.memberId);
     switch (e.type) {
       case 'member.joined':
-        members.set(id, { id, clientId: d.clientId as string | undefined, instanceId: (d.groupInstanceId as string | null) ?? null, host: d.clientHost as string | undefined });
+        members.set(id, { id, clientId: d.clientId as string | undefined, instanceId: (d.groupInstanceId as string | null) ?? null,
+          host: d.clientHost as string | undefined });
         alive.add(id);
         events.push({ ts: e.ts, kind: 'join', memberId: id, label: `joined: ${id}` });
         break;
@@ -116,7 +121,8 @@ export function timelineFromMockEvents(
         alive.delete(oldId);
         alive.add(newId);
         book.release(e.ts, (s) => s.memberId === oldId);
-        events.push({ ts: e.ts, kind: 'fenced', memberId: oldId, label: `fenced: ${oldId} replaced by ${newId} (group.instance.id ${String(d.groupInstanceId)})` });
+        events.push({ ts: e.ts, kind: 'fenced', memberId: oldId,
+          label: `fenced: ${oldId} replaced by ${newId} (group.instance.id ${String(d.groupInstanceId)})` });
         break;
       }
       case 'member.left':
@@ -127,10 +133,13 @@ export function timelineFromMockEvents(
       case 'member.expired':
         alive.delete(id);
         book.release(e.ts, (s) => s.memberId === id);
-        events.push({ ts: e.ts, kind: 'expired', memberId: id, label: `session expired: ${id} (${String(d.cause ?? 'session timeout')})` });
+        events.push({ ts: e.ts, kind: 'expired', memberId: id,
+          label: `session expired: ${id} (${String(d.cause ?? 'session timeout')})` });
         break;
       case 'group.generation':
-        events.push({ ts: e.ts, kind: 'generation', label: `generation ${String(d.generationId)} (${String(d.protocolName ?? '')}, leader ${String(d.leader ?? '')}, ${(d.members as unknown[] | undefined)?.length ?? 0} members)` });
+        events.push({ ts: e.ts, kind: 'generation',
+          label: `generation ${String(d.generationId)} (${String(d.protocolName ?? '')}, leader ${String(d.leader ?? '')}, `
+            + `${(d.members as unknown[] | undefined)?.length ?? 0} members)` });
         break;
       case 'group.state':
         if (d.to === 'PreparingRebalance' && !band) {
@@ -146,7 +155,8 @@ export function timelineFromMockEvents(
         const raw = d.assignment;
         if (!Buffer.isBuffer(raw) || raw.length === 0) break;
         try {
-          for (const tp of decodeAssignment(raw).assignedPartitions) book.own(`${tp.topic}-${tp.partition}`, id, e.ts, d.generationId as number);
+          for (const tp of decodeAssignment(raw).assignedPartitions) book.own(`${tp.topic}-${tp.partition}`, id, e.ts,
+            d.generationId as number);
         } catch {
           // not the consumer protocol: nothing to draw
         }
@@ -157,7 +167,8 @@ export function timelineFromMockEvents(
     }
   }
   for (const x of options.extra ?? []) {
-    const memberId = x.memberId ?? (x.clientId ? [...members.values()].filter((m) => m.clientId === x.clientId).map((m) => m.id).pop() : undefined);
+    const byClient = x.clientId ? [...members.values()].filter((m) => m.clientId === x.clientId) : [];
+    const memberId = x.memberId ?? byClient.map((m) => m.id).pop();
     events.push({ ts: x.ts, kind: x.kind, label: x.label, ...(memberId ? { memberId } : {}) });
   }
   return finish(options.title ?? `group ${groupId}`, members, book, events, rebalances, options.end);
@@ -183,7 +194,8 @@ export class TimelineRecorder {
     const tp = (p: { topic: string; partition: number }) => `${p.topic}-${p.partition}`;
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const handlers: Record<string, (x: any) => void> = {
-      assigned: (x: { partitions: { topic: string; partition: number }[] }) => { for (const p of x.partitions) this.book.own(tp(p), id, this.now()); },
+      assigned: (x: { partitions: { topic: string; partition: number }[] }) => { for (const p of x.partitions) this.book.own(tp(p), id,
+        this.now()); },
       revoked: (x: { partitions: { topic: string; partition: number }[] }) => {
         const gone = new Set(x.partitions.map(tp));
         this.book.release(this.now(), (s) => s.memberId === id && gone.has(s.partition));
@@ -192,14 +204,17 @@ export class TimelineRecorder {
         const gone = new Set(x.partitions.map(tp));
         this.book.release(this.now(), (s) => s.memberId === id && gone.has(s.partition));
         const fenced = /fenced/i.test(`${x.error?.name} ${(x.error as { code?: string })?.code ?? ''}`);
-        this.events.push({ ts: this.now(), kind: fenced ? 'fenced' : 'lost', memberId: id, label: `${fenced ? 'fenced' : 'lost'}: ${x.partitions.map(tp).join(', ')}: ${x.error?.message ?? ''}` });
+        this.events.push({ ts: this.now(), kind: fenced ? 'fenced' : 'lost', memberId: id,
+          label: `${fenced ? 'fenced' : 'lost'}: ${x.partitions.map(tp).join(', ')}: ${x.error?.message ?? ''}` });
       },
       rebalance: (r: { startedAt: number; durationMs: number; assigned: unknown[]; revoked: unknown[] }) => {
-        this.rebalances.push({ from: r.startedAt, to: r.startedAt + r.durationMs, label: `rebalance of ${id}: ${r.durationMs} ms, ${r.revoked.length} revoked, ${r.assigned.length} assigned` });
+        this.rebalances.push({ from: r.startedAt, to: r.startedAt + r.durationMs,
+          label: `rebalance of ${id}: ${r.durationMs} ms, ${r.revoked.length} revoked, ${r.assigned.length} assigned` });
         this.events.push({ ts: r.startedAt, kind: 'generation', memberId: id, label: `rebalance began (${id})` });
       },
       state: (s: { from: string; to: string }) => {
-        if (s.to === 'running' && s.from === 'starting') this.events.push({ ts: this.now(), kind: 'join', memberId: id, label: `started: ${id}` });
+        if (s.to === 'running' && s.from === 'starting') this.events.push({ ts: this.now(), kind: 'join', memberId: id,
+          label: `started: ${id}` });
         if (s.to === 'stopped' || s.to === 'failed') {
           this.book.release(this.now(), (x) => x.memberId === id);
           this.events.push({ ts: this.now(), kind: s.to === 'failed' ? 'lost' : 'leave', memberId: id, label: `${s.to}: ${id}` });

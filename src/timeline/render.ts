@@ -27,7 +27,8 @@ const MARK: Record<TimelineEventKind, { colour: string; symbol: string; name: st
 
 function who(m: TimelineMember | undefined, id: string): string {
   if (!m) return `member ${id}`;
-  return `member ${m.id}\nclient id ${m.clientId ?? '?'}\ninstance id ${m.instanceId ?? '(none: dynamic member)'}${m.host ? `\nhost ${m.host}` : ''}`;
+  return `member ${m.id}\nclient id ${m.clientId ?? '?'}\ninstance id `
+    + `${m.instanceId ?? '(none: dynamic member)'}${m.host ? `\nhost ${m.host}` : ''}`;
 }
 
 /** The page. `width` is the SVG width in px (default 1200). */
@@ -46,19 +47,25 @@ export function renderTimelineHtml(t: Timeline, options: { width?: number } = {}
   const member = new Map(t.members.map((m) => [m.id, m]));
   const fmt = (ts: number) => `${((ts - t.start) / 1000).toFixed(2)} s (${new Date(ts).toISOString()})`;
   const parts: string[] = [];
-  parts.push(`<rect class="plot" x="${left}" y="${top}" width="${plotW}" height="${Math.max(1, t.partitions.length) * row}" fill="#fafafa" stroke="#ddd"/>`);
+  parts.push(`<rect class="plot" x="${left}" y="${top}" width="${plotW}" height="${Math.max(1, t.partitions.length) * row}" `
+    + `fill="#fafafa" stroke="#ddd"/>`);
   for (const r of t.rebalances) {
     const x1 = x(r.from);
     const x2 = x(r.to ?? t.end);
-    parts.push(`<rect class="rebalance" x="${x1.toFixed(1)}" y="${top}" width="${Math.max(1, x2 - x1).toFixed(1)}" height="${t.partitions.length * row}" fill="#ffe9a8" opacity="0.6"><title>${esc(`${r.label}\nfrom ${fmt(r.from)}\nto ${r.to === null ? '(still rebalancing)' : fmt(r.to)}`)}</title></rect>`);
+    parts.push(`<rect class="rebalance" x="${x1.toFixed(1)}" y="${top}" width="${Math.max(1, x2 - x1).toFixed(1)}" `
+      + `height="${t.partitions.length * row}" fill="#ffe9a8" `
+      + `opacity="0.6"><title>${esc(`${r.label}\nfrom ${fmt(r.from)}\nto ${r.to === null ? '(still rebalancing)' : fmt(r.to)}`)}`
+      + '</title></rect>');
   }
   // Time axis: about 10 ticks at round seconds.
   const seconds = span / 1000;
   const step = [0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600].find((s) => seconds / s <= 12) ?? 1200;
   for (let s = 0; s <= seconds + 1e-9; s += step) {
     const tx = x(t.start + s * 1000);
-    parts.push(`<line x1="${tx.toFixed(1)}" y1="${top - 4}" x2="${tx.toFixed(1)}" y2="${top + t.partitions.length * row}" stroke="#eee"/>`);
-    parts.push(`<text class="tick" x="${tx.toFixed(1)}" y="${top + t.partitions.length * row + 16}" text-anchor="middle">${Number(s.toFixed(1))} s</text>`);
+    parts.push(`<line x1="${tx.toFixed(1)}" y1="${top - 4}" x2="${tx.toFixed(1)}" y2="${top + t.partitions.length * row}" `
+      + `stroke="#eee"/>`);
+    parts.push(`<text class="tick" x="${tx.toFixed(1)}" y="${top + t.partitions.length * row + 16}" `
+      + `text-anchor="middle">${Number(s.toFixed(1))} s</text>`);
   }
   for (const p of t.partitions) {
     parts.push(`<text class="partition" x="${left - 8}" y="${y(p) + row * 0.68}" text-anchor="end">${esc(p)}</text>`);
@@ -66,8 +73,12 @@ export function renderTimelineHtml(t: Timeline, options: { width?: number } = {}
   for (const s of t.spans) {
     const x1 = x(s.from);
     const x2 = x(s.to ?? t.end);
-    const title = `${s.partition}\n${who(member.get(s.memberId), s.memberId)}${s.generation !== undefined ? `\ngeneration ${s.generation}` : ''}\nfrom ${fmt(s.from)}\nto ${s.to === null ? 'the end' : fmt(s.to)}`;
-    parts.push(`<rect class="span" data-member="${esc(s.memberId)}" data-partition="${esc(s.partition)}" x="${x1.toFixed(1)}" y="${y(s.partition) + 3}" width="${Math.max(1.5, x2 - x1).toFixed(1)}" height="${row - 6}" rx="3" fill="${colour.get(s.memberId) ?? '#999'}"><title>${esc(title)}</title></rect>`);
+    const gen = s.generation !== undefined ? `\ngeneration ${s.generation}` : '';
+    const until = s.to === null ? 'the end' : fmt(s.to);
+    const title = `${s.partition}\n${who(member.get(s.memberId), s.memberId)}${gen}\nfrom ${fmt(s.from)}\nto ${until}`;
+    parts.push(`<rect class="span" data-member="${esc(s.memberId)}" data-partition="${esc(s.partition)}" x="${x1.toFixed(1)}" `
+      + `y="${y(s.partition) + 3}" width="${Math.max(1.5, x2 - x1).toFixed(1)}" height="${row - 6}" rx="3" `
+      + `fill="${colour.get(s.memberId) ?? '#999'}"><title>${esc(title)}</title></rect>`);
   }
   for (const e of t.events) {
     const ex = x(e.ts);
@@ -76,7 +87,8 @@ export function renderTimelineHtml(t: Timeline, options: { width?: number } = {}
     const bottom = top + t.partitions.length * row;
     const dash = e.kind === 'generation' ? ' stroke-dasharray="4 3"' : '';
     parts.push(`<g class="event" data-kind="${e.kind}"><title>${esc(title)}</title>`
-      + `<line x1="${ex.toFixed(1)}" y1="${top - 18}" x2="${ex.toFixed(1)}" y2="${bottom}" stroke="${m.colour}" stroke-width="${e.kind === 'generation' ? 1 : 1.5}"${dash}/>`
+      + `<line x1="${ex.toFixed(1)}" y1="${top - 18}" x2="${ex.toFixed(1)}" y2="${bottom}" stroke="${m.colour}" `
+        + `stroke-width="${e.kind === 'generation' ? 1 : 1.5}"${dash}/>`
       + `<text x="${ex.toFixed(1)}" y="${top - 22}" text-anchor="middle" fill="${m.colour}" class="mark">${m.symbol}</text></g>`);
   }
   const fate = (id: string) => {
@@ -87,8 +99,10 @@ export function renderTimelineHtml(t: Timeline, options: { width?: number } = {}
   };
   const legend = t.members.map((m) => `<li><span class="swatch" style="background:${colour.get(m.id)}"></span>${esc(m.clientId ?? m.id)}`
     + `${m.instanceId ? ` <em>instance ${esc(m.instanceId)}</em>` : ''} <code>${esc(m.id)}</code>${fate(m.id)}</li>`).join('\n');
-  const marks = (Object.keys(MARK) as TimelineEventKind[]).map((k) => `<li><b style="color:${MARK[k].colour}">${MARK[k].symbol}</b> ${MARK[k].name}</li>`).join('');
-  const counts = (Object.keys(MARK) as TimelineEventKind[]).map((k) => [k, t.events.filter((e) => e.kind === k).length] as const).filter(([, n]) => n > 0);
+  const marks = (Object.keys(MARK) as TimelineEventKind[]).map((k) => `<li><b `
+    + `style="color:${MARK[k].colour}">${MARK[k].symbol}</b> ${MARK[k].name}</li>`).join('');
+  const counts = (Object.keys(MARK) as TimelineEventKind[]).map((k) => [k,
+    t.events.filter((e) => e.kind === k).length] as const).filter(([, n]) => n > 0);
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>${esc(t.title)} — rebalance timeline</title>
 <style>
@@ -103,11 +117,14 @@ code { color: #777; font-size: 11px; }
 </style></head>
 <body>
 <h1>${esc(t.title)}</h1>
-<p class="summary">${t.partitions.length} partitions, ${t.members.length} members, ${t.rebalances.length} rebalances over ${seconds.toFixed(1)} s
-from ${esc(new Date(t.start).toISOString())}${counts.length > 0 ? `; ${counts.map(([k, n]) => `${n} ${MARK[k].name}`).join(', ')}` : ''}. Hover a bar or a marker for details; shaded = rebalancing.</p>
+<p class="summary">${t.partitions.length} partitions, ${t.members.length} members,
+  ${t.rebalances.length} rebalances over ${seconds.toFixed(1)} s
+from ${esc(new Date(t.start).toISOString())}${counts.length > 0 ? `; `
+  + `${counts.map(([k, n]) => `${n} ${MARK[k].name}`).join(', ')}` : ''}. Hover a bar or a marker for details; shaded = rebalancing.</p>
 <ul class="legend">${legend}</ul>
 <ul class="marks">${marks}</ul>
-<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${esc(t.title)}">
+<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}"
+ role="img" aria-label="${esc(t.title)}">
 ${parts.join('\n')}
 </svg>
 </body></html>

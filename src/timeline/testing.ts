@@ -17,7 +17,8 @@ export interface HasEventLog { events: { entries(filter?: { groupId?: string }):
 /** Writes the timeline of `groupId` to `file` (directories created). Returns the file. */
 export function writeMockTimeline(cluster: HasEventLog, groupId: string, file: string, title?: string): string {
   mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, renderTimelineHtml(timelineFromMockEvents(cluster.events.entries({ groupId }), groupId, { title: title ?? `group ${groupId}` })));
+  writeFileSync(file, renderTimelineHtml(timelineFromMockEvents(cluster.events.entries({ groupId }), groupId,
+    { title: title ?? `group ${groupId}` })));
   return file;
 }
 

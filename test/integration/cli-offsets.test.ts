@@ -51,7 +51,8 @@ const records = (n: number, from = 0) => Array.from({ length: n }, (_, i) => JSO
 
 /** A KafkaJS consumer of `topic` that commits after every batch, run until `n` records arrived. */
 async function consumeWithKafka(groupId: string, topic: string, n: number, keepRunning = false): Promise<Consumer> {
-  const consumer = kafkaOf(cluster, `kafkajs-${groupId}`).consumer({ groupId, sessionTimeout: 6000, heartbeatInterval: 200, maxWaitTimeInMs: 100 });
+  const consumer = kafkaOf(cluster, `kafkajs-${groupId}`).consumer({ groupId, sessionTimeout: 6000, heartbeatInterval: 200,
+    maxWaitTimeInMs: 100 });
   let seen = 0;
   await consumer.connect();
   await consumer.subscribe({ topic, fromBeginning: true });
@@ -84,7 +85,8 @@ test('describe shows log start, high watermark, committed offset and lag per par
   expect(table.out).toMatch(/od-t\s+0\s+0\s+13\s+10\s+-\s+3/);
 });
 
-test('reset is a dry run by default; --execute moves the committed offsets (earliest, shift-by, datetime, explicit, clamped)', async () => {
+test('reset is a dry run by default; --execute moves the committed offsets (earliest, shift-by, datetime, explicit, clamped)',
+  async () => {
   cluster.createTopic('or-t', 2);
   const before = Date.now();
   await produce(kafkaOf(cluster), 'or-t', 0, records(10));
@@ -103,7 +105,8 @@ test('reset is a dry run by default; --execute moves the committed offsets (earl
   expect([committed('or-g', 'or-t', 0), committed('or-g', 'or-t', 1)]).toEqual([6, 6]);
 
   const clamped = await cli([...base, '--shift-by', '-100', '--execute', '--json']);
-  expect(JSON.parse(clamped.out).entries[0]).toMatchObject({ current: '6', target: '0', note: expect.stringMatching(/before the log start offset; clamped/) });
+  expect(JSON.parse(clamped.out).entries[0]).toMatchObject({ current: '6', target: '0',
+    note: expect.stringMatching(/before the log start offset; clamped/) });
   expect(committed('or-g', 'or-t', 1)).toBe(0);
 
   await new Promise((r) => setTimeout(r, 20));
@@ -150,7 +153,8 @@ test('argument errors exit 2 and name the option', async () => {
 
 const pgUrl = process.env.KAFKA_EOS_PG_URL;
 const databases: { name: string; db: () => string; knex: () => object; skip: boolean }[] = [
-  { name: 'SQLite', db: () => path.join(dir, 'replay.sqlite'), knex: () => ({ client: 'sqlite3', connection: { filename: path.join(dir, 'replay.sqlite') }, useNullAsDefault: true }), skip: false },
+  { name: 'SQLite', db: () => path.join(dir, 'replay.sqlite'), knex: () => ({ client: 'sqlite3', connection: { filename: path.join(dir,
+    'replay.sqlite') }, useNullAsDefault: true }), skip: false },
   { name: 'PostgreSQL', db: () => pgUrl ?? '', knex: () => ({ client: 'pg', connection: pgUrl }), skip: !pgUrl },
 ];
 
@@ -189,7 +193,8 @@ for (const database of databases) {
       await s.close();
     });
 
-    test('describe shows the sink as the source of truth; reset --execute + replay into an upsert table leaves the same table', async () => {
+    test('describe shows the sink as the source of truth; reset --execute + replay into an upsert table leaves the same table',
+      async () => {
       cluster.createTopic(topic, 2);
       await produce(kafkaOf(cluster), topic, 0, records(30));
       await produce(kafkaOf(cluster), topic, 1, records(20, 30));
@@ -212,7 +217,8 @@ for (const database of databases) {
       expect(reset.code).toBe(0);
       expect(reset.out).toMatch(/reset Kafka's committed offsets and the sink's offsets table/);
       const after = JSON.parse((await cli(['describe', ...args, '--json'])).out);
-      expect(after.partitions.map((p: { sinkPosition: string; committed: string }) => [p.sinkPosition, p.committed])).toEqual([['0', '0'], ['0', '0']]);
+      expect(after.partitions.map((p: { sinkPosition: string; committed: string }) => [p.sinkPosition, p.committed])).toEqual([['0',
+        '0'], ['0', '0']]);
 
       expect(await sinkAll(sinkOf('upsert'), 50)).toBe(50); // every record was written again
       expect(await rows(sink)).toEqual(before);

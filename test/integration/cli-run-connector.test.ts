@@ -51,7 +51,8 @@ const sample = (text: string, name: string, labels: string) => {
   return line === undefined ? undefined : Number(line.split(' ').pop());
 };
 
-test('YAML config: status lines, metrics scraped, a bad record skipped, a broker restart reported and waited out, SIGTERM exits 0', async () => {
+test('YAML config: status lines, metrics scraped, a bad record skipped, a broker restart reported and waited out, SIGTERM exits 0',
+  async () => {
   cluster.createTopic('conn-t', 2);
   await produce(kafkaOf(cluster), 'conn-t', 0, ['{"id":1,"v":"a"}', 'not json', '{"id":2,"v":"b"}']);
   await produce(kafkaOf(cluster), 'conn-t', 1, ['{"id":3,"v":"c"}']);
@@ -77,7 +78,8 @@ test('YAML config: status lines, metrics scraped, a bad record skipped, a broker
   try {
     await until(() => /Prometheus metrics at http:\/\/127\.0\.0\.1:(\d+)\/metrics/.test(run.out()), 'the metrics address', 30000);
     const port = Number(/127\.0\.0\.1:(\d+)\/metrics/.exec(run.out())![1]);
-    await until(() => /status .* running \| members kafka-eos-run\[conn-t-0,conn-t-1\] .*4 total \| lag conn-t-0:0 conn-t-1:0/.test(run.out()), 'a status line with both partitions consumed', 30000);
+    const bothConsumed = /status .* running \| members kafka-eos-run\[conn-t-0,conn-t-1\] .*4 total \| lag conn-t-0:0 conn-t-1:0/;
+    await until(() => bothConsumed.test(run.out()), 'a status line with both partitions consumed', 30000);
     expect(run.out()).toMatch(/skipped 1/);
     const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     expect(sample(text, 'kafka_eos_records_processed_total', 'partition="0"')).toBe(3);
@@ -87,7 +89,8 @@ test('YAML config: status lines, metrics scraped, a bad record skipped, a broker
     // The broker goes away: said within seconds, with since when and what is retried.
     const stoppedAt = Date.now();
     await cluster.faults.stopBroker(1);
-    await until(() => /cannot reach broker 127\.0\.0\.1:\d+ since \d{4}-\d\d-\d\dT[\d:.]+Z: .*reconnects/.test(run.out()), 'the outage message', 15000);
+    await until(() => /cannot reach broker 127\.0\.0\.1:\d+ since \d{4}-\d\d-\d\dT[\d:.]+Z: .*reconnects/.test(run.out()),
+      'the outage message', 15000);
     expect(Date.now() - stoppedAt).toBeLessThan(15000);
     await new Promise((r) => setTimeout(r, 2000));
     await cluster.faults.startBroker(1);
@@ -141,7 +144,9 @@ test('--print-schema documents every field of the config', async () => {
   };
   walk(runConfigSchema.shape as Record<string, unknown>, '');
   expect(leaves.length).toBeGreaterThan(40);
-  for (const field of leaves) expect(run.out()).toMatch(new RegExp(`^${field.replace(/\./g, '\\.')}\\s+\\S.*\\s(required|optional)\\s+\\S`, 'm'));
+  for (const field of leaves) {
+    expect(run.out()).toMatch(new RegExp(`^${field.replace(/\./g, '\\.')}\\s+\\S.*\\s(required|optional)\\s+\\S`, 'm'));
+  }
 });
 
 test('the example config examples/connector/hdfs.yaml runs against the mock cluster and the embedded WebHDFS server', async () => {
@@ -167,7 +172,8 @@ test('the example config examples/connector/hdfs.yaml runs against the mock clus
     expect(await run.exited).toBe(0);
     // On stop the open files are committed: every record is in a committed file.
     const files = await committedFiles(new WebHdfsClient({ url: hdfs.url }), config.sink.topicsDir, topic);
-    expect(files.map((f) => [f.partition, f.start, f.end]).sort((a, b) => Number(a[0]) - Number(b[0]))).toEqual([[0, 0n, 1n], [1, 0n, 0n]]);
+    expect(files.map((f) => [f.partition, f.start, f.end]).sort((a, b) => Number(a[0]) - Number(b[0]))).toEqual([[0, 0n, 1n], [1, 0n,
+      0n]]);
   } finally {
     await hdfs.stop();
   }
@@ -206,7 +212,8 @@ for (const ex of examples) {
     expect(await run.exited).toBe(0);
     const k = knexFactory({ ...config.sink.knex, useNullAsDefault: true });
     try {
-      expect((await k(table).select('id', 'origin', 'delay').orderBy('id')).map((r: { id: unknown; delay: unknown }) => ({ ...r, id: Number(r.id), delay: Number(r.delay) }))).toEqual([
+      expect((await k(table).select('id', 'origin', 'delay').orderBy('id')).map((r: { id: unknown; delay: unknown }) => ({ ...r,
+        id: Number(r.id), delay: Number(r.delay) }))).toEqual([
         { id: 1, origin: 'SFO', delay: 3 }, { id: 2, origin: 'JFK', delay: -1 }, { id: 3, origin: 'LAX', delay: 0 },
       ]);
     } finally {

@@ -58,10 +58,12 @@ test('an exactly-once consumer, scraped over HTTP', async () => {
   await produce(kafkaOf(cluster), 'pm-t', 0, Array.from({ length: 30 }, (_, i) => JSON.stringify({ id: i })));
   await produce(kafkaOf(cluster), 'pm-t', 1, Array.from({ length: 12 }, (_, i) => JSON.stringify({ id: 100 + i })));
   const knex = { client: 'sqlite3', connection: { filename: path.join(dir, 'pm.sqlite') }, useNullAsDefault: true };
-  const sink = new SqlSink({ knex, table: 'pm', mode: 'upsert', upsertKey: ['id'], autoCreate: true, mapping: { columns: { id: { path: 'id', type: 'integer' } } } });
+  const sink = new SqlSink({ knex, table: 'pm', mode: 'upsert', upsertKey: ['id'], autoCreate: true,
+    mapping: { columns: { id: { path: 'id', type: 'integer' } } } });
   const prom = new ConsumerPrometheusMetrics();
   server = await serveMetrics(prom.registry, { port: 0 });
-  const c = consumerOn(cluster, { groupId: 'pm-g', topics: ['pm-t'], delivery: 'exactly-once', sink: prom.instrumentSink(sink) }, consumers);
+  const c = consumerOn(cluster, { groupId: 'pm-g', topics: ['pm-t'], delivery: 'exactly-once', sink: prom.instrumentSink(sink) },
+    consumers);
   prom.attach(c, 'pm-g');
   await c.start();
   await until(() => c.metrics().processed >= 42, 'all 42 records');

@@ -119,7 +119,8 @@ test('from synthetic log entries: a session expiry and a fenced static member cl
     { partition: 't-1', memberId: 'm2', from: 1200, to: 5000, generation: 1 },
   ]);
   expect(t.events.map((x) => [x.kind, x.memberId ?? null, x.ts])).toEqual([
-    ['join', 'm1', 1000], ['join', 'm2', 1001], ['generation', null, 1100], ['kill', 'm1', 4000], ['fenced', 'm2', 5000], ['expired', 'm1', 9000],
+    ['join', 'm1', 1000], ['join', 'm2', 1001], ['generation', null, 1100], ['kill', 'm1', 4000], ['fenced', 'm2', 5000], ['expired',
+      'm1', 9000],
   ]);
   expect(t.rebalances).toEqual([{ from: 1002, to: 1201, label: 'rebalance: join' }]);
   const html = renderTimelineHtml(t);
@@ -153,7 +154,8 @@ test('withTimelineOnFailure writes the timeline only when the body fails, and na
 });
 
 const CHROMIUM = '/usr/bin/chromium';
-(existsSync(CHROMIUM) ? test : test.skip)('headless Chromium renders the page: the screenshot holds far more than a blank page', async () => {
+(existsSync(CHROMIUM) ? test : test.skip)('headless Chromium renders the page: the screenshot holds far more than a blank page',
+  async () => {
   const page = path.join(dir, 'two-members.html');
   if (!existsSync(page)) {
     const { groupId } = await twoMembersOneLeaves();
@@ -182,7 +184,8 @@ const CHROMIUM = '/usr/bin/chromium';
 test('demo --timeline writes a page with its kills and generations marked', async () => {
   const file = path.join(dir, 'demo.html');
   const cli = path.join(__dirname, '..', '..', 'dist', 'cli', 'index.js');
-  const child = spawn(process.execPath, [cli, 'demo', '--rows', '4000', '--consumers', '2', '--kills', '1', '--session-timeout', '2000', '--timeline', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [cli, 'demo', '--rows', '4000', '--consumers', '2', '--kills', '1', '--session-timeout',
+    '2000', '--timeline', file], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => { out += d; });
   child.stderr!.on('data', (d) => { out += d; });
@@ -194,5 +197,6 @@ test('demo --timeline writes a page with its kills and generations marked', asyn
   expect(count(html, /<g class="event" data-kind="kill">/g)).toBe(killed);
   expect(count(html, /<g class="event" data-kind="generation">/g)).toBe(Number(/group generations: (\d+)/.exec(out)![1]));
   if (killed > 0) expect(html).toMatch(/<g class="event" data-kind="kill"><title>killed \(SIGKILL\) at [^<]*client id demo-worker-\d+/);
-  for (let p = 0; p < 6; p++) expect(count(html, new RegExp(`<rect class="span" [^>]*data-partition="flights-${p}"`, 'g'))).toBeGreaterThanOrEqual(1);
+  for (let p = 0; p < 6; p++) expect(count(html, new RegExp(`<rect class="span" [^>]*data-partition="flights-${p}"`,
+    'g'))).toBeGreaterThanOrEqual(1);
 });

@@ -37,8 +37,10 @@ export const kafkaClientSchema = z.object({
 
 export const consumerSchema = z.object({
   delivery: z.enum(['exactly-once', 'at-least-once', 'at-most-once']).optional()
-    .describe('exactly-once (default): rows and offsets in one transaction; at-least-once: rows, then Kafka commit; at-most-once: commit, then rows'),
-  assignors: z.array(z.enum(['range', 'roundrobin', 'sticky'])).min(1).optional().describe('partition assignors in order of preference (default [range])'),
+    .describe('exactly-once (default): rows and offsets in one transaction; '
+      + 'at-least-once: rows, then Kafka commit; at-most-once: commit, then rows'),
+  assignors: z.array(z.enum(['range', 'roundrobin',
+    'sticky'])).min(1).optional().describe('partition assignors in order of preference (default [range])'),
   groupInstanceId: z.string().min(1).max(249).optional().describe('KIP-345 static membership group.instance.id'),
   sessionTimeoutMs: int(1).optional().describe('session.timeout.ms (default 30000)'),
   rebalanceTimeoutMs: int(1).optional().describe('rebalance.timeout.ms (default 60000)'),
@@ -53,7 +55,8 @@ export const consumerSchema = z.object({
     maxTimeoutMs: int(0).optional().describe('longest delay, ms (default 5000)'),
     factor: z.number().min(1).optional().describe('backoff factor (default 2)'),
   }).strict().optional().describe('processing retries of a failing record or batch'),
-  poisonPolicy: z.enum(['fail', 'skip', 'dead-letter']).optional().describe('a record that still fails: stop (fail, default), skip it, or produce it to deadLetterTopic'),
+  poisonPolicy: z.enum(['fail', 'skip', 'dead-letter']).optional()
+    .describe('a record that still fails: stop (fail, default), skip it, or produce it to deadLetterTopic'),
   deadLetterTopic: z.string().min(1).optional().describe('dead-letter topic (default <topic>.dlq; poisonPolicy dead-letter)'),
   groupCommit: z.object({
     maxRows: int(1).optional().describe('rows per shared transaction'),
@@ -83,7 +86,8 @@ export const runConfigSchema = z.object({
 export type RunConfig = z.infer<typeof runConfigSchema>;
 
 function describeIssue(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'invalid_value' && 'values' in issue) return `expected one of ${(issue.values as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+  if (issue.code === 'invalid_value' && 'values' in issue) return `expected one of `
+    + `${(issue.values as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
   if (issue.code === 'unrecognized_keys') return `unknown field(s) ${issue.keys.join(', ')} (see kafka-eos run --print-schema)`;
   return issue.message;
 }
@@ -98,10 +102,14 @@ export function validateRunConfig(value: unknown): RunConfig {
   const c = parsed.data;
   const consumer = c.consumer ?? {};
   const delivery = consumer.delivery ?? 'exactly-once';
-  if (consumer.deadLetterTopic && consumer.poisonPolicy !== 'dead-letter') throw new ConfigError('consumer.deadLetterTopic', "only used with poisonPolicy 'dead-letter'");
-  if (consumer.groupCommit && delivery !== 'exactly-once') throw new ConfigError('consumer.groupCommit', 'only applies to exactly-once delivery');
-  if (c.sink.type !== 'sql' && delivery !== 'exactly-once') throw new ConfigError('consumer.delivery', `the ${c.sink.type} sink runs exactly-once only`);
-  if (c.sink.type === 'sql' && c.sink.mode === 'upsert' && !c.sink.upsertKey) throw new ConfigError('sink.upsertKey', 'mode upsert needs upsertKey');
+  if (consumer.deadLetterTopic && consumer.poisonPolicy !== 'dead-letter') throw new ConfigError('consumer.deadLetterTopic',
+    "only used with poisonPolicy 'dead-letter'");
+  if (consumer.groupCommit && delivery !== 'exactly-once') throw new ConfigError('consumer.groupCommit',
+    'only applies to exactly-once delivery');
+  if (c.sink.type !== 'sql' && delivery !== 'exactly-once') throw new ConfigError('consumer.delivery',
+    `the ${c.sink.type} sink runs exactly-once only`);
+  if (c.sink.type === 'sql' && c.sink.mode === 'upsert' && !c.sink.upsertKey) throw new ConfigError('sink.upsertKey',
+    'mode upsert needs upsertKey');
   return c;
 }
 
@@ -152,7 +160,10 @@ function typeOf(n: JsonSchemaNode): string {
   const alts = n.anyOf ?? n.oneOf;
   if (alts) return alts.map(typeOf).join(' | ');
   if (n.type === 'array' && n.items) return /[| ]/.test(typeOf(n.items)) ? `(${typeOf(n.items)})[]` : `${typeOf(n.items)}[]`;
-  if (n.type === 'integer') return `integer${n.minimum !== undefined ? ` ≥ ${n.minimum}` : ''}${n.maximum !== undefined && n.maximum < 1e15 ? ` ≤ ${n.maximum}` : ''}`;
+  if (n.type === 'integer') {
+    const min = n.minimum !== undefined ? ` ≥ ${n.minimum}` : '';
+    return `integer${min}${n.maximum !== undefined && n.maximum < 1e15 ? ` ≤ ${n.maximum}` : ''}`;
+  }
   if (n.type === 'object' && !n.properties && n.additionalProperties && typeof n.additionalProperties === 'object') return 'map';
   return Array.isArray(n.type) ? n.type.join(' | ') : (n.type ?? 'any');
 }
@@ -171,7 +182,8 @@ export function printableSchema(): string {
         lines.push(`${path.padEnd(44)} ${typeOf(child).padEnd(36)} ${req.padEnd(8)} ${child.description ?? ''}`.trimEnd());
         walk(child, `${path}.`);
         if (child.type === 'array' && child.items) walk(child.items, `${path}[].`);
-        if (child.additionalProperties && typeof child.additionalProperties === 'object') walk(child.additionalProperties, `${path}.<name>.`);
+        if (child.additionalProperties && typeof child.additionalProperties === 'object') walk(child.additionalProperties,
+          `${path}.<name>.`);
       }
     }
   };

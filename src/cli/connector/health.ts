@@ -10,7 +10,11 @@ import type { LogEntry } from 'kafkajs';
 /** One outage: what cannot be reached, since when (epoch ms), the last error, how retried. */
 export interface Outage { what: string; since: number; lastError: string; retrying: string; lastReported: number }
 
-const CONNECTION_ERROR = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EPIPE|Connection (error|timeout)|Closed connection|KafkaJSConnection|socket hang up|Failed to connect|not connected/i;
+const CONNECTION_ERROR = new RegExp([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE',
+  'Connection error', 'Connection timeout', 'Closed connection', 'KafkaJSConnection',
+  'socket hang up', 'Failed to connect', 'not connected',
+].join('|'), 'i');
 
 /** Tracks outages and writes a line on each change, and every `repeatMs` while one lasts. */
 export class OutageReporter {
@@ -18,7 +22,8 @@ export class OutageReporter {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
 
-  constructor(private readonly write: (line: string) => void, private readonly repeatMs = 10_000, private readonly now: () => number = Date.now) {}
+  constructor(private readonly write: (line: string) => void, private readonly repeatMs = 10_000,
+    private readonly now: () => number = Date.now) {}
 
   /** Starts the periodic "still unreachable" lines. */
   start(): void {
@@ -44,7 +49,8 @@ export class OutageReporter {
 
   /** The sink's store (`the database`, `HDFS`) could not be written (a `sink-unavailable` event). */
   sinkUnavailable(store: string, error: unknown, partition: string): void {
-    this.down(store === 'database' ? 'the database' : store, `${(error as Error)?.message ?? String(error)} (writing ${partition})`, 'the consumer keeps its partitions, waits 1 s, re-reads the stored positions and writes again');
+    this.down(store === 'database' ? 'the database' : store, `${(error as Error)?.message ?? String(error)} (writing ${partition})`,
+      'the consumer keeps its partitions, waits 1 s, re-reads the stored positions and writes again');
   }
 
   /** Something worked: every broker outage (`kind` broker) or the sink's store outage (`sink`) is over. */
@@ -78,7 +84,8 @@ export class OutageReporter {
     for (const o of this.outages.values()) {
       if (now - o.lastReported < this.repeatMs) continue;
       o.lastReported = now;
-      this.write(`kafka-eos run: ${o.what} still unreachable, since ${new Date(o.since).toISOString()} (${Math.round((now - o.since) / 1000)} s): ${o.lastError}; still retrying`);
+      this.write(`kafka-eos run: ${o.what} still unreachable, since ${new Date(o.since).toISOString()} `
+        + `(${Math.round((now - o.since) / 1000)} s): ${o.lastError}; still retrying`);
     }
   }
 }

@@ -15,7 +15,8 @@ export const sqlSinkSchema = z.object({
   type: z.literal('sql').describe('an exactly-once SQL sink through knex'),
   knex: z.object({
     client: z.enum(['sqlite3', 'pg']).describe('database driver'),
-  }).passthrough().describe('a knex config: { client, connection, pool, ... }; connection is a postgresql:// URL or { filename } for SQLite'),
+  }).passthrough()
+    .describe('a knex config: { client, connection, pool, ... }; connection is a postgresql:// URL or { filename } for SQLite'),
   table: z.string().min(1).describe('data table'),
   mode: z.enum(['insert', 'upsert', 'kafka-key']).describe('insert rows; upsert by upsertKey; or upsert by the Kafka coordinates'),
   upsertKey: z.array(z.string().min(1)).min(1).optional().describe('columns of the conflict key (mode upsert)'),

@@ -102,8 +102,10 @@ export class StatusReporter {
     const members = this.members === null ? '?' : this.members.map((x) => `${x.clientId}[${x.partitions.join(',')}]`).join(' ') || 'none';
     const errors = [...this.errorsByCode].map(([c, n]) => `${c}×${n}`).join(' ') || '0';
     const outages = (this.options.outages?.() ?? []).map((o) => ` | DOWN ${o.what} since ${new Date(o.since).toISOString()}`).join('');
-    return `[${new Date(now).toISOString()}] ${this.consumer.state} | members ${members} | ${m.processedPerSecond.toFixed(1)} rows/s, ${m.processed} total`
-      + ` | lag ${lag} | last commit ${ago(this.lastCommitAt, now)} | errors ${errors} | skipped ${m.skipped} | dead-lettered ${m.deadLettered}${outages}`;
+    return `[${new Date(now).toISOString()}] ${this.consumer.state} | members ${members} | ${m.processedPerSecond.toFixed(1)} `
+      + `rows/s, ${m.processed} total`
+      + ` | lag ${lag} | last commit ${ago(this.lastCommitAt, now)} | errors ${errors} | skipped ${m.skipped} | dead-lettered `
+        + `${m.deadLettered}${outages}`;
   }
 
   private print(): void {

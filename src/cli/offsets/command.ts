@@ -18,7 +18,8 @@ import { quietKnexLog } from '../knex-log';
 
 interface CommonOptions { brokers: string[]; group: string; topic?: string[]; db?: string; offsetsTable?: string; json?: boolean }
 interface ResetOptions extends CommonOptions {
-  toEarliest?: boolean; toLatest?: boolean; toDatetime?: number; shiftBy?: bigint; toOffset?: { topic: string; partition: number; offset: bigint }[];
+  toEarliest?: boolean; toLatest?: boolean; toDatetime?: number; shiftBy?: bigint;
+  toOffset?: { topic: string; partition: number; offset: bigint }[];
   store?: 'kafka' | 'sink' | 'both'; execute?: boolean; dryRun?: boolean;
 }
 
@@ -48,7 +49,9 @@ function topicPartitionOffset(v: string): { topic: string; partition: number; of
 }
 
 /** A knex config for `--db`: a postgresql:// URL or a SQLite file path. */
-export function knexConfigForDb(db: string): { client: 'pg' | 'sqlite3'; connection: unknown; useNullAsDefault: boolean; log: typeof quietKnexLog } {
+export function knexConfigForDb(db: string): {
+  client: 'pg' | 'sqlite3'; connection: unknown; useNullAsDefault: boolean; log: typeof quietKnexLog;
+} {
   if (/^postgres(ql)?:\/\//i.test(db)) return { client: 'pg', connection: db, useNullAsDefault: true, log: quietKnexLog };
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(db)) throw new ConfigError('--db', 'must be a SQLite file path or a postgresql:// URL');
   return { client: 'sqlite3', connection: { filename: db }, useNullAsDefault: true, log: quietKnexLog };
@@ -64,7 +67,8 @@ function table(rows: string[][]): string {
 /** The human-readable describe output. */
 export function formatDescription(d: GroupOffsetsDescription, offsetsTable: string | undefined): string {
   const truth = d.sourceOfTruth === 'sink'
-    ? `the sink's offsets table ${offsetsTable ?? ''} (exactly-once: consumers resume from it; Kafka's committed offsets are for monitoring)`
+    ? `the sink's offsets table ${offsetsTable ?? ''} (exactly-once: consumers resume from it; Kafka's committed offsets are `
+      + `for monitoring)`
     : offsetsTable
       ? `Kafka's committed offsets (the offsets table ${offsetsTable} holds no position of this group)`
       : "Kafka's committed offsets (no sink named: pass --db to include a sink's offsets table)";
@@ -76,7 +80,8 @@ export function formatDescription(d: GroupOffsetsDescription, offsetsTable: stri
   if (d.partitions.length === 0) return out + 'no positions stored for this group (name topics with --topic)\n';
   const rows = [['TOPIC', 'PARTITION', 'LOG-START', 'HIGH-WATERMARK', 'KAFKA-COMMITTED', 'SINK-POSITION', 'LAG']];
   for (const p of d.partitions) {
-    rows.push([p.topic, String(p.partition), p.logStartOffset.toString(), p.highWatermark.toString(), str(p.committed), str(p.sinkPosition), str(p.lag)]);
+    rows.push([p.topic, String(p.partition), p.logStartOffset.toString(), p.highWatermark.toString(), str(p.committed),
+      str(p.sinkPosition), str(p.lag)]);
   }
   return out + table(rows);
 }
@@ -86,16 +91,19 @@ export function formatPlan(plan: ResetPlan, executed: boolean): string {
   const where = plan.stores.map((s) => (s === 'kafka' ? "Kafka's committed offsets" : "the sink's offsets table")).join(' and ');
   const rows = [['TOPIC', 'PARTITION', 'CURRENT', 'NEW', 'NOTE']];
   for (const e of plan.entries) rows.push([e.topic, String(e.partition), str(e.current), str(e.target), e.note ?? '']);
-  const head = executed ? `reset ${where} of group ${plan.description.groupId}:\n` : `dry run (add --execute to apply) for ${where} of group ${plan.description.groupId}:\n`;
+  const head = executed ? `reset ${where} of group ${plan.description.groupId}:\n` : `dry run (add --execute to apply) for `
+    + `${where} of group ${plan.description.groupId}:\n`;
   return head + (plan.entries.length === 0 ? 'nothing to reset\n' : table(rows));
 }
 
 const json = (v: unknown) => JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x), 2) + '\n';
 
 async function withTarget<T>(o: CommonOptions, fn: (t: GroupOffsetsTarget) => Promise<T>): Promise<T> {
-  const kafka = new Kafka({ clientId: 'kafka-eos-offsets', brokers: o.brokers, logLevel: logLevel.NOTHING, retry: { retries: 3, initialRetryTime: 200 } });
+  const kafka = new Kafka({ clientId: 'kafka-eos-offsets', brokers: o.brokers, logLevel: logLevel.NOTHING, retry: { retries: 3,
+    initialRetryTime: 200 } });
   const admin = kafka.admin();
-  const store = o.db ? new SqlOffsetStore({ knex: knexConfigForDb(o.db) as never, ...(o.offsetsTable ? { table: o.offsetsTable } : {}) }) : undefined;
+  const store = o.db ? new SqlOffsetStore({ knex: knexConfigForDb(o.db) as never,
+    ...(o.offsetsTable ? { table: o.offsetsTable } : {}) }) : undefined;
   try {
     await admin.connect();
     return await fn({ kafka, admin, groupId: o.group, topics: o.topic, store });
@@ -112,7 +120,8 @@ function specOf(o: ResetOptions): ResetSpec {
   if (o.toDatetime !== undefined) chosen.push({ kind: 'datetime', timestampMs: o.toDatetime });
   if (o.shiftBy !== undefined) chosen.push({ kind: 'shift-by', by: o.shiftBy });
   if (o.toOffset) chosen.push({ kind: 'offsets', offsets: o.toOffset });
-  if (chosen.length !== 1) throw new ConfigError('reset', 'give exactly one of --to-earliest, --to-latest, --to-datetime, --shift-by, --to-offset');
+  if (chosen.length !== 1) throw new ConfigError('reset',
+    'give exactly one of --to-earliest, --to-latest, --to-datetime, --shift-by, --to-offset');
   return chosen[0];
 }
 
@@ -161,7 +170,8 @@ export function registerOffsetsCommand(program: Command): void {
     .option('--to-datetime <time>', 'the first record at or after an ISO 8601 time or epoch ms', datetime)
     .option('--shift-by <n>', 'the current position plus n (negative rewinds)', shift)
     .option('--to-offset <topic:partition:offset>', 'an explicit position (repeatable)', collect(topicPartitionOffset))
-    .addOption(new Option('--store <where>', "which positions to move (default both with --db, else kafka)").choices(['kafka', 'sink', 'both']))
+    .addOption(new Option('--store <where>', "which positions to move (default both with --db, else kafka)").choices(['kafka', 'sink',
+      'both']))
     .option('--dry-run', 'only show the plan (the default)')
     .option('--execute', 'apply the plan')
     .action(async (o: ResetOptions) => {
@@ -171,7 +181,8 @@ export function registerOffsetsCommand(program: Command): void {
       process.exitCode = await exitCodeOf(() => withTarget(o, async (t) => {
         const plan = await planOffsetReset(t, spec, stores);
         if (o.execute) await executeOffsetReset(t, plan);
-        process.stdout.write(o.json ? json({ executed: o.execute === true, stores: plan.stores, entries: plan.entries }) : formatPlan(plan, o.execute === true));
+        process.stdout.write(o.json ? json({ executed: o.execute === true, stores: plan.stores,
+          entries: plan.entries }) : formatPlan(plan, o.execute === true));
       }));
     });
 }
