@@ -65,16 +65,20 @@ interface PartitionState {
   staged: bigint | null;
   /** Where fetching must resume for the next write to be contiguous. */
   resumeFrom: bigint;
-  /**
-   * Whether the consumer's fetch position is known to follow the sink. False after an
-   * assignment or a seek, until a batch fetched from exactly `resumeFrom` arrives; after that,
-   * a later fetch offset is only the consumer stepping over batches it filtered itself
-   * (control records, aborted transactions), which the next write's CAS range covers.
-   */
-  synced: boolean;
-  /** The last write's outcome is unknown (the sink was unavailable): re-read the position first. */
-  reopen: boolean;
+  /** How the consumer's fetch position relates to the sink's: one state, see {@link FetchSync}. */
+  fetch: FetchSync;
 }
+
+/**
+ * - `reread`: the stored position is unknown (the sink was unavailable: the last write's outcome is
+ *   unknown, or the positions could not be read on assignment): re-read it before anything else → seeking.
+ * - `seeking`: after an assignment, a seek or a partial write, until a batch fetched from exactly
+ *   `resumeFrom` arrives → following.
+ * - `following`: the fetch position follows the sink; a later fetch offset is only the consumer
+ *   stepping over batches it filtered itself (control records, aborted transactions), which the next
+ *   write's CAS range covers. Any seek → seeking; the sink unavailable → reread.
+ */
+type FetchSync = 'reread' | 'seeking' | 'following';
 
 /** Tries of a failed monitoring commit, and the wait between them (ms). */
 const MONITOR_RETRIES = 3;
@@ -104,22 +108,22 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
   }
 
   async function writeBatch(ctx: StrategyContext, batch: StrategyBatch, state: PartitionState, process: () => Promise<ProcessResult>): Promise<BatchOutcome> {
-    if (state.reopen) {
+    if (state.fetch === 'reread') {
       const stored = (await sink.open(ctx.groupId, [batch])).get(partitionKey(batch)) ?? -1n;
       // The unknown outcome was a commit (a lost acknowledgement): the position moved on.
       if (stored !== state.stored) monitorCommit(ctx, [{ topic: batch.topic, partition: batch.partition, storedOffset: stored }]);
       state.stored = stored;
       state.staged = null;
       state.resumeFrom = await resumePoint(ctx, batch, stored);
-      state.reopen = false;
+      state.fetch = 'seeking';
     }
-    const inStep = state.synced ? batch.fetchOffset >= state.resumeFrom : batch.fetchOffset === state.resumeFrom;
+    const inStep = state.fetch === 'following' ? batch.fetchOffset >= state.resumeFrom : batch.fetchOffset === state.resumeFrom;
     if (!inStep) {
-      state.synced = false;
+      state.fetch = 'seeking';
       await assertInLog(ctx, batch, state);
       return { kind: 'seek', offset: state.resumeFrom };
     }
-    state.synced = true;
+    state.fetch = 'following';
     const processed = await process();
     if (processed.processedUpTo <= batch.fetchOffset) {
       // Nothing done (stopped before the first record): write nothing, fetch again from here.
@@ -152,7 +156,7 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
       state.stored = f.storedOffset;
       state.staged = null;
       state.resumeFrom = await resumePoint(ctx, batch, f.storedOffset);
-      state.synced = false;
+      state.fetch = 'seeking';
       return { kind: 'seek', offset: state.resumeFrom };
     }
     const before = state.stored;
@@ -167,7 +171,7 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
     state.resumeFrom = processed.processedUpTo;
     if (state.stored !== before) monitorCommit(ctx, [{ topic: batch.topic, partition: batch.partition, storedOffset: state.stored }]);
     if (!processed.complete) {
-      state.synced = false;
+      state.fetch = 'seeking';
       return { kind: 'seek', offset: state.resumeFrom };
     }
     return { kind: 'done' };
@@ -245,7 +249,7 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
         if (!isRetriable(e)) throw e;
         // The database is down during the rebalance: keep the partitions and read their positions
         // on the first batch, waiting as writes do (handleBatch). No seek until they are known.
-        states = new Map(partitions.map((tp) => [partitionKey(tp), { stored: -1n, staged: null, resumeFrom: UNKNOWN, synced: false, reopen: true }]));
+        states = new Map(partitions.map((tp) => [partitionKey(tp), { stored: -1n, staged: null, resumeFrom: UNKNOWN, fetch: 'reread' }]));
         for (const tp of partitions) options.onSinkUnavailable?.({ topic: tp.topic, partition: tp.partition, error: e });
         return new Map();
       }
@@ -255,7 +259,7 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
         const key = partitionKey(tp);
         const s = stored.get(key) ?? -1n;
         const resumeFrom = await resumePoint(ctx, tp, s);
-        next.set(key, { stored: s, staged: null, resumeFrom, synced: false, reopen: false });
+        next.set(key, { stored: s, staged: null, resumeFrom, fetch: 'seeking' });
         out.set(key, resumeFrom);
       }
       states = next;
@@ -274,8 +278,7 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
         if (!isRetriable(e)) throw e;
         // The sink is down (its own retries are spent): keep the partition, re-read its position
         // when the sink is back, and fetch again from there. Never write on a guess.
-        state.synced = false;
-        state.reopen = true;
+        state.fetch = 'reread';
         options.onSinkUnavailable?.({ topic: batch.topic, partition: batch.partition, error: e });
         await new Promise((r) => setTimeout(r, options.sinkRetryDelayMs ?? 1000));
         return { kind: 'seek', offset: state.resumeFrom === UNKNOWN ? batch.fetchOffset : state.resumeFrom };
