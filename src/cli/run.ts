@@ -277,9 +277,13 @@ async function runUntilStopped(
     say('info', `kafka-eos run: Prometheus metrics at http://${config.metrics?.host ?? '127.0.0.1'}:${server.port}/metrics`);
   }
   if (signalled()) return 0;
+  // A signal while the member waits for its first assignment stops it there (start() then resolves);
+  // earlier steps of start() are short and let finish, so that stop() never races with them.
+  onWake(() => { if (consumer.state === 'running') void consumer.stop(); });
   try {
     await consumer.start();
   } catch (e) {
+    if (signalled() && consumer.state !== 'failed') return 0;
     throw await named(e, config);
   }
   await admin.connect().catch(() => undefined);

@@ -107,3 +107,16 @@ test('a group whose positions were written for another table: run warns, naming 
   expect(b.code).toBe(0);
   expect(b.out).toMatch(new RegExp(`warning: the offsets table kafka_eos_offsets holds positions of group ${groupId} written for table "table_a", not "table_b"`));
 });
+
+// KafkaJS's disconnect waits for the JoinGroup in flight: the run ends when the join returns, within the stop bound.
+test('SIGTERM while the member waits for its first assignment (a 12 s initial rebalance delay) ends it within the stop bound', async () => {
+  const slow = await MockCluster.start({ brokers: 1, group: { initialRebalanceDelayMs: 12000, minSessionTimeoutMs: 1000 } });
+  try {
+    slow.createTopic('safety-t', 1);
+    const r = await run({ ...base(), brokers: slow.bootstrap }, { signalAfterMs: 2000, hardMs: 45000 });
+    expect(r.code).toBe(0);
+    expect(r.ms).toBeLessThan(2000 + 30000);
+  } finally {
+    await slow.stop();
+  }
+});
