@@ -7,7 +7,7 @@ import { execFile, spawnSync } from 'node:child_process';
 import * as zlib from 'node:zlib';
 import { MockCluster } from '../../src/mock-broker';
 import { Fetch } from '../../src/mock-broker/protocol/messages/data';
-import { Compression, encodeBatch } from '../../src/mock-broker/protocol/record-batch';
+import { Compression, decodeBatch, encodeBatch } from '../../src/mock-broker/protocol/record-batch';
 import { downConvert } from '../../src/mock-broker/protocol/down-convert';
 import { RawClient } from './raw-client';
 
@@ -98,4 +98,25 @@ c.close()
   expect(run.stdout.trim().split('\n')).toEqual(['0 k0 v0', '1 k1 v1', '2 k2 v2', '3 k3 v3', '4 k4 v4']);
   const fetches = cluster.events.entries({ type: 'connection-rejected' });
   expect(fetches).toEqual([]);
+}, 90_000);
+
+withPython('kafka-python pinned to api_version (0, 10, 1) produces over Produce v2 (magic 1, gzip), up-converted', async () => {
+  cluster.createTopic('old-python-produce', 1);
+  const script = `
+import sys
+from kafka import KafkaProducer
+p = KafkaProducer(bootstrap_servers=sys.argv[1], api_version=(0, 10, 1), compression_type='gzip', linger_ms=50)
+for i in range(5):
+    p.send('old-python-produce', key=('k%d' % i).encode(), value=('v%d' % i).encode())
+p.flush(10)
+p.close()
+print('done', flush=True)
+`;
+  const run = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) => {
+    execFile('/usr/bin/python3', ['-c', script, cluster.bootstrap[0]], { timeout: 60_000 }, (err, stdout, stderr) => (err ? reject(Object.assign(err, { stderr })) : resolve({ stdout, stderr })));
+  });
+  expect(run.stdout.trim()).toBe('done');
+  const stored = cluster.state.partition('old-python-produce', 0)!.liveBatches().flatMap((b) => decodeBatch(b.bytes).records);
+  expect(stored.map((r) => [r.offset, r.key?.toString(), r.value?.toString()])).toEqual([0, 1, 2, 3, 4].map((i) => [BigInt(i), `k${i}`, `v${i}`]));
+  expect(stored.every((r) => r.timestamp > 0n)).toBe(true);
 }, 90_000);

@@ -11,6 +11,8 @@ import { Reader } from '../../src/mock-broker/protocol/primitives';
 import { decodeResponse } from '../../src/mock-broker/protocol/schema';
 import { ApiVersions, Metadata, Produce } from '../../src/mock-broker/protocol/messages/data';
 import { DescribeGroups, ListGroups } from '../../src/mock-broker/protocol/messages/admin';
+import * as zlib from 'node:zlib';
+import { decodeBatch } from '../../src/mock-broker/protocol/record-batch';
 import { RawClient } from './raw-client';
 
 let cluster: MockCluster;
@@ -61,19 +63,57 @@ test('a request below a handler\'s minimum version also closes the connection', 
   await c.waitClosed();
 });
 
-test('Produce v0-v2 is advertised (librdkafka gates compression on it) but old message formats are refused, not stored', async () => {
+/** A magic-0 or -1 message with a correct CRC-32 (KIP-32 layout). */
+function oldMessage(magic: 0 | 1, offset: bigint, key: string | null, value: string, timestamp = 1234n, attributes = 0): Buffer {
+  const k = key === null ? null : Buffer.from(key);
+  const v = Buffer.from(value);
+  const body = Buffer.alloc(1 + 1 + (magic === 1 ? 8 : 0) + 4 + (k?.length ?? 0) + 4 + v.length);
+  let p = 0;
+  p = body.writeInt8(magic, p);
+  p = body.writeInt8(attributes, p);
+  if (magic === 1) p = body.writeBigInt64BE(timestamp, p);
+  p = body.writeInt32BE(k ? k.length : -1, p);
+  if (k) p += k.copy(body, p);
+  p = body.writeInt32BE(v.length, p);
+  v.copy(body, p);
+  const head = Buffer.alloc(16);
+  head.writeBigInt64BE(offset, 0);
+  head.writeInt32BE(4 + body.length, 8);
+  head.writeUInt32BE(zlib.crc32(body), 12);
+  return Buffer.concat([head, body]);
+}
+
+test('Produce v0-v2 message sets (magic 0 and 1, plain or in a gzip wrapper) are up-converted to magic 2 and stored', async () => {
   cluster.createTopic('old-format', 1);
   const c = await RawClient.connect(cluster.bootstrap[0]);
-  // A magic-1 message set: offset, size, crc, magic 1, attributes, timestamp, key, value.
-  const msg = Buffer.alloc(8 + 4 + 4 + 1 + 1 + 8 + 4 + 4 + 1);
-  msg.writeInt32BE(msg.length - 12, 8);
-  msg.writeInt8(1, 16);
-  msg.writeInt32BE(-1, 26);
-  msg.writeInt32BE(1, 30);
-  for (const v of [0, 1, 2]) {
-    const res = await c.request(Produce, v, { acks: 1, timeoutMs: 1000, topicData: [{ name: 'old-format', partitionData: [{ index: 0, records: msg }] }] });
-    expect(res.responses[0].partitionResponses[0].errorCode).toBe(ErrorCode.UNSUPPORTED_FOR_MESSAGE_FORMAT);
+  const sets: [number, Buffer][] = [
+    [0, oldMessage(0, 0n, 'k0', 'v0')],
+    [1, Buffer.concat([oldMessage(1, 0n, 'k1', 'v1', 1000n), oldMessage(1, 1n, null, 'v2', 1001n)])],
+    [2, Buffer.alloc(0)],
+  ];
+  // v2: a gzip wrapper (attributes 1) whose value is a compressed set of two magic-1 messages.
+  sets[2][1] = (() => {
+    const inner = zlib.gzipSync(Buffer.concat([oldMessage(1, 0n, 'k3', 'v3', 2000n), oldMessage(1, 1n, 'k4', 'v4', 2001n)]));
+    const body = Buffer.alloc(1 + 1 + 8 + 4 + 4 + inner.length);
+    body.writeInt8(1, 0); body.writeInt8(1, 1); body.writeBigInt64BE(2001n, 2); body.writeInt32BE(-1, 10); body.writeInt32BE(inner.length, 14);
+    inner.copy(body, 18);
+    const head = Buffer.alloc(16);
+    head.writeBigInt64BE(1n, 0); head.writeInt32BE(4 + body.length, 8); head.writeUInt32BE(zlib.crc32(body), 12);
+    return Buffer.concat([head, body]);
+  })();
+  for (const [v, records] of sets) {
+    const res = await c.request(Produce, v, { acks: 1, timeoutMs: 1000, topicData: [{ name: 'old-format', partitionData: [{ index: 0, records }] }] });
+    expect(res.responses[0].partitionResponses[0].errorCode).toBe(0);
   }
-  expect(cluster.partitions('old-format')[0].highWatermark).toBe(0);
+  const stored = cluster.state.partition('old-format', 0)!.liveBatches().flatMap((b) => decodeBatch(b.bytes).records);
+  expect(stored.map((r) => [r.offset, r.key?.toString() ?? null, r.value?.toString(), r.timestamp])).toEqual([
+    [0n, 'k0', 'v0', -1n], [1n, 'k1', 'v1', 1000n], [2n, null, 'v2', 1001n], [3n, 'k3', 'v3', 2000n], [4n, 'k4', 'v4', 2001n],
+  ]);
+  // A message whose CRC does not match is CORRUPT_MESSAGE, and nothing is appended.
+  const bad = oldMessage(1, 0n, 'k', 'v');
+  bad[bad.length - 1] ^= 0xff;
+  const res = await c.request(Produce, 2, { acks: 1, timeoutMs: 1000, topicData: [{ name: 'old-format', partitionData: [{ index: 0, records: bad }] }] });
+  expect(res.responses[0].partitionResponses[0].errorCode).toBe(ErrorCode.CORRUPT_MESSAGE);
+  expect(cluster.partitions('old-format')[0].highWatermark).toBe(5);
   c.close();
 });

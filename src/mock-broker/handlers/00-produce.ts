@@ -1,11 +1,9 @@
 /**
- * Produce (key 0), v0-v8. v3 adds transactionalId and record batch magic 2 (KIP-98); v0-v2
- * carry message sets of magic 0 and 1, which the mock does not store (it would have to
- * up-convert them, as Kafka does): such a request is decoded and each partition answered
- * UNSUPPORTED_FOR_MESSAGE_FORMAT. v0-v2 are advertised anyway, as Kafka 3.x does, because
- * librdkafka enables gzip, snappy and lz4 only when the broker's Produce range starts at v0
- * (zstd needs v7). v2 adds logAppendTimeMs, v5 logStartOffset, v8 recordErrors and
- * errorMessage. acks: 0 (no response), 1 and -1 (the mock has no lagging replicas, so both
+ * Produce (key 0), v0-v9. v3 adds transactionalId and record batch magic 2 (KIP-98); v0-v2
+ * carry message sets of magic 0 and 1, up-converted to one magic-2 batch as Kafka does
+ * (protocol/up-convert.ts). librdkafka enables gzip, snappy and lz4 only when the broker's Produce
+ * range starts at v0 (zstd needs v7). v2 adds logAppendTimeMs, v5 logStartOffset, v8 recordErrors
+ * and errorMessage, v9 is flexible. acks: 0 (no response), 1 and -1 (the mock has no lagging replicas, so both
  * answer once the batch is appended); anything else is INVALID_REQUIRED_ACKS.
  * Validation per batch: magic 2, length, CRC-32C (CORRUPT_MESSAGE), message.max.bytes
  * (the topic's max.message.bytes, else message.max.bytes: MESSAGE_TOO_LARGE). Compressed batches are
@@ -25,6 +23,7 @@
  */
 import { BatchHeader, batchBody, batchBodyAsync, Compression, InvalidRecordsError, readRecords, splitBatches } from '../protocol/record-batch';
 import { ErrorCode } from '../protocol/error-codes';
+import { upConvert } from '../protocol/up-convert';
 import { Produce } from '../protocol/messages/data';
 import type { PartitionLog } from '../partition-log';
 import { producerState } from '../transactions/producer-state';
@@ -53,10 +52,9 @@ function prepare(t: Body, p: Body, acks: number, ctx: HandlerContext): Slot {
   if (!log) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
   if (log.leaderId !== ctx.nodeId || cluster.down.has(ctx.nodeId)) return fail(ErrorCode.NOT_LEADER_OR_FOLLOWER);
   if (!p.records || p.records.length === 0) return fail(ErrorCode.CORRUPT_MESSAGE, 'no record batches');
-  if (ctx.version < 3) return fail(ErrorCode.UNSUPPORTED_FOR_MESSAGE_FORMAT, `Produce v${ctx.version} carries message format v0/v1, which the mock does not store; use v3+`);
   let batches: Batch[];
   try {
-    batches = splitBatches(p.records);
+    batches = splitBatches(ctx.version < 3 ? upConvert(p.records, cluster.maxDecompressedBatchBytes) : p.records);
   } catch (e) {
     return { answer: recordsError(out, e) };
   }
