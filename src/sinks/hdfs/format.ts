@@ -6,6 +6,7 @@
 import { loadHyparquetWriter } from '../../util/vendored';
 import type { SinkRecord } from '../sink';
 import { SinkMappingError } from '../sql/errors';
+import { isJsonText } from './json-check';
 
 /** A column of CSV or Parquet output: `path` is a dot path into the record's JSON value (default: `name`). */
 export interface HdfsColumn { name: string; type: 'string' | 'int64' | 'double' | 'boolean' | 'timestamp'; path?: string; nullable?: boolean }
@@ -50,22 +51,30 @@ export class Format {
     this.columns = config.type === 'jsonl' ? null : [...(includeKafkaCoordinates ? KAFKA_COLUMNS : []), ...config.columns];
   }
 
+  /** Whether rows need the record's parsed value (CSV and Parquet columns); JSON lines only check its syntax. */
+  get needsValue(): boolean { return this.columns !== null; }
+
   /**
-   * The row of one record (its value parsed once; `text` is the value's JSON text, reused for jsonl when it
-   * holds no line break). @throws SinkMappingError naming the record and column
+   * The row of one record. `value` parses the record's value (at most once, by the caller); `text` is the
+   * value's UTF-8 text. JSON lines copy `text` after a syntax check that builds nothing (json-check.ts),
+   * parsing only a value whose text holds a line break (it is re-serialised on one line).
+   * @throws SinkMappingError naming the record and column (a value that is not JSON, a bad column value)
    */
-  toRow(r: SinkRecord, value: unknown, text?: string): Row {
+  toRow(r: SinkRecord, value: () => unknown, text: string): Row {
     if (!this.columns) {
-      const json = text !== undefined && !/[\r\n]/.test(text) ? text.trim() || 'null' : JSON.stringify(value) ?? 'null';
+      let json: string;
+      if (r.value !== null && !isJsonText(r.value)) json = JSON.stringify(jsonValue(r, text)); // throws SinkMappingError
+      else json = text.includes('\n') || text.includes('\r') ? JSON.stringify(value()) : text.trim();
       return this.includeKafkaCoordinates
         ? `{"_topic":${JSON.stringify(r.topic)},"_partition":${r.partition},"_offset":"${r.offset}","_timestamp":${r.timestamp},"value":${json}}\n`
         : `${json}\n`;
     }
+    const parsed = value();
     const row: Record<string, unknown> = this.includeKafkaCoordinates
       ? { _topic: r.topic, _partition: BigInt(r.partition), _offset: r.offset, _timestamp: new Date(Number(r.timestamp)) } : {};
     for (const c of this.columns) {
       if (KAFKA_COLUMNS.includes(c)) continue;
-      row[c.name] = convert(r, c, getPath(value, c.path ?? c.name));
+      row[c.name] = convert(r, c, getPath(parsed, c.path ?? c.name));
     }
     return row;
   }

@@ -188,8 +188,10 @@ export class HdfsSink implements ExactlyOnceSink {
 
   private toRow(r: SinkRecord): { row: Row; dir: string } {
     const text = r.value === null ? 'null' : r.value.toString('utf8');
-    const value = jsonValue(r, text);
-    return { row: this.format.toRow(r, value, text), dir: this.partitioner(r, () => value) };
+    // Parsed only when the format's columns or the partitioner read it (JSON lines only check syntax).
+    let parsed: { v: unknown } | undefined;
+    const value = () => (parsed ??= { v: jsonValue(r, text) }).v;
+    return { row: this.format.toRow(r, value, text), dir: this.partitioner(r, value) };
   }
 
   /** Commits the open file set [start, end - 1]. Fenced: staging dropped, durable re-read. Errors: staging dropped, rethrown. */

@@ -188,6 +188,24 @@ test('a record that cannot be written is refused by name before anything of its 
   await s.close();
 });
 
+test('JSON lines: a value that is not JSON is refused by name (syntax check, no parse); a multi-line value is written on one line', async () => {
+  const s = sink({ flushSize: 3, includeKafkaCoordinates: false });
+  await s.open('g', tp);
+  const b = batch('orders', 0, -1n, 0n, 5n);
+  b.records[2] = { ...b.records[2]!, value: Buffer.from('{"n": 1,}') };
+  await expect(s.write('g', [b])).rejects.toMatchObject({ code: 'SINK_MAPPING_FAILED', offset: 2n, partition: 0, topic: 'orders' });
+  expect(s.positions().get('orders:0')).toEqual({ durable: -1n, staged: null });
+  const ok = batch('orders', 0, -1n, 0n, 3n);
+  ok.records[1] = { ...ok.records[1]!, value: Buffer.from('{\n  "n": 1,\r\n  "s": "a\\nb"\n}') };
+  await s.write('g', [ok]);
+  const [file] = await committedFiles(s.client, s.layout.topicsDir, 'orders');
+  const lines = (await s.client.open(file!.path)).toString('utf8').split('\n');
+  expect(lines).toHaveLength(4);
+  expect(lines[1]).toBe('{"n":1,"s":"a\\nb"}');
+  expect(lines.slice(0, 3).map((l) => JSON.parse(l))).toEqual([JSON.parse(ok.records[0]!.value!.toString()), { n: 1, s: 'a\nb' }, JSON.parse(ok.records[2]!.value!.toString())]);
+  await s.close();
+});
+
 test('CSV files have a header and RFC 4180 quoting', async () => {
   const s = sink({ flushSize: 2, includeKafkaCoordinates: false, format: { type: 'csv', columns: [{ name: 'n', type: 'int64' }, { name: 's', type: 'string' }] } });
   await s.open('g', tp);
