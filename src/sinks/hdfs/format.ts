@@ -79,9 +79,14 @@ export class Format {
     return row;
   }
 
-  /** Encodes the rows of one file. */
-  encode(rowsIn: Row[]): Buffer {
-    if (!this.columns) return Buffer.from((rowsIn as string[]).join(''));
+  /** JSON lines: the bytes of these rows, to be concatenated later (null for CSV and Parquet, which encode a file at once). */
+  encodeChunk(rows: Row[]): Buffer | null {
+    return this.columns ? null : Buffer.from((rows as string[]).join(''));
+  }
+
+  /** Encodes the rows of one file; `chunks` are earlier encodeChunk results (JSON lines), in order before `rowsIn`. */
+  encode(rowsIn: Row[], chunks: Buffer[] = []): Buffer {
+    if (!this.columns) return chunks.length === 0 ? Buffer.from((rowsIn as string[]).join('')) : Buffer.concat([...chunks, Buffer.from((rowsIn as string[]).join(''))]);
     const rows = rowsIn as Record<string, unknown>[];
     if (this.config.type === 'csv') {
       const lines = [this.columns.map((c) => csvField(c.name)).join(',')];

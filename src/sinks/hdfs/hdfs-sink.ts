@@ -24,7 +24,8 @@ interface PartitionState {
   start: bigint | null;
   /** Staged end: the next offset after what is staged (= durable when nothing is). A write's expectedOffset must equal it. */
   end: bigint;
-  rows: Map<string, Row[]>;
+  /** Per partition path: rows not yet encoded, and (JSON lines) bytes encoded at the end of earlier writes. */
+  rows: Map<string, StagedRows>;
   count: number;
   firstTimestamp: bigint | null;
   /** Set by a background (scheduled) commit that was fenced or failed: the next write reports it. */
@@ -32,6 +33,12 @@ interface PartitionState {
   /** Serialises writes, flushes and scheduled commits of this partition. */
   lock: Promise<unknown>;
 }
+
+/**
+ * What is staged for one partition path. JSON lines are encoded to bytes at the end of each write, so the
+ * staged data is a few large Buffers rather than flushSize small strings the garbage collector must trace.
+ */
+interface StagedRows { rows: Row[]; chunks: Buffer[]; count: number }
 
 /** Committed files, for observers (tests, the demo). */
 export interface HdfsCommit { topic: string; partition: number; start: bigint; end: bigint; files: string[] }
@@ -168,14 +175,19 @@ export class HdfsSink implements ExactlyOnceSink {
       }
       if (state.start === null) state.start = state.durable >= 0n ? state.durable : r.offset;
       state.firstTimestamp ??= r.timestamp;
-      const list = state.rows.get(dir) ?? [];
-      if (list.length === 0) state.rows.set(dir, list);
-      list.push(row);
+      let staged = state.rows.get(dir);
+      if (!staged) state.rows.set(dir, (staged = { rows: [], chunks: [], count: 0 }));
+      staged.rows.push(row);
+      staged.count++;
       state.count++;
       state.end = r.offset + 1n;
       if (state.count >= this.cfg.flushSize) {
         if ((await this.commit(state)) === 'fenced') return 'fenced';
       }
+    }
+    for (const staged of state.rows.values()) {
+      const chunk = staged.rows.length > 0 ? this.format.encodeChunk(staged.rows) : null;
+      if (chunk) { staged.chunks.push(chunk); staged.rows = []; }
     }
     if (b.nextOffset > state.end) {
       // Offsets after the last record (control records, filtered records): staged with the open file.
@@ -199,7 +211,7 @@ export class HdfsSink implements ExactlyOnceSink {
     const { tp } = state;
     const start = state.start!;
     const end = state.end - 1n;
-    const files: StagedFile[] = [...state.rows].map(([partitionPath, rows]) => ({ partitionPath, bytes: this.format.encode(rows), records: rows.length }));
+    const files: StagedFile[] = [...state.rows].map(([partitionPath, s]) => ({ partitionPath, bytes: this.format.encode(s.rows, s.chunks), records: s.count }));
     let outcome;
     try {
       outcome = await commitFiles(this.client, this.layout, tp.topic, tp.partition, start, end, state.durable < 0n, files);
