@@ -86,7 +86,10 @@ export class Format {
 
   /** Encodes the rows of one file; `chunks` are earlier encodeChunk results (JSON lines), in order before `rowsIn`. */
   encode(rowsIn: Row[], chunks: Buffer[] = []): Buffer {
-    if (!this.columns) return chunks.length === 0 ? Buffer.from((rowsIn as string[]).join('')) : Buffer.concat([...chunks, Buffer.from((rowsIn as string[]).join(''))]);
+    if (!this.columns) {
+      const tail = Buffer.from((rowsIn as string[]).join(''));
+      return chunks.length === 0 ? tail : Buffer.concat([...chunks, tail]);
+    }
     const rows = rowsIn as Record<string, unknown>[];
     if (this.config.type === 'csv') {
       const lines = [this.columns.map((c) => csvField(c.name)).join(',')];

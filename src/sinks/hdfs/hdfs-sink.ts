@@ -211,7 +211,9 @@ export class HdfsSink implements ExactlyOnceSink {
     const { tp } = state;
     const start = state.start!;
     const end = state.end - 1n;
-    const files: StagedFile[] = [...state.rows].map(([partitionPath, s]) => ({ partitionPath, bytes: this.format.encode(s.rows, s.chunks), records: s.count }));
+    const files: StagedFile[] = [...state.rows].map(([partitionPath, s]) => ({
+      partitionPath, bytes: this.format.encode(s.rows, s.chunks), records: s.count,
+    }));
     let outcome;
     try {
       outcome = await commitFiles(this.client, this.layout, tp.topic, tp.partition, start, end, state.durable < 0n, files);
