@@ -3,7 +3,7 @@
  * Units: ms for intervals, records for flushSize.
  */
 import { z } from 'zod';
-import { SinkConfigError } from '../sql/errors';
+import { SinkConfigError } from '../errors';
 import type { HdfsFormatConfig } from './format';
 import type { PartitionerConfig } from './partitioner';
 

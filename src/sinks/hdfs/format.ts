@@ -5,7 +5,7 @@
  */
 import { loadHyparquetWriter } from '../../util/vendored';
 import type { SinkRecord } from '../sink';
-import { SinkMappingError } from '../sql/errors';
+import { SinkMappingError } from '../errors';
 import { isJsonText } from './json-check';
 
 /** A column of CSV or Parquet output: `path` is a dot path into the record's JSON value (default: `name`). */

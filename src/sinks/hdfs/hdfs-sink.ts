@@ -8,7 +8,7 @@
  */
 import type { DurablePosition, ExactlyOnceSink, SinkBatch, SinkRecord, TopicPartition, WriteResult } from '../sink';
 import { partitionKey } from '../sink';
-import { SinkWriteError } from '../sql/errors';
+import { SinkWriteError } from '../errors';
 import { commitFiles, HdfsLayout, recover, type StagedFile } from './commit';
 import { validateHdfsSinkConfig, type HdfsSinkConfig, type NormalizedHdfsSinkConfig } from './config';
 import { Format, jsonValue, type Row } from './format';
