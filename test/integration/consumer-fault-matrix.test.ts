@@ -199,7 +199,8 @@ async function runMatrix(cells: Cell[], brokers: number, workers: number, prefix
         results.push(await Promise.race([runCell(cluster, c, `${prefix}${w}`), timeout]));
       }
     } finally {
-      await cluster.stop();
+      // Never let a cluster that does not stop (a connection left open by a hung cell) hang the run.
+      await Promise.race([cluster.stop(), sleep(15000)]);
     }
   }));
   return results.sort((a, b) => a.cell.id - b.cell.id);
