@@ -6,9 +6,13 @@
  * membership (`group.instance.id` on JoinGroup v5, Heartbeat v3, SyncGroup v3, LeaveGroup v3).
  *
  * How (docs/static-membership.md has the full story):
- * - `ConsumerGroup.prototype.joinAndSync` and `.fetch` are wrapped once per process. The wrappers
- *   only act for a consumer registered here (keyed by its KafkaJS `Cluster` object); any other
- *   KafkaJS consumer in the process runs unchanged.
+ * - `ConsumerGroup.prototype.joinAndSync` and `.fetch`, and `Runner.prototype.fetch`, are wrapped once
+ *   per process. The wrappers only act for a consumer registered here (keyed by its KafkaJS `Cluster`
+ *   object); any other KafkaJS consumer in the process runs unchanged.
+ * - A stopped runner ends its fetchers (see {@link RunnerStoppedError}) instead of spinning: KafkaJS's
+ *   `Runner#fetch` answers `[]` at once when the runner is not running, and a fetcher that
+ *   `FetchManager` re-created after `stop()` (a broker joined or left the metadata while stopping)
+ *   calls it again in a microtask loop that never yields, so timers, sockets and the process hang.
  * - The `Cluster` is learnt from the partition-assigner factories, which KafkaJS calls with
  *   `{ groupId, logger, cluster }` when `kafka.consumer()` is created.
  * - That cluster's `findGroupCoordinator` is wrapped so the coordinator broker's group methods pass
@@ -68,12 +72,28 @@ const registry = new WeakMap<object, GroupHooks>();
 const fenced = new WeakMap<GroupHooks, FencedInstanceIdError>();
 let installed = false;
 
-function load(): { ConsumerGroup: { prototype: Loose }; requests: Loose; apiKeys: Loose; sendRequest: symbol } {
+/**
+ * Thrown by the wrapped `Runner#fetch` of a registered consumer whose runner has stopped, so the
+ * fetcher's loop ends. KafkaJS's runner retrier then sees `running === false` and stops consuming.
+ * `retriable: true` keeps it from being reported as a crash. Never reaches user code.
+ */
+export class RunnerStoppedError extends Error {
+  readonly retriable = true;
+  constructor() {
+    super('kafka-eos: fetch after the KafkaJS runner stopped');
+    this.name = 'RunnerStoppedError';
+  }
+}
+
+type Loaded = { ConsumerGroup: { prototype: Loose }; Runner: { prototype: Loose }; requests: Loose; apiKeys: Loose; sendRequest: symbol };
+
+function load(): Loaded {
   const version = (require('kafkajs/package.json') as { version: string }).version;
   if (version !== SUPPORTED_KAFKAJS_VERSION) {
     throw new UnsupportedKafkaJsError(`kafka-eos's consumer adapter is written for kafkajs ${SUPPORTED_KAFKAJS_VERSION}, found ${version}`);
   }
   const ConsumerGroup = require('kafkajs/src/consumer/consumerGroup') as { prototype: Loose };
+  const Runner = require('kafkajs/src/consumer/runner') as { prototype: Loose };
   const Broker = require('kafkajs/src/broker') as { prototype: Loose };
   const { requests } = require('kafkajs/src/protocol/requests') as { requests: Loose };
   const apiKeys = require('kafkajs/src/protocol/requests/apiKeys') as Loose;
@@ -81,17 +101,23 @@ function load(): { ConsumerGroup: { prototype: Loose }; requests: Loose; apiKeys
   const missing = [
     typeof ConsumerGroup.prototype.joinAndSync !== 'function' && 'ConsumerGroup#joinAndSync',
     typeof ConsumerGroup.prototype.fetch !== 'function' && 'ConsumerGroup#fetch',
+    typeof Runner.prototype.fetch !== 'function' && 'Runner#fetch',
     !sendRequest && 'Broker#[sendRequest]',
     !requests.JoinGroup && 'requests.JoinGroup',
   ].filter(Boolean);
   if (missing.length > 0) throw new UnsupportedKafkaJsError(`kafkajs internals not found: ${missing.join(', ')}`);
-  return { ConsumerGroup, requests, apiKeys, sendRequest: sendRequest! };
+  return { ConsumerGroup, Runner, requests, apiKeys, sendRequest: sendRequest! };
 }
 
-/** Wraps ConsumerGroup#joinAndSync and #fetch, once per process. Throws UnsupportedKafkaJsError. */
+/** Wraps ConsumerGroup#joinAndSync and #fetch and Runner#fetch, once per process. Throws UnsupportedKafkaJsError. */
 export function installKafkaJsAdapter(): void {
   if (installed) return;
-  const { ConsumerGroup } = load();
+  const { ConsumerGroup, Runner } = load();
+  const runnerFetch = Runner.prototype.fetch as AnyFn;
+  Runner.prototype.fetch = async function wrappedRunnerFetch(this: Loose, nodeId: number) {
+    if (!this.running && registry.has(this.consumerGroup?.cluster)) throw new RunnerStoppedError();
+    return runnerFetch.call(this, nodeId);
+  };
   const proto = ConsumerGroup.prototype;
   const joinAndSync = proto.joinAndSync as AnyFn;
   const fetch = proto.fetch as AnyFn;
