@@ -5,7 +5,7 @@
  * the table as it was. (The compiled CLI is used: `npm test` builds first.)
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Consumer } from 'kafkajs';
@@ -234,6 +234,39 @@ for (const database of databases) {
       expect((await cli(['reset', ...args, '--to-earliest', '--execute', '--store', 'sink'])).code).toBe(0);
       await sinkAll(sinkOf('insert', name), 50);
       expect(await rows(sink, name)).toHaveLength(100);
+    });
+
+    test('reset --execute refuses a mistyped --db / --offsets-table or a group without positions, before moving Kafka', async () => {
+      const kgroup = `${group}-kafka-only`;
+      await consumeWithKafka(kgroup, topic, 50);
+      const before = [committed(kgroup, topic, 0), committed(kgroup, topic, 1)];
+      expect(before.map(Number)).toEqual([30, 20]);
+      const base = ['reset', '--brokers', brokers(), '--group', kgroup, '--to-earliest', '--execute'];
+      const s = sinkOf('upsert');
+
+      const typoTable = await cli([...base, '--db', database.db(), '--offsets-table', `${offsetsTable}_typo`]);
+      expect(typoTable.code).toBe(1);
+      expect(typoTable.err).toMatch(/\[OFFSETS_STORE_MISSING\] --offsets-table: the table .*_typo does not exist/);
+      expect(await s.knex.schema.hasTable(`${offsetsTable}_typo`)).toBe(false);
+
+      const noPositions = await cli([...base, '--db', database.db(), '--offsets-table', offsetsTable]);
+      expect(noPositions.code).toBe(1);
+      expect(noPositions.err).toMatch(/\[OFFSETS_GROUP_UNKNOWN\] --group: .* holds no position of group/);
+      expect(noPositions.err).not.toMatch(/kafka_eos:kafka_eos@/); // the password is not printed
+
+      if (database.name === 'SQLite') {
+        const typoDb = path.join(dir, 'typo.sqlite');
+        const missing = await cli([...base, '--db', typoDb, '--offsets-table', offsetsTable]);
+        expect(missing.code).toBe(1);
+        expect(missing.err).toMatch(/\[OFFSETS_STORE_MISSING\] --db: the SQLite file .*typo\.sqlite does not exist/);
+        expect(existsSync(typoDb)).toBe(false);
+        expect((await cli(['describe', '--brokers', brokers(), '--group', kgroup, '--db', typoDb])).code).toBe(1);
+        expect(existsSync(typoDb)).toBe(false);
+      }
+      expect([committed(kgroup, topic, 0), committed(kgroup, topic, 1)]).toEqual(before); // Kafka's offsets did not move
+      // --store kafka with a real offsets table still works for a group that only commits to Kafka.
+      expect((await cli([...base, '--db', database.db(), '--offsets-table', offsetsTable, '--store', 'kafka'])).code).toBe(0);
+      expect([committed(kgroup, topic, 0), committed(kgroup, topic, 1)].map(Number)).toEqual([0, 0]);
     });
   });
 }

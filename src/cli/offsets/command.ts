@@ -3,8 +3,14 @@
  * and rewinding them for a replay, in the manner of `kafka-consumer-groups.sh`. See docs/replay.md.
  *
  * Exit codes: 0 done (or planned, for a dry run); 1 the operation failed (e.g. GROUP_ACTIVE: the
- * group has members); 2 bad arguments (CONFIG_INVALID).
+ * group has members; OFFSETS_STORE_MISSING: the `--db` SQLite file or the offsets table does not
+ * exist; OFFSETS_GROUP_UNKNOWN: `reset --store sink|both` for a group with no positions in the
+ * offsets table); 2 bad arguments (CONFIG_INVALID).
+ *
+ * These commands never create a database file or a table: a mistyped `--db` or `--offsets-table`
+ * is refused before anything (Kafka's committed offsets included) is moved.
  */
+import { existsSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { Kafka, logLevel } from 'kafkajs';
 import { ConfigError } from '../../consumer/options';
@@ -13,6 +19,7 @@ import {
   describeGroupOffsets, executeOffsetReset, planOffsetReset, type GroupOffsetsDescription, type GroupOffsetsTarget, type ResetPlan,
   type ResetSpec, type ResetStore,
 } from '../../offsets/group-offsets';
+import { listStoredPositions } from '../../offsets/sql-positions';
 import { SqlOffsetStore } from '../../offsets/sql-store';
 import { quietKnexLog } from '../knex-log';
 
@@ -98,13 +105,36 @@ export function formatPlan(plan: ResetPlan, executed: boolean): string {
 
 const json = (v: unknown) => JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x), 2) + '\n';
 
-async function withTarget<T>(o: CommonOptions, fn: (t: GroupOffsetsTarget) => Promise<T>): Promise<T> {
+/**
+ * Refuses a store that would have to be created: a SQLite file that does not exist (sqlite3 would
+ * create it) or an offsets table that does not exist, and, when `needPositionsOf` is given, a group
+ * with no row in the offsets table.
+ * @throws KafkaEosError OFFSETS_STORE_MISSING / OFFSETS_GROUP_UNKNOWN.
+ */
+async function assertStoreExists(db: string, store: SqlOffsetStore, needPositionsOf?: string): Promise<void> {
+  if (!(await store.knex.schema.hasTable(store.table))) {
+    throw new KafkaEosError('OFFSETS_STORE_MISSING', `--offsets-table: the table ${store.table} does not exist in ${redact(db)} `
+      + '(check --db and --offsets-table; nothing was changed)');
+  }
+  if (needPositionsOf !== undefined && (await listStoredPositions(store, needPositionsOf)).length === 0) {
+    throw new KafkaEosError('OFFSETS_GROUP_UNKNOWN', `--group: the offsets table ${store.table} in ${redact(db)} holds no position `
+      + `of group ${needPositionsOf} (check --group, --db and --offsets-table, or use --store kafka; nothing was changed)`);
+  }
+}
+
+const redact = (db: string) => db.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
+
+async function withTarget<T>(o: CommonOptions, fn: (t: GroupOffsetsTarget) => Promise<T>, needSinkPositions = false): Promise<T> {
+  if (o.db && knexConfigForDb(o.db).client === 'sqlite3' && !existsSync(o.db)) {
+    throw new KafkaEosError('OFFSETS_STORE_MISSING', `--db: the SQLite file ${o.db} does not exist (nothing was changed)`);
+  }
   const kafka = new Kafka({ clientId: 'kafka-eos-offsets', brokers: o.brokers, logLevel: logLevel.NOTHING, retry: { retries: 3,
     initialRetryTime: 200 } });
   const admin = kafka.admin();
   const store = o.db ? new SqlOffsetStore({ knex: knexConfigForDb(o.db) as never,
-    ...(o.offsetsTable ? { table: o.offsetsTable } : {}) }) : undefined;
+    ...(o.offsetsTable ? { table: o.offsetsTable } : {}), autoCreate: false }) : undefined;
   try {
+    if (store && o.db) await assertStoreExists(o.db, store, needSinkPositions ? o.group : undefined);
     await admin.connect();
     return await fn({ kafka, admin, groupId: o.group, topics: o.topic, store });
   } finally {
@@ -183,6 +213,6 @@ export function registerOffsetsCommand(program: Command): void {
         if (o.execute) await executeOffsetReset(t, plan);
         process.stdout.write(o.json ? json({ executed: o.execute === true, stores: plan.stores,
           entries: plan.entries }) : formatPlan(plan, o.execute === true));
-      }));
+      }, stores.includes('sink')));
     });
 }
