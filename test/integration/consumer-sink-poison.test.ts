@@ -65,6 +65,35 @@ test.each(['skip', 'dead-letter'] as const)('policy %s: the rejected rows are le
   await sink.close();
 });
 
+test('policy skip: three refused rows in a row (same trigger) between good rows are skipped, not a stall', async () => {
+  const topic = 'sink-poison-run';
+  cluster.createTopic(topic, 1);
+  const table = 't_run';
+  const sink = new SqlSink({
+    knex: { client: 'sqlite3', connection: { filename: path.join(dir, `${table}.sqlite`) }, useNullAsDefault: true },
+    table, mode: 'insert', autoCreate: true,
+    mapping: { columns: { id: { path: 'id', type: 'integer' }, delay: { path: 'delay', type: 'integer' } } },
+  });
+  await sink.open(`${topic}-g`, [{ topic, partition: 0 }]);
+  await sink.knex.raw(`CREATE TRIGGER ${table}_no_negative BEFORE INSERT ON ${table} WHEN NEW.delay < 0
+    BEGIN SELECT RAISE(ABORT, 'delay must not be negative'); END`);
+  const delays = [1, 2, -1, -2, -3, 3, 4];
+  await produce(kafkaOf(cluster), topic, 0, delays.map((d, i) => JSON.stringify({ id: i, delay: d })));
+  const c = consumerOn(cluster, { groupId: `${topic}-g`, topics: [topic], delivery: 'exactly-once', sink, poisonPolicy: 'skip' }, consumers);
+  const errors: unknown[] = [];
+  c.on('error', (e) => errors.push(e));
+  await c.start();
+  const stored = async () => (await sink.open(`${topic}-g`, [{ topic, partition: 0 }])).get(`${topic}:0`);
+  const end = Date.now() + 30000;
+  while ((await stored()) !== 7n && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+  expect(errors).toEqual([]);
+  expect(await stored()).toBe(7n);
+  const rows = await sink.knex(table).select('kafka_offset').orderBy('kafka_offset');
+  expect(rows.map((r: { kafka_offset: number }) => Number(r.kafka_offset))).toEqual([0, 1, 5, 6]);
+  await c.stop();
+  await sink.close();
+});
+
 test('policy fail: the consumer stops with PoisonMessageError naming the record, and nothing of the batch is written', async () => {
   const topic = 'sink-poison-fail';
   cluster.createTopic(topic, 1);

@@ -16,15 +16,13 @@
  * - no row of the write is accepted on its own (a CHECK constraint or trigger refusing every
  *   insert; a write of one row that is refused cannot be proven to be that row's fault, so it
  *   waits until more records arrive to compare it with, or the database accepts it);
- * - {@link SYSTEMIC_RUN} or more consecutive rows are refused with the same cause (code and
- *   constraint/message): a rule that began refusing everything mid-write;
  * - every row is accepted on its own although the write failed (the condition passed).
+ * A run of rows refused with the same cause is not systemic by itself (issue 9 follow-up): when
+ * any row of the write is accepted, the refused rows are each their record's fault (the first is
+ * blamed, the consumer's next write tests the others), so a poison policy always gets to apply.
  */
 import type { Knex } from 'knex';
 import { isTransientSqlError, SinkWriteError } from './errors';
-
-/** Consecutive rows refused with one cause that make a refusal the database's, not the records'. */
-export const SYSTEMIC_RUN = 3;
 
 /** A row of a failed write and the record it came from. */
 export interface RowOrigin { topic: string; partition: number; offset: bigint }
@@ -59,17 +57,6 @@ export function isSystemicSqlError(err: unknown): boolean {
   if (SYSTEMIC_SQLITE_CODES.has(code)) return true;
   const message = typeof d.message === 'string' ? d.message : '';
   return (code === 'SQLITE_ERROR' || code === '') && SYSTEMIC_SQLITE_MESSAGES.some((re) => re.test(message));
-}
-
-/**
- * What makes two refusals "the same cause": the error code and the constraint, or the driver's
- * message without the statement knex puts in front of it (`<sql with values> - <message>`).
- */
-function causeOf(err: unknown): string {
-  const d = driverError(err);
-  const message = typeof d.message === 'string' ? d.message : String(err);
-  const cut = message.lastIndexOf(' - ');
-  return `${d.code ?? ''}|${d.constraint ?? (cut >= 0 ? message.slice(cut + 3) : message)}`;
 }
 
 const describe = (err: unknown) => (err instanceof Error ? err.message : String(err));
@@ -112,7 +99,6 @@ export async function classifyRejection(knex: Knex, origins: RowOrigin[], insert
 async function replay(trx: Knex.Transaction, origins: RowOrigin[], insertOne: InsertOne): Promise<SinkWriteError | undefined> {
   let accepted = false;
   let first: { index: number; error: unknown } | undefined;
-  let run: { cause: string; length: number } | undefined;
   for (let i = 0; i < origins.length; i++) {
     let refusal: unknown;
     try {
@@ -123,14 +109,11 @@ async function replay(trx: Knex.Transaction, origins: RowOrigin[], insertOne: In
     }
     if (refusal === undefined) {
       accepted = true;
-      run = undefined;
       if (first) break; // a refused row, and a row after it accepted: enough to decide
       continue;
     }
     if (isSystemicSqlError(refusal)) return refusedWrite('an error no row can cause', refusal);
-    const cause = causeOf(refusal);
-    run = run && run.cause === cause ? { cause, length: run.length + 1 } : { cause, length: 1 };
-    if (run.length >= SYSTEMIC_RUN) return refusedWrite(`${run.length} consecutive rows refused with the same cause`, refusal);
+    // Keep replaying past any run of refusals: only a write with no row accepted is the database's.
     first ??= { index: i, error: refusal };
   }
   if (!first) return undefined;

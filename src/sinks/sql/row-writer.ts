@@ -3,7 +3,7 @@
  *
  * - PostgreSQL, insert and kafka-key modes: one `COPY ... FROM STDIN` on the transaction's own connection.
  * - PostgreSQL, upsert (and kafka-key after a replay conflict): COPY into a session-local temporary table
- *   (`ON COMMIT DELETE ROWS`, created once per connection and column set), then one
+ *   (`ON COMMIT DELETE ROWS`, created once per connection and column set, rebuilt after any failure), then one
  *   `INSERT ... SELECT ... ON CONFLICT (key) DO UPDATE` from it.
  * - SQLite: multi-row `INSERT ... VALUES` statements prepared once per connection, table, column set and row
  *   count, and reused across transactions (see {@link SqliteStatementCache}); full chunks share one statement,
@@ -48,8 +48,16 @@ export function isUniqueViolation(err: unknown): boolean {
 
 export class RowWriter {
   private readonly statements: SqliteStatementCache | undefined;
-  /** pg connections known to hold a committed stage table, by name (temporary tables live as long as their session). */
-  private readonly stages = new WeakMap<object, Set<string>>();
+  /**
+   * pg connections known to hold a committed stage table: stage name → the {@link stageEpochs} value it was built in
+   * (temporary tables live as long as their session).
+   */
+  private readonly stages = new WeakMap<object, Map<string, number>>();
+  /**
+   * Per stage name, bumped on any failure of the staged path: every connection's copy is then rebuilt (dropped and
+   * created again) on its next use, so a stage never keeps a column type the target table no longer has (ALTER COLUMN).
+   */
+  private readonly stageEpochs = new Map<string, number>();
   /** SQLite INSERT texts by table, column set and row count (building a 1000-tuple text costs as much as hashing it). */
   private readonly insertSql = new Map<string, string>();
 
@@ -91,22 +99,30 @@ export class RowWriter {
 
   private async stagedUpsert(trx: Knex.Transaction, client: ClientBase, target: RowTarget, rows: Row[]): Promise<() => void> {
     const stage = stageName(target.table, target.columns);
-    const known = this.stages.get(client);
-    const created = known?.has(stage) ?? false;
+    const epoch = this.stageEpochs.get(stage) ?? 0;
+    const created = this.stages.get(client)?.get(stage) === epoch;
     const cols = target.columns.map(quoteIdentifier).join(', ');
-    return guard(0, rows.length, async () => {
-      if (!created) {
-        await trx.raw(`CREATE TEMPORARY TABLE IF NOT EXISTS ${quoteIdentifier(stage)} ON COMMIT DELETE ROWS AS SELECT ${cols} FROM ${quoteIdentifier(target.table)} WITH NO DATA`);
-      }
-      await copyRows(client, stage, target.columns, rows);
-      await trx.raw(`INSERT INTO ${quoteIdentifier(target.table)} (${cols}) SELECT ${cols} FROM ${quoteIdentifier(stage)} ${onConflict(target)}`);
-      return () => {
-        if (created) return;
-        const set = this.stages.get(client) ?? new Set<string>();
-        set.add(stage);
-        this.stages.set(client, set);
-      };
-    });
+    try {
+      return await guard(0, rows.length, async () => {
+        if (!created) {
+          // Rebuilt from the target's current columns: a stage left by an earlier epoch may hold stale types.
+          await trx.raw(`DROP TABLE IF EXISTS pg_temp.${quoteIdentifier(stage)}`);
+          await trx.raw(`CREATE TEMPORARY TABLE ${quoteIdentifier(stage)} ON COMMIT DELETE ROWS AS SELECT ${cols} FROM ${quoteIdentifier(target.table)} WITH NO DATA`);
+        }
+        await copyRows(client, stage, target.columns, rows);
+        await trx.raw(`INSERT INTO ${quoteIdentifier(target.table)} (${cols}) SELECT ${cols} FROM ${quoteIdentifier(stage)} ${onConflict(target)}`);
+        return () => {
+          if (created || (this.stageEpochs.get(stage) ?? 0) !== epoch) return;
+          const known = this.stages.get(client) ?? new Map<string, number>();
+          known.set(stage, epoch);
+          this.stages.set(client, known);
+        };
+      });
+    } catch (err) {
+      // Any failure (a stale stage type, a dropped stage, a refused row): forget the stage on every connection.
+      this.stageEpochs.set(stage, epoch + 1);
+      throw err;
+    }
   }
 
   private sqliteInsertSql(target: RowTarget, n: number): string {

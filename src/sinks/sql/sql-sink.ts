@@ -81,6 +81,7 @@ export class SqlSink implements ExactlyOnceSink {
     // kafka-key on PostgreSQL COPYs straight in; a replay (rows already stored after an operator rewound the
     // offsets) meets a unique violation, rolls back, and goes again through the staged ON CONFLICT path.
     let staged = this.cfg.mode === 'upsert';
+    let stageRebuilt = false;
     for (;;) {
       let onCommit = (): void => undefined;
       try {
@@ -90,7 +91,13 @@ export class SqlSink implements ExactlyOnceSink {
         return { status: 'committed' };
       } catch (err) {
         if (!staged && this.cfg.mode === 'kafka-key' && this.offsets.dialect === 'postgres' && isUniqueViolation(err)) { staged = true; continue; }
-        if (err instanceof SinkWriteError && err.code === 'SINK_WRITE_FAILED') throw await this.classifyRefusal(mapped, err);
+        if (err instanceof SinkWriteError && err.code === 'SINK_WRITE_FAILED') {
+          const verdict = await this.classifyRefusal(mapped, err);
+          // The staged path failed yet no record is at fault (e.g. a stage table older than an ALTER COLUMN): the
+          // writer has forgotten its stage tables, so go once more with them rebuilt from the target's columns.
+          if (staged && !stageRebuilt && this.offsets.dialect === 'postgres' && verdict.code === 'SINK_WRITE_REFUSED') { stageRebuilt = true; continue; }
+          throw verdict;
+        }
         // A driver error outside the rows (the offsets table renamed, a privilege revoked): never a record's fault.
         if (!(err instanceof KafkaEosError) && isSystemicSqlError(err)) throw refusedWrite('an error no row can cause', err);
         throw err;

@@ -111,6 +111,32 @@ describePg('COPY on PostgreSQL', () => {
     }
   });
 
+  test('upsert after the target column is widened (ALTER COLUMN TYPE): the stage table is rebuilt, the row arrives', async () => {
+    const table = uniqueName('copy_widen');
+    const offsets = uniqueName('copy_widen_offs');
+    tables.push(table, offsets);
+    const one = makeKnex({ client: 'pg', connection: url ?? '', pool: { min: 1, max: 1 } });
+    const mapping = { columns: { id: { type: 'string' as const }, n: { type: 'bigint' as const }, writer: { type: 'string' as const } } };
+    const sink = new SqlSink({ knex: one, table, offsetsTable: offsets, mode: 'upsert', upsertKey: ['id'], mapping, autoCreate: true });
+    try {
+      await sink.open('g', [{ topic: 't', partition: 0 }]);
+      await one.raw('ALTER TABLE ?? ALTER COLUMN writer TYPE varchar(5)', [table]);
+      // The stage table is built on the (only) pooled connection with writer varchar(5).
+      expect(await sink.write('g', [batch('t', 0, -1n, 0n, 3n, 'short')])).toEqual({ status: 'committed' });
+      await one.raw('ALTER TABLE ?? ALTER COLUMN writer TYPE varchar(100)', [table]);
+      const long = 'w'.repeat(60);
+      expect(await sink.write('g', [batch('t', 0, 3n, 3n, 6n, long)])).toEqual({ status: 'committed' });
+      const rows = await one(table).select('n', 'writer').orderBy('n');
+      expect(rows.map((r) => [Number(r.n), r.writer])).toEqual([[0, 'short'], [1, 'short'], [2, 'short'], [3, long], [4, long], [5, long]]);
+      // And the rebuilt stage keeps serving later writes.
+      expect(await sink.write('g', [batch('t', 0, 6n, 6n, 8n, long)])).toEqual({ status: 'committed' });
+      expect(await countRows(k, table)).toBe(8);
+    } finally {
+      await sink.close();
+      await one.destroy();
+    }
+  });
+
   test('upsert through the staged table: the temporary table survives a rolled-back first use', async () => {
     const table = uniqueName('copy_up');
     const offsets = uniqueName('copy_up_offs');

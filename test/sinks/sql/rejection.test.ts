@@ -66,12 +66,22 @@ for (const target of targets()) {
       expect((err as Error).message).toMatch(/only row/);
     });
 
-    test('three consecutive rows refused with the same cause: refused, even if later rows are accepted', async () => {
-      const s = await checkedSink(3);
-      // n = 0..9: rows 3..9 violate the CHECK (7 in a row), rows 0..2 pass.
-      const err = await s.write('g', [batch('t', 0, -1n, 0n, 10n)]).catch((e: unknown) => e);
-      expect(err).toMatchObject({ code: 'SINK_WRITE_REFUSED', retriable: true });
-      expect((err as Error).message).toMatch(/3 consecutive rows/);
+    test('a run of same-cause refusals between accepted rows is poison, not systemic: the first refused record is blamed', async () => {
+      const s = await checkedSink(1000);
+      // Offsets 0..6: 2 accepted, 3 refused by the CHECK (same cause), 2 accepted.
+      const b = batch('t', 0, -1n, 0n, 7n);
+      for (const i of [2, 3, 4]) b.records[i] = { ...b.records[i]!, value: Buffer.from(JSON.stringify({ id: `x${i}`, n: 5000, writer: 'w' })) };
+      const err = await s.write('g', [b]).catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: 'SINK_WRITE_FAILED', offset: 2n, recordAtFault: true, retriable: false });
+      // Skipping them one by one, each next write blames the next, then the good rows commit.
+      let rest = b.records.filter((r) => r.offset !== 2n);
+      for (const bad of [3n, 4n]) {
+        const e = await s.write('g', [{ ...b, records: rest }]).catch((x: unknown) => x);
+        expect(e).toMatchObject({ code: 'SINK_WRITE_FAILED', offset: bad, recordAtFault: true });
+        rest = rest.filter((r) => r.offset !== bad);
+      }
+      await expect(s.write('g', [{ ...b, records: rest }])).resolves.toEqual({ status: 'committed' });
+      expect(await countRows(k, s.table)).toBe(4);
     });
 
     test('the data table missing (renamed by a migration): refused without blaming a record', async () => {
