@@ -257,13 +257,16 @@ async function runUntilStopped(
   cleanups.push(async () => writeTimeline()); // every other exit path
   consumer.on('error', () => undefined); // reported once, below, when the consumer fails
   consumer.on('sink-unavailable', ({ topic, partition, error }) => outages.sinkUnavailable(store, error, `${topic}-${partition}`));
-  consumer.on('batch', () => { outages.up('broker'); outages.up('sink'); });
+  // A batch counts only the records it wrote (none when the write was refused): only a write that committed ends a sink outage.
+  consumer.on('batch', ({ records }) => { outages.up('broker'); if (records > 0) outages.up('sink'); });
   consumer.on('assigned', ({ partitions }) => {
     outages.up('broker');
     say('info', `kafka-eos run: assigned: ${partitions.map((p) => `${p.topic}-${p.partition}`).join(', ') || '(none)'}`);
   });
   consumer.on('revoked', ({ partitions }) => say('info', `kafka-eos run: revoked: ${partitions.map((p) => `${p.topic}-${p.partition}`).join(', ') || '(none)'}`));
-  consumer.on('dead-letter', (d) => say('warn', `kafka-eos run: ${d.topic}-${d.partition}@${d.offset} sent to ${d.deadLetterTopic}: ${(d.error as Error)?.message ?? String(d.error)}`));
+  consumer.on('skipped', (d) => say('warn', `kafka-eos run: skipped ${d.topic}:${d.partition}@${d.offset}`
+    + `${d.records > 1 ? ` (${d.records} records)` : ''}: ${(d.error as Error)?.message ?? String(d.error)}`));
+  consumer.on('dead-letter', (d) => say('warn', `kafka-eos run: dead-lettered ${d.topic}:${d.partition}@${d.offset} to ${d.deadLetterTopic}: ${(d.error as Error)?.message ?? String(d.error)}`));
   let metricsServer: MetricsServer | undefined;
   const metricsPort = options.metricsPort ?? config.metrics?.port;
   const admin = kafka.admin();

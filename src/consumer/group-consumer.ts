@@ -556,8 +556,9 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
     }
     const position = outcome.kind === 'seek' ? outcome.offset : sb.nextOffset;
     const lag = BigInt(batch.highWatermark) - position;
-    this.metricsState.recordBatch(sb, sb.records.length, position, BigInt(batch.highWatermark));
-    const records = sb.records.length;
+    // A seek (the write was refused, fenced or partly done) counts only the records before the new position.
+    const records = outcome.kind === 'seek' ? sb.records.filter((r) => r.offset < position).length : sb.records.length;
+    this.metricsState.recordBatch(sb, records, position, BigInt(batch.highWatermark));
     this.emit('batch', { topic: sb.topic, partition: sb.partition, records, nextOffset: position, lag: lag < 0n ? 0n : lag });
   }
 

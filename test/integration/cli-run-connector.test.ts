@@ -81,6 +81,7 @@ test('YAML config: status lines, metrics scraped, a bad record skipped, a broker
     const bothConsumed = /status .* running \| members kafka-eos-run\[conn-t-0,conn-t-1\] .*4 total \| lag conn-t-0:0 conn-t-1:0/;
     await until(() => bothConsumed.test(run.out()), 'a status line with both partitions consumed', 30000);
     expect(run.out()).toMatch(/skipped 1/);
+    expect(run.out()).toMatch(/kafka-eos run: skipped conn-t:\d+@\d+: \S/); // the skipped record is named, with the reason
     const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     expect(sample(text, 'kafka_eos_records_processed_total', 'partition="0"')).toBe(3);
     expect(sample(text, 'kafka_eos_partition_lag', 'partition="1"')).toBe(0);

@@ -109,6 +109,7 @@ describe.each(dbs)('%s', (db) => {
       expect(Number((await sink.knex(table).count({ n: '*' }))[0].n)).toBe(0);
       expect([...(await sink.offsets.read(groupId, tps)).values()].every((o) => o === -1n)).toBe(true);
       expect(cluster.partitions(dlq).reduce((n, p) => n + p.highWatermark, 0)).toBe(0);
+      expect(c.metrics().processed).toBe(0); // refused writes are not counted as rows (the status line's rows/s and total)
       expect(unavailable[0].error).toMatchObject({ code: 'SINK_WRITE_REFUSED', retriable: true });
       expect(unavailable[0].error.message).toMatch(/not a poison record/);
       await sleep(500);

@@ -8,7 +8,19 @@
 import type { LogEntry } from 'kafkajs';
 
 /** One outage: what cannot be reached, since when (epoch ms), the last error, how retried. */
-export interface Outage { what: string; since: number; lastError: string; retrying: string; lastReported: number }
+export interface Outage {
+  what: string; since: number; lastError: string; retrying: string; lastReported: number;
+  /** `refused`: the store answers but refuses the write (SINK_WRITE_REFUSED); `unreachable` otherwise. */
+  kind: 'unreachable' | 'refused';
+}
+
+/** `error` or the cause of it that is a SINK_WRITE_REFUSED (the store answered and refused the write), if any. */
+function refusalOf(error: unknown): Error | undefined {
+  for (let e = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth += 1) {
+    if ((e as { code?: unknown }).code === 'SINK_WRITE_REFUSED') return e as Error;
+  }
+  return undefined;
+}
 
 const CONNECTION_ERROR = new RegExp([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE',
@@ -49,16 +61,25 @@ export class OutageReporter {
 
   /** The sink's store (`the database`, `HDFS`) could not be written (a `sink-unavailable` event). */
   sinkUnavailable(store: string, error: unknown, partition: string): void {
-    this.down(store === 'database' ? 'the database' : store, `${(error as Error)?.message ?? String(error)} (writing ${partition})`,
-      'the consumer keeps its partitions, waits 1 s, re-reads the stored positions and writes again');
+    const what = store === 'database' ? 'the database' : store;
+    const message = (error as Error)?.message ?? String(error);
+    const refusal = refusalOf(error);
+    const detail = refusal && refusal !== error && !message.includes(refusal.message) ? `${message}: ${refusal.message}` : message;
+    const retrying = 'the consumer keeps its partitions, waits 1 s, re-reads the stored positions and writes again';
+    this.down(what, `${detail} (writing ${partition})`, retrying, refusal ? 'refused' : 'unreachable');
   }
 
-  /** Something worked: every broker outage (`kind` broker) or the sink's store outage (`sink`) is over. */
+  /**
+   * Something worked: every broker outage (`kind` broker) or the sink's store outage (`sink`; call it
+   * only after a write committed) is over.
+   */
   up(kind: 'broker' | 'sink'): void {
     for (const [what, o] of [...this.outages]) {
       if ((kind === 'broker') !== what.startsWith('broker ')) continue;
       this.outages.delete(what);
-      this.write(`kafka-eos run: ${what} reachable again after ${Math.round((this.now() - o.since) / 1000)} s`);
+      const after = Math.round((this.now() - o.since) / 1000);
+      this.write(o.kind === 'refused' ? `kafka-eos run: ${what} accepts writes again after ${after} s (a write committed)`
+        : `kafka-eos run: ${what} reachable again after ${after} s`);
     }
   }
 
@@ -67,7 +88,7 @@ export class OutageReporter {
     return [...this.outages.values()];
   }
 
-  private down(what: string, reason: string, retrying: string): void {
+  private down(what: string, reason: string, retrying: string, kind: Outage['kind'] = 'unreachable'): void {
     if (this.stopped) return;
     const o = this.outages.get(what);
     if (o) {
@@ -75,8 +96,10 @@ export class OutageReporter {
       return;
     }
     const now = this.now();
-    this.outages.set(what, { what, since: now, lastError: reason, retrying, lastReported: now });
-    this.write(`kafka-eos run: cannot reach ${what} since ${new Date(now).toISOString()}: ${reason}; ${retrying}`);
+    this.outages.set(what, { what, since: now, lastError: reason, retrying, lastReported: now, kind });
+    const since = new Date(now).toISOString();
+    this.write(kind === 'refused' ? `kafka-eos run: ${what} refused the write since ${since}: ${reason}; ${retrying}`
+      : `kafka-eos run: cannot reach ${what} since ${since}: ${reason}; ${retrying}`);
   }
 
   private repeat(): void {
@@ -84,7 +107,7 @@ export class OutageReporter {
     for (const o of this.outages.values()) {
       if (now - o.lastReported < this.repeatMs) continue;
       o.lastReported = now;
-      this.write(`kafka-eos run: ${o.what} still unreachable, since ${new Date(o.since).toISOString()} `
+      this.write(`kafka-eos run: ${o.what} still ${o.kind === 'refused' ? 'refusing writes' : 'unreachable'}, since ${new Date(o.since).toISOString()} `
         + `(${Math.round((now - o.since) / 1000)} s): ${o.lastError}; still retrying`);
     }
   }

@@ -1,0 +1,33 @@
+/** OutageReporter: a store that refuses writes is worded as a refusal, and only a committed write ends it. */
+import { KafkaEosError } from '../../../src/errors';
+import { OutageReporter } from '../../../src/cli/connector/health';
+
+function reporter(): { r: OutageReporter; lines: string[]; clock: { t: number } } {
+  const lines: string[] = [];
+  const clock = { t: 1_000_000 };
+  const r = new OutageReporter((l) => lines.push(l), 10_000, () => clock.t);
+  return { r, lines, clock };
+}
+
+test('a refused write (SINK_WRITE_REFUSED cause) says the database refused it, with the error, not that it cannot be reached', () => {
+  const { r, lines, clock } = reporter();
+  const refused = new KafkaEosError('SINK_UNAVAILABLE', 'sink unavailable', {
+    cause: new KafkaEosError('SINK_WRITE_REFUSED', 'permission denied for table t') });
+  r.sinkUnavailable('database', refused, 't-0');
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(/the database refused the write since .*: sink unavailable: permission denied for table t \(writing t-0\)/);
+  expect(lines[0]).not.toMatch(/cannot reach/);
+  expect(r.current().map((o) => o.kind)).toEqual(['refused']);
+  clock.t += 3000;
+  r.up('sink');
+  expect(lines[1]).toBe('kafka-eos run: the database accepts writes again after 3 s (a write committed)');
+});
+
+test('an unreachable database is still worded as unreachable; broker recovery does not end a sink outage', () => {
+  const { r, lines } = reporter();
+  r.sinkUnavailable('database', new Error('connect ECONNREFUSED 127.0.0.1:5432'), 't-1');
+  expect(lines[0]).toMatch(/cannot reach the database since .*ECONNREFUSED/);
+  r.up('broker');
+  expect(lines).toHaveLength(1);
+  expect(r.current()).toHaveLength(1);
+});
