@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 /** The `kafka-eos` command line: demo, run and broker. */
+// First: `run`'s signal handlers, before the heavy modules below load (a signal meanwhile must not kill it).
+import './early-signals';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { runBroker } from './broker';
 import { runDemo } from './demo/demo';

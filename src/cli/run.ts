@@ -17,6 +17,7 @@
  * ```
  */
 import { writeFileSync } from 'node:fs';
+import { takeEarlySignal } from './early-signals';
 import { ConfigResourceTypes, Kafka, logLevel as kafkaLogLevel, type KafkaConfig, type LogEntry } from 'kafkajs';
 import { createGroupConsumer } from '../consumer/group-consumer';
 import { ConfigError, validateOptions } from '../consumer/options';
@@ -185,6 +186,7 @@ export async function runSink(file: string, options: RunOptions & { stopBoundMs?
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  if (takeEarlySignal()) onSignal(); // a signal while the CLI's modules were loading
   const cleanups: (() => Promise<unknown>)[] = [];
   try {
     return await runUntilStopped(file, options, () => signalled, (f) => { wake = f; }, cleanups);

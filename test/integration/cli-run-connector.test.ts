@@ -223,3 +223,39 @@ for (const ex of examples) {
     }
   });
 }
+
+test('SIGTERM while the CLI modules are still loading exits 0 (handlers installed first), not 143', async () => {
+  cluster.createTopic('early-t', 1);
+  const file = path.join(dir, 'early.yaml');
+  writeFileSync(file, [
+    `brokers: [${cluster.bootstrap.join(', ')}]`,
+    'groupId: early-g',
+    'topics: [early-t]',
+    'consumer: { sessionTimeoutMs: 6000, heartbeatIntervalMs: 500 }',
+    'sink:',
+    '  type: sql',
+    `  knex: { client: sqlite3, connection: { filename: ${JSON.stringify(path.join(dir, 'early.sqlite'))} } }`,
+    '  table: rows',
+    '  mode: insert',
+    '  autoCreate: true',
+    '  mapping: { columns: { id: { type: integer } } }',
+  ].join('\n'));
+  // A preload that says when Node starts running JavaScript: 250 ms later index.js is still loading its modules (~1.5 s).
+  const preload = path.join(dir, 'preload.js');
+  writeFileSync(preload, "process.stderr.write('preloaded\\n');\n");
+  const child = spawn(process.execPath, ['-r', preload, CLI, 'run', '--config', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let sent = false;
+  const onData = (d: Buffer) => {
+    out += d;
+    if (!sent && out.includes('preloaded')) { sent = true; setTimeout(() => child.kill('SIGTERM'), 250); }
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  const hard = setTimeout(() => child.kill('SIGKILL'), 60000);
+  const [code, signal] = await new Promise<[number | null, string | null]>((resolve) => child.on('exit', (c, s) => resolve([c, s])));
+  clearTimeout(hard);
+  expect(sent).toBe(true);
+  expect({ code, signal }).toEqual({ code: 0, signal: null });
+  expect(out).not.toMatch(/kafka-eos: \[/);
+});
