@@ -268,7 +268,8 @@ async function runUntilStopped(
   consumer.on('revoked', ({ partitions }) => say('info', `kafka-eos run: revoked: ${partitions.map((p) => `${p.topic}-${p.partition}`).join(', ') || '(none)'}`));
   consumer.on('skipped', (d) => say('warn', `kafka-eos run: skipped ${d.topic}:${d.partition}@${d.offset}`
     + `${d.records > 1 ? ` (${d.records} records)` : ''}: ${(d.error as Error)?.message ?? String(d.error)}`));
-  consumer.on('dead-letter', (d) => say('warn', `kafka-eos run: dead-lettered ${d.topic}:${d.partition}@${d.offset} to ${d.deadLetterTopic}: ${(d.error as Error)?.message ?? String(d.error)}`));
+  consumer.on('dead-letter', (d) => say('warn', `kafka-eos run: dead-lettered ${d.topic}:${d.partition}@${d.offset} to ${d.deadLetterTopic}: `
+    + `${(d.error as Error)?.message ?? String(d.error)}`));
   let metricsServer: MetricsServer | undefined;
   const metricsPort = options.metricsPort ?? config.metrics?.port;
   const admin = kafka.admin();

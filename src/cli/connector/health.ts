@@ -107,7 +107,8 @@ export class OutageReporter {
     for (const o of this.outages.values()) {
       if (now - o.lastReported < this.repeatMs) continue;
       o.lastReported = now;
-      this.write(`kafka-eos run: ${o.what} still ${o.kind === 'refused' ? 'refusing writes' : 'unreachable'}, since ${new Date(o.since).toISOString()} `
+      const still = o.kind === 'refused' ? 'refusing writes' : 'unreachable';
+      this.write(`kafka-eos run: ${o.what} still ${still}, since ${new Date(o.since).toISOString()} `
         + `(${Math.round((now - o.since) / 1000)} s): ${o.lastError}; still retrying`);
     }
   }
