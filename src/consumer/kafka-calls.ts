@@ -1,9 +1,10 @@
 /**
  * Retries of the Kafka calls the consumer makes on its own (offset lookups, commits, committed
- * offset reads, dead-letter produce): retriable Kafka errors and dropped connections are retried
- * with exponential backoff (p-retry), refreshing metadata first when the error says it is stale
- * (NOT_LEADER_OR_FOLLOWER after a leader move, NOT_COORDINATOR, a dropped connection). Errors that
- * are not retriable fail at once as {@link KafkaCallError}, naming the call and the partition; a
+ * offset reads, the drain's progress checks; dead letters rely on KafkaJS's producer retries):
+ * retriable Kafka errors and dropped connections are retried with exponential backoff (p-retry),
+ * refreshing metadata first when the error says it is stale (NOT_LEADER_OR_FOLLOWER after a leader
+ * move, NOT_COORDINATOR, a dropped connection). Retriability is the error table's ({@link isRetriable}).
+ * Errors that are not retriable fail at once as {@link KafkaCallError}, naming the call; a
  * KafkaCallError keeps the Kafka error as its cause, so `needsRejoin()` and `kafkaErrorOf()` still see it.
  * Java's consumer does the same inside `KafkaConsumer` (retry.backoff.ms, metadata refresh on
  * `InvalidMetadataException`).
@@ -19,6 +20,7 @@ export class KafkaCallError extends KafkaEosError {
   }
 }
 
+/** Backoff of {@link kafkaCall}: p-retry's exponential backoff with jitter (factor 2). */
 export interface KafkaCallOptions {
   /** Retries after the first try (default 8; about 10 s of backoff in all). */
   retries?: number;
@@ -27,8 +29,6 @@ export interface KafkaCallOptions {
   maxTimeoutMs?: number;
   /** Refreshes metadata (or reconnects) before the next try, when the error says it is stale. */
   refresh?: () => Promise<void>;
-  /** Stops retrying when aborted (the consumer is stopping); the last error is thrown. */
-  signal?: AbortSignal;
 }
 
 /** Runs `fn`, retrying retriable Kafka errors. Throws KafkaCallError. */
@@ -45,7 +45,7 @@ export async function kafkaCall<T>(call: string, fn: () => Promise<T>, options: 
       factor: 2,
       randomize: true,
       shouldRetry: async ({ error }) => {
-        if (options.signal?.aborted || !isRetriable(error)) return false;
+        if (!isRetriable(error)) return false;
         if (options.refresh && needsMetadataRefresh(error)) await options.refresh().catch(() => undefined);
         return true;
       },

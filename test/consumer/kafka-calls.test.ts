@@ -1,0 +1,67 @@
+import { KafkaCallError, kafkaCall } from '../../src/consumer/kafka-calls';
+import { KAFKA_ERRORS, kafkaErrorOf, needsRejoin } from '../../src/errors';
+
+/** A KafkaJS-shaped protocol error (KafkaJSProtocolError carries `type` and the numeric `code`). */
+const protocolError = (name: keyof typeof KAFKA_ERRORS) =>
+  Object.assign(new Error(name), { name: 'KafkaJSProtocolError', type: name, code: KAFKA_ERRORS[name].code });
+
+const fast = { minTimeoutMs: 1, maxTimeoutMs: 2 };
+
+describe('kafkaCall', () => {
+  test('a retriable error with stale metadata is retried after a refresh', async () => {
+    let tries = 0;
+    let refreshes = 0;
+    const value = await kafkaCall('ListOffsets t:0', async () => {
+      tries += 1;
+      if (tries < 3) throw protocolError('NOT_LEADER_OR_FOLLOWER');
+      return 42;
+    }, { ...fast, refresh: async () => { refreshes += 1; } });
+    expect(value).toBe(42);
+    expect(tries).toBe(3);
+    expect(refreshes).toBe(2);
+  });
+
+  test('a retriable error without stale metadata is retried without a refresh', async () => {
+    let tries = 0;
+    let refreshes = 0;
+    await kafkaCall('OffsetCommit', async () => {
+      if (++tries < 2) throw protocolError('COORDINATOR_LOAD_IN_PROGRESS');
+    }, { ...fast, refresh: async () => { refreshes += 1; } });
+    expect(tries).toBe(2);
+    expect(refreshes).toBe(0);
+  });
+
+  test('a non-retriable error fails at once as KafkaCallError keeping the Kafka error as its cause', async () => {
+    let tries = 0;
+    const err = await kafkaCall('OffsetCommit t:0@5', async () => {
+      tries += 1;
+      throw protocolError('ILLEGAL_GENERATION');
+    }, fast).catch((e: unknown) => e);
+    expect(tries).toBe(1);
+    expect(err).toBeInstanceOf(KafkaCallError);
+    expect((err as KafkaCallError).code).toBe('KAFKA_CALL_FAILED');
+    expect((err as KafkaCallError).attempts).toBe(1);
+    expect((err as Error).message).toMatch(/^OffsetCommit t:0@5 failed after 1 attempt: ILLEGAL_GENERATION/);
+    expect(kafkaErrorOf(err)?.name).toBe('ILLEGAL_GENERATION');
+    expect(needsRejoin(err)).toBe(true);
+  });
+
+  test('retries are bounded: the last error is reported after 1 + retries attempts', async () => {
+    let tries = 0;
+    const err = await kafkaCall('ListOffsets t:1', async () => {
+      tries += 1;
+      throw protocolError('REQUEST_TIMED_OUT');
+    }, { ...fast, retries: 2 }).catch((e: unknown) => e);
+    expect(tries).toBe(3);
+    expect((err as KafkaCallError).attempts).toBe(3);
+    expect(kafkaErrorOf(err)?.name).toBe('REQUEST_TIMED_OUT');
+  });
+
+  test('a failing refresh does not stop the retries', async () => {
+    let tries = 0;
+    await kafkaCall('ListOffsets t:2', async () => {
+      if (++tries < 2) throw protocolError('NOT_COORDINATOR');
+    }, { ...fast, refresh: async () => { throw new Error('no broker'); } });
+    expect(tries).toBe(2);
+  });
+});
