@@ -12,7 +12,7 @@ import { GroupCoordinator, GroupCoordinatorConfig } from './group-coordinator';
 import { PartitionLog, RetentionPolicy } from './partition-log';
 import { TransactionCoordinator } from './transactions/coordinator';
 import { DEFAULT_MAX_DECOMPRESSED_BATCH_BYTES } from './protocol/record-batch';
-import { topicConfigError } from './handlers/config-defaults';
+import { topicConfigDef, topicConfigError } from './config-defaults';
 
 export interface BrokerInfo {
   nodeId: number;
@@ -156,11 +156,22 @@ export class ClusterState {
     return topic;
   }
 
+  /**
+   * Topic config `name` of `topic` as the broker applies it: the topic's override, else the default
+   * config-defaults.ts gives (the cluster's configuration or Kafka's default). Throws for a name
+   * that is no topic config.
+   */
+  topicConfig(topic: Topic, name: string): string {
+    const def = topicConfigDef(name);
+    if (!def) throw new Error(`${name} is not a topic config`);
+    return topic.configs.get(name) ?? def.value(this) ?? '';
+  }
+
   /** A topic's retention: its retention.bytes / retention.ms overrides, else the cluster's. */
   retentionOf(topic: Topic): RetentionPolicy {
     return {
-      retentionBytes: Number(topic.configs.get('retention.bytes') ?? this.config.retention.retentionBytes),
-      retentionMs: Number(topic.configs.get('retention.ms') ?? this.config.retention.retentionMs),
+      retentionBytes: Number(this.topicConfig(topic, 'retention.bytes')),
+      retentionMs: Number(this.topicConfig(topic, 'retention.ms')),
     };
   }
 
@@ -198,8 +209,8 @@ export class ClusterState {
 
   /** The largest record batch `topic` accepts: its max.message.bytes, else message.max.bytes (bytes). */
   maxMessageBytes(topic: string): number {
-    const override = this.topics.get(topic)?.configs.get('max.message.bytes');
-    return override === undefined ? this.config.maxMessageBytes : Number(override);
+    const t = this.topics.get(topic);
+    return t ? Number(this.topicConfig(t, 'max.message.bytes')) : this.config.maxMessageBytes;
   }
 
   partition(topic: string, partition: number): PartitionLog | undefined {

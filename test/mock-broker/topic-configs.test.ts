@@ -6,7 +6,7 @@
 import { Kafka, logLevel } from 'kafkajs';
 import { MockCluster } from '../../src/mock-broker';
 import { TopicError } from '../../src/mock-broker/cluster';
-import { topicConfigError } from '../../src/mock-broker/handlers/config-defaults';
+import { topicConfigError } from '../../src/mock-broker/config-defaults';
 import { ErrorCode } from '../../src/mock-broker/protocol/error-codes';
 import { CreateTopics } from '../../src/mock-broker/protocol/messages/admin';
 import { Produce } from '../../src/mock-broker/protocol/messages/data';

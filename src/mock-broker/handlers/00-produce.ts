@@ -61,8 +61,9 @@ function prepare(t: Body, p: Body, acks: number, ctx: HandlerContext): Slot {
   const limit = cluster.maxMessageBytes(t.name);
   const tooBig = batches.find((b) => b.bytes.length > limit);
   if (tooBig) return fail(ErrorCode.MESSAGE_TOO_LARGE, `batch of ${tooBig.bytes.length} bytes exceeds max.message.bytes ${limit}`);
-  const policy = cluster.topics.get(t.name)?.configs.get('cleanup.policy') ?? 'delete';
-  return { pending: { topic: t.name, index: p.index, log, batches, out, compacted: policy.split(',').includes('compact') } };
+  const topic = cluster.topics.get(t.name)!;
+  const compacted = cluster.topicConfig(topic, 'cleanup.policy').split(',').includes('compact');
+  return { pending: { topic: t.name, index: p.index, log, batches, out, compacted } };
 }
 
 /**

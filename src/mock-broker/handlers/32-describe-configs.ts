@@ -2,7 +2,7 @@
  * DescribeConfigs (key 32), v0-v4. v0 has isDefault; v1 replaces it with configSource and adds
  * includeSynonyms / synonyms (KIP-226); v2 only marks a server change; v3 adds
  * includeDocumentation, documentation and configType (KIP-569); v4 is flexible (KIP-482).
- * Resources: TOPIC (2) answers Kafka's topic configs (see config-defaults.ts) with per-topic
+ * Resources: TOPIC (2) answers Kafka's topic configs (see ../config-defaults.ts) with per-topic
  * overrides as DYNAMIC_TOPIC_CONFIG; BROKER (4) answers the broker configs for "" (cluster
  * default) or this broker's id (another id is INVALID_REQUEST, as Kafka's ConfigHelper says);
  * BROKER_LOGGER (8) answers no loggers. configurationKeys null = all; unknown keys are left out.
@@ -11,7 +11,7 @@
 import type { ClusterState, Topic } from '../cluster';
 import { ErrorCode } from '../protocol/error-codes';
 import { DescribeConfigs } from '../protocol/messages/admin';
-import { BROKER_CONFIGS, ConfigDef, ConfigSource, ConfigType, TOPIC_CONFIGS } from './config-defaults';
+import { BROKER_CONFIGS, ConfigDef, ConfigSource, ConfigType, TOPIC_CONFIGS } from '../config-defaults';
 import { Body, Handler } from './types';
 
 export const ResourceType = { TOPIC: 2, BROKER: 4, BROKER_LOGGER: 8 } as const;

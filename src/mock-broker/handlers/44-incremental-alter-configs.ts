@@ -7,16 +7,12 @@
  */
 import { ErrorCode } from '../protocol/error-codes';
 import { IncrementalAlterConfigs } from '../protocol/messages/cluster-admin';
-import { ConfigType, TOPIC_CONFIGS } from './config-defaults';
+import { ConfigType, topicConfigDef } from '../config-defaults';
 import { alterResource } from './config-alter';
 import { Body, Handler } from './types';
 
 export const OpType = { SET: 0, DELETE: 1, APPEND: 2, SUBTRACT: 3 } as const;
 
-function listValue(current: ReadonlyMap<string, string>, name: string, cluster: Parameters<Handler['handle']>[1]['cluster']): string[] {
-  const value = current.get(name) ?? TOPIC_CONFIGS.find((d) => d.name === name)?.value(cluster) ?? '';
-  return value === '' ? [] : value.split(',');
-}
 
 export const incrementalAlterConfigsHandler: Handler = {
   schema: IncrementalAlterConfigs,
@@ -34,10 +30,11 @@ export const incrementalAlterConfigsHandler: Handler = {
           next.delete(c.name);
         } else if (op === OpType.APPEND || op === OpType.SUBTRACT) {
           const verb = op === OpType.APPEND ? 'append' : 'subtract';
-          const def = TOPIC_CONFIGS.find((d) => d.name === c.name);
+          const def = topicConfigDef(c.name);
           if (!def) return { errorCode: ErrorCode.INVALID_CONFIG, errorMessage: `Unknown topic config name: ${c.name}` };
           if (def.type !== ConfigType.LIST) return { errorCode: ErrorCode.INVALID_CONFIG, errorMessage: `Config value ${verb} is not allowed for config key: ${c.name}` };
-          const old = listValue(next, c.name, ctx.cluster);
+          const value = next.get(c.name) ?? def.value(ctx.cluster) ?? '';
+          const old = value === '' ? [] : value.split(',');
           const given = String(c.value ?? '').split(',');
           const merged = op === OpType.APPEND ? [...old, ...given.filter((v) => !old.includes(v))] : old.filter((v) => !given.includes(v));
           next.set(c.name, merged.join(','));

@@ -1,13 +1,13 @@
 /**
  * What AlterConfigs (33) and IncrementalAlterConfigs (44) share, after Kafka's ConfigAdminManager:
- * per-resource answers, duplicate keys refused, topic configs validated (config-defaults.ts) and
+ * per-resource answers, duplicate keys refused, topic configs validated (../config-defaults.ts) and
  * applied through ClusterState.setTopicConfigs, so that the enforced ones (retention.ms,
  * retention.bytes, max.message.bytes) change the broker's behaviour. BROKER and BROKER_LOGGER
  * resources cannot be altered in the mock (its broker configs are MockCluster.start options).
  */
 import type { ClusterState } from '../cluster';
 import { ErrorCode } from '../protocol/error-codes';
-import { topicConfigError } from './config-defaults';
+import { topicConfigError } from '../config-defaults';
 import { ResourceType } from './32-describe-configs';
 import { Body } from './types';
 
