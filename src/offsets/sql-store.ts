@@ -10,7 +10,7 @@
 import { pRetry } from '../util/vendored';
 import type { Knex } from 'knex';
 import { partitionKey, type TopicPartition } from '../sinks/sink';
-import { assertQuestionMarksSafe, bindBigint, createKnex, detectDialect, isKnexInstance, toBigint, type SqlDialect } from '../sinks/sql/dialect';
+import { assertQuestionMarksSafe, bindBigint, createKnex, detectDialect, isKnexInstance, quoteIdentifier, toBigint, type SqlDialect } from '../sinks/sql/dialect';
 import { ensureOffsetsTable, OFFSETS_TARGET_COLUMN } from '../sinks/sql/ddl';
 import { isTransientSqlError, SinkConfigError, SinkWriteError } from '../sinks/sql/errors';
 import type { FencedPartition, OffsetAdvance, OffsetStore } from './offset-store';
@@ -208,7 +208,7 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
   /** The CAS UPDATE text for each dialect (the table name quoted, never a placeholder: it may contain '?'). */
   private get casSql(): { postgres: string; sqlite: string } {
     if (this.casSqlText) return this.casSqlText;
-    const t = `"${this.table.replace(/"/g, '""')}"`;
+    const t = quoteIdentifier(this.table);
     const sql = (p: (i: number) => string) =>
       `UPDATE ${t} SET next_offset = ${p(1)}, updated_at = CURRENT_TIMESTAMP WHERE group_id = ${p(2)} AND topic = ${p(3)} AND "partition" = ${p(4)} AND next_offset = ${p(5)}`;
     this.casSqlText = { sqlite: sql(() => '?'), postgres: sql((i) => `$${i}`) };

@@ -7,6 +7,7 @@
  */
 import type { ClientBase } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
+import { quoteIdentifier } from './dialect';
 
 type PrepareValue = (v: unknown) => unknown;
 let pgPrepareValue: PrepareValue | undefined;
@@ -62,11 +63,6 @@ export function encodeCopyRows(rows: readonly Record<string, unknown>[], columns
     out += `${encodeCopyValue(row[columns[last]!])}\n`;
   }
   return out;
-}
-
-/** An identifier in double quotes, inner quotes doubled (SQL standard; PostgreSQL and SQLite). */
-export function quoteIdentifier(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
 }
 
 /** Rows encoded per COPY data message: about 100 KB of text for typical rows, bounded memory for large writes. */

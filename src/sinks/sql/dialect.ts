@@ -54,6 +54,14 @@ export function sqliteAfterCreate(busyTimeoutMs: number = DEFAULT_SQLITE_BUSY_TI
   };
 }
 
+/**
+ * An identifier in double quotes, inner quotes doubled (SQL standard; PostgreSQL and SQLite), for SQL text built
+ * outside knex's `??` bindings (COPY, prepared statements, the offsets CAS). The text is never a placeholder.
+ */
+export function quoteIdentifier(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
 /** The npm package knex loads for each supported client name. */
 export const DRIVER_PACKAGES: Readonly<Record<string, string>> = { sqlite3: 'sqlite3', pg: 'pg', postgres: 'pg', postgresql: 'pg' };
 

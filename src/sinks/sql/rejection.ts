@@ -46,6 +46,14 @@ function driverError(err: unknown): { code?: string; message?: string; constrain
 }
 
 /**
+ * True when the driver error inside `err` is PostgreSQL's unique_violation (SQLSTATE 23505): a kafka-key COPY met
+ * rows already stored (a replay after the offsets were rewound), so the write goes again through the staged upsert.
+ */
+export function isUniqueViolation(err: unknown): boolean {
+  return driverError(err).code === '23505';
+}
+
+/**
  * True when no single row can have caused `err`: the database refuses writes to this table
  * altogether (see the classes in the module comment). Constraint, data and trigger errors are
  * false: for those, only a replay can tell.

@@ -15,8 +15,8 @@
 import type { Knex } from 'knex';
 import type { ClientBase } from 'pg';
 import type { Database } from 'sqlite3';
-import { copyRows, quoteIdentifier } from './copy';
-import type { SqlDialect } from './dialect';
+import { copyRows } from './copy';
+import { quoteIdentifier, type SqlDialect } from './dialect';
 import { isTransientSqlError } from './errors';
 import { runStatement, SqliteStatementCache } from './sqlite-statements';
 import type { Row } from './mapping';
@@ -34,16 +34,6 @@ export class RowsRejected extends Error {
   constructor(readonly first: number, readonly count: number, override readonly cause: unknown) {
     super((cause as Error)?.message ?? String(cause));
   }
-}
-
-/** PostgreSQL unique_violation: a kafka-key COPY met rows already stored (a replay); retry through the staged upsert. */
-export function isUniqueViolation(err: unknown): boolean {
-  let e: unknown = err;
-  for (let d = 0; d < 4 && e !== null && typeof e === 'object'; d++) {
-    if ((e as { code?: unknown }).code === '23505') return true;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return false;
 }
 
 export class RowWriter {
@@ -79,12 +69,8 @@ export class RowWriter {
       return () => undefined;
     }
     const client = conn as ClientBase;
-    if (!staged && target.conflictKey === undefined) {
-      await guard(0, rows.length, () => copyRows(client, target.table, target.columns, rows));
-      return () => undefined;
-    }
     if (!staged) {
-      // kafka-key: the coordinates are unique per record, so COPY straight in; a replay conflict makes
+      // insert, and kafka-key: the coordinates are unique per record, so COPY straight in; a replay conflict makes
       // the caller retry the whole transaction with staged = true.
       await guard(0, rows.length, () => copyRows(client, target.table, target.columns, rows));
       return () => undefined;

@@ -14,9 +14,9 @@ import { ensureDataTable } from './ddl';
 import { assertQuestionMarksSafe, createKnex, isKnexInstance, rowsPerStatement } from './dialect';
 import { isTransientSqlError, SinkWriteError } from './errors';
 import { compileMapping, type CompiledMapping, type Row } from './mapping';
-import { classifyRejection, isSystemicSqlError, refusedWrite, type RowOrigin } from './rejection';
+import { classifyRejection, isSystemicSqlError, isUniqueViolation, refusedWrite, type RowOrigin } from './rejection';
 import { KafkaEosError } from '../../errors';
-import { isUniqueViolation, RowsRejected, RowWriter } from './row-writer';
+import { RowsRejected, RowWriter } from './row-writer';
 
 interface MappedBatch { batch: SinkBatch; rows: Row[]; offsets: bigint[] }
 

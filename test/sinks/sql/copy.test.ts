@@ -1,6 +1,7 @@
 import { knex as makeKnex, type Knex } from 'knex';
 import type { ClientBase } from 'pg';
-import { copyRows, encodeCopyRows, encodeCopyValue, escapeCopyText, quoteIdentifier } from '../../../src/sinks/sql/copy';
+import { copyRows, encodeCopyRows, encodeCopyValue, escapeCopyText } from '../../../src/sinks/sql/copy';
+import { quoteIdentifier } from '../../../src/sinks/sql/dialect';
 import { SqlSink } from '../../../src/sinks/sql/sql-sink';
 import { batch, countRows, pgUrl, record, uniqueName } from './fixtures';
 
