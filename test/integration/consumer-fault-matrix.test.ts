@@ -17,7 +17,7 @@ import { GroupConsumer } from '../../src/consumer/group-consumer';
 import type { Delivery } from '../../src/consumer/options';
 import { KafkaEosError } from '../../src/errors';
 import { ExactlyOnceSink, partitionKey, SinkBatch, TopicPartition, WriteResult } from '../../src/sinks/sink';
-import { FAST, kafkaOf, produce, sleep, until } from '../consumer/helpers';
+import { commitsOf, FAST, kafkaOf, produce, sleep, until } from '../consumer/helpers';
 
 jest.setTimeout(300000);
 
@@ -89,13 +89,6 @@ class MemorySink implements ExactlyOnceSink {
     return { status: 'committed' };
   }
   async close(): Promise<void> {}
-}
-
-function commitsOf(cluster: MockCluster, groupId: string, topic: string, partition: number): bigint[] {
-  return cluster.events.entries({ type: 'offsets.committed', groupId })
-    .flatMap((e) => (e.data.partitions as { topic: string; partition: number; offset: bigint }[]))
-    .filter((p) => p.topic === topic && p.partition === partition)
-    .map((p) => BigInt(p.offset));
 }
 
 async function runCell(cluster: MockCluster, cell: Cell, prefix: string): Promise<CellResult> {

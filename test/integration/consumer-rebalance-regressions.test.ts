@@ -3,26 +3,13 @@
  * alpakka-kafka, Kafka Connect) as a regression test against a 1-broker mock cluster (on 3 brokers,
  * KafkaJS's idle fetchers to other brokers sometimes hide a missing heartbeat).
  */
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { MockCluster } from '../../src/mock-broker';
 import { startCluster, waitForStableGroup } from '../../src/mock-broker/testing';
-import { GroupConsumer } from '../../src/consumer/group-consumer';
+import type { GroupConsumer } from '../../src/consumer/group-consumer';
 import { SqlSink } from '../../src/sinks/sql';
-import { consumerOn, kafkaOf, produce, sleep, stopAll, until, valueOf } from '../consumer/helpers';
+import { commitsOf, consumerOn, kafkaOf, produce, range, sleep, stopAll, until, useConsumerCluster, valueOf } from '../consumer/helpers';
 
 jest.setTimeout(90000);
-
-const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
-
-/** Committed offsets of (group, topic, partition) in the order the coordinator accepted them. */
-function commitsOf(cluster: MockCluster, groupId: string, topic: string, partition = 0): bigint[] {
-  return cluster.events.entries({ type: 'offsets.committed', groupId })
-    .flatMap((e) => (e.data.partitions as { topic: string; partition: number; offset: bigint }[]))
-    .filter((p) => p.topic === topic && p.partition === partition)
-    .map((p) => BigInt(p.offset));
-}
 
 function expectNeverBackwards(offsets: bigint[]): void {
   for (let i = 1; i < offsets.length; i++) {
@@ -31,31 +18,21 @@ function expectNeverBackwards(offsets: bigint[]): void {
 }
 
 describe('consumer regressions (issue 8)', () => {
-  let cluster: MockCluster;
-  let dir: string;
-  const consumers: GroupConsumer[] = [];
-  beforeAll(async () => {
-    cluster = await startCluster({ brokers: 1 });
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kafka-eos-regressions-'));
-  });
-  afterEach(() => stopAll(consumers));
-  afterAll(async () => {
-    await cluster.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const fx = useConsumerCluster(() => startCluster({ brokers: 1 }), 'kafka-eos-regressions-');
+  const { consumers } = fx;
 
   test('1. a returning partition resumes from its last owner\'s committed offset; committed offsets never go backwards', async () => {
     const topic = 'returning';
     const groupId = 'returning-g';
-    cluster.createTopic(topic, 1);
-    const kafka = kafkaOf(cluster);
+    fx.cluster.createTopic(topic, 1);
+    const kafka = kafkaOf(fx.cluster);
     await produce(kafka, topic, 0, range(0, 100).map(String));
 
     const seenA: number[] = [];
     const seenB: number[] = [];
     // A holds record 40 until the rebalance asks it to let go: its record handler stops early and
     // the consumer seeks p0 back to 40 while the partition is about to be revoked.
-    const a = consumerOn(cluster, {
+    const a = consumerOn(fx.cluster, {
       clientId: 'z-a', groupId, topics: [topic], delivery: 'at-least-once', commitIntervalMs: 600000,
       recordHandler: async (r, { signal }) => {
         seenA.push(Number(r.offset));
@@ -69,37 +46,37 @@ describe('consumer regressions (issue 8)', () => {
     await until(() => seenA.includes(40), 'A to hold record 40');
 
     // B sorts first, so range gives it p0; it handles and commits up to 100.
-    const b = consumerOn(cluster, {
+    const b = consumerOn(fx.cluster, {
       clientId: 'a-b', groupId, topics: [topic], delivery: 'at-least-once', commitIntervalMs: 0,
       recordHandler: async (r) => { seenB.push(Number(r.offset)); },
     }, consumers);
     await b.start();
     await until(() => seenB.includes(99), 'B to handle up to 99');
-    await until(() => cluster.inspect.committedOffset(groupId, topic, 0) === 100, 'B to commit 100');
+    await until(() => fx.cluster.inspect.committedOffset(groupId, topic, 0) === 100, 'B to commit 100');
     expect(seenB[0]).toBe(40);
 
     // B leaves: p0 returns to A, which must resume at 100, not at its stale seek to 40.
     const returnedAt = seenA.length;
     await b.stop();
-    await waitForStableGroup(cluster, groupId, { members: 1, allAssigned: [topic] });
+    await waitForStableGroup(fx.cluster, groupId, { members: 1, allAssigned: [topic] });
     await produce(kafka, topic, 0, range(100, 110).map(String));
     await until(() => seenA.includes(109), 'A to handle the new records');
     await a.stop();
     expect(seenA.slice(returnedAt)).toEqual(range(100, 110));
-    expect(cluster.inspect.committedOffset(groupId, topic, 0)).toBe(110);
-    expectNeverBackwards(commitsOf(cluster, groupId, topic));
+    expect(fx.cluster.inspect.committedOffset(groupId, topic, 0)).toBe(110);
+    expectNeverBackwards(commitsOf(fx.cluster, groupId, topic));
   });
 
   test('2. a member whose session expired reports its partitions lost, rejoins and carries on: nothing lost', async () => {
     const topic = 'expired';
     const groupId = 'expired-g';
-    cluster.createTopic(topic, 1);
-    const kafka = kafkaOf(cluster);
+    fx.cluster.createTopic(topic, 1);
+    const kafka = kafkaOf(fx.cluster);
     await produce(kafka, topic, 0, range(0, 10).map(String));
     const seen: number[] = [];
     const lost: unknown[] = [];
     let stalled = false;
-    const c = consumerOn(cluster, {
+    const c = consumerOn(fx.cluster, {
       groupId, topics: [topic], delivery: 'at-least-once', commitIntervalMs: 0, sessionTimeoutMs: 1500, heartbeatIntervalMs: 100,
       recordHandler: async (r) => {
         if (r.offset === 5n && !stalled) {
@@ -116,46 +93,46 @@ describe('consumer regressions (issue 8)', () => {
     c.on('error', (e) => errors.push(e));
     await c.start();
     await until(() => stalled, 'the stall');
-    await until(() => cluster.events.entries({ type: 'member.expired', groupId }).length > 0, 'the coordinator to expire the member');
+    await until(() => fx.cluster.events.entries({ type: 'member.expired', groupId }).length > 0, 'the coordinator to expire the member');
     await produce(kafka, topic, 0, range(10, 15).map(String));
     await until(() => seen.includes(14), 'records after the rejoin', 45000);
-    await until(() => cluster.inspect.committedOffset(groupId, topic, 0) === 15, 'the commit of 15');
+    await until(() => fx.cluster.inspect.committedOffset(groupId, topic, 0) === 15, 'the commit of 15');
     expect(c.state).toBe('running');
     expect(c.failure).toBeNull();
     expect(lost).toEqual([[{ topic, partition: 0 }]]);
     // Nothing lost; at most the uncommitted work (record 5, whose commit was refused) repeats.
     expect([...new Set(seen)].sort((x, y) => x - y)).toEqual(range(0, 15));
     expect(seen.length - new Set(seen).size).toBeLessThanOrEqual(1);
-    expectNeverBackwards(commitsOf(cluster, groupId, topic));
+    expectNeverBackwards(commitsOf(fx.cluster, groupId, topic));
   });
 
   test('4. heartbeats go on while onPartitionsAssigned runs longer than the session timeout: no expiry, no rebalance loop', async () => {
     const topic = 'slow-listener';
     const groupId = 'slow-listener-g';
-    cluster.createTopic(topic, 1);
-    await produce(kafkaOf(cluster), topic, 0, ['a', 'b']);
+    fx.cluster.createTopic(topic, 1);
+    await produce(kafkaOf(fx.cluster), topic, 0, ['a', 'b']);
     const seen: string[] = [];
     let listenerRuns = 0;
-    const c = consumerOn(cluster, {
+    const c = consumerOn(fx.cluster, {
       groupId, topics: [topic], delivery: 'at-least-once', sessionTimeoutMs: 1500, heartbeatIntervalMs: 200,
       onPartitionsAssigned: async () => { listenerRuns += 1; await sleep(4500); },
       recordHandler: async (r) => { seen.push(valueOf(r)); },
     }, consumers);
     await c.start();
     await until(() => seen.length === 2, 'records after the slow listener');
-    expect(cluster.events.entries({ type: 'member.expired', groupId })).toEqual([]);
-    expect(cluster.groups.group(groupId)!.generationId).toBe(1);
+    expect(fx.cluster.events.entries({ type: 'member.expired', groupId })).toEqual([]);
+    expect(fx.cluster.groups.group(groupId)!.generationId).toBe(1);
     expect(listenerRuns).toBe(1);
   });
 
   test('5. stop() aborts the handler signal: the record in hand finishes, finished work is committed, stop resolves', async () => {
     const topic = 'stop-aborts';
     const groupId = 'stop-aborts-g';
-    cluster.createTopic(topic, 1);
-    await produce(kafkaOf(cluster), topic, 0, range(0, 200).map(String));
+    fx.cluster.createTopic(topic, 1);
+    await produce(kafkaOf(fx.cluster), topic, 0, range(0, 200).map(String));
     const seen: number[] = [];
     let aborted = false;
-    const c = consumerOn(cluster, {
+    const c = consumerOn(fx.cluster, {
       groupId, topics: [topic], delivery: 'at-least-once', commitIntervalMs: 600000,
       recordHandler: async (r, { signal }) => {
         seen.push(Number(r.offset));
@@ -172,17 +149,17 @@ describe('consumer regressions (issue 8)', () => {
     // The whole batch (200 records x 100 ms) would take 20 s; stop() waited for one record.
     expect(stopMs).toBeLessThan(5000);
     expect(seen.length).toBeLessThan(50);
-    expect(cluster.inspect.committedOffset(groupId, topic, 0)).toBe(Math.max(...seen) + 1);
+    expect(fx.cluster.inspect.committedOffset(groupId, topic, 0)).toBe(Math.max(...seen) + 1);
   });
 
   test('6. a record whose handler returned is done even if the signal aborted meanwhile: not delivered again', async () => {
     const topic = 'abort-after-success';
     const groupId = 'abort-after-success-g';
-    cluster.createTopic(topic, 1);
-    await produce(kafkaOf(cluster), topic, 0, range(0, 10).map(String));
+    fx.cluster.createTopic(topic, 1);
+    await produce(kafkaOf(fx.cluster), topic, 0, range(0, 10).map(String));
     const seen: number[] = [];
     let c: GroupConsumer | null = null;
-    c = consumerOn(cluster, {
+    c = consumerOn(fx.cluster, {
       groupId, topics: [topic], delivery: 'at-least-once', commitIntervalMs: 600000, retry: { retries: 2, minTimeoutMs: 10 },
       recordHandler: async (r) => {
         seen.push(Number(r.offset));
@@ -195,10 +172,10 @@ describe('consumer regressions (issue 8)', () => {
     await c.start();
     await until(() => c!.state === 'stopped', 'the stop');
     expect(seen).toEqual([0, 1, 2, 3]);
-    expect(cluster.inspect.committedOffset(groupId, topic, 0)).toBe(4);
+    expect(fx.cluster.inspect.committedOffset(groupId, topic, 0)).toBe(4);
 
     const again: number[] = [];
-    const d = consumerOn(cluster, {
+    const d = consumerOn(fx.cluster, {
       groupId, topics: [topic], delivery: 'at-least-once', recordHandler: async (r) => { again.push(Number(r.offset)); },
     }, consumers);
     await d.start();
@@ -208,25 +185,15 @@ describe('consumer regressions (issue 8)', () => {
 });
 
 describe('consumer regressions (issue 8), 3 brokers', () => {
-  let cluster: MockCluster;
-  let dir: string;
-  const consumers: GroupConsumer[] = [];
-  beforeAll(async () => {
-    cluster = await startCluster({ brokers: 3 });
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kafka-eos-regressions3-'));
-  });
-  afterEach(() => stopAll(consumers));
-  afterAll(async () => {
-    await cluster.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const fx = useConsumerCluster(() => startCluster({ brokers: 3 }), 'kafka-eos-regressions3-');
+  const { consumers } = fx;
 
   test('3. leader moves: ListOffsets answered NOT_LEADER_OR_FOLLOWER is retried with fresh metadata; exactly-once goes on', async () => {
     const topic = 'leader-moves';
     const groupId = 'leader-moves-g';
-    cluster.createTopic(topic, 2);
+    fx.cluster.createTopic(topic, 2);
     const sink = new SqlSink({
-      knex: { client: 'sqlite3', connection: { filename: path.join(dir, 'leader.sqlite') }, useNullAsDefault: true },
+      knex: { client: 'sqlite3', connection: { filename: path.join(fx.dir, 'leader.sqlite') }, useNullAsDefault: true },
       table: 'rows', mode: 'insert', autoCreate: true, mapping: { columns: { id: { path: 'id', type: 'integer' } } },
     });
     // Empty partitions: nothing is stored in the sink, so every assignment looks the start offset up.
@@ -236,27 +203,27 @@ describe('consumer regressions (issue 8), 3 brokers', () => {
     let faulted = 0;
     sink.open = async (...args) => {
       const stored = await open(...args);
-      faulted += cluster.faults.failNext({ apiKey: 'ListOffsets', errorCode: 'NOT_LEADER_OR_FOLLOWER', count: 2 }).remaining;
+      faulted += fx.cluster.faults.failNext({ apiKey: 'ListOffsets', errorCode: 'NOT_LEADER_OR_FOLLOWER', count: 2 }).remaining;
       return stored;
     };
-    const c1 = consumerOn(cluster, { clientId: 'c1', groupId, topics: [topic], delivery: 'exactly-once', sink }, consumers);
+    const c1 = consumerOn(fx.cluster, { clientId: 'c1', groupId, topics: [topic], delivery: 'exactly-once', sink }, consumers);
     await c1.start();
-    await waitForStableGroup(cluster, groupId, { members: 1, allAssigned: [topic] });
+    await waitForStableGroup(fx.cluster, groupId, { members: 1, allAssigned: [topic] });
     // The leaders move; c1's clients still have the old metadata.
     for (const p of [0, 1]) {
-      const leader = cluster.inspect.partitions(topic).find((x) => x.partition === p)!.leader;
-      cluster.moveLeader(topic, p, (leader % 3) + 1);
+      const leader = fx.cluster.inspect.partitions(topic).find((x) => x.partition === p)!.leader;
+      fx.cluster.moveLeader(topic, p, (leader % 3) + 1);
     }
-    const c2 = consumerOn(cluster, { clientId: 'c2', groupId, topics: [topic], delivery: 'exactly-once', sink }, consumers);
+    const c2 = consumerOn(fx.cluster, { clientId: 'c2', groupId, topics: [topic], delivery: 'exactly-once', sink }, consumers);
     await c2.start();
-    await waitForStableGroup(cluster, groupId, { members: 2, allAssigned: [topic], afterGeneration: 1 });
-    const kafka = kafkaOf(cluster);
+    await waitForStableGroup(fx.cluster, groupId, { members: 2, allAssigned: [topic], afterGeneration: 1 });
+    const kafka = kafkaOf(fx.cluster);
     await produce(kafka, topic, 0, range(0, 5).map((id) => JSON.stringify({ id })));
     await produce(kafka, topic, 1, range(5, 10).map((id) => JSON.stringify({ id })));
-    const committed = (p: number) => cluster.inspect.committedOffset(groupId, topic, p);
+    const committed = (p: number) => fx.cluster.inspect.committedOffset(groupId, topic, p);
     await until(() => committed(0) === 5 && committed(1) === 5, 'both partitions written');
     expect(faulted).toBeGreaterThanOrEqual(4);
-    expect(cluster.events.entries({ type: 'fault.error' }).length).toBeGreaterThanOrEqual(4);
+    expect(fx.cluster.events.entries({ type: 'fault.error' }).length).toBeGreaterThanOrEqual(4);
     expect([c1.state, c2.state]).toEqual(['running', 'running']);
     expect([c1.failure, c2.failure]).toEqual([null, null]);
     await stopAll(consumers);

@@ -10,7 +10,7 @@ import { MockCluster } from '../../src/mock-broker';
 import { startCluster, waitForStableGroup } from '../../src/mock-broker/testing';
 import { GroupConsumer } from '../../src/consumer/group-consumer';
 import { SqlSink } from '../../src/sinks/sql';
-import { consumerOn, kafkaOf, produce, sleep, stopAll, until, valueOf } from '../consumer/helpers';
+import { consumerOn, kafkaOf, produce, range, sleep, stopAll, until, valueOf } from '../consumer/helpers';
 
 jest.setTimeout(120000);
 
@@ -28,8 +28,6 @@ function startKillWorker(cfg: object, onMessage: (m: { type: string; offset?: nu
   child.on('message', onMessage);
   return child;
 }
-
-const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
 
 describe('consumer scenarios (issue 4)', () => {
   let cluster: MockCluster;
