@@ -13,27 +13,7 @@ import { createGroupConsumer, HdfsSink } from '../../src';
 import { MockCluster } from '../../src/mock-broker';
 import { WebHdfsServer } from '../../src/sinks/hdfs/webhdfs-server';
 import { committedFiles, committedOffsets, range } from '../sinks/hdfs/helpers';
-
-const WORKER = path.join(__dirname, '..', 'fixtures', 'zombie-hdfs-worker.js');
-
-function waitFor<T>(child: ChildProcess, type: string, ms = 60000): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no '${type}' message from the worker in ${ms} ms`)), ms);
-    const on = (m: { type: string; message?: string }) => {
-      if (m.type === 'error') { clearTimeout(timer); reject(new Error(m.message)); }
-      if (m.type === type) { clearTimeout(timer); child.off('message', on); resolve(m as T); }
-    };
-    child.on('message', on);
-  });
-}
-
-async function until(cond: () => Promise<boolean>, ms: number, what: string): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { until, waitFor, ZOMBIE_WORKER } from './zombie-helpers';
 
 let cluster: MockCluster;
 let hdfs: WebHdfsServer;
@@ -54,7 +34,7 @@ test('a frozen member that lost its partition cannot claim its range when it wak
     cluster.createTopic('zh', 1);
     await producer.connect();
     await producer.send({ topic: 'zh', messages: Array.from({ length: 500 }, (_, i) => ({ value: JSON.stringify({ v: `r${i}` }) })) });
-    zombie = fork(WORKER, [cluster.bootstrap.join(','), 'zh', 'zh', hdfs.url, '/zombie'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    zombie = fork(ZOMBIE_WORKER, [cluster.bootstrap.join(','), 'zh', 'zh', 'hdfs', hdfs.url, '/zombie'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const holding = await waitFor<{ records: number }>(zombie, 'holding');
     expect(holding.records).toBeGreaterThan(100); // its write will rotate: a claim attempt
     zombie.kill('SIGSTOP');

@@ -12,27 +12,7 @@ import knexFactory from 'knex';
 import { Kafka, logLevel } from 'kafkajs';
 import { createGroupConsumer, SqlSink } from '../../src';
 import { MockCluster } from '../../src/mock-broker';
-
-const WORKER = path.join(__dirname, '..', 'fixtures', 'zombie-worker.js');
-
-function waitFor<T>(child: ChildProcess, type: string, ms = 60000): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no '${type}' message from the worker in ${ms} ms`)), ms);
-    const on = (m: { type: string; message?: string }) => {
-      if (m.type === 'error') { clearTimeout(timer); reject(new Error(m.message)); }
-      if (m.type === type) { clearTimeout(timer); child.off('message', on); resolve(m as T); }
-    };
-    child.on('message', on);
-  });
-}
-
-async function until(cond: () => Promise<boolean>, ms: number, what: string): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { until, waitFor, ZOMBIE_WORKER } from './zombie-helpers';
 
 test('a frozen member that lost its partition is fenced when it wakes: no duplicate', async () => {
   if (!existsSync(path.join(__dirname, '..', '..', 'dist', 'index.js'))) throw new Error('dist/ is missing: run npm run build (npm test does it)');
@@ -51,7 +31,7 @@ test('a frozen member that lost its partition is fenced when it wakes: no duplic
     await producer.connect();
     await producer.send({ topic: 'z', messages: Array.from({ length: 500 }, (_, i) => ({ value: JSON.stringify({ v: `r${i}` }) })) });
 
-    zombie = fork(WORKER, [cluster.bootstrap.join(','), 'zg', 'z', db], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    zombie = fork(ZOMBIE_WORKER, [cluster.bootstrap.join(','), 'zg', 'z', 'sql', db], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const holding = await waitFor<{ records: number; nextOffset: string }>(zombie, 'holding');
     expect(holding.records).toBeGreaterThan(0);
     zombie.kill('SIGSTOP'); // frozen with the batch in hand, before its write
