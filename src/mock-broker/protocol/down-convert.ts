@@ -13,7 +13,8 @@
 import * as zlib from 'node:zlib';
 import { decodeBatch } from './record-batch';
 
-const TIMESTAMP_TYPE_LOG_APPEND = 0x08;
+/** Message attributes bit 3 (magic 1): the timestamp is the broker's LogAppendTime (KIP-32). */
+export const TIMESTAMP_TYPE_LOG_APPEND = 0x08;
 
 /** The magic of the message sets a Fetch of `version` carries: 0 for v0-v1, 1 for v2-v3, 2 from v4 on. */
 export function fetchMagic(version: number): 0 | 1 | 2 {

@@ -86,7 +86,9 @@ export function splitBatches(records: Buffer): { header: BatchHeader; bytes: Buf
     if (records.length - at < LOG_OVERHEAD + 5) throw new InvalidRecordsError(`trailing ${records.length - at} bytes are not a batch`);
     const batchLength = records.readInt32BE(at + 8);
     const magic = records.readInt8(at + 16);
-    if (magic !== 2) throw new InvalidRecordsError(`record batch magic ${magic} is not supported (only 2)`, 'UNSUPPORTED_FOR_MESSAGE_FORMAT');
+    if (magic !== 2) {
+      throw new InvalidRecordsError(`record batch magic ${magic} is not supported (only 2)`, 'UNSUPPORTED_FOR_MESSAGE_FORMAT');
+    }
     const size = batchLength + LOG_OVERHEAD;
     if (batchLength < BATCH_HEADER_BYTES - LOG_OVERHEAD || at + size > records.length) {
       throw new InvalidRecordsError(`batch length ${batchLength} at ${at} does not fit in ${records.length} bytes`);
@@ -95,8 +97,10 @@ export function splitBatches(records: Buffer): { header: BatchHeader; bytes: Buf
     const actual = crc32c(records, at + 21, at + size);
     if (actual !== header.crc) throw new InvalidRecordsError(`CRC mismatch: stored ${header.crc}, computed ${actual}`);
     if (header.compression > Compression.Zstd) throw new InvalidRecordsError(`unknown compression codec ${header.compression}`);
-    if (header.recordCount < 0 || header.lastOffsetDelta < 0 || (!header.isControl && header.recordCount === 0 && header.lastOffsetDelta !== 0)) {
-      throw new InvalidRecordsError(`bad record count ${header.recordCount} / last offset delta ${header.lastOffsetDelta}`, 'INVALID_RECORD');
+    const emptyWithDelta = !header.isControl && header.recordCount === 0 && header.lastOffsetDelta !== 0;
+    if (header.recordCount < 0 || header.lastOffsetDelta < 0 || emptyWithDelta) {
+      const why = `bad record count ${header.recordCount} / last offset delta ${header.lastOffsetDelta}`;
+      throw new InvalidRecordsError(why, 'INVALID_RECORD');
     }
     out.push({ header, bytes: records.subarray(at, at + size) });
     at += size;
@@ -129,7 +133,8 @@ export type Codec = { compress(b: Buffer): Buffer; decompress(b: Buffer, maxByte
  */
 export class DecompressedTooLargeError extends InvalidRecordsError {
   constructor(codec: string, limit: number, declared?: number) {
-    super(`${codec} batch decompresses to ${declared === undefined ? 'more than' : declared} bytes, over the mock's bound of ${limit}`, 'MESSAGE_TOO_LARGE');
+    const size = declared === undefined ? 'more than' : declared;
+    super(`${codec} batch decompresses to ${size} bytes, over the mock's bound of ${limit}`, 'MESSAGE_TOO_LARGE');
   }
 }
 
@@ -161,16 +166,24 @@ function codecFor(c: Compression): Codec {
   return codec;
 }
 
+/**
+ * Decompresses `data` with codec `c`, never past `maxBytes` (bytes; see {@link Codec}). Throws
+ * InvalidRecordsError: MESSAGE_TOO_LARGE past the bound, CORRUPT_MESSAGE for an unavailable codec or
+ * data the codec cannot read. Record batches (magic 2) and old compressed message sets both use it.
+ */
+export function decompress(c: Compression, data: Buffer, maxBytes?: number): Buffer {
+  try {
+    return codecFor(c).decompress(data, maxBytes);
+  } catch (e) {
+    if (e instanceof InvalidRecordsError) throw e;
+    throw new InvalidRecordsError(`cannot decompress ${Compression[c]} batch: ${(e as Error).message}`);
+  }
+}
+
 /** The records section of a batch, decompressed (bounded by `maxBytes`). Throws InvalidRecordsError. */
 export function batchBody(bytes: Buffer, header: BatchHeader, maxBytes?: number): Buffer {
   const body = bytes.subarray(BATCH_HEADER_BYTES, header.sizeInBytes);
-  if (header.compression === Compression.None) return body;
-  try {
-    return codecFor(header.compression).decompress(body, maxBytes);
-  } catch (e) {
-    if (e instanceof InvalidRecordsError) throw e;
-    throw new InvalidRecordsError(`cannot decompress ${Compression[header.compression]} batch: ${(e as Error).message}`);
-  }
+  return header.compression === Compression.None ? body : decompress(header.compression, body, maxBytes);
 }
 
 /**
@@ -263,7 +276,9 @@ export function decodeBatches(records: Buffer | null): DecodedBatch[] {
 
 export interface BatchInput {
   baseOffset?: bigint;
-  records: { key?: Buffer | string | null; value: Buffer | string | null; timestamp?: bigint; headers?: RecordHeader[]; offsetDelta?: number }[];
+  records: {
+    key?: Buffer | string | null; value: Buffer | string | null; timestamp?: bigint; headers?: RecordHeader[]; offsetDelta?: number;
+  }[];
   compression?: Compression;
   producerId?: bigint;
   producerEpoch?: number;

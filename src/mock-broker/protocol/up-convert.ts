@@ -11,7 +11,8 @@
  * key bytes, value bytes.
  */
 import * as zlib from 'node:zlib';
-import { codecs, Compression, encodeBatch, InvalidRecordsError } from './record-batch';
+import { Compression, decompress, encodeBatch, InvalidRecordsError } from './record-batch';
+import { TIMESTAMP_TYPE_LOG_APPEND } from './down-convert';
 
 type OldRecord = { key: Buffer | null; value: Buffer | null; timestamp: bigint };
 
@@ -48,19 +49,13 @@ function readMessageSet(set: Buffer, maxBytes: number, out: OldRecord[], depth: 
       continue;
     }
     if (depth > 0) throw new InvalidRecordsError('nested compressed message');
-    const impl = codecs.get(codec as Compression);
-    if (!impl || value === null) throw new InvalidRecordsError(`compressed message with codec ${codec} cannot be read`);
-    let inner: Buffer;
-    try {
-      inner = impl.decompress(value, maxBytes);
-    } catch (e) {
-      if (e instanceof InvalidRecordsError) throw e;
-      throw new InvalidRecordsError(`cannot decompress message set: ${(e as Error).message}`);
-    }
+    if (value === null) throw new InvalidRecordsError(`compressed message with codec ${codec} has no value`);
     const before = out.length;
-    readMessageSet(inner, maxBytes, out, depth + 1);
+    readMessageSet(decompress(codec as Compression, value, maxBytes), maxBytes, out, depth + 1);
     // A LogAppendTime wrapper (bit 3) stamps its inner messages with its own timestamp.
-    if (magic === 1 && (attributes & 0x08) !== 0) for (let i = before; i < out.length; i++) out[i].timestamp = timestamp;
+    if (magic === 1 && (attributes & TIMESTAMP_TYPE_LOG_APPEND) !== 0) {
+      for (let i = before; i < out.length; i++) out[i].timestamp = timestamp;
+    }
   }
 }
 
