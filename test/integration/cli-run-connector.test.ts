@@ -6,7 +6,7 @@
  * config errors name the field (exit 2); --print-schema documents every field; the example
  * configs run against the mock cluster. (The compiled CLI is used: `npm test` builds first.)
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -18,22 +18,10 @@ import { WebHdfsServer } from '../../src/sinks/hdfs/webhdfs-server';
 import { WebHdfsClient } from '../../src/sinks/hdfs/webhdfs-client';
 import { committedFiles } from '../sinks/hdfs/helpers';
 import { kafkaOf, produce, until } from '../consumer/helpers';
+import { CLI, startCli as start } from './cli-helpers';
 
 const ROOT = path.join(__dirname, '..', '..');
-const CLI = path.join(ROOT, 'dist', 'cli', 'index.js');
 jest.setTimeout(90000);
-
-interface Running { child: ChildProcess; out: () => string; exited: Promise<number | null> }
-
-function start(args: string[]): Running {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout!.on('data', (d) => { out += d; });
-  child.stderr!.on('data', (d) => { out += d; });
-  const hard = setTimeout(() => child.kill('SIGKILL'), 80000);
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => { clearTimeout(hard); resolve(code); }));
-  return { child, out: () => out, exited };
-}
 
 let cluster: MockCluster;
 let dir: string;
@@ -45,6 +33,17 @@ afterAll(async () => {
   await cluster.stop();
   rmSync(dir, { recursive: true, force: true });
 });
+
+/** `run --config file` until its status line counts 3 records, then SIGTERM: the process must exit 0. */
+async function runUntilThreeRecordsThenSigterm(file: string): Promise<void> {
+  const run = start(['run', '--config', file, '--status-interval', '300']);
+  try {
+    await until(() => /status .* 3 total/.test(run.out()), 'the 3 records', 45000);
+  } finally {
+    run.child.kill('SIGTERM');
+  }
+  expect(await run.exited).toBe(0);
+}
 
 const sample = (text: string, name: string, labels: string) => {
   const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && labels.split(',').every((x) => l.includes(x)));
@@ -164,13 +163,7 @@ test('the example config examples/connector/hdfs.yaml runs against the mock clus
     config.sink.url = hdfs.url;
     const file = path.join(dir, 'hdfs.yaml');
     writeFileSync(file, stringify(config));
-    const run = start(['run', '--config', file, '--status-interval', '300']);
-    try {
-      await until(() => /status .* 3 total/.test(run.out()), 'the 3 records', 45000);
-    } finally {
-      run.child.kill('SIGTERM');
-    }
-    expect(await run.exited).toBe(0);
+    await runUntilThreeRecordsThenSigterm(file);
     // On stop the open files are committed: every record is in a committed file.
     const files = await committedFiles(new WebHdfsClient({ url: hdfs.url }), config.sink.topicsDir, topic);
     expect(files.map((f) => [f.partition, f.start, f.end]).sort((a, b) => Number(a[0]) - Number(b[0]))).toEqual([[0, 0n, 1n], [1, 0n,
@@ -204,13 +197,7 @@ for (const ex of examples) {
     else config.sink.knex.connection = pgUrl;
     const file = path.join(dir, ex.file);
     writeFileSync(file, stringify(config));
-    const run = start(['run', '--config', file, '--status-interval', '300']);
-    try {
-      await until(() => /status .* 3 total/.test(run.out()), 'the 3 records', 45000);
-    } finally {
-      run.child.kill('SIGTERM');
-    }
-    expect(await run.exited).toBe(0);
+    await runUntilThreeRecordsThenSigterm(file);
     const k = knexFactory({ ...config.sink.knex, useNullAsDefault: true });
     try {
       expect((await k(table).select('id', 'origin', 'delay').orderBy('id')).map((r: { id: unknown; delay: unknown }) => ({ ...r,

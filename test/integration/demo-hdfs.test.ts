@@ -3,31 +3,17 @@
  * owns (`--hdfs`): three consumer processes, two SIGKILLed midway. Besides the demo's own
  * verification, the committed files are read back here: every offset exactly once, ranges chained.
  */
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import * as path from 'node:path';
 import { WebHdfsServer } from '../../src/sinks/hdfs/webhdfs-server';
 import { WebHdfsClient } from '../../src/sinks/hdfs/webhdfs-client';
 import { committedFiles, committedOffsets, range } from '../sinks/hdfs/helpers';
-
-const CLI = path.join(__dirname, '..', '..', 'dist', 'cli', 'index.js');
-
-function runCli(args: string[], timeoutMs: number): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d) => { out += d; });
-    child.stderr.on('data', (d) => { out += d; });
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`demo timed out:\n${out}`)); }, timeoutMs);
-    child.on('exit', (code) => { clearTimeout(timer); resolve({ code, out }); });
-  });
-}
+import { requireBuiltCli, runCli } from './cli-helpers';
 
 test('demo --sink hdfs: 20k flights, two consumers SIGKILLed, the files cover every offset exactly once', async () => {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build (npm test does it)`);
+  requireBuiltCli();
   const hdfs = await WebHdfsServer.start();
   try {
-    const { code, out } = await runCli(['demo', '--sink', 'hdfs', '--hdfs', hdfs.url, '--rows', '20000', '--kills', '2', '--seed', '11', '--session-timeout', '3000'], 170000);
+    const { code, out } = await runCli(
+      ['demo', '--sink', 'hdfs', '--hdfs', hdfs.url, '--rows', '20000', '--kills', '2', '--seed', '11', '--session-timeout', '3000'], 170000);
     expect(out).toContain('VERIFICATION PASSED');
     expect(out).toMatch(/[1-9] killed with SIGKILL/);
     expect(code).toBe(0);

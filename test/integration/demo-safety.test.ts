@@ -4,31 +4,19 @@
  * intact (item 2); more kills planned than the run has time for are reported as such, and the
  * exit code reflects the data (item 9). Uses the compiled CLI (`npm test` builds first).
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import { ensureOffsetsTable } from '../../src/sinks/sql/ddl';
 import { pgUrl } from '../sinks/sql/fixtures';
+import { requireBuiltCli, runCli } from './cli-helpers';
 
 jest.setTimeout(120000);
-const CLI = path.join(__dirname, '..', '..', 'dist', 'cli', 'index.js');
-
-function runCli(args: string[], timeoutMs: number): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d) => { out += d; });
-    child.stderr.on('data', (d) => { out += d; });
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`demo timed out:\n${out}`)); }, timeoutMs);
-    child.on('exit', (code) => { clearTimeout(timer); resolve({ code, out }); });
-  });
-}
 
 let dir: string;
 beforeAll(() => {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build (npm test does it)`);
+  requireBuiltCli();
   dir = mkdtempSync(path.join(os.tmpdir(), 'kafka-eos-demo-safety-'));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -58,7 +46,8 @@ test('SQLite: --table naming the offsets table or a user table is refused, and b
   }
 });
 
-(pgUrl() || process.env.CI ? test : test.skip)('PostgreSQL: --table public.kafka_eos_offsets and kafka_eos_offsets are refused, the offsets table intact', async () => {
+(pgUrl() || process.env.CI ? test : test.skip)(
+  'PostgreSQL: --table public.kafka_eos_offsets and kafka_eos_offsets are refused, the offsets table intact', async () => {
   const url = pgUrl();
   if (!url) throw new Error('CI is set but KAFKA_EOS_PG_URL is not: the PostgreSQL tests must run in CI');
   const k = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 2 } });
@@ -79,7 +68,8 @@ test('SQLite: --table naming the offsets table or a user table is refused, and b
 
 test('more kills planned than the run lasts: reported as kills that did not happen, exit code from the data', async () => {
   const db = path.join(dir, 'kills.sqlite');
-  const { code, out } = await runCli(['demo', '--rows', '1000', '--kills', '5', '--consumers', '2', '--db', db, '--session-timeout', '1000'], 110000);
+  const { code, out } = await runCli(
+    ['demo', '--rows', '1000', '--kills', '5', '--consumers', '2', '--db', db, '--session-timeout', '1000'], 110000);
   expect(out).toContain('VERIFICATION PASSED');
   expect(code).toBe(0);
   const killed = Number(/(\d+) killed with SIGKILL/.exec(out)?.[1]);

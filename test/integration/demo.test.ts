@@ -3,29 +3,17 @@
  * three consumer processes, one SIGKILLed midway, into SQLite; then the table is checked here
  * independently of the demo's own verification.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import knexFactory from 'knex';
+import { requireBuiltCli, runCli } from './cli-helpers';
 
-const CLI = path.join(__dirname, '..', '..', 'dist', 'cli', 'index.js');
-
-function runCli(args: string[], timeoutMs: number): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d) => { out += d; });
-    child.stderr.on('data', (d) => { out += d; });
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`demo timed out:\n${out}`)); }, timeoutMs);
-    child.on('exit', (code) => { clearTimeout(timer); resolve({ code, out }); });
-  });
-}
 
 describe('kafka-eos demo', () => {
   let dir: string;
   beforeAll(() => {
-    if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build (npm test does it)`);
+    requireBuiltCli();
     dir = mkdtempSync(path.join(os.tmpdir(), 'kafka-eos-demo-test-'));
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -52,7 +40,8 @@ describe('kafka-eos demo', () => {
       expect(dupes).toEqual([]);
       const offsets = await knex('kafka_eos_offsets').select('partition', 'next_offset');
       expect(offsets).toHaveLength(6);
-      const perPartition: Record<string, unknown>[] = await knex('flights').select('kafka_partition').count({ c: '*' }).max({ hi: 'kafka_offset' }).groupBy('kafka_partition');
+      const perPartition: Record<string, unknown>[] = await knex('flights').select('kafka_partition').count({ c: '*' })
+        .max({ hi: 'kafka_offset' }).groupBy('kafka_partition');
       for (const p of perPartition) {
         const stored = offsets.find((o) => Number(o.partition) === Number(p.kafka_partition));
         // Plain produce: offsets are contiguous, so the next offset is the highest one + 1 = the row count.

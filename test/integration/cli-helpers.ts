@@ -1,0 +1,44 @@
+/**
+ * Running the compiled CLI (dist/cli/index.js, built by `npm run build`; `npm test` builds first)
+ * as a user does, for the CLI's integration tests.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+
+/** Path of the compiled CLI entry point. */
+export const CLI = path.join(__dirname, '..', '..', 'dist', 'cli', 'index.js');
+
+/** Throws when the CLI has not been built (call in beforeAll or at the start of a test). */
+export function requireBuiltCli(): void {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build (npm test does it)`);
+}
+
+/**
+ * Runs `kafka-eos <args>` to its end. @returns its exit code and its stdout and stderr interleaved.
+ * Rejects (after SIGKILLing it) when it runs longer than `timeoutMs`.
+ */
+export function runCli(args: string[], timeoutMs: number): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => { out += d; });
+    child.stderr.on('data', (d) => { out += d; });
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`kafka-eos ${args[0]} timed out:\n${out}`)); }, timeoutMs);
+    child.on('exit', (code) => { clearTimeout(timer); resolve({ code, out }); });
+  });
+}
+
+/** A CLI process started by {@link startCli}: its output so far and its exit code once it exits. */
+export interface RunningCli { child: ChildProcess; out: () => string; exited: Promise<number | null> }
+
+/** Starts `kafka-eos <args>` in the background; SIGKILLed after `hardMs` if still running. */
+export function startCli(args: string[], hardMs = 80000): RunningCli {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => { out += d; });
+  child.stderr!.on('data', (d) => { out += d; });
+  const hard = setTimeout(() => child.kill('SIGKILL'), hardMs);
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => { clearTimeout(hard); resolve(code); }));
+  return { child, out: () => out, exited };
+}
