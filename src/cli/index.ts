@@ -1,5 +1,9 @@
 #!/usr/bin/env node
-/** The `kafka-eos` command line: demo, run and broker. */
+/**
+ * The `kafka-eos` command line: demo, run, offsets and broker. Exit codes of every command: 0 done
+ * (run, broker: stopped by SIGINT/SIGTERM); 1 a failure at run time (demo: a check failed); 2 invalid
+ * arguments or config (commander's usage errors included), or (run) a database it cannot use at start.
+ */
 // First: `run`'s signal handlers, before the heavy modules below load (a signal meanwhile must not kill it).
 import './early-signals';
 import { Command, InvalidArgumentError, Option } from 'commander';
@@ -36,6 +40,9 @@ const program = new Command();
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { version } = require('../../package.json') as { version: string };
 program.name('kafka-eos').version(version).description('Exactly-once Kafka consumers for Node.js, and an embedded mock Kafka cluster.');
+// Usage errors (unknown option, bad option value, missing argument) exit 2 like a bad config, not commander's 1;
+// --help and --version exit 0. Set before the commands are added: subcommands inherit it.
+program.exitOverride((e) => process.exit(e.exitCode === 0 ? 0 : 2));
 
 program.command('demo')
   .description('the main job on real data: embedded 3-broker cluster → consumer group (child processes, one SIGKILLed) → exactly-once SQL sink, then verify')
@@ -61,7 +68,7 @@ program.command('demo')
   });
 
 program.command('run')
-  .description('run a SQL sink from a JSON or YAML connector config against any Kafka cluster, until SIGINT/SIGTERM')
+  .description('run a SQL or HDFS sink from a JSON or YAML connector config against any Kafka cluster, until SIGINT/SIGTERM')
   .argument('[config]', 'path of the config file (JSON, or YAML for .yaml/.yml); same as --config')
   .option('--config <file>', 'path of the config file (JSON, or YAML for .yaml/.yml)')
   .option('--print-schema', 'print every config field with its type and meaning, and exit')
