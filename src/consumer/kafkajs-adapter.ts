@@ -209,7 +209,8 @@ function patchCoordinator(broker: Loose, hooks: GroupHooks): void {
       try {
         return await send(apiKeys.JoinGroup, requests.JoinGroup, params);
       } catch (e) {
-        if ((e as { name?: string }).name === 'KafkaJSMemberIdRequired') {
+        // KIP-394: KafkaJS's KafkaJSMemberIdRequired carries the member id to join with.
+        if (kafkaErrorOf(e)?.name === 'MEMBER_ID_REQUIRED') {
           return send(apiKeys.JoinGroup, requests.JoinGroup, { ...params, memberId: (e as { memberId: string }).memberId });
         }
         throw e;
