@@ -3,40 +3,29 @@
  * a stored position outside the log fails by name instead of looping; a sink outage longer than
  * the sink's own retries keeps the partition, waits, re-reads the position and goes on.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { MockCluster } from '../../src/mock-broker';
-import { GroupConsumer } from '../../src/consumer/group-consumer';
 import { StoredOffsetOutOfRangeError } from '../../src/consumer/strategies/exactly-once';
 import { KafkaEosError } from '../../src/errors';
 import { SqlSink } from '../../src/sinks/sql';
 import type { ExactlyOnceSink, SinkBatch, TopicPartition } from '../../src/sinks/sink';
-import { consumerOn, kafkaOf, produce, stopAll, until } from '../consumer/helpers';
+import { consumerOn, kafkaOf, produce, until, useConsumerCluster } from '../consumer/helpers';
 
 jest.setTimeout(60000);
 
-let cluster: MockCluster;
-let dir: string;
-const consumers: GroupConsumer[] = [];
-beforeAll(async () => {
-  cluster = await MockCluster.start({ brokers: 1, group: { initialRebalanceDelayMs: 0, minSessionTimeoutMs: 1000 } });
-  dir = mkdtempSync(path.join(os.tmpdir(), 'kafka-eos-positions-'));
-});
+const fx = useConsumerCluster(
+  () => MockCluster.start({ brokers: 1, group: { initialRebalanceDelayMs: 0, minSessionTimeoutMs: 1000 } }), 'kafka-eos-positions-');
+const { consumers } = fx;
 const sinks: SqlSink[] = [];
+// After the fixture's afterEach (one scope's hooks run in declaration order): consumers stop before their sinks close.
 afterEach(async () => {
-  await stopAll(consumers);
   await Promise.allSettled(sinks.splice(0).map((s) => s.close()));
-});
-afterAll(async () => {
-  await cluster.stop();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 const json = (n: number, from = 0) => Array.from({ length: n }, (_, i) => JSON.stringify({ id: from + i }));
 function sinkFor(table: string): SqlSink {
   const sink = new SqlSink({
-    knex: { client: 'sqlite3', connection: { filename: path.join(dir, `${table}.sqlite`) }, useNullAsDefault: true },
+    knex: { client: 'sqlite3', connection: { filename: path.join(fx.dir, `${table}.sqlite`) }, useNullAsDefault: true },
     table, mode: 'insert', autoCreate: true, mapping: { columns: { id: { path: 'id', type: 'integer' } } },
   });
   sinks.push(sink);
@@ -46,14 +35,16 @@ const rowCount = async (sink: SqlSink) => Number((await sink.knex(sink.table).co
 const stored = async (sink: SqlSink, group: string, topic: string) => (await sink.open(group, [{ topic, partition: 0 }])).get(`${topic}:0`);
 
 test('fromBeginning: false starts a partition with no stored position at the end of the log', async () => {
-  cluster.createTopic('fb-false', 1);
-  await produce(kafkaOf(cluster), 'fb-false', 0, json(50));
+  fx.cluster.createTopic('fb-false', 1);
+  await produce(kafkaOf(fx.cluster), 'fb-false', 0, json(50));
   const sink = sinkFor('fb_false');
-  const c = consumerOn(cluster, { groupId: 'fb-false-g', topics: ['fb-false'], delivery: 'exactly-once', sink, fromBeginning: false }, consumers);
+  const c = consumerOn(fx.cluster, {
+    groupId: 'fb-false-g', topics: ['fb-false'], delivery: 'exactly-once', sink, fromBeginning: false,
+  }, consumers);
   await c.start();
   await until(() => c.assignment().length === 1, 'the assignment');
   await new Promise((r) => setTimeout(r, 500));
-  await produce(kafkaOf(cluster), 'fb-false', 0, json(5, 50));
+  await produce(kafkaOf(fx.cluster), 'fb-false', 0, json(5, 50));
   await until(() => c.metrics().processed >= 5, 'the new records');
   expect(await rowCount(sink)).toBe(5);
   expect(await stored(sink, 'fb-false-g', 'fb-false')).toBe(55n);
@@ -61,13 +52,13 @@ test('fromBeginning: false starts a partition with no stored position at the end
 });
 
 test('a stored position below the log start (records deleted before they were sunk) fails with StoredOffsetOutOfRangeError, not a loop', async () => {
-  cluster.createTopic('oor', 1);
-  await produce(kafkaOf(cluster), 'oor', 0, json(30));
+  fx.cluster.createTopic('oor', 1);
+  await produce(kafkaOf(fx.cluster), 'oor', 0, json(30));
   const sink = sinkFor('oor');
   await sink.open('oor-g', [{ topic: 'oor', partition: 0 }]);
   await sink.write('oor-g', [{ topic: 'oor', partition: 0, expectedOffset: -1n, nextOffset: 10n, records: [] }]);
-  cluster.state.partition('oor', 0)!.deleteBefore(20);
-  const c = consumerOn(cluster, { groupId: 'oor-g', topics: ['oor'], delivery: 'exactly-once', sink }, consumers);
+  fx.cluster.state.partition('oor', 0)!.deleteBefore(20);
+  const c = consumerOn(fx.cluster, { groupId: 'oor-g', topics: ['oor'], delivery: 'exactly-once', sink }, consumers);
   c.on('error', () => undefined);
   await c.start();
   await until(() => c.state === 'failed', 'the failure');
@@ -94,18 +85,18 @@ class FlakySink implements ExactlyOnceSink {
 }
 
 test('a sink outage longer than its own retries: the consumer keeps the partition, waits, re-reads and writes everything once', async () => {
-  cluster.createTopic('outage', 1);
+  fx.cluster.createTopic('outage', 1);
   const inner = sinkFor('outage');
   const sink = new FlakySink(inner);
-  const c = consumerOn(cluster, { groupId: 'outage-g', topics: ['outage'], delivery: 'exactly-once', sink }, consumers);
+  const c = consumerOn(fx.cluster, { groupId: 'outage-g', topics: ['outage'], delivery: 'exactly-once', sink }, consumers);
   const unavailable: unknown[] = [];
   c.on('sink-unavailable', (e) => unavailable.push(e));
   await c.start();
   await until(() => c.assignment().length === 1, 'the assignment');
-  await produce(kafkaOf(cluster), 'outage', 0, json(20));
+  await produce(kafkaOf(fx.cluster), 'outage', 0, json(20));
   await until(() => c.metrics().processed >= 20, 'the first records');
   sink.down = true;
-  await produce(kafkaOf(cluster), 'outage', 0, json(20, 20));
+  await produce(kafkaOf(fx.cluster), 'outage', 0, json(20, 20));
   await until(() => unavailable.length >= 2, 'the outage to be noticed');
   expect(c.state).toBe('running');
   sink.down = false;
@@ -121,14 +112,17 @@ test('a sink outage longer than its own retries: the consumer keeps the partitio
 });
 
 test('group commit: three partitions consumed concurrently share sink transactions, and the table is exact', async () => {
-  cluster.createTopic('grouped', 3);
-  const kafka = kafkaOf(cluster);
+  fx.cluster.createTopic('grouped', 3);
+  const kafka = kafkaOf(fx.cluster);
   for (let p = 0; p < 3; p++) await produce(kafka, 'grouped', p, json(200, p * 1000));
   const sink = sinkFor('grouped');
   let mostPartitionsInOneWrite = 0;
   const counted: ExactlyOnceSink = { open: (g, p) => sink.open(g, p), write: (g, b) => { mostPartitionsInOneWrite = Math.max(mostPartitionsInOneWrite, b.length); return sink.write(g, b); }, close: () => sink.close() };
   await sink.open('grouped-g', []); // creates the table
-  const c = consumerOn(cluster, { groupId: 'grouped-g', topics: ['grouped'], delivery: 'exactly-once', sink: counted, partitionsConsumedConcurrently: 3, groupCommit: { maxRows: 5000, lingerMs: 20 } }, consumers);
+  const c = consumerOn(fx.cluster, {
+    groupId: 'grouped-g', topics: ['grouped'], delivery: 'exactly-once', sink: counted, partitionsConsumedConcurrently: 3,
+    groupCommit: { maxRows: 5000, lingerMs: 20 },
+  }, consumers);
   await c.start();
   const end = Date.now() + 30000;
   while ((await rowCount(sink)) < 600 && Date.now() < end) await new Promise((r) => setTimeout(r, 50));

@@ -3,33 +3,21 @@
  * follow the consumer's poison policy in exactly-once mode: skip or dead-letter writes the
  * batch without them, with the offset moving over them; fail writes nothing. Never half a batch.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { MockCluster } from '../../src/mock-broker';
-import { GroupConsumer } from '../../src/consumer/group-consumer';
 import { PoisonMessageError } from '../../src/consumer/errors';
 import { SqlSink } from '../../src/sinks/sql';
-import { consumerOn, kafkaOf, produce, stopAll, until } from '../consumer/helpers';
+import { consumerOn, kafkaOf, produce, until, useConsumerCluster } from '../consumer/helpers';
 
 jest.setTimeout(60000);
 
-let cluster: MockCluster;
-let dir: string;
-const consumers: GroupConsumer[] = [];
-beforeAll(async () => {
-  cluster = await MockCluster.start({ brokers: 1, group: { initialRebalanceDelayMs: 0, minSessionTimeoutMs: 1000 } });
-  dir = mkdtempSync(path.join(os.tmpdir(), 'kafka-eos-sink-poison-'));
-});
-afterEach(async () => { await stopAll(consumers); });
-afterAll(async () => {
-  await cluster.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+const fx = useConsumerCluster(
+  () => MockCluster.start({ brokers: 1, group: { initialRebalanceDelayMs: 0, minSessionTimeoutMs: 1000 } }), 'kafka-eos-sink-poison-');
+const { consumers } = fx;
 
 function sinkFor(table: string): SqlSink {
   return new SqlSink({
-    knex: { client: 'sqlite3', connection: { filename: path.join(dir, `${table}.sqlite`) }, useNullAsDefault: true },
+    knex: { client: 'sqlite3', connection: { filename: path.join(fx.dir, `${table}.sqlite`) }, useNullAsDefault: true },
     table, mode: 'insert', autoCreate: true,
     mapping: { columns: { id: { path: 'id', type: 'integer' }, name: { path: 'name', type: 'string' } } },
   });
@@ -40,10 +28,13 @@ const VALUES = ['{"id":1,"name":"a"}', 'not json', '{"id":3,"name":"c"}', '{"id"
 
 test.each(['skip', 'dead-letter'] as const)('policy %s: the rejected rows are left out, the rest commit with the offset past them', async (policy) => {
   const topic = `sink-poison-${policy}`;
-  cluster.createTopic(topic, 1);
-  await produce(kafkaOf(cluster), topic, 0, VALUES);
+  fx.cluster.createTopic(topic, 1);
+  await produce(kafkaOf(fx.cluster), topic, 0, VALUES);
   const sink = sinkFor(`t_${policy.replace('-', '_')}`);
-  const c = consumerOn(cluster, { groupId: `${topic}-g`, topics: [topic], delivery: 'exactly-once', sink, poisonPolicy: policy, ...(policy === 'dead-letter' ? { deadLetterTopic: `${topic}.dlq` } : {}) }, consumers);
+  const c = consumerOn(fx.cluster, {
+    groupId: `${topic}-g`, topics: [topic], delivery: 'exactly-once', sink, poisonPolicy: policy,
+    ...(policy === 'dead-letter' ? { deadLetterTopic: `${topic}.dlq` } : {}),
+  }, consumers);
   const errors: unknown[] = [];
   c.on('error', (e) => errors.push(e));
   await c.start();
@@ -56,10 +47,10 @@ test.each(['skip', 'dead-letter'] as const)('policy %s: the rejected rows are le
   const rows = await sink.knex(sink.table).select('id', 'kafka_offset').orderBy('kafka_offset');
   expect(rows.map((r: { kafka_offset: number }) => Number(r.kafka_offset))).toEqual([0, 2, 4]);
   if (policy === 'dead-letter') {
-    const dlq = cluster.partitions(`${topic}.dlq`)[0];
+    const dlq = fx.cluster.partitions(`${topic}.dlq`)[0];
     expect(dlq.highWatermark).toBe(2);
   } else {
-    expect(cluster.partitions(`${topic}.dlq`)).toEqual([]);
+    expect(fx.cluster.partitions(`${topic}.dlq`)).toEqual([]);
   }
   await c.stop();
   await sink.close();
@@ -67,10 +58,10 @@ test.each(['skip', 'dead-letter'] as const)('policy %s: the rejected rows are le
 
 test('policy skip: three refused rows in a row (same trigger) between good rows are skipped, not a stall', async () => {
   const topic = 'sink-poison-run';
-  cluster.createTopic(topic, 1);
+  fx.cluster.createTopic(topic, 1);
   const table = 't_run';
   const sink = new SqlSink({
-    knex: { client: 'sqlite3', connection: { filename: path.join(dir, `${table}.sqlite`) }, useNullAsDefault: true },
+    knex: { client: 'sqlite3', connection: { filename: path.join(fx.dir, `${table}.sqlite`) }, useNullAsDefault: true },
     table, mode: 'insert', autoCreate: true,
     mapping: { columns: { id: { path: 'id', type: 'integer' }, delay: { path: 'delay', type: 'integer' } } },
   });
@@ -78,8 +69,10 @@ test('policy skip: three refused rows in a row (same trigger) between good rows 
   await sink.knex.raw(`CREATE TRIGGER ${table}_no_negative BEFORE INSERT ON ${table} WHEN NEW.delay < 0
     BEGIN SELECT RAISE(ABORT, 'delay must not be negative'); END`);
   const delays = [1, 2, -1, -2, -3, 3, 4];
-  await produce(kafkaOf(cluster), topic, 0, delays.map((d, i) => JSON.stringify({ id: i, delay: d })));
-  const c = consumerOn(cluster, { groupId: `${topic}-g`, topics: [topic], delivery: 'exactly-once', sink, poisonPolicy: 'skip' }, consumers);
+  await produce(kafkaOf(fx.cluster), topic, 0, delays.map((d, i) => JSON.stringify({ id: i, delay: d })));
+  const c = consumerOn(fx.cluster, {
+    groupId: `${topic}-g`, topics: [topic], delivery: 'exactly-once', sink, poisonPolicy: 'skip',
+  }, consumers);
   const errors: unknown[] = [];
   c.on('error', (e) => errors.push(e));
   await c.start();
@@ -96,10 +89,12 @@ test('policy skip: three refused rows in a row (same trigger) between good rows 
 
 test('policy fail: the consumer stops with PoisonMessageError naming the record, and nothing of the batch is written', async () => {
   const topic = 'sink-poison-fail';
-  cluster.createTopic(topic, 1);
-  await produce(kafkaOf(cluster), topic, 0, VALUES);
+  fx.cluster.createTopic(topic, 1);
+  await produce(kafkaOf(fx.cluster), topic, 0, VALUES);
   const sink = sinkFor('t_fail');
-  const c = consumerOn(cluster, { groupId: `${topic}-g`, topics: [topic], delivery: 'exactly-once', sink, poisonPolicy: 'fail' }, consumers);
+  const c = consumerOn(fx.cluster, {
+    groupId: `${topic}-g`, topics: [topic], delivery: 'exactly-once', sink, poisonPolicy: 'fail',
+  }, consumers);
   c.on('error', () => undefined);
   await c.start();
   await until(() => c.state === 'failed', 'failure');
