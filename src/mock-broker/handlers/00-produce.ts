@@ -27,7 +27,7 @@ import { upConvert } from '../protocol/up-convert';
 import { Produce } from '../protocol/messages/data';
 import type { PartitionLog } from '../partition-log';
 import { producerState } from '../transactions/producer-state';
-import { Body, Handler, HandlerContext } from './types';
+import { Body, Handler, HandlerContext, leaderLog } from './types';
 
 type Batch = { header: BatchHeader; bytes: Buffer };
 type Answer = Record<string, unknown>;
@@ -48,9 +48,8 @@ function prepare(t: Body, p: Body, acks: number, ctx: HandlerContext): Slot {
   const out: Answer = { index: p.index, errorCode: 0, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, recordErrors: [], errorMessage: null };
   const fail = (code: number, message: string | null = null): Slot => ({ answer: failWith(out, code, message) });
   if (acks !== 0 && acks !== 1 && acks !== -1) return fail(ErrorCode.INVALID_REQUIRED_ACKS);
-  const log = cluster.partition(t.name, p.index);
-  if (!log) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-  if (log.leaderId !== ctx.nodeId || cluster.down.has(ctx.nodeId)) return fail(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+  const log = leaderLog(ctx, t.name, p.index);
+  if (typeof log === 'number') return fail(log);
   if (!p.records || p.records.length === 0) return fail(ErrorCode.CORRUPT_MESSAGE, 'no record batches');
   let batches: Batch[];
   try {

@@ -8,7 +8,7 @@
  */
 import { ErrorCode } from '../protocol/error-codes';
 import { DeleteRecords } from '../protocol/messages/admin';
-import { Body, Handler } from './types';
+import { Body, Handler, leaderLog } from './types';
 
 export const HIGH_WATERMARK = -1n;
 
@@ -22,9 +22,8 @@ export const deleteRecordsHandler: Handler = {
       name: t.name,
       partitions: (t.partitions as Body[]).map((p) => {
         const fail = (errorCode: number) => ({ partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode });
-        const log = cluster.partition(t.name, p.partitionIndex);
-        if (!log) return fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-        if (log.leaderId !== ctx.nodeId || cluster.down.has(ctx.nodeId)) return fail(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+        const log = leaderLog(ctx, t.name, p.partitionIndex);
+        if (typeof log === 'number') return fail(log);
         const requested: bigint = p.offset;
         const hw = BigInt(log.highWatermark);
         if (requested < HIGH_WATERMARK || requested > hw) return fail(ErrorCode.OFFSET_OUT_OF_RANGE);

@@ -8,7 +8,7 @@
  */
 import { ErrorCode } from '../protocol/error-codes';
 import { OffsetForLeaderEpoch } from '../protocol/messages/cluster-admin';
-import { Body, Handler } from './types';
+import { Body, Handler, leaderLog } from './types';
 
 export const offsetForLeaderEpochHandler: Handler = {
   schema: OffsetForLeaderEpoch,
@@ -18,10 +18,10 @@ export const offsetForLeaderEpochHandler: Handler = {
     const topics = (req.topics as Body[]).map((t) => ({
       topic: t.topic,
       partitions: (t.partitions as Body[]).map((p) => {
-        const answer = (errorCode: number, leaderEpoch = -1, endOffset = -1) => ({ errorCode, partition: p.partition, leaderEpoch, endOffset: BigInt(endOffset) });
-        const log = ctx.cluster.partition(t.topic, p.partition);
-        if (!log) return answer(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-        if (log.leaderId !== ctx.nodeId || ctx.cluster.down.has(ctx.nodeId)) return answer(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+        const answer = (errorCode: number, leaderEpoch = -1, endOffset = -1) =>
+          ({ errorCode, partition: p.partition, leaderEpoch, endOffset: BigInt(endOffset) });
+        const log = leaderLog(ctx, t.topic, p.partition);
+        if (typeof log === 'number') return answer(log);
         if (p.currentLeaderEpoch >= 0 && p.currentLeaderEpoch < log.leaderEpoch) return answer(ErrorCode.FENCED_LEADER_EPOCH);
         if (p.currentLeaderEpoch > log.leaderEpoch) return answer(ErrorCode.UNKNOWN_LEADER_EPOCH);
         const end = log.endOffsetFor(p.leaderEpoch);

@@ -5,10 +5,9 @@
  * transaction (-1 if none). lastTimestamp is -1: the mock does not keep it. Unknown partitions
  * are UNKNOWN_TOPIC_OR_PARTITION, others' NOT_LEADER_OR_FOLLOWER.
  */
-import { ErrorCode } from '../protocol/error-codes';
 import { DescribeProducers } from '../protocol/messages/transactions';
 import { producerState } from '../transactions/producer-state';
-import { Body, Handler } from './types';
+import { Body, Handler, leaderLog } from './types';
 
 export const describeProducersHandler: Handler = {
   schema: DescribeProducers,
@@ -18,10 +17,10 @@ export const describeProducersHandler: Handler = {
     const topics = (req.topics as Body[]).map((t) => ({
       name: t.name,
       partitions: (t.partitionIndexes as number[]).map((partitionIndex) => {
-        const answer = (errorCode: number, errorMessage: string | null = null) => ({ partitionIndex, errorCode, errorMessage, activeProducers: [] as object[] });
-        const log = ctx.cluster.partition(t.name, partitionIndex);
-        if (!log) return answer(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-        if (log.leaderId !== ctx.nodeId || ctx.cluster.down.has(ctx.nodeId)) return answer(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+        const answer = (errorCode: number, errorMessage: string | null = null) =>
+          ({ partitionIndex, errorCode, errorMessage, activeProducers: [] as object[] });
+        const log = leaderLog(ctx, t.name, partitionIndex);
+        if (typeof log === 'number') return answer(log);
         const activeProducers = producerState(log).activeProducers().map((p) => ({
           producerId: p.producerId, producerEpoch: p.epoch, lastSequence: p.lastSequence, lastTimestamp: -1n,
           coordinatorEpoch: p.coordinatorEpoch, currentTxnStartOffset: BigInt(p.txnStartOffset),

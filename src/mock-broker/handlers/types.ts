@@ -4,6 +4,8 @@
  * response body. ApiVersions advertises exactly the handlers registered in `index.ts`.
  */
 import type { ClusterState } from '../cluster';
+import type { PartitionLog } from '../partition-log';
+import { ErrorCode } from '../protocol/error-codes';
 import type { RequestHeader } from '../protocol/frame';
 import type { MessageSchema } from '../protocol/schema';
 
@@ -52,6 +54,18 @@ export interface Handler {
   readonly maxVersion: number;
   /** Returns the response body, or `null` for no response (Produce with acks=0). */
   handle(req: Body, ctx: HandlerContext): Body | null | Promise<Body | null>;
+}
+
+/**
+ * The log of `topic`-`partition` when this broker leads it and is up; otherwise the error code to
+ * answer: UNKNOWN_TOPIC_OR_PARTITION, or NOT_LEADER_OR_FOLLOWER (as Kafka's ReplicaManager does
+ * for a partition it does not lead).
+ */
+export function leaderLog(ctx: HandlerContext, topic: string, partition: number): PartitionLog | number {
+  const log = ctx.cluster.partition(topic, partition);
+  if (!log) return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+  if (log.leaderId !== ctx.nodeId || ctx.cluster.down.has(ctx.nodeId)) return ErrorCode.NOT_LEADER_OR_FOLLOWER;
+  return log;
 }
 
 /** Shorthand for a topic → partitions response built from the request's own shape. */
