@@ -10,7 +10,9 @@
 import { pRetry } from '../util/vendored';
 import type { Knex } from 'knex';
 import { partitionKey, type TopicPartition } from '../sinks/sink';
-import { assertQuestionMarksSafe, bindBigint, createKnex, detectDialect, isKnexInstance, quoteIdentifier, toBigint, type SqlDialect } from '../sinks/sql/dialect';
+import {
+  assertQuestionMarksSafe, bindBigint, createKnex, detectDialect, isKnexInstance, quoteIdentifier, toBigint, type SqlDialect,
+} from '../sinks/sql/dialect';
 import { ensureOffsetsTable, OFFSETS_TARGET_COLUMN } from '../sinks/sql/ddl';
 import { isTransientSqlError, SinkConfigError, SinkWriteError } from '../sinks/sql/errors';
 import type { FencedPartition, OffsetAdvance, OffsetStore } from './offset-store';

@@ -10,6 +10,7 @@
 import { rejectedRecord, type ExactlyOnceSink, type SinkBatch, type TopicPartition, type WriteResult } from './sink';
 import { KafkaEosError } from '../errors';
 
+/** Options of {@link GroupCommitSink}. */
 export interface GroupCommitOptions {
   /** Most rows in one grouped transaction (default 5000). A single larger write still goes alone. */
   maxRows?: number;
@@ -33,6 +34,7 @@ function ownerOfRejected(error: unknown, items: Pending[]): Pending | undefined 
   return items.find((p) => p.batches.some((b) => rejectedRecord(error, b.records) !== undefined));
 }
 
+/** Wraps a sink whose writes are atomic across partitions and groups concurrent writes into one (see the module comment). */
 export class GroupCommitSink implements ExactlyOnceSink {
   private queue: Pending[] = [];
   private scheduled = false;

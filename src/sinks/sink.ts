@@ -34,6 +34,10 @@ export type WriteResult =
   | { status: 'staged'; durable: DurablePosition[] }
   | { status: 'fenced'; fenced: DurablePosition[] };
 
+/**
+ * A sink that stores each partition's next offset with its data (compare-and-set on `expectedOffset`), so the
+ * consumer's exactly-once delivery reads positions from it rather than from Kafka. Implemented by SqlSink and HdfsSink.
+ */
 export interface ExactlyOnceSink {
   /**
    * True (or absent, the original contract) when one write() of several partitions' batches is one

@@ -25,6 +25,7 @@ export interface StagedFile { partitionPath: string; bytes: Buffer; records: num
 
 interface Manifest { uuid: string; topic: string; partition: number; start: string; end: string; files: { name: string; target: string; records: number }[] }
 
+/** Outcome of {@link commitFiles}: the published file names, or fenced (another owner holds the claim; nothing published). */
 export type CommitOutcome = { status: 'committed'; files: string[] } | { status: 'fenced' };
 
 /** An HDFS layout rooted at `topicsDir` (an absolute HDFS path). */

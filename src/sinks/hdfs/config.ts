@@ -43,8 +43,10 @@ export const hdfsSinkConfigSchema = z.object({
   retry: z.object({ retries: z.number().int().min(0).optional(), minTimeoutMs: z.number().int().min(0).optional(), timeoutMs: z.number().int().positive().optional() }).strict().optional(),
 }).strict();
 
+/** The HDFS sink's configuration as given (see hdfsSinkConfigSchema's field comments and docs/hdfs-sink.md). */
 export type HdfsSinkConfig = z.infer<typeof hdfsSinkConfigSchema>;
 
+/** {@link HdfsSinkConfig} after validation, defaults filled in (format jsonl, partitioner default, flushSize 10000). */
 export interface NormalizedHdfsSinkConfig {
   url: string; user: string | undefined; topicsDir: string; format: HdfsFormatConfig; includeKafkaCoordinates: boolean;
   partitioner: PartitionerConfig; flushSize: number; rotateIntervalMs: number | undefined; rotateScheduleIntervalMs: number | undefined;

@@ -11,6 +11,7 @@ import { isJsonText } from './json-check';
 /** A column of CSV or Parquet output: `path` is a dot path into the record's JSON value (default: `name`). */
 export interface HdfsColumn { name: string; type: 'string' | 'int64' | 'double' | 'boolean' | 'timestamp'; path?: string; nullable?: boolean }
 
+/** The file format: JSON lines (the value as is), or CSV / Parquet with declared columns. */
 export type HdfsFormatConfig =
   | { type: 'jsonl' }
   | { type: 'csv'; columns: HdfsColumn[] }
@@ -33,6 +34,7 @@ export function jsonValue(r: SinkRecord, text = r.value === null ? 'null' : r.va
   }
 }
 
+/** The value at dot path `p` (e.g. `a.b.c`) in `v`; undefined when a step is missing or not an object. */
 export function getPath(v: unknown, p: string): unknown {
   let cur = v;
   for (const part of p.split('.')) {
@@ -42,6 +44,7 @@ export function getPath(v: unknown, p: string): unknown {
   return cur;
 }
 
+/** One configured file format: turns records into rows when staged, and rows into file bytes at commit. */
 export class Format {
   readonly extension: string;
   private readonly columns: HdfsColumn[] | null;

@@ -43,6 +43,10 @@ interface StagedRows { rows: Row[]; chunks: Buffer[]; count: number }
 /** Committed files, for observers (tests, the demo). */
 export interface HdfsCommit { topic: string; partition: number; start: bigint; end: bigint; files: string[] }
 
+/**
+ * The HDFS sink (see the module comment): per-partition staging, commits by claim + publish (commit.ts),
+ * positions recovered from the committed file names on open(). Not atomic across partitions.
+ */
 export class HdfsSink implements ExactlyOnceSink {
   readonly atomicAcrossPartitions = false;
   readonly client: WebHdfsClient;

@@ -8,6 +8,7 @@ import type { SinkRecord } from '../sink';
 import { KafkaEosError } from '../../errors';
 import { getPath } from './format';
 
+/** Where a record's file goes: `partition=<n>` (default), `<field>=<value>` (field), or record-time directories (time). */
 export type PartitionerConfig =
   | { type: 'default' }
   | { type: 'field'; field: string }
@@ -18,6 +19,7 @@ export type PartitionerConfig =
    */
   | { type: 'time'; pathFormat: string; durationMs: number; timezone?: string };
 
+/** A record's directory under `<topicsDir>/<topic>/`; `value` parses the record's JSON value (at most once). */
 export type Partitioner = (r: SinkRecord, value: () => unknown) => string;
 
 /** @throws KafkaEosError CONFIG_INVALID for a bad field, format, duration or timezone. */

@@ -25,6 +25,7 @@ export class WebHdfsError extends KafkaEosError {
   }
 }
 
+/** Where and how the client talks to WebHDFS. */
 export interface WebHdfsClientOptions {
   /** NameNode base URL, e.g. `http://namenode:9870`. */
   url: string;
@@ -32,6 +33,7 @@ export interface WebHdfsClientOptions {
   user?: string;
   /** Retries of idempotent calls after the first try (default 4), exponential from `minTimeoutMs` (default 50 ms). */
   retries?: number;
+  /** First retry delay, ms (default 50), doubling on each further retry. */
   minTimeoutMs?: number;
   /** Per-request timeout, ms (default 30000). A timed-out request counts as no answer. */
   timeoutMs?: number;
@@ -39,6 +41,7 @@ export interface WebHdfsClientOptions {
 
 type Query = Record<string, string | number | boolean | undefined>;
 
+/** The WebHDFS operations the HDFS sink uses (see the module comment for retries). Every method throws WebHdfsError. */
 export class WebHdfsClient {
   private readonly base: string;
   constructor(private readonly options: WebHdfsClientOptions) {

@@ -55,6 +55,7 @@ export interface HdfsFileStatus {
   storagePolicy: number; type: 'FILE' | 'DIRECTORY';
 }
 
+/** Options of {@link WebHdfsServer.start}. */
 export interface WebHdfsServerOptions {
   /** Backing directory (default: a new temp directory, removed by stop()). */
   root?: string;
@@ -80,6 +81,7 @@ const PREFIX = '/webhdfs/v1';
 
 interface Meta { owner: string; permission: string }
 
+/** The in-process WebHDFS NameNode + DataNode for tests (see the module comment). */
 export class WebHdfsServer {
   /** The NameNode's base URL, e.g. `http://127.0.0.1:41234`. */
   url = '';

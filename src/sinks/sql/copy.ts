@@ -73,7 +73,9 @@ const ROWS_PER_CHUNK = 1000;
  * the rows commit or roll back with it). Resolves when PostgreSQL has accepted every row (CommandComplete).
  * @throws the pg error of the first row PostgreSQL rejects (its `where` names the COPY line); connection errors.
  */
-export async function copyRows(client: ClientBase, table: string, columns: readonly string[], rows: readonly Record<string, unknown>[]): Promise<void> {
+export async function copyRows(
+  client: ClientBase, table: string, columns: readonly string[], rows: readonly Record<string, unknown>[],
+): Promise<void> {
   const sql = `COPY ${quoteIdentifier(table)} (${columns.map(quoteIdentifier).join(', ')}) FROM STDIN`;
   const stream = client.query(copyFrom(sql));
   let failure: unknown;

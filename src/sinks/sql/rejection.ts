@@ -126,7 +126,9 @@ async function replay(trx: Knex.Transaction, origins: RowOrigin[], insertOne: In
   }
   if (!first) return undefined;
   if (!accepted) {
-    return refusedWrite(origins.length === 1 ? 'its only row was refused, with no other row to tell the record from the table' : 'every row was refused', first.error);
+    const reason = origins.length === 1
+      ? 'its only row was refused, with no other row to tell the record from the table' : 'every row was refused';
+    return refusedWrite(reason, first.error);
   }
   const o = origins[first.index]!;
   return new SinkWriteError('SINK_WRITE_FAILED', `${o.topic}:${o.partition}@${o.offset} rejected: ${describe(first.error)}`, {

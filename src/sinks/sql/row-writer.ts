@@ -36,6 +36,7 @@ export class RowsRejected extends Error {
   }
 }
 
+/** Writes a transaction's rows by the dialect's bulk path (see the module comment); one per SqlSink. */
 export class RowWriter {
   private readonly statements: SqliteStatementCache | undefined;
   /**
@@ -52,7 +53,9 @@ export class RowWriter {
   private readonly insertSql = new Map<string, string>();
 
   /** @param rowsPerStatement SQLite rows per full statement (already capped by the variable limit). */
-  constructor(private readonly knex: Knex, private readonly dialect: SqlDialect, private readonly rowsPerStatement: (columns: number) => number) {
+  constructor(
+    private readonly knex: Knex, private readonly dialect: SqlDialect, private readonly rowsPerStatement: (columns: number) => number,
+  ) {
     this.statements = dialect === 'sqlite' ? new SqliteStatementCache(knex) : undefined;
   }
 
@@ -93,10 +96,12 @@ export class RowWriter {
         if (!created) {
           // Rebuilt from the target's current columns: a stage left by an earlier epoch may hold stale types.
           await trx.raw(`DROP TABLE IF EXISTS pg_temp.${quoteIdentifier(stage)}`);
-          await trx.raw(`CREATE TEMPORARY TABLE ${quoteIdentifier(stage)} ON COMMIT DELETE ROWS AS SELECT ${cols} FROM ${quoteIdentifier(target.table)} WITH NO DATA`);
+          await trx.raw(`CREATE TEMPORARY TABLE ${quoteIdentifier(stage)} ON COMMIT DELETE ROWS`
+            + ` AS SELECT ${cols} FROM ${quoteIdentifier(target.table)} WITH NO DATA`);
         }
         await copyRows(client, stage, target.columns, rows);
-        await trx.raw(`INSERT INTO ${quoteIdentifier(target.table)} (${cols}) SELECT ${cols} FROM ${quoteIdentifier(stage)} ${onConflict(target)}`);
+        await trx.raw(`INSERT INTO ${quoteIdentifier(target.table)} (${cols})`
+          + ` SELECT ${cols} FROM ${quoteIdentifier(stage)} ${onConflict(target)}`);
         return () => {
           if (created || (this.stageEpochs.get(stage) ?? 0) !== epoch) return;
           const known = this.stages.get(client) ?? new Map<string, number>();
@@ -116,7 +121,8 @@ export class RowWriter {
     let sql = this.insertSql.get(key);
     if (sql === undefined) {
       const { columns } = target;
-      sql = `INSERT INTO ${quoteIdentifier(target.table)} (${columns.map(quoteIdentifier).join(', ')}) VALUES ${tuples(columns.length, n)}${target.conflictKey ? ` ${onConflict(target)}` : ''}`;
+      sql = `INSERT INTO ${quoteIdentifier(target.table)} (${columns.map(quoteIdentifier).join(', ')}) VALUES ${tuples(columns.length, n)}`
+        + (target.conflictKey ? ` ${onConflict(target)}` : '');
       if (this.insertSql.size >= 256) this.insertSql.clear();
       this.insertSql.set(key, sql);
     }

@@ -20,6 +20,7 @@ import { RowsRejected, RowWriter } from './row-writer';
 
 interface MappedBatch { batch: SinkBatch; rows: Row[]; offsets: bigint[] }
 
+/** The SQL sink (see the module comment). Atomic across partitions: one write() is one transaction. */
 export class SqlSink implements ExactlyOnceSink {
   /** One write() of several partitions is one transaction. */
   readonly atomicAcrossPartitions = true;
@@ -48,7 +49,8 @@ export class SqlSink implements ExactlyOnceSink {
       throw err;
     }
     this.mapper = compileMapping(this.cfg.mapping, this.offsets.dialect, this.cfg.includeKafkaCoordinates);
-    this.writer = new RowWriter(this.knex, this.offsets.dialect, (n) => rowsPerStatement(this.offsets.dialect, n, this.cfg.maxRowsPerStatement));
+    const dialect = this.offsets.dialect;
+    this.writer = new RowWriter(this.knex, dialect, (n) => rowsPerStatement(dialect, n, this.cfg.maxRowsPerStatement));
   }
 
   /**
@@ -85,17 +87,20 @@ export class SqlSink implements ExactlyOnceSink {
     for (;;) {
       let onCommit = (): void => undefined;
       try {
-        const result = await this.offsets.withOffsets(groupId, batches, async (trx) => { onCommit = await this.insertAll(trx, mapped, staged); });
+        const result = await this.offsets.withOffsets(groupId, batches, async (trx) => {
+          onCommit = await this.insertAll(trx, mapped, staged);
+        });
         if (result.status === 'fenced') return { status: 'fenced', fenced: result.fenced };
         if (!result.recovered) onCommit();
         return { status: 'committed' };
       } catch (err) {
-        if (!staged && this.cfg.mode === 'kafka-key' && this.offsets.dialect === 'postgres' && isUniqueViolation(err)) { staged = true; continue; }
+        const pg = this.offsets.dialect === 'postgres';
+        if (!staged && this.cfg.mode === 'kafka-key' && pg && isUniqueViolation(err)) { staged = true; continue; }
         if (err instanceof SinkWriteError && err.code === 'SINK_WRITE_FAILED') {
           const verdict = await this.classifyRefusal(mapped, err);
           // The staged path failed yet no record is at fault (e.g. a stage table older than an ALTER COLUMN): the
           // writer has forgotten its stage tables, so go once more with them rebuilt from the target's columns.
-          if (staged && !stageRebuilt && this.offsets.dialect === 'postgres' && verdict.code === 'SINK_WRITE_REFUSED') { stageRebuilt = true; continue; }
+          if (staged && !stageRebuilt && pg && verdict.code === 'SINK_WRITE_REFUSED') { stageRebuilt = true; continue; }
           throw verdict;
         }
         // A driver error outside the rows (the offsets table renamed, a privilege revoked): never a record's fault.
@@ -161,7 +166,9 @@ export class SqlSink implements ExactlyOnceSink {
   }
 
   private mapAll(batches: SinkBatch[]): MappedBatch[] {
-    const out: MappedBatch[] = batches.map((batch) => ({ batch, rows: batch.records.map((r) => this.mapper.toRow(r)), offsets: batch.records.map((r) => r.offset) }));
+    const out: MappedBatch[] = batches.map((batch) => ({
+      batch, rows: batch.records.map((r) => this.mapper.toRow(r)), offsets: batch.records.map((r) => r.offset),
+    }));
     if (!this.mapper.columns) {
       // A function mapping may omit columns: every row of a write gets the same column set (declarative rows have it).
       const columns = unionColumns(out);
@@ -214,18 +221,29 @@ function chunkRejected(mapped: MappedBatch[], first: number, count: number, err:
   }, { cause: err });
 }
 
-/** Records must belong to the batch, be strictly increasing, lie in [expectedOffset, nextOffset). @throws SinkWriteError SINK_BATCH_INVALID */
+/**
+ * Records must belong to the batch, be strictly increasing, lie in [expectedOffset, nextOffset).
+ * @throws SinkWriteError SINK_BATCH_INVALID
+ */
 function validateRecords(b: SinkBatch): void {
   let prev: bigint | undefined;
   const key = partitionKey(b);
-  if (!Array.isArray(b.records)) throw new SinkWriteError('SINK_BATCH_INVALID', `${key}: records must be an array`, { topic: b.topic, partition: b.partition });
+  const invalid = (message: string, offset?: bigint) =>
+    new SinkWriteError('SINK_BATCH_INVALID', message, { topic: b.topic, partition: b.partition, offset });
+  if (!Array.isArray(b.records)) throw invalid(`${key}: records must be an array`);
   for (const r of b.records) {
-    const where = { topic: b.topic, partition: b.partition, offset: r.offset };
-    if (r.topic !== b.topic || r.partition !== b.partition) throw new SinkWriteError('SINK_BATCH_INVALID', `record ${r.topic}:${r.partition}@${r.offset} is in batch ${key}`, where);
-    if (typeof r.offset !== 'bigint') throw new SinkWriteError('SINK_BATCH_INVALID', `${key}: record offset must be a bigint`, where);
-    if (prev !== undefined && r.offset <= prev) throw new SinkWriteError('SINK_BATCH_INVALID', `${key}: offsets not strictly increasing (${prev} then ${r.offset})`, where);
-    if (typeof b.nextOffset === 'bigint' && r.offset >= b.nextOffset) throw new SinkWriteError('SINK_BATCH_INVALID', `${key}: record offset ${r.offset} >= nextOffset ${b.nextOffset}`, where);
-    if (typeof b.expectedOffset === 'bigint' && b.expectedOffset >= 0n && r.offset < b.expectedOffset) throw new SinkWriteError('SINK_BATCH_INVALID', `${key}: record offset ${r.offset} < expectedOffset ${b.expectedOffset}`, where);
+    const at = r.offset;
+    if (r.topic !== b.topic || r.partition !== b.partition) {
+      throw invalid(`record ${r.topic}:${r.partition}@${r.offset} is in batch ${key}`, at);
+    }
+    if (typeof r.offset !== 'bigint') throw invalid(`${key}: record offset must be a bigint`, at);
+    if (prev !== undefined && r.offset <= prev) throw invalid(`${key}: offsets not strictly increasing (${prev} then ${r.offset})`, at);
+    if (typeof b.nextOffset === 'bigint' && r.offset >= b.nextOffset) {
+      throw invalid(`${key}: record offset ${r.offset} >= nextOffset ${b.nextOffset}`, at);
+    }
+    if (typeof b.expectedOffset === 'bigint' && b.expectedOffset >= 0n && r.offset < b.expectedOffset) {
+      throw invalid(`${key}: record offset ${r.offset} < expectedOffset ${b.expectedOffset}`, at);
+    }
     prev = r.offset;
   }
 }

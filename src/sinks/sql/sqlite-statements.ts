@@ -19,6 +19,7 @@ interface PoolEvents {
 /** Statements kept per connection; the least recently used beyond this is finalized. */
 export const MAX_STATEMENTS_PER_CONNECTION = 32;
 
+/** Prepared sqlite3 statements per connection and SQL text, finalized with their connection (see the module comment). */
 export class SqliteStatementCache {
   private readonly byConnection = new Map<Database, Map<string, Promise<Statement>>>();
   private pool: PoolEvents | undefined;
