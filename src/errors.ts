@@ -144,6 +144,7 @@ export const KAFKA_ERRORS = {
   UNSUPPORTED_ENDPOINT_TYPE: e(115),
 } as const satisfies Record<string, KafkaErrorInfo>;
 
+/** The name of a Kafka protocol error, as in Java's `Errors` enum (e.g. `NOT_LEADER_OR_FOLLOWER`). */
 export type KafkaErrorName = keyof typeof KAFKA_ERRORS;
 
 /** A Kafka error's table entry, with its name. */

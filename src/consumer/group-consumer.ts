@@ -76,6 +76,7 @@ export interface StopOptions {
   leaveGroup?: boolean;
 }
 
+/** A consumer-group member with a commit strategy (see the module comment); create with {@link createGroupConsumer}. */
 export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
   private readonly options: GroupConsumerOptions;
   private readonly kafka: Kafka;

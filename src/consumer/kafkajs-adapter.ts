@@ -30,6 +30,7 @@ import { FencedInstanceIdError, UnsupportedKafkaJsError } from './errors';
 type AnyFn = (...args: any[]) => any; // eslint-disable-line @typescript-eslint/no-explicit-any
 type Loose = Record<string | symbol, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
+/** The KafkaJS version whose internals the adapter patches; a Kafka instance from another copy is refused (UnsupportedKafkaJsError). */
 export const SUPPORTED_KAFKAJS_VERSION = '2.2.4';
 
 /** What the registered consumer tells the adapter, and is told by it. */

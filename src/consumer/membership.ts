@@ -24,6 +24,7 @@ import { KafkaEosError } from '../errors';
 import { partitionKey, TopicPartition } from '../sinks/sink';
 import type { RebalanceRecord } from './metrics';
 
+/** States of {@link Membership} (see the module comment). */
 export type MembershipState = 'unjoined' | 'revoking' | 'joining' | 'assigning' | 'stable' | 'lost' | 'left';
 
 /** Allowed transitions. `left` is reachable from everywhere (stop, disconnect). */
@@ -61,6 +62,7 @@ export interface SeekTarget {
   clearPendingSeeks(): void;
 }
 
+/** The member's rebalance state machine (see the module comment). Transitions throw IllegalMembershipTransitionError. */
 export class Membership {
   private current: MembershipState = 'unjoined';
   private currentEpoch = 0;

@@ -16,8 +16,10 @@ export class ConfigError extends KafkaEosError {
   }
 }
 
+/** Built-in assignors, named after Java's RangeAssignor, RoundRobinAssignor and StickyAssignor (KIP-54). */
 export type AssignorName = 'range' | 'roundrobin' | 'sticky';
 
+/** The commit strategy: commit before handling, after handling, or with the output in the sink's transaction. */
 export type Delivery = 'at-most-once' | 'at-least-once' | 'exactly-once';
 
 /** A batch of one partition as handed to a user handler. */
@@ -88,6 +90,7 @@ export interface RebalanceListeners {
   onPartitionsLost?: (partitions: TopicPartition[]) => void | Promise<void>;
 }
 
+/** Options of {@link GroupConsumer}; checked by zod at construction (ConfigError names the bad field). Times in ms. */
 export interface GroupConsumerOptions extends RebalanceListeners {
   /** A KafkaJS client, or `brokers` to make one. */
   kafka?: Kafka;

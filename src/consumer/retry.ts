@@ -25,6 +25,7 @@ export const DEAD_LETTER_HEADERS = {
   error: 'kafka-eos.dlq.error',
 } as const;
 
+/** What {@link processBatch} runs and how it retries and polices failures; the `on*` callbacks feed events and metrics. */
 export interface ProcessorOptions {
   handler?: (batch: HandlerBatch) => Promise<void>;
   recordHandler?: (record: SinkRecord, context: RecordContext) => Promise<void>;
@@ -43,6 +44,7 @@ function errorMessage(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
+/** The dead-letter topic for records of `sourceTopic`: the option (a name or a function of the source), else `<source>.dlq`. */
 export function deadLetterTopicFor(options: ProcessorOptions, sourceTopic: string): string {
   const t = options.deadLetterTopic;
   return typeof t === 'function' ? t(sourceTopic) : t ?? `${sourceTopic}.dlq`;

@@ -7,6 +7,7 @@
  */
 import { kafkaErrorOf, needsRejoin } from '../errors';
 
+/** Options of {@link BatchWatch}. Times in ms. */
 export interface WatchOptions {
   /** Sends a heartbeat (KafkaJS's eachBatch `heartbeat()`; it skips when one went out within the interval). */
   heartbeat: () => Promise<void>;
@@ -25,6 +26,7 @@ export function isRebalancing(error: unknown): boolean {
   return needsRejoin(error) || kafkaErrorOf(error)?.name === 'NOT_COORDINATOR';
 }
 
+/** Heartbeats in the background while a handler or listener runs, and aborts it past maxProcessingTimeMs. */
 export class BatchWatch {
   private readonly controller = new AbortController();
   private ticker: NodeJS.Timeout | null = null;

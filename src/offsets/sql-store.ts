@@ -17,12 +17,15 @@ import { ensureOffsetsTable, OFFSETS_TARGET_COLUMN } from '../sinks/sql/ddl';
 import { isTransientSqlError, SinkConfigError, SinkWriteError } from '../sinks/sql/errors';
 import type { FencedPartition, OffsetAdvance, OffsetStore } from './offset-store';
 
+/** The offsets table's name when none is given. */
 export const DEFAULT_OFFSETS_TABLE = 'kafka_eos_offsets';
 
 /** Retry budget for transient database errors. Delays grow exponentially from minTimeoutMs to maxTimeoutMs (ms). */
 export interface SqlRetryOptions { retries: number; minTimeoutMs: number; maxTimeoutMs: number }
+/** Retry budget used when none is given: 5 retries, 50 ms doubling up to 2000 ms. */
 export const DEFAULT_RETRY: SqlRetryOptions = { retries: 5, minTimeoutMs: 50, maxTimeoutMs: 2000 };
 
+/** Options of {@link SqlOffsetStore}. */
 export interface SqlOffsetStoreOptions {
   /** A knex instance (owned by the caller, not destroyed by close()) or a Knex.Config (the store creates and owns it). */
   knex: Knex | Knex.Config;
@@ -50,6 +53,7 @@ export type WithOffsetsResult<T> =
 
 class Fenced { constructor(readonly partitions: TopicPartition[]) {} }
 
+/** The SQL offsets table (see the module comment); methods throw SinkWriteError / SinkConfigError. */
 export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
   readonly knex: Knex;
   readonly table: string;

@@ -7,6 +7,7 @@
 import { partitionKey, TopicPartition } from '../../sinks/sink';
 import type { CommitStrategy, StrategyContext } from './types';
 
+/** Options of {@link atLeastOnce}. */
 export interface AtLeastOnceOptions {
   /** Commit at most this often, ms (default 5000, Java's auto.commit.interval.ms); 0 = after every batch. */
   commitIntervalMs?: number;
@@ -14,6 +15,7 @@ export interface AtLeastOnceOptions {
   now?: () => number;
 }
 
+/** The at-least-once strategy (see the module comment): commits finished offsets to the Kafka group. */
 export function atLeastOnce(options: AtLeastOnceOptions = {}): CommitStrategy {
   const interval = options.commitIntervalMs ?? 5000;
   const now = options.now ?? (() => performance.now());

@@ -16,7 +16,9 @@ import { isRetriable, KafkaEosError } from '../../errors';
 import { DurablePosition, ExactlyOnceSink, partitionKey, rejectedRecord, SinkRecord, TopicPartition, WriteResult } from '../../sinks/sink';
 import type { BatchOutcome, CommitStrategy, ProcessResult, StrategyBatch, StrategyContext } from './types';
 
+/** Options of {@link exactlyOnce}. */
 export interface ExactlyOnceOptions {
+  /** Stores the output and the next offsets in one transaction (CAS on the expected offset). */
   sink: ExactlyOnceSink;
   /** Also commit each written position to the Kafka group, for lag monitoring (default true). */
   commitToKafkaForMonitoring?: boolean;
@@ -84,6 +86,10 @@ type FetchSync = 'reread' | 'seeking' | 'following';
 const MONITOR_RETRIES = 3;
 const MONITOR_RETRY_DELAY_MS = 300;
 
+/**
+ * The exactly-once strategy (see the module comment). `positions()` returns the stored (durable) next offset per
+ * partition, keyed `${topic}:${partition}`, as this member last read or wrote it (-1n: nothing stored yet).
+ */
 export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { positions(): ReadonlyMap<string, bigint> } {
   const { sink } = options;
   const monitor = options.commitToKafkaForMonitoring ?? true;
