@@ -17,7 +17,7 @@
 /* eslint-disable @typescript-eslint/no-require-imports */
 const { HdfsSink } = require('../dist/sinks/hdfs/hdfs-sink');
 const { WebHdfsServer } = require('../dist/webhdfs-server');
-const { loadFlights } = require('../dist/cli/demo/dataset');
+const { flightsDataset, flightWrites } = require('./lib/workload');
 const { interleave, figure, table, arg, median, fmt } = require('./lib/figures');
 
 const PARTITIONS = 6;
@@ -26,23 +26,8 @@ const BATCH = Number(arg('--batch', 2000));
 const FLUSH = Number(arg('--flush', 10000));
 const ROUNDS = Number(arg('--rounds', 5));
 
-let flightsCache;
-/** The writes of the workload, made one at a time (so the input is never all in memory at once). */
-function* writesOf(rows) {
-  flightsCache ??= loadFlights(200000);
-  const next = new Array(PARTITIONS).fill(-1n);
-  for (let i = 0, w = 0; i < rows; i += BATCH, w++) {
-    const partition = w % PARTITIONS;
-    const from = next[partition] < 0n ? 0n : next[partition];
-    const records = [];
-    for (let j = i; j < Math.min(rows, i + BATCH); j++) {
-      records.push({ topic: 'flights', partition, offset: from + BigInt(j - i), key: null, value: Buffer.from(JSON.stringify({ ...flightsCache[j % flightsCache.length], seq: j })), timestamp: 1700000000000n + BigInt(j), headers: {} });
-    }
-    const nextOffset = from + BigInt(records.length);
-    yield { topic: 'flights', partition, expectedOffset: next[partition], nextOffset, records };
-    next[partition] = nextOffset;
-  }
-}
+/** The writes of the workload, made one at a time (record timestamps: 1700000000000 ms + seq). */
+const writesOf = (rows) => flightWrites({ rows, batch: BATCH, partitions: PARTITIONS, timestamp: (j) => 1700000000000n + BigInt(j) });
 const workload = (rows) => [...writesOf(rows)];
 
 const elapsed = (t0) => Number(process.hrtime.bigint() - t0) / 1e9;
@@ -159,7 +144,7 @@ async function main() {
     console.log('\nlive memory while sinking (heap + Buffers, after a full GC every 5 writes; flushSize bounds what is staged):');
     if (!global.gc) console.log('  (run with node --expose-gc for this figure)');
     for (const n of global.gc ? [ROWS, ROWS * 4] : []) {
-      flightsCache ??= loadFlights(200000);
+      flightsDataset();
       global.gc();
       const live = () => { const m = process.memoryUsage(); return m.heapUsed + m.external; };
       await new Promise((r) => setTimeout(r, 50));

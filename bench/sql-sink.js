@@ -29,7 +29,7 @@ const pg = require('pg');
 const sqlite3 = require('sqlite3');
 const { from: copyFrom } = require('pg-copy-streams');
 const { SqlSink, createKnex } = require('../dist');
-const { loadFlights } = require('../dist/cli/demo/dataset');
+const { flightWrites } = require('./lib/workload');
 const { FLIGHT_MAPPING } = require('../dist/cli/demo/db');
 const { interleave, figure, table, arg } = require('./lib/figures');
 
@@ -38,24 +38,7 @@ const PARTITIONS = 6;
 const COLS = ['kafka_topic', 'kafka_partition', 'kafka_offset', 'seq', 'delay', 'distance', 'time'];
 
 /** The writes of the workload: one partition each, contiguous offsets per partition, CAS positions. */
-function workload(rows, batch) {
-  const flights = loadFlights(Math.min(rows, 200000));
-  const writes = [];
-  const next = new Array(PARTITIONS).fill(-1n);
-  for (let i = 0, w = 0; i < rows; i += batch, w++) {
-    const partition = w % PARTITIONS;
-    const from = next[partition] < 0n ? 0n : next[partition];
-    const records = [];
-    for (let j = i; j < Math.min(rows, i + batch); j++) {
-      const f = flights[j % flights.length];
-      records.push({ topic: TOPIC, partition, offset: from + BigInt(j - i), key: null, value: Buffer.from(JSON.stringify({ ...f, seq: j })), timestamp: 0n, headers: {} });
-    }
-    const nextOffset = from + BigInt(records.length);
-    writes.push({ topic: TOPIC, partition, expectedOffset: next[partition], nextOffset, records });
-    next[partition] = nextOffset;
-  }
-  return writes;
-}
+const workload = (rows, batch) => [...flightWrites({ rows, batch, partitions: PARTITIONS, topic: TOPIC })];
 
 /** Starts both clocks: wall time and this process's CPU time (all threads). */
 const clock = () => ({ t: process.hrtime.bigint(), c: process.cpuUsage() });
