@@ -14,18 +14,22 @@ export function requireBuiltCli(): void {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build (npm test does it)`);
 }
 
+/** What {@link runCli} returns: the exit code, stdout and stderr interleaved (`out`), and each alone. */
+export interface CliResult { code: number | null; out: string; stdout: string; stderr: string }
+
 /**
- * Runs `kafka-eos <args>` to its end. @returns its exit code and its stdout and stderr interleaved.
- * Rejects (after SIGKILLing it) when it runs longer than `timeoutMs`.
+ * Runs `kafka-eos <args>` to its end. Rejects (after SIGKILLing it) when it runs longer than `timeoutMs`.
  */
-export function runCli(args: string[], timeoutMs: number): Promise<{ code: number | null; out: string }> {
+export function runCli(args: string[], timeoutMs: number): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
-    child.stdout.on('data', (d) => { out += d; });
-    child.stderr.on('data', (d) => { out += d; });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => { out += d; stdout += d; });
+    child.stderr.on('data', (d) => { out += d; stderr += d; });
     const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`kafka-eos ${args[0]} timed out:\n${out}`)); }, timeoutMs);
-    child.on('exit', (code) => { clearTimeout(timer); resolve({ code, out }); });
+    child.on('exit', (code) => { clearTimeout(timer); resolve({ code, out, stdout, stderr }); });
   });
 }
 

@@ -4,73 +4,52 @@
  * refusal while the group has members, and a rewind + replay into an `upsert` table that leaves
  * the table as it was. (The compiled CLI is used: `npm test` builds first.)
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import * as os from 'node:os';
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Consumer } from 'kafkajs';
 import { MockCluster } from '../../src/mock-broker';
-import { GroupConsumer } from '../../src/consumer/group-consumer';
 import { SqlSink } from '../../src/sinks/sql';
-import { consumerOn, kafkaOf, produce, stopAll, until } from '../consumer/helpers';
+import { consumerOn, kafkaOf, produce, stopAll, until, useConsumerCluster } from '../consumer/helpers';
+import { runCli } from './cli-helpers';
 
-const CLI = path.join(__dirname, '..', '..', 'dist', 'cli', 'index.js');
 jest.setTimeout(60000);
 
-function cli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, 'offsets', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => { out += d; });
-    child.stderr.on('data', (d) => { err += d; });
-    const hard = setTimeout(() => child.kill('SIGKILL'), 45000);
-    child.on('exit', (code) => { clearTimeout(hard); resolve({ code, out, err }); });
-  });
+/** `kafka-eos offsets <args>`: exit code, stdout and stderr. */
+async function cli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  const { code, stdout, stderr } = await runCli(['offsets', ...args], 45000);
+  return { code, out: stdout, err: stderr };
 }
 
-let cluster: MockCluster;
-let dir: string;
-const consumers: GroupConsumer[] = [];
+const fx = useConsumerCluster(
+  () => MockCluster.start({ brokers: 1, group: { initialRebalanceDelayMs: 0, minSessionTimeoutMs: 1000 } }), 'kafka-eos-offsets-');
 const sinks: SqlSink[] = [];
-beforeAll(async () => {
-  cluster = await MockCluster.start({ brokers: 1, group: { initialRebalanceDelayMs: 0, minSessionTimeoutMs: 1000 } });
-  dir = mkdtempSync(path.join(os.tmpdir(), 'kafka-eos-offsets-'));
-});
-afterEach(async () => {
-  await stopAll(consumers);
-  await Promise.allSettled(sinks.splice(0).map((s) => s.close()));
-});
-afterAll(async () => {
-  await cluster.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(async () => { await Promise.allSettled(sinks.splice(0).map((s) => s.close())); });
 
-const brokers = () => cluster.bootstrap.join(',');
+const brokers = () => fx.cluster.bootstrap.join(',');
 const records = (n: number, from = 0) => Array.from({ length: n }, (_, i) => JSON.stringify({ id: from + i, name: `row-${from + i}` }));
 
 /** A KafkaJS consumer of `topic` that commits after every batch, run until `n` records arrived. */
 async function consumeWithKafka(groupId: string, topic: string, n: number, keepRunning = false): Promise<Consumer> {
-  const consumer = kafkaOf(cluster, `kafkajs-${groupId}`).consumer({ groupId, sessionTimeout: 6000, heartbeatInterval: 200,
+  const consumer = kafkaOf(fx.cluster, `kafkajs-${groupId}`).consumer({ groupId, sessionTimeout: 6000, heartbeatInterval: 200,
     maxWaitTimeInMs: 100 });
   let seen = 0;
   await consumer.connect();
   await consumer.subscribe({ topic, fromBeginning: true });
   await consumer.run({ eachMessage: async () => { seen += 1; } });
   await until(() => seen >= n, `${n} records`);
-  await until(() => (cluster.inspect.committedOffsets(groupId, topic).reduce((s, c) => s + Number(c.offset), 0)) >= n, 'the commits');
+  await until(() => (fx.cluster.inspect.committedOffsets(groupId, topic).reduce((s, c) => s + Number(c.offset), 0)) >= n, 'the commits');
   if (!keepRunning) await consumer.disconnect();
   return consumer;
 }
 
-const committed = (group: string, topic: string, p: number) => cluster.inspect.committedOffset(group, topic, p);
+const committed = (group: string, topic: string, p: number) => fx.cluster.inspect.committedOffset(group, topic, p);
 
 test('describe shows log start, high watermark, committed offset and lag per partition, Kafka as the source of truth', async () => {
-  cluster.createTopic('od-t', 2);
-  await produce(kafkaOf(cluster), 'od-t', 0, records(10));
-  await produce(kafkaOf(cluster), 'od-t', 1, records(4));
+  fx.cluster.createTopic('od-t', 2);
+  await produce(kafkaOf(fx.cluster), 'od-t', 0, records(10));
+  await produce(kafkaOf(fx.cluster), 'od-t', 1, records(4));
   await consumeWithKafka('od-g', 'od-t', 14);
-  await produce(kafkaOf(cluster), 'od-t', 0, records(3, 10));
+  await produce(kafkaOf(fx.cluster), 'od-t', 0, records(3, 10));
   const { code, out } = await cli(['describe', '--brokers', brokers(), '--group', 'od-g', '--json']);
   expect(code).toBe(0);
   const d = JSON.parse(out);
@@ -87,10 +66,10 @@ test('describe shows log start, high watermark, committed offset and lag per par
 
 test('reset is a dry run by default; --execute moves the committed offsets (earliest, shift-by, datetime, explicit, clamped)',
   async () => {
-  cluster.createTopic('or-t', 2);
+  fx.cluster.createTopic('or-t', 2);
   const before = Date.now();
-  await produce(kafkaOf(cluster), 'or-t', 0, records(10));
-  await produce(kafkaOf(cluster), 'or-t', 1, records(10));
+  await produce(kafkaOf(fx.cluster), 'or-t', 0, records(10));
+  await produce(kafkaOf(fx.cluster), 'or-t', 1, records(10));
   await consumeWithKafka('or-g', 'or-t', 20);
   const base = ['reset', '--brokers', brokers(), '--group', 'or-g'];
 
@@ -112,7 +91,7 @@ test('reset is a dry run by default; --execute moves the committed offsets (earl
   await new Promise((r) => setTimeout(r, 20));
   const mid = Date.now();
   await new Promise((r) => setTimeout(r, 20));
-  await produce(kafkaOf(cluster), 'or-t', 0, records(5, 10));
+  await produce(kafkaOf(fx.cluster), 'or-t', 0, records(5, 10));
   const byTime = await cli([...base, '--to-datetime', new Date(mid).toISOString(), '--execute']);
   expect(byTime.code).toBe(0);
   // partition 0: the first record at or after `mid` is offset 10; partition 1 has none: the high watermark.
@@ -129,8 +108,8 @@ test('reset is a dry run by default; --execute moves the committed offsets (earl
 });
 
 test('reset refuses while the group has active members, and names them', async () => {
-  cluster.createTopic('oa-t', 1);
-  await produce(kafkaOf(cluster), 'oa-t', 0, records(5));
+  fx.cluster.createTopic('oa-t', 1);
+  await produce(kafkaOf(fx.cluster), 'oa-t', 0, records(5));
   const consumer = await consumeWithKafka('oa-g', 'oa-t', 5, true);
   try {
     const { code, err } = await cli(['reset', '--brokers', brokers(), '--group', 'oa-g', '--to-earliest', '--execute']);
@@ -153,8 +132,9 @@ test('argument errors exit 2 and name the option', async () => {
 
 const pgUrl = process.env.KAFKA_EOS_PG_URL;
 const databases: { name: string; db: () => string; knex: () => object; skip: boolean }[] = [
-  { name: 'SQLite', db: () => path.join(dir, 'replay.sqlite'), knex: () => ({ client: 'sqlite3', connection: { filename: path.join(dir,
-    'replay.sqlite') }, useNullAsDefault: true }), skip: false },
+  { name: 'SQLite', db: () => path.join(fx.dir, 'replay.sqlite'),
+    knex: () => ({ client: 'sqlite3', connection: { filename: path.join(fx.dir, 'replay.sqlite') }, useNullAsDefault: true }),
+    skip: false },
   { name: 'PostgreSQL', db: () => pgUrl ?? '', knex: () => ({ client: 'pg', connection: pgUrl }), skip: !pgUrl },
 ];
 
@@ -178,11 +158,11 @@ for (const database of databases) {
     const rows = async (sink: SqlSink, name = table) => sink.knex(name).select('id', 'name').orderBy('id');
 
     async function sinkAll(sink: SqlSink, total: number): Promise<number> {
-      const c = consumerOn(cluster, { groupId: group, topics: [topic], delivery: 'exactly-once', sink }, consumers);
+      const c = consumerOn(fx.cluster, { groupId: group, topics: [topic], delivery: 'exactly-once', sink }, fx.consumers);
       await c.start();
       await until(() => c.metrics().processed >= total, `${total} records sunk`);
       const processed = c.metrics().processed;
-      await stopAll(consumers);
+      await stopAll(fx.consumers);
       return processed;
     }
 
@@ -195,9 +175,9 @@ for (const database of databases) {
 
     test('describe shows the sink as the source of truth; reset --execute + replay into an upsert table leaves the same table',
       async () => {
-      cluster.createTopic(topic, 2);
-      await produce(kafkaOf(cluster), topic, 0, records(30));
-      await produce(kafkaOf(cluster), topic, 1, records(20, 30));
+      fx.cluster.createTopic(topic, 2);
+      await produce(kafkaOf(fx.cluster), topic, 0, records(30));
+      await produce(kafkaOf(fx.cluster), topic, 1, records(20, 30));
       const sink = sinkOf('upsert');
       expect(await sinkAll(sink, 50)).toBe(50);
       const before = await rows(sink);
@@ -255,7 +235,7 @@ for (const database of databases) {
       expect(noPositions.err).not.toMatch(/kafka_eos:kafka_eos@/); // the password is not printed
 
       if (database.name === 'SQLite') {
-        const typoDb = path.join(dir, 'typo.sqlite');
+        const typoDb = path.join(fx.dir, 'typo.sqlite');
         const missing = await cli([...base, '--db', typoDb, '--offsets-table', offsetsTable]);
         expect(missing.code).toBe(1);
         expect(missing.err).toMatch(/\[OFFSETS_STORE_MISSING\] --db: the SQLite file .*typo\.sqlite does not exist/);
