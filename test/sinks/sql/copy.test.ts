@@ -112,13 +112,19 @@ describePg('COPY on PostgreSQL', () => {
     }
   });
 
-  test('upsert after the target column is widened (ALTER COLUMN TYPE): the stage table is rebuilt, the row arrives', async () => {
-    const table = uniqueName('copy_widen');
-    const offsets = uniqueName('copy_widen_offs');
+  /** An upsert sink (key id) on its own one-connection knex, so every write meets the same stage table. */
+  function upsertSinkOnOneConnection(prefix: string): { table: string; one: Knex; sink: SqlSink } {
+    const table = uniqueName(prefix);
+    const offsets = uniqueName(`${prefix}_offs`);
     tables.push(table, offsets);
     const one = makeKnex({ client: 'pg', connection: url ?? '', pool: { min: 1, max: 1 } });
     const mapping = { columns: { id: { type: 'string' as const }, n: { type: 'bigint' as const }, writer: { type: 'string' as const } } };
     const sink = new SqlSink({ knex: one, table, offsetsTable: offsets, mode: 'upsert', upsertKey: ['id'], mapping, autoCreate: true });
+    return { table, one, sink };
+  }
+
+  test('upsert after the target column is widened (ALTER COLUMN TYPE): the stage table is rebuilt, the row arrives', async () => {
+    const { table, one, sink } = upsertSinkOnOneConnection('copy_widen');
     try {
       await sink.open('g', [{ topic: 't', partition: 0 }]);
       await one.raw('ALTER TABLE ?? ALTER COLUMN writer TYPE varchar(5)', [table]);
@@ -139,12 +145,7 @@ describePg('COPY on PostgreSQL', () => {
   });
 
   test('upsert through the staged table: the temporary table survives a rolled-back first use', async () => {
-    const table = uniqueName('copy_up');
-    const offsets = uniqueName('copy_up_offs');
-    tables.push(table, offsets);
-    const one = makeKnex({ client: 'pg', connection: url ?? '', pool: { min: 1, max: 1 } });
-    const mapping = { columns: { id: { type: 'string' as const }, n: { type: 'bigint' as const }, writer: { type: 'string' as const } } };
-    const sink = new SqlSink({ knex: one, table, offsetsTable: offsets, mode: 'upsert', upsertKey: ['id'], mapping, autoCreate: true });
+    const { table, one, sink } = upsertSinkOnOneConnection('copy_up');
     try {
       // First use on the connection is fenced (wrong expected offset) after nothing, then a write that the
       // database rejects after the stage table was created in its transaction: both roll back.
