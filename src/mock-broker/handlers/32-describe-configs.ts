@@ -14,9 +14,14 @@ import { DescribeConfigs } from '../protocol/messages/admin';
 import { BROKER_CONFIGS, ConfigDef, ConfigSource, ConfigType, TOPIC_CONFIGS } from '../config-defaults';
 import { Body, Handler } from './types';
 
+/** DescribeConfigs / AlterConfigs resource type ids (Kafka's ConfigResource.Type). */
 export const ResourceType = { TOPIC: 2, BROKER: 4, BROKER_LOGGER: 8 } as const;
 
-export interface Entry { name: string; value: string | null; source: number; readOnly: boolean; sensitive: boolean; type: number; doc: string; synonyms: { name: string; value: string | null; source: number }[] }
+/** One config of a resource as DescribeConfigs answers it (`source`: a ConfigSource id, `type`: a ConfigType id). */
+export interface Entry {
+  name: string; value: string | null; source: number; readOnly: boolean; sensitive: boolean; type: number; doc: string;
+  synonyms: { name: string; value: string | null; source: number }[];
+}
 
 /** A topic's configs as DescribeConfigs reports them (CreateTopics v5+ answers them too). */
 export function topicEntries(cluster: ClusterState, topic: Topic): Entry[] {
@@ -34,34 +39,52 @@ export function topicEntries(cluster: ClusterState, topic: Topic): Entry[] {
   });
   // Overrides the mock does not know (Kafka would have refused them at creation) are still shown.
   for (const [name, value] of topic.configs) {
-    if (!defined.has(name)) entries.push({ name, value, source: ConfigSource.DYNAMIC_TOPIC_CONFIG, readOnly: false, sensitive: false, type: ConfigType.STRING, doc: '', synonyms: [{ name, value, source: ConfigSource.DYNAMIC_TOPIC_CONFIG }] });
+    if (defined.has(name)) continue;
+    const source = ConfigSource.DYNAMIC_TOPIC_CONFIG;
+    const synonyms = [{ name, value, source }];
+    entries.push({ name, value, source, readOnly: false, sensitive: false, type: ConfigType.STRING, doc: '', synonyms });
   }
   return entries;
 }
 
 function brokerEntries(cluster: ClusterState, nodeId: number | null): Entry[] {
-  const id: ConfigDef = { name: 'broker.id', type: ConfigType.INT, doc: 'This broker\'s node id.', value: () => String(nodeId), configured: () => true, readOnly: true };
+  const id: ConfigDef = {
+    name: 'broker.id', type: ConfigType.INT, doc: 'This broker\'s node id.', value: () => String(nodeId),
+    configured: () => true, readOnly: true,
+  };
   const broker = nodeId === null ? undefined : cluster.broker(nodeId);
-  const listeners: ConfigDef = { name: 'advertised.listeners', type: ConfigType.STRING, doc: 'Address clients connect to.', value: () => (broker ? `PLAINTEXT://${broker.host}:${broker.port}` : null), configured: () => true, readOnly: true };
+  const listeners: ConfigDef = {
+    name: 'advertised.listeners', type: ConfigType.STRING, doc: 'Address clients connect to.',
+    value: () => (broker ? `PLAINTEXT://${broker.host}:${broker.port}` : null), configured: () => true, readOnly: true,
+  };
   const defs = nodeId === null ? BROKER_CONFIGS : [id, listeners, ...BROKER_CONFIGS];
   return defs.map((d) => {
     const source = d.configured?.(cluster) ? ConfigSource.STATIC_BROKER_CONFIG : ConfigSource.DEFAULT_CONFIG;
     const value = d.sensitive ? null : d.value(cluster);
-    return { name: d.name, value, source, readOnly: d.readOnly ?? false, sensitive: d.sensitive ?? false, type: d.type, doc: d.doc, synonyms: [{ name: d.name, value, source }] };
+    return {
+      name: d.name, value, source, readOnly: d.readOnly ?? false, sensitive: d.sensitive ?? false, type: d.type, doc: d.doc,
+      synonyms: [{ name: d.name, value, source }],
+    };
   });
 }
 
 function describe(res: Body, ctx: Parameters<Handler['handle']>[1], req: Body): Body {
   const { cluster, version } = ctx;
-  const base = { errorCode: 0, errorMessage: null as string | null, resourceType: res.resourceType, resourceName: res.resourceName, configs: [] as Body[] };
+  const base = {
+    errorCode: 0, errorMessage: null as string | null, resourceType: res.resourceType, resourceName: res.resourceName,
+    configs: [] as Body[],
+  };
   let entries: Entry[];
   if (res.resourceType === ResourceType.TOPIC) {
     const topic = cluster.topics.get(res.resourceName);
-    if (!topic) return { ...base, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: `Topic ${res.resourceName} does not exist` };
+    if (!topic) {
+      return { ...base, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: `Topic ${res.resourceName} does not exist` };
+    }
     entries = topicEntries(cluster, topic);
   } else if (res.resourceType === ResourceType.BROKER) {
     if (res.resourceName !== '' && res.resourceName !== String(ctx.nodeId)) {
-      return { ...base, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Unexpected broker id, expected ${ctx.nodeId} or empty string, but received ${res.resourceName}` };
+      const errorMessage = `Unexpected broker id, expected ${ctx.nodeId} or empty string, but received ${res.resourceName}`;
+      return { ...base, errorCode: ErrorCode.INVALID_REQUEST, errorMessage };
     }
     entries = brokerEntries(cluster, res.resourceName === '' ? null : ctx.nodeId);
   } else if (res.resourceType === ResourceType.BROKER_LOGGER) {

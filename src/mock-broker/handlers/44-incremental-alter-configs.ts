@@ -11,6 +11,7 @@ import { ConfigType, topicConfigDef } from '../config-defaults';
 import { alterResource } from './config-alter';
 import { Body, Handler } from './types';
 
+/** IncrementalAlterConfigs configOperation ids (Kafka's AlterConfigOp.OpType). */
 export const OpType = { SET: 0, DELETE: 1, APPEND: 2, SUBTRACT: 3 } as const;
 
 
@@ -32,7 +33,9 @@ export const incrementalAlterConfigsHandler: Handler = {
           const verb = op === OpType.APPEND ? 'append' : 'subtract';
           const def = topicConfigDef(c.name);
           if (!def) return { errorCode: ErrorCode.INVALID_CONFIG, errorMessage: `Unknown topic config name: ${c.name}` };
-          if (def.type !== ConfigType.LIST) return { errorCode: ErrorCode.INVALID_CONFIG, errorMessage: `Config value ${verb} is not allowed for config key: ${c.name}` };
+          if (def.type !== ConfigType.LIST) {
+            return { errorCode: ErrorCode.INVALID_CONFIG, errorMessage: `Config value ${verb} is not allowed for config key: ${c.name}` };
+          }
           const value = next.get(c.name) ?? def.value(ctx.cluster) ?? '';
           const old = value === '' ? [] : value.split(',');
           const given = String(c.value ?? '').split(',');

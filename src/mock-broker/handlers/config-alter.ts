@@ -11,6 +11,7 @@ import { topicConfigError } from '../config-defaults';
 import { ResourceType } from './32-describe-configs';
 import { Body } from './types';
 
+/** One resource's answer in AlterConfigs / IncrementalAlterConfigs responses (errorCode 0 = applied). */
 export interface AlterAnswer { errorCode: number; errorMessage: string | null; resourceType: number; resourceName: string }
 
 /**
@@ -21,11 +22,14 @@ export function alterResource(
   cluster: ClusterState, res: Body, validateOnly: boolean,
   compute: (current: ReadonlyMap<string, string>) => Map<string, string> | { errorCode: number; errorMessage: string },
 ): AlterAnswer {
-  const answer = (errorCode: number, errorMessage: string | null): AlterAnswer => ({ errorCode, errorMessage, resourceType: res.resourceType, resourceName: res.resourceName });
+  const answer = (errorCode: number, errorMessage: string | null): AlterAnswer =>
+    ({ errorCode, errorMessage, resourceType: res.resourceType, resourceName: res.resourceName });
   const names = (res.configs as Body[]).map((c) => c.name as string);
   if (new Set(names).size !== names.length) return answer(ErrorCode.INVALID_REQUEST, 'Error due to duplicate config keys');
   if (res.resourceType === ResourceType.BROKER || res.resourceType === ResourceType.BROKER_LOGGER) {
-    return answer(ErrorCode.INVALID_REQUEST, `Cannot update these configs dynamically: ${names.join(', ')} (the mock cluster's broker configs are set by MockCluster.start)`);
+    const why = `Cannot update these configs dynamically: ${names.join(', ')}`
+      + ' (the mock cluster\'s broker configs are set by MockCluster.start)';
+    return answer(ErrorCode.INVALID_REQUEST, why);
   }
   if (res.resourceType !== ResourceType.TOPIC) return answer(ErrorCode.INVALID_REQUEST, `Unknown resource type ${res.resourceType}`);
   const topic = cluster.topics.get(res.resourceName);
