@@ -4,8 +4,8 @@ const { fork, spawn } = require('node:child_process');
 const path = require('node:path');
 const readline = require('node:readline');
 const { MockCluster } = require('../../dist/mock-broker');
+const { arg, fmt } = require('./figures');
 
-const arg = (name, def) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : def; };
 const flag = (name) => process.argv.includes(name);
 
 /** librdkafka's mock (3 brokers) in a /usr/bin/python3 child; `topics`: [[name, partitions]]. */
@@ -47,7 +47,6 @@ function startOursChild(topics = [], options = {}, execArgv = ['--expose-gc']) {
   });
 }
 
-const fmt = (n) => Math.round(n).toLocaleString('en-US');
 const mb = (b) => `${(b / 1048576).toFixed(1)} MB`;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
