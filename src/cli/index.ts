@@ -18,7 +18,8 @@ function nonNegativeInt(name: string, min = 0, max = Number.MAX_SAFE_INTEGER) {
   return (v: string): number => {
     const n = Number(v);
     if (!/^\d+$/.test(v.trim()) || !Number.isInteger(n) || n < min || n > max) {
-      throw new InvalidArgumentError(min === 0 && max === Number.MAX_SAFE_INTEGER ? `${name} must be a non-negative integer` : `${name} must be an integer from ${min} to ${max}`);
+      throw new InvalidArgumentError(min === 0 && max === Number.MAX_SAFE_INTEGER ? `${name} must be a non-negative integer`
+        : `${name} must be an integer from ${min} to ${max}`);
     }
     return n;
   };
@@ -45,10 +46,13 @@ program.name('kafka-eos').version(version).description('Exactly-once Kafka consu
 program.exitOverride((e) => process.exit(e.exitCode === 0 ? 0 : 2));
 
 program.command('demo')
-  .description('the main job on real data: embedded 3-broker cluster → consumer group (child processes, one SIGKILLed) → exactly-once SQL sink, then verify')
+  .description('the main job on real data: embedded 3-broker cluster → consumer group (child processes, one SIGKILLed) '
+    + '→ exactly-once SQL sink, then verify')
   .option('--rows <n>', 'number of flight records (default: all 200000)', nonNegativeInt('--rows', 1, 200000))
-  .option('--db <path|url>', 'SQLite file to keep, or postgresql://user:pass@host:port/db (the demo table is dropped and recreated there)', database)
-  .option('--table <name>', 'table to (re)create for the demo (only a table the demo created is ever dropped; never an offsets table)', 'flights')
+  .option('--db <path|url>',
+    'SQLite file to keep, or postgresql://user:pass@host:port/db (the demo table is dropped and recreated there)', database)
+  .option('--table <name>',
+    'table to (re)create for the demo (only a table the demo created is ever dropped; never an offsets table)', 'flights')
   .option('--consumers <n>', 'consumer processes', nonNegativeInt('--consumers', 1, 32), 3)
   .option('--partitions <n>', 'partitions of topic flights', nonNegativeInt('--partitions', 1, 1000), 6)
   .option('--kills <k>', 'consumer processes to SIGKILL at seeded random points', nonNegativeInt('--kills', 0, 100), 1)
@@ -72,10 +76,13 @@ program.command('run')
   .argument('[config]', 'path of the config file (JSON, or YAML for .yaml/.yml); same as --config')
   .option('--config <file>', 'path of the config file (JSON, or YAML for .yaml/.yml)')
   .option('--print-schema', 'print every config field with its type and meaning, and exit')
-  .option('--metrics-port <port>', 'serve Prometheus metrics at http://127.0.0.1:<port>/metrics (0 = any free port)', nonNegativeInt('--metrics-port', 0, 65535))
-  .addOption(new Option('--log-level <level>', "our own and KafkaJS's log lines at or above this level").choices([...LOG_LEVELS]).default('info'))
+  .option('--metrics-port <port>',
+    'serve Prometheus metrics at http://127.0.0.1:<port>/metrics (0 = any free port)', nonNegativeInt('--metrics-port', 0, 65535))
+  .addOption(new Option('--log-level <level>', "our own and KafkaJS's log lines at or above this level")
+    .choices([...LOG_LEVELS]).default('info'))
   .option('--timeline <file.html>', "on exit, write this consumer's rebalance timeline (HTML + SVG) here")
-  .option('--status-interval <ms>', 'status log line period when stdout is not a TTY (default 10000)', nonNegativeInt('--status-interval', 100, 86400000))
+  .option('--status-interval <ms>',
+    'status log line period when stdout is not a TTY (default 10000)', nonNegativeInt('--status-interval', 100, 86400000))
   .addHelpText('after', `\nExit codes: 0 stopped by SIGINT/SIGTERM (drained, committed, left the group); 1 the consumer failed;
 2 invalid config or arguments, or the database cannot be used at start.\n\n${printableSchema()}`)
   .action(async (file: string | undefined, o) => {
@@ -84,8 +91,12 @@ program.command('run')
       return;
     }
     const path = o.config ?? file;
-    if (!path) throw new ConfigError('--config', 'give the config file (kafka-eos run --config connector.yaml); --print-schema lists its fields');
-    process.exitCode = await runSink(path, { metricsPort: o.metricsPort, logLevel: o.logLevel, statusIntervalMs: o.statusInterval, timeline: o.timeline });
+    if (!path) {
+      throw new ConfigError('--config', 'give the config file (kafka-eos run --config connector.yaml); --print-schema lists its fields');
+    }
+    process.exitCode = await runSink(path, {
+      metricsPort: o.metricsPort, logLevel: o.logLevel, statusIntervalMs: o.statusInterval, timeline: o.timeline,
+    });
   });
 
 registerOffsetsCommand(program);

@@ -40,7 +40,6 @@ export type { RunConfig } from './connector/config';
 /** Log levels of `--log-level`, lowest first (KafkaJS's names). */
 export const LOG_LEVELS = ['nothing', 'error', 'warn', 'info', 'debug'] as const;
 export type RunLogLevel = (typeof LOG_LEVELS)[number];
-const KAFKAJS_LEVEL: Record<RunLogLevel, number> = { nothing: kafkaLogLevel.NOTHING, error: kafkaLogLevel.ERROR, warn: kafkaLogLevel.WARN, info: kafkaLogLevel.INFO, debug: kafkaLogLevel.DEBUG };
 
 /** Command-line options of `run` (each overrides the config's field of the same meaning). */
 export interface RunOptions {
@@ -65,7 +64,9 @@ function kafkaConfig(config: RunConfig, logCreator: KafkaConfig['logCreator']): 
     ...(k.sasl ? { sasl: k.sasl as KafkaConfig['sasl'] } : {}),
     ...(k.connectionTimeoutMs ? { connectionTimeout: k.connectionTimeoutMs } : {}),
     ...(k.requestTimeoutMs ? { requestTimeout: k.requestTimeoutMs } : {}),
-    retry: { retries: k.retry?.retries ?? 5, initialRetryTime: k.retry?.initialRetryTimeMs ?? 300, maxRetryTime: k.retry?.maxRetryTimeMs ?? 30000 },
+    retry: {
+      retries: k.retry?.retries ?? 5, initialRetryTime: k.retry?.initialRetryTimeMs ?? 300, maxRetryTime: k.retry?.maxRetryTimeMs ?? 30000,
+    },
     logLevel: kafkaLogLevel.DEBUG,
     logCreator,
   };
@@ -73,7 +74,9 @@ function kafkaConfig(config: RunConfig, logCreator: KafkaConfig['logCreator']): 
 
 /** The row writer for at-least-once / at-most-once delivery (SQL sinks only; validateRunConfig refuses others). */
 function plainWriterFor(sink: ExactlyOnceSink, config: RunConfig) {
-  if (!(sink instanceof SqlSink) || config.sink.type !== 'sql') throw new ConfigError('consumer.delivery', `the ${config.sink.type} sink runs exactly-once only`);
+  if (!(sink instanceof SqlSink) || config.sink.type !== 'sql') {
+    throw new ConfigError('consumer.delivery', `the ${config.sink.type} sink runs exactly-once only`);
+  }
   const { type: _type, ...sqlConfig } = config.sink;
   return plainRecordWriter(sink.knex, { ...sqlConfig, knex: sink.knex });
 }
@@ -152,7 +155,8 @@ async function named(e: unknown, config: RunConfig): Promise<KafkaEosError> {
   if (e instanceof KafkaEosError) return e;
   const err = e as { name?: string; message?: string } | null;
   if (typeof err?.name === 'string' && err.name.startsWith('KafkaJS')) {
-    return new KafkaEosError('KAFKA_UNAVAILABLE', `cannot use the Kafka cluster at ${config.brokers.join(', ')}: ${err.message}`, { cause: e });
+    return new KafkaEosError('KAFKA_UNAVAILABLE', `cannot use the Kafka cluster at ${config.brokers.join(', ')}: ${err.message}`,
+      { cause: e });
   }
   return new KafkaEosError('START_FAILED', `the consumer failed: ${err?.message ?? String(e)}`, { cause: e });
 }
@@ -215,7 +219,8 @@ async function runUntilStopped(
   const kafkaLogs = (entry: LogEntry) => {
     outages.kafkaLog(entry);
     const lvl = (['nothing', 'error', 'warn', 'info', 'info', 'debug'] as RunLogLevel[])[entry.level] ?? 'debug';
-    const { message, timestamp: _t, logger: _l, ...extra } = entry.log as { message: string; timestamp?: string; logger?: string } & Record<string, unknown>;
+    type KafkaJsLog = { message: string; timestamp?: string; logger?: string } & Record<string, unknown>;
+    const { message, timestamp: _t, logger: _l, ...extra } = entry.log as KafkaJsLog;
     const rest = Object.keys(extra).length > 0 ? ` ${JSON.stringify(extra)}` : '';
     // Connection errors are reported once, with their duration, by the outage reporter.
     if (lvl === 'error' && /connect|Connection/i.test(`${message}${rest}`) && level < LOG_LEVELS.indexOf('debug')) return;
@@ -230,8 +235,9 @@ async function runUntilStopped(
     const others = await sink.otherTargets(config.groupId).catch(() => [] as string[]);
     if (others.length > 0) {
       say('warn', `kafka-eos run: warning: the offsets table ${sink.offsets.table} holds positions of group ${config.groupId} written for `
-        + `table ${others.map((t) => `"${t}"`).join(', ')}, not "${sink.table}": this run resumes from those positions (records before them `
-        + 'never reach this table), and runs of the group into different tables split the partitions between them; use one group id per table');
+        + `table ${others.map((t) => `"${t}"`).join(', ')}, not "${sink.table}": this run resumes from those positions `
+        + '(records before them never reach this table), and runs of the group into different tables split the partitions '
+        + 'between them; use one group id per table');
     }
   }
   const prom = new ConsumerPrometheusMetrics();
@@ -248,12 +254,14 @@ async function runUntilStopped(
   prom.attach(consumer, config.groupId);
   const recorder = options.timeline ? new TimelineRecorder() : undefined;
   const clientId = config.clientId ?? 'kafka-eos-run';
-  recorder?.attach(consumer, { id: config.consumer?.groupInstanceId ?? `${clientId} (pid ${process.pid})`, clientId, instanceId: config.consumer?.groupInstanceId ?? null });
+  const instanceId = config.consumer?.groupInstanceId ?? null;
+  recorder?.attach(consumer, { id: instanceId ?? `${clientId} (pid ${process.pid})`, clientId, instanceId });
   let timelineWritten = false;
   const writeTimeline = () => {
     if (!recorder || !options.timeline || timelineWritten) return;
     timelineWritten = true;
-    writeFileSync(options.timeline, renderTimelineHtml(recorder.timeline(`kafka-eos run: group ${config.groupId}, topics ${config.topics.join(', ')}`)));
+    const title = `kafka-eos run: group ${config.groupId}, topics ${config.topics.join(', ')}`;
+    writeFileSync(options.timeline, renderTimelineHtml(recorder.timeline(title)));
     say('info', `kafka-eos run: rebalance timeline written to ${options.timeline}`);
   };
   cleanups.push(async () => writeTimeline()); // every other exit path
@@ -261,15 +269,17 @@ async function runUntilStopped(
   consumer.on('sink-unavailable', ({ topic, partition, error }) => outages.sinkUnavailable(store, error, `${topic}-${partition}`));
   // A batch counts only the records it wrote (none when the write was refused): only a write that committed ends a sink outage.
   consumer.on('batch', ({ records }) => { outages.up('broker'); if (records > 0) outages.up('sink'); });
+  const names = (partitions: { topic: string; partition: number }[]) =>
+    partitions.map((p) => `${p.topic}-${p.partition}`).join(', ') || '(none)';
   consumer.on('assigned', ({ partitions }) => {
     outages.up('broker');
-    say('info', `kafka-eos run: assigned: ${partitions.map((p) => `${p.topic}-${p.partition}`).join(', ') || '(none)'}`);
+    say('info', `kafka-eos run: assigned: ${names(partitions)}`);
   });
-  consumer.on('revoked', ({ partitions }) => say('info', `kafka-eos run: revoked: ${partitions.map((p) => `${p.topic}-${p.partition}`).join(', ') || '(none)'}`));
+  consumer.on('revoked', ({ partitions }) => say('info', `kafka-eos run: revoked: ${names(partitions)}`));
   consumer.on('skipped', (d) => say('warn', `kafka-eos run: skipped ${d.topic}:${d.partition}@${d.offset}`
     + `${d.records > 1 ? ` (${d.records} records)` : ''}: ${(d.error as Error)?.message ?? String(d.error)}`));
-  consumer.on('dead-letter', (d) => say('warn', `kafka-eos run: dead-lettered ${d.topic}:${d.partition}@${d.offset} to ${d.deadLetterTopic}: `
-    + `${(d.error as Error)?.message ?? String(d.error)}`));
+  consumer.on('dead-letter', (d) => say('warn', `kafka-eos run: dead-lettered ${d.topic}:${d.partition}@${d.offset} `
+    + `to ${d.deadLetterTopic}: ${(d.error as Error)?.message ?? String(d.error)}`));
   let metricsServer: MetricsServer | undefined;
   const metricsPort = options.metricsPort ?? config.metrics?.port;
   const admin = kafka.admin();
