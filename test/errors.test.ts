@@ -1,7 +1,7 @@
 /** The one error table: Kafka errors found through KafkaJS's wrappers, one isRetriable(), the mock's view of the table. */
 import { KafkaJSConnectionError, KafkaJSNumberOfRetriesExceeded, KafkaJSProtocolError } from 'kafkajs';
 import { isRetriable, KAFKA_ERRORS, kafkaErrorByCode, kafkaErrorOf, KafkaEosError, needsMetadataRefresh, needsRejoin } from '../src/errors';
-import { ErrorCode, errorName } from '../src/mock-broker/protocol/error-codes';
+import { ErrorCode, errorName } from '../src/protocol/error-codes';
 
 /** A KafkaJS protocol error as KafkaJS builds it from a response's error code. */
 function protocolError(code: number): Error {

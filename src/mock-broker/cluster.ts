@@ -11,7 +11,7 @@ import { FetchSessionCache } from './fetch-sessions';
 import { GroupCoordinator, GroupCoordinatorConfig } from './group-coordinator';
 import { PartitionLog, RetentionPolicy } from './partition-log';
 import { TransactionCoordinator } from './transactions/coordinator';
-import { DEFAULT_MAX_DECOMPRESSED_BATCH_BYTES } from './protocol/record-batch';
+import { DEFAULT_MAX_DECOMPRESSED_BATCH_BYTES } from '../protocol/record-batch';
 import { topicConfigDef, topicConfigError } from './config-defaults';
 
 export interface BrokerInfo {

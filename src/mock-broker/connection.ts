@@ -16,11 +16,11 @@ import { ClusterState } from './cluster';
 import { Handler, HandlerContext, SerialQueue } from './handlers/types';
 import { buildErrorResponse } from './fault-response';
 import type { InterceptVerdict } from './faults';
-import { ErrorCode } from './protocol/error-codes';
-import { beginResponse, FrameSplitter, readRequestHeader, RequestHeader, skipTaggedFields } from './protocol/frame';
-import { MalformedFrameError, Reader } from './protocol/primitives';
-import { decodeRequest, encodeResponse, isFlexible } from './protocol/schema';
-import { ApiVersions } from './protocol/messages/data';
+import { ErrorCode } from '../protocol/error-codes';
+import { beginResponse, FrameSplitter, readRequestHeader, RequestHeader, skipTaggedFields } from '../protocol/frame';
+import { MalformedFrameError, Reader } from '../protocol/primitives';
+import { decodeRequest, encodeResponse, isFlexible } from '../protocol/schema';
+import { ApiVersions } from '../protocol/messages/data';
 
 interface Slot {
   ready: boolean;

@@ -19,8 +19,8 @@
  * for an "all topics" request, every topic; Produce with acks=0 gets no response at all.
  */
 import type { ClusterState } from './cluster';
-import type { Field, MessageSchema } from './protocol/schema';
-import { inRange } from './protocol/schema';
+import type { Field, MessageSchema } from '../protocol/schema';
+import { inRange } from '../protocol/schema';
 
 type Struct = Record<string, unknown>;
 

@@ -30,8 +30,8 @@ import { KafkaEosError } from '../errors';
 import { apiKeyName, apiKeyNumber, ApiKeyRef } from './api-keys';
 import type { Broker } from './broker';
 import type { ClusterState } from './cluster';
-import type { RequestHeader } from './protocol/frame';
-import { ErrorCode, ErrorCodeName } from './protocol/error-codes';
+import type { RequestHeader } from '../protocol/frame';
+import { ErrorCode, ErrorCodeName } from '../protocol/error-codes';
 
 /** Thrown for an invalid fault (unknown broker, topic or error name; a broker already down...). */
 export class FaultError extends KafkaEosError {

@@ -30,7 +30,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { EventLog } from './event-log';
-import { ErrorCode } from './protocol/error-codes';
+import { ErrorCode } from '../protocol/error-codes';
 import { decodeSubscriptionTopics } from './group/consumer-protocol';
 import { ClassicGroup, ClassicGroupMember, EMPTY_ASSIGNMENT, joinError, syncError } from './group/group';
 import { OffsetStore } from './group/offsets';

@@ -19,9 +19,9 @@ import { Faults, StartBrokerOptions } from './faults';
 import { createRegistry } from './handlers';
 import { Inspector, PartitionView } from './inspect';
 import { configureSasl, type SaslOptions } from './handlers/sasl';
-import { encodeBatch, RecordHeader } from './protocol/record-batch';
+import { encodeBatch, RecordHeader } from '../protocol/record-batch';
 // Registers snappy, lz4 and zstd into the record-batch codecs.
-import './protocol/compression';
+import '../protocol/compression';
 
 export interface MockClusterOptions {
   /** Number of brokers (default 3). Node ids are 1..brokers. */

@@ -5,7 +5,7 @@
  * Retention by bytes and by time moves the log start offset, as Kafka's segment deletion does,
  * but per batch rather than per segment.
  */
-import { BatchHeader } from './protocol/record-batch';
+import { BatchHeader } from '../protocol/record-batch';
 
 const EMPTY = Buffer.alloc(0);
 

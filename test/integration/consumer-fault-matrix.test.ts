@@ -12,7 +12,7 @@
  */
 import { MockCluster } from '../../src/mock-broker';
 import { startCluster } from '../../src/mock-broker/testing';
-import type { ErrorCodeName } from '../../src/mock-broker/protocol/error-codes';
+import type { ErrorCodeName } from '../../src/protocol/error-codes';
 import { GroupConsumer } from '../../src/consumer/group-consumer';
 import type { Delivery } from '../../src/consumer/options';
 import { KafkaEosError } from '../../src/errors';

@@ -4,8 +4,8 @@
  * OffsetFetch v7 as librdkafka negotiates them).
  */
 import { MockCluster } from '../../src/mock-broker';
-import { Compression, decodeBatch, encodeBatch, splitBatches } from '../../src/mock-broker/protocol/record-batch';
-import '../../src/mock-broker/protocol/compression';
+import { Compression, decodeBatch, encodeBatch, splitBatches } from '../../src/protocol/record-batch';
+import '../../src/protocol/compression';
 import { createRegistry } from '../../src/mock-broker/handlers';
 import { run, waitFor } from './interop-helpers';
 

@@ -6,7 +6,7 @@
 import { Kafka, logLevel } from 'kafkajs';
 import { MockCluster } from '../../src/mock-broker';
 import { produceHandler } from '../../src/mock-broker/handlers/00-produce';
-import { ErrorCode } from '../../src/mock-broker/protocol/error-codes';
+import { ErrorCode } from '../../src/protocol/error-codes';
 import type { Body } from '../../src/mock-broker/handlers/types';
 
 async function until(cond: () => boolean | Promise<boolean>, ms = 20000, what = 'condition'): Promise<void> {

@@ -6,8 +6,8 @@
 import { MockCluster, startCluster } from '../../src/mock-broker';
 import { kafkaFor } from './mock-helpers';
 import { waitUntil } from '../../src/mock-broker/testing';
-import { ErrorCode } from '../../src/mock-broker/protocol/error-codes';
-import { Fetch } from '../../src/mock-broker/protocol/messages/data';
+import { ErrorCode } from '../../src/protocol/error-codes';
+import { Fetch } from '../../src/protocol/messages/data';
 import { RawClient } from '../mock-broker/raw-client';
 
 jest.setTimeout(60_000);

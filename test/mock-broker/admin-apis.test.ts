@@ -5,10 +5,10 @@
  */
 import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
 import { MockCluster } from '../../src/mock-broker';
-import { ErrorCode } from '../../src/mock-broker/protocol/error-codes';
-import * as admin from '../../src/mock-broker/protocol/messages/admin';
-import { Fetch } from '../../src/mock-broker/protocol/messages/data';
-import { OffsetCommit, OffsetFetch } from '../../src/mock-broker/protocol/messages/group';
+import { ErrorCode } from '../../src/protocol/error-codes';
+import * as admin from '../../src/protocol/messages/admin';
+import { Fetch } from '../../src/protocol/messages/data';
+import { OffsetCommit, OffsetFetch } from '../../src/protocol/messages/group';
 import { RawClient } from './raw-client';
 
 jest.setTimeout(60000);

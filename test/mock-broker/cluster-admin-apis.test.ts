@@ -10,13 +10,13 @@ import {
 } from 'kafkajs';
 import { MockCluster } from '../../src/mock-broker';
 import { createRegistry } from '../../src/mock-broker/handlers';
-import { ErrorCode } from '../../src/mock-broker/protocol/error-codes';
+import { ErrorCode } from '../../src/protocol/error-codes';
 import {
   AlterConfigs, DescribeClientQuotas, DescribeCluster, DescribeLogDirs, IncrementalAlterConfigs, OffsetForLeaderEpoch,
-} from '../../src/mock-broker/protocol/messages/cluster-admin';
-import { ApiVersions, Produce } from '../../src/mock-broker/protocol/messages/data';
-import { DescribeProducers, DescribeTransactions, ListTransactions } from '../../src/mock-broker/protocol/messages/transactions';
-import { encodeBatch } from '../../src/mock-broker/protocol/record-batch';
+} from '../../src/protocol/messages/cluster-admin';
+import { ApiVersions, Produce } from '../../src/protocol/messages/data';
+import { DescribeProducers, DescribeTransactions, ListTransactions } from '../../src/protocol/messages/transactions';
+import { encodeBatch } from '../../src/protocol/record-batch';
 import { RawClient } from './raw-client';
 
 let cluster: MockCluster;

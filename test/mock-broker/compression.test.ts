@@ -6,8 +6,8 @@
 import { CompressionCodecs, CompressionTypes, Kafka, logLevel } from 'kafkajs';
 import * as snappyjs from 'snappyjs';
 import { decompress as fzstd } from 'fzstd';
-import { kafkajsCodecs, lz4Codec, snappyCodec, zstdCodec, zstdStoredFrame } from '../../src/mock-broker/protocol/compression';
-import { Compression, decodeBatch, encodeBatch } from '../../src/mock-broker/protocol/record-batch';
+import { kafkajsCodecs, lz4Codec, snappyCodec, zstdCodec, zstdStoredFrame } from '../../src/protocol/compression';
+import { Compression, decodeBatch, encodeBatch } from '../../src/protocol/record-batch';
 import { MockCluster } from '../../src/mock-broker';
 
 jest.setTimeout(60000);

@@ -4,8 +4,8 @@
  * connections.max.idle.ms) is closed unless a request of it is still being answered.
  */
 import { MockCluster } from '../../src/mock-broker';
-import { ApiVersions, Fetch, Produce } from '../../src/mock-broker/protocol/messages/data';
-import { encodeBatch } from '../../src/mock-broker/protocol/record-batch';
+import { ApiVersions, Fetch, Produce } from '../../src/protocol/messages/data';
+import { encodeBatch } from '../../src/protocol/record-batch';
 import { RawClient } from './raw-client';
 
 const KiB = 1024;

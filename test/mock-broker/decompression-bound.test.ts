@@ -8,11 +8,11 @@ import * as zlib from 'node:zlib';
 import * as lz4 from 'lz4js';
 import * as snappy from 'snappyjs';
 import { MockCluster } from '../../src/mock-broker';
-import { ErrorCode } from '../../src/mock-broker/protocol/error-codes';
-import { ListOffsets, Produce } from '../../src/mock-broker/protocol/messages/data';
-import { Compression, DecompressedTooLargeError, decodeBatch, encodeBatch } from '../../src/mock-broker/protocol/record-batch';
-import { lz4Codec, snappyCodec, zstdCodec } from '../../src/mock-broker/protocol/compression';
-import { crc32c } from '../../src/mock-broker/protocol/crc32c';
+import { ErrorCode } from '../../src/protocol/error-codes';
+import { ListOffsets, Produce } from '../../src/protocol/messages/data';
+import { Compression, DecompressedTooLargeError, decodeBatch, encodeBatch } from '../../src/protocol/record-batch';
+import { lz4Codec, snappyCodec, zstdCodec } from '../../src/protocol/compression';
+import { crc32c } from '../../src/protocol/crc32c';
 import { RawClient } from './raw-client';
 
 const MiB = 1024 * 1024;

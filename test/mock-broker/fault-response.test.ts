@@ -6,8 +6,8 @@
 import { ClusterState } from '../../src/mock-broker/cluster';
 import { buildErrorResponse } from '../../src/mock-broker/fault-response';
 import { createRegistry } from '../../src/mock-broker/handlers';
-import { Reader, Writer } from '../../src/mock-broker/protocol/primitives';
-import { decodeResponse, encodeResponse, Field, inRange } from '../../src/mock-broker/protocol/schema';
+import { Reader, Writer } from '../../src/protocol/primitives';
+import { decodeResponse, encodeResponse, Field, inRange } from '../../src/protocol/schema';
 
 type Struct = Record<string, unknown>;
 

@@ -6,9 +6,9 @@
 import { execFile, spawnSync } from 'node:child_process';
 import * as zlib from 'node:zlib';
 import { MockCluster } from '../../src/mock-broker';
-import { Fetch } from '../../src/mock-broker/protocol/messages/data';
-import { Compression, decodeBatch, encodeBatch } from '../../src/mock-broker/protocol/record-batch';
-import { downConvert } from '../../src/mock-broker/protocol/down-convert';
+import { Fetch } from '../../src/protocol/messages/data';
+import { Compression, decodeBatch, encodeBatch } from '../../src/protocol/record-batch';
+import { downConvert } from '../../src/protocol/down-convert';
 import { RawClient } from './raw-client';
 
 interface Message { offset: bigint; magic: number; timestamp: bigint | null; key: string | null; value: string | null }

@@ -6,9 +6,9 @@
  * names topics by id (KIP-516), an unknown id is UNKNOWN_TOPIC_ID.
  */
 import { MockCluster } from '../../src/mock-broker';
-import { ErrorCode } from '../../src/mock-broker/protocol/error-codes';
-import { Fetch } from '../../src/mock-broker/protocol/messages/data';
-import { decodeBatches } from '../../src/mock-broker/protocol/record-batch';
+import { ErrorCode } from '../../src/protocol/error-codes';
+import { Fetch } from '../../src/protocol/messages/data';
+import { decodeBatches } from '../../src/protocol/record-batch';
 import { RawClient } from './raw-client';
 
 let cluster: MockCluster;

@@ -6,11 +6,11 @@
  * protocol/schema-facts.test.ts; this drives a whole produce / group / commit cycle through them.
  */
 import { MockCluster } from '../../src/mock-broker';
-import { ErrorCode } from '../../src/mock-broker/protocol/error-codes';
-import { CreateTopics } from '../../src/mock-broker/protocol/messages/admin';
-import { ListOffsets, Produce } from '../../src/mock-broker/protocol/messages/data';
-import { FindCoordinator, Heartbeat, JoinGroup, LeaveGroup, OffsetCommit, SyncGroup } from '../../src/mock-broker/protocol/messages/group';
-import { encodeBatch } from '../../src/mock-broker/protocol/record-batch';
+import { ErrorCode } from '../../src/protocol/error-codes';
+import { CreateTopics } from '../../src/protocol/messages/admin';
+import { ListOffsets, Produce } from '../../src/protocol/messages/data';
+import { FindCoordinator, Heartbeat, JoinGroup, LeaveGroup, OffsetCommit, SyncGroup } from '../../src/protocol/messages/group';
+import { encodeBatch } from '../../src/protocol/record-batch';
 import { RawClient } from './raw-client';
 
 let cluster: MockCluster;

@@ -9,10 +9,10 @@ import * as net from 'node:net';
 import { Kafka, logLevel } from 'kafkajs';
 import { MockCluster } from '../../src/mock-broker';
 import { createRegistry } from '../../src/mock-broker/handlers';
-import { frameRequest } from '../../src/mock-broker/protocol/frame';
-import { encodeRequest, Field, isFlexible, MessageSchema } from '../../src/mock-broker/protocol/schema';
-import { Writer } from '../../src/mock-broker/protocol/primitives';
-import { encodeBatch } from '../../src/mock-broker/protocol/record-batch';
+import { frameRequest } from '../../src/protocol/frame';
+import { encodeRequest, Field, isFlexible, MessageSchema } from '../../src/protocol/schema';
+import { Writer } from '../../src/protocol/primitives';
+import { encodeBatch } from '../../src/protocol/record-batch';
 import { mulberry32 } from '../../src/util/prng';
 
 jest.setTimeout(600000);

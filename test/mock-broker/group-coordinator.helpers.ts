@@ -1,7 +1,7 @@
 import { EventLog } from '../../src/mock-broker/event-log';
 import { GroupCoordinator } from '../../src/mock-broker/group-coordinator';
 import type { GroupCoordinatorConfig, JoinGroupRequest, JoinGroupResponse, RequestContext, SyncGroupResponse } from '../../src/mock-broker/group-coordinator';
-import { ErrorCode } from '../../src/mock-broker/protocol/error-codes';
+import { ErrorCode } from '../../src/protocol/error-codes';
 
 /** ConsumerProtocolSubscription v0: int16 version, array<string> topics, nullable bytes userData (-1). */
 export function subscription(topics: string[]): Buffer {

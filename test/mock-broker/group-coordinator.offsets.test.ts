@@ -1,5 +1,5 @@
 import { EventLog } from '../../src/mock-broker/event-log';
-import { ErrorCode } from '../../src/mock-broker/protocol/error-codes';
+import { ErrorCode } from '../../src/protocol/error-codes';
 import { OFFSET_METADATA_TOO_LARGE } from '../../src/mock-broker/group/offset-api';
 import { ctx, flush, joinReq, setup, syncAll, track } from './group-coordinator.helpers';
 

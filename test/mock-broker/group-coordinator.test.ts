@@ -1,5 +1,5 @@
 import { ClassicGroup, IllegalGroupTransitionError } from '../../src/mock-broker/group/group';
-import { ErrorCode } from '../../src/mock-broker/protocol/error-codes';
+import { ErrorCode } from '../../src/protocol/error-codes';
 import { ctx, flush, joinReq, joinWithId, setup, subscription, syncAll, track } from './group-coordinator.helpers';
 
 beforeEach(() => {

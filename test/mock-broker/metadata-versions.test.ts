@@ -4,8 +4,8 @@
  * is described, an unknown one is UNKNOWN_TOPIC_ID; before v12 an id or a null name is refused.
  */
 import { MockCluster } from '../../src/mock-broker';
-import { ErrorCode } from '../../src/mock-broker/protocol/error-codes';
-import { Metadata } from '../../src/mock-broker/protocol/messages/data';
+import { ErrorCode } from '../../src/protocol/error-codes';
+import { Metadata } from '../../src/protocol/messages/data';
 import { RawClient } from './raw-client';
 
 const ZERO = '0'.repeat(32);

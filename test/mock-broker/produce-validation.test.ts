@@ -4,9 +4,9 @@
  */
 import { Kafka, logLevel } from 'kafkajs';
 import { MockCluster } from '../../src/mock-broker';
-import { ErrorCode } from '../../src/mock-broker/protocol/error-codes';
-import { Produce } from '../../src/mock-broker/protocol/messages/data';
-import { encodeBatch } from '../../src/mock-broker/protocol/record-batch';
+import { ErrorCode } from '../../src/protocol/error-codes';
+import { Produce } from '../../src/protocol/messages/data';
+import { encodeBatch } from '../../src/protocol/record-batch';
 import { RawClient } from './raw-client';
 
 let cluster: MockCluster;

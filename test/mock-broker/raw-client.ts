@@ -3,10 +3,10 @@
  * read frame by frame. Used to send exact versions, malformed frames, and to watch for closes.
  */
 import * as net from 'node:net';
-import { frameRequest } from '../../src/mock-broker/protocol/frame';
-import { Reader } from '../../src/mock-broker/protocol/primitives';
-import { decodeResponse, encodeRequest, isFlexible, MessageSchema } from '../../src/mock-broker/protocol/schema';
-import { ApiVersions } from '../../src/mock-broker/protocol/messages/data';
+import { frameRequest } from '../../src/protocol/frame';
+import { Reader } from '../../src/protocol/primitives';
+import { decodeResponse, encodeRequest, isFlexible, MessageSchema } from '../../src/protocol/schema';
+import { ApiVersions } from '../../src/protocol/messages/data';
 
 export class RawClient {
   private buf = Buffer.alloc(0);

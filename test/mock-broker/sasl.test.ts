@@ -4,9 +4,9 @@
  */
 import { Kafka, logLevel } from 'kafkajs';
 import { MockCluster } from '../../src/mock-broker';
-import { ErrorCode } from '../../src/mock-broker/protocol/error-codes';
-import { SaslAuthenticate, SaslHandshake } from '../../src/mock-broker/protocol/messages/admin';
-import { Metadata } from '../../src/mock-broker/protocol/messages/data';
+import { ErrorCode } from '../../src/protocol/error-codes';
+import { SaslAuthenticate, SaslHandshake } from '../../src/protocol/messages/admin';
+import { Metadata } from '../../src/protocol/messages/data';
 import { RawClient } from './raw-client';
 
 jest.setTimeout(60000);

@@ -7,10 +7,10 @@ import { Kafka, logLevel } from 'kafkajs';
 import { MockCluster } from '../../src/mock-broker';
 import { TopicError } from '../../src/mock-broker/cluster';
 import { topicConfigError } from '../../src/mock-broker/config-defaults';
-import { ErrorCode } from '../../src/mock-broker/protocol/error-codes';
-import { CreateTopics } from '../../src/mock-broker/protocol/messages/admin';
-import { Produce } from '../../src/mock-broker/protocol/messages/data';
-import { Compression, encodeBatch } from '../../src/mock-broker/protocol/record-batch';
+import { ErrorCode } from '../../src/protocol/error-codes';
+import { CreateTopics } from '../../src/protocol/messages/admin';
+import { Produce } from '../../src/protocol/messages/data';
+import { Compression, encodeBatch } from '../../src/protocol/record-batch';
 import { RawClient } from './raw-client';
 
 let cluster: MockCluster;

@@ -5,14 +5,14 @@
  */
 import { MockCluster } from '../../src/mock-broker';
 import { createRegistry } from '../../src/mock-broker/handlers';
-import { ErrorCode } from '../../src/mock-broker/protocol/error-codes';
-import { frameRequest } from '../../src/mock-broker/protocol/frame';
-import { Reader } from '../../src/mock-broker/protocol/primitives';
-import { decodeResponse } from '../../src/mock-broker/protocol/schema';
-import { ApiVersions, Metadata, Produce } from '../../src/mock-broker/protocol/messages/data';
-import { DescribeGroups, ListGroups } from '../../src/mock-broker/protocol/messages/admin';
+import { ErrorCode } from '../../src/protocol/error-codes';
+import { frameRequest } from '../../src/protocol/frame';
+import { Reader } from '../../src/protocol/primitives';
+import { decodeResponse } from '../../src/protocol/schema';
+import { ApiVersions, Metadata, Produce } from '../../src/protocol/messages/data';
+import { DescribeGroups, ListGroups } from '../../src/protocol/messages/admin';
 import * as zlib from 'node:zlib';
-import { decodeBatch } from '../../src/mock-broker/protocol/record-batch';
+import { decodeBatch } from '../../src/protocol/record-batch';
 import { RawClient } from './raw-client';
 
 let cluster: MockCluster;

@@ -3,7 +3,7 @@
  * `GroupMetadataManager.describeGroups` / `listGroups`: member metadata is described only when the group
  * is Stable (with the selected protocol as `protocolData`); unknown groups describe as Dead.
  */
-import { ErrorCode } from '../protocol/error-codes';
+import { ErrorCode } from '../../protocol/error-codes';
 import { EMPTY_ASSIGNMENT, type ClassicGroup } from './group';
 import type { OffsetStore } from './offsets';
 import type { DescribedGroup, GroupView, ListedGroup } from './types';

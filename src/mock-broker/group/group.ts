@@ -12,7 +12,7 @@
  * - the leader is a member, or null when there are no members.
  */
 import { KafkaEosError } from '../../errors';
-import { ErrorCode } from '../protocol/error-codes';
+import { ErrorCode } from '../../protocol/error-codes';
 import type { GroupState, JoinGroupProtocol, JoinGroupResponse, JoinGroupResponseMember, SyncGroupResponse } from './types';
 
 /**

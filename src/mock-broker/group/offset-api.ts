@@ -10,7 +10,7 @@
  *   onPartitionsRevoked) but rejected with REBALANCE_IN_PROGRESS in CompletingRebalance.
  * - A commit from a member in Stable or PreparingRebalance also counts as a heartbeat.
  */
-import { ErrorCode } from '../protocol/error-codes';
+import { ErrorCode } from '../../protocol/error-codes';
 import type { ClassicGroup, ClassicGroupMember } from './group';
 import type { OffsetStore } from './offsets';
 import type {

@@ -5,7 +5,7 @@
  * tryCompleteInitialRebalanceElseSchedule). The request-facing side is in ../group-coordinator.ts.
  */
 import type { EventLog } from '../event-log';
-import { ErrorCode } from '../protocol/error-codes';
+import { ErrorCode } from '../../protocol/error-codes';
 import { decodeSubscriptionTopics } from './consumer-protocol';
 import { ClassicGroup, ClassicGroupMember, EMPTY_ASSIGNMENT, joinError, syncError } from './group';
 import type { KeyedTimers } from './timers';

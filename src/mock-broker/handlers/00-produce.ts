@@ -21,10 +21,10 @@
  * KIP-890 verification, as older clients see it); a non-transactional batch from a producer with an
  * open transaction there is INVALID_TXN_STATE too. Control batches from clients are INVALID_RECORD.
  */
-import { BatchHeader, batchBody, batchBodyAsync, Compression, InvalidRecordsError, readRecords, splitBatches } from '../protocol/record-batch';
-import { ErrorCode } from '../protocol/error-codes';
-import { upConvert } from '../protocol/up-convert';
-import { Produce } from '../protocol/messages/data';
+import { BatchHeader, batchBody, batchBodyAsync, Compression, InvalidRecordsError, readRecords, splitBatches } from '../../protocol/record-batch';
+import { ErrorCode } from '../../protocol/error-codes';
+import { upConvert } from '../../protocol/up-convert';
+import { Produce } from '../../protocol/messages/data';
 import type { PartitionLog } from '../partition-log';
 import { producerState } from '../transactions/producer-state';
 import { Body, Handler, HandlerContext, leaderLog } from './types';

@@ -22,9 +22,9 @@
  * commit releases a waiting read_committed fetch at once. A fetch offset between the LSO and the
  * high watermark is valid (it just returns nothing yet).
  */
-import { downConvert, fetchMagic } from '../protocol/down-convert';
-import { ErrorCode } from '../protocol/error-codes';
-import { Fetch } from '../protocol/messages/data';
+import { downConvert, fetchMagic } from '../../protocol/down-convert';
+import { ErrorCode } from '../../protocol/error-codes';
+import { Fetch } from '../../protocol/messages/data';
 import { PartitionLog } from '../partition-log';
 import { lastStableOffset, producerState } from '../transactions/producer-state';
 import { FetchSession, sessionKey } from '../fetch-sessions';

@@ -4,9 +4,9 @@
  * record timestamp is ≥ the given one (-1 offset if none). v0 answers with oldStyleOffsets;
  * v1+ with a single offset and timestamp; v4 adds leader epochs.
  */
-import { decodeBatch } from '../protocol/record-batch';
-import { ErrorCode } from '../protocol/error-codes';
-import { ListOffsets } from '../protocol/messages/data';
+import { decodeBatch } from '../../protocol/record-batch';
+import { ErrorCode } from '../../protocol/error-codes';
+import { ListOffsets } from '../../protocol/messages/data';
 import { PartitionLog } from '../partition-log';
 import { lastStableOffset } from '../transactions/producer-state';
 import { Body, Handler } from './types';

@@ -10,8 +10,8 @@
  * partition whose leader is down has LEADER_NOT_AVAILABLE.
  */
 import { TopicError, Topic, validateTopicName } from '../cluster';
-import { ErrorCode } from '../protocol/error-codes';
-import { Metadata } from '../protocol/messages/data';
+import { ErrorCode } from '../../protocol/error-codes';
+import { Metadata } from '../../protocol/messages/data';
 import { Body, Handler, HandlerContext } from './types';
 
 const ZERO_UUID = '0'.repeat(32);

@@ -5,8 +5,8 @@
  * A commit with generation -1 and no member id is a "simple" commit, accepted only while the
  * group is Empty (see group-coordinator.ts).
  */
-import { ErrorCode } from '../protocol/error-codes';
-import { OffsetCommit } from '../protocol/messages/group';
+import { ErrorCode } from '../../protocol/error-codes';
+import { OffsetCommit } from '../../protocol/messages/group';
 import { isCoordinator, requestContext } from './group-common';
 import { Body, Handler } from './types';
 

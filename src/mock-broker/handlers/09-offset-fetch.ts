@@ -7,8 +7,8 @@
  * groups per request) is not served: no client we target sends it. A partition with no commit
  * answers offset -1.
  */
-import { ErrorCode } from '../protocol/error-codes';
-import { OffsetFetch } from '../protocol/messages/group';
+import { ErrorCode } from '../../protocol/error-codes';
+import { OffsetFetch } from '../../protocol/messages/group';
 import { isCoordinator, requestContext } from './group-common';
 import { Handler } from './types';
 

@@ -4,8 +4,8 @@
  * partitions; a test can move a coordinator (faults). A coordinator on a broker that is down
  * answers COORDINATOR_NOT_AVAILABLE.
  */
-import { ErrorCode } from '../protocol/error-codes';
-import { FindCoordinator } from '../protocol/messages/group';
+import { ErrorCode } from '../../protocol/error-codes';
+import { FindCoordinator } from '../../protocol/messages/group';
 import { Handler } from './types';
 
 export const findCoordinatorHandler: Handler = {

@@ -3,8 +3,8 @@
  * throttleTimeMs, v4 MEMBER_ID_REQUIRED for a first join with an empty member id (KIP-394),
  * v5 groupInstanceId for static membership (KIP-345). The group logic is in group-coordinator.ts.
  */
-import { ErrorCode } from '../protocol/error-codes';
-import { JoinGroup } from '../protocol/messages/group';
+import { ErrorCode } from '../../protocol/error-codes';
+import { JoinGroup } from '../../protocol/messages/group';
 import { isCoordinator, requestContext } from './group-common';
 import { Handler } from './types';
 

@@ -1,6 +1,6 @@
 /** Heartbeat (key 12), v0-v3. v1 adds throttleTimeMs, v3 groupInstanceId (KIP-345). */
-import { ErrorCode } from '../protocol/error-codes';
-import { Heartbeat } from '../protocol/messages/group';
+import { ErrorCode } from '../../protocol/error-codes';
+import { Heartbeat } from '../../protocol/messages/group';
 import { isCoordinator, requestContext } from './group-common';
 import { Handler } from './types';
 

@@ -2,8 +2,8 @@
  * LeaveGroup (key 13), v0-v3. v0-v2 carry one memberId; v3 carries a list of members, each
  * by member id or group instance id (KIP-345), with a per-member error.
  */
-import { ErrorCode } from '../protocol/error-codes';
-import { LeaveGroup } from '../protocol/messages/group';
+import { ErrorCode } from '../../protocol/error-codes';
+import { LeaveGroup } from '../../protocol/messages/group';
 import { isCoordinator, requestContext } from './group-common';
 import { Handler } from './types';
 

@@ -2,8 +2,8 @@
  * SyncGroup (key 14), v0-v3. v1 adds throttleTimeMs, v3 groupInstanceId (KIP-345). The leader
  * sends the assignments; every member receives its own once the leader has synced.
  */
-import { ErrorCode } from '../protocol/error-codes';
-import { SyncGroup } from '../protocol/messages/group';
+import { ErrorCode } from '../../protocol/error-codes';
+import { SyncGroup } from '../../protocol/messages/group';
 import { isCoordinator, requestContext } from './group-common';
 import { Handler } from './types';
 

@@ -6,8 +6,8 @@
  * Member metadata and the protocol name are shown only while the group is Stable (Kafka's rule).
  * With no ACLs every operation is allowed, so authorizedOperations is DESCRIBE|READ|DELETE.
  */
-import { ErrorCode } from '../protocol/error-codes';
-import { DescribeGroups } from '../protocol/messages/admin';
+import { ErrorCode } from '../../protocol/error-codes';
+import { DescribeGroups } from '../../protocol/messages/admin';
 import { isCoordinator } from './group-common';
 import { Handler } from './types';
 

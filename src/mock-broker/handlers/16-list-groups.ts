@@ -4,7 +4,7 @@
  * empty filter lists every group). As in Kafka, a broker lists only the groups it coordinates,
  * so an admin client asks every broker and merges the answers.
  */
-import { ListGroups } from '../protocol/messages/admin';
+import { ListGroups } from '../../protocol/messages/admin';
 import { Handler } from './types';
 
 export const listGroupsHandler: Handler = {

@@ -7,8 +7,8 @@
  * Mechanisms: PLAIN. Another mechanism answers UNSUPPORTED_SASL_MECHANISM with the list; a
  * second handshake on an authenticated connection answers ILLEGAL_SASL_STATE. See sasl.ts.
  */
-import { ErrorCode } from '../protocol/error-codes';
-import { SaslHandshake } from '../protocol/messages/admin';
+import { ErrorCode } from '../../protocol/error-codes';
+import { SaslHandshake } from '../../protocol/messages/admin';
 import { SASL_MECHANISMS, saslSession } from './sasl';
 import { Handler } from './types';
 

@@ -4,7 +4,7 @@
  * handlers, so what is advertised is what is implemented. A request above v3 is answered with a
  * v0 response carrying UNSUPPORTED_VERSION and the ranges (see connection.ts).
  */
-import { ApiVersions } from '../protocol/messages/data';
+import { ApiVersions } from '../../protocol/messages/data';
 import { Handler } from './types';
 
 export function apiVersionsHandler(registry: () => ReadonlyMap<number, Handler>): Handler {

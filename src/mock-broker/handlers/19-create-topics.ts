@@ -8,8 +8,8 @@
  * 2^31-1 partitions would exhaust memory).
  */
 import { TopicError } from '../cluster';
-import { ErrorCode } from '../protocol/error-codes';
-import { CreateTopics } from '../protocol/messages/admin';
+import { ErrorCode } from '../../protocol/error-codes';
+import { CreateTopics } from '../../protocol/messages/admin';
 import { MAX_PARTITIONS_PER_TOPIC } from './37-create-partitions';
 import { topicEntries } from './32-describe-configs';
 import { Body, Handler } from './types';

@@ -6,8 +6,8 @@
  * the request, as KRaft brokers forward it to the controller. A name given twice is
  * INVALID_REQUEST, an unknown one UNKNOWN_TOPIC_OR_PARTITION.
  */
-import { ErrorCode } from '../protocol/error-codes';
-import { DeleteTopics } from '../protocol/messages/admin';
+import { ErrorCode } from '../../protocol/error-codes';
+import { DeleteTopics } from '../../protocol/messages/admin';
 import { Handler } from './types';
 
 export const deleteTopicsHandler: Handler = {

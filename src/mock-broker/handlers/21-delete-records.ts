@@ -6,8 +6,8 @@
  * below the new log start offset then answers OFFSET_OUT_OF_RANGE. Moving the start backwards is
  * a no-op that reports the current start, as Kafka does.
  */
-import { ErrorCode } from '../protocol/error-codes';
-import { DeleteRecords } from '../protocol/messages/admin';
+import { ErrorCode } from '../../protocol/error-codes';
+import { DeleteRecords } from '../../protocol/messages/admin';
 import { Body, Handler, leaderLog } from './types';
 
 export const HIGH_WATERMARK = -1n;

@@ -9,8 +9,8 @@
  * NOT_COORDINATOR. An open transaction of an older instance is fenced and aborted first, and the
  * caller gets CONCURRENT_TRANSACTIONS to retry (see transactions/coordinator.ts).
  */
-import { ErrorCode } from '../protocol/error-codes';
-import { InitProducerId } from '../protocol/messages/transactions';
+import { ErrorCode } from '../../protocol/error-codes';
+import { InitProducerId } from '../../protocol/messages/transactions';
 import { isCoordinator } from './group-common';
 import { Handler } from './types';
 

@@ -6,8 +6,8 @@
  * history (PartitionLog.endOffsetFor, after Kafka's LeaderEpochFileCache). The mock never truncates,
  * so a consumer's check always passes.
  */
-import { ErrorCode } from '../protocol/error-codes';
-import { OffsetForLeaderEpoch } from '../protocol/messages/cluster-admin';
+import { ErrorCode } from '../../protocol/error-codes';
+import { OffsetForLeaderEpoch } from '../../protocol/messages/cluster-admin';
 import { Body, Handler, leaderLog } from './types';
 
 export const offsetForLeaderEpochHandler: Handler = {

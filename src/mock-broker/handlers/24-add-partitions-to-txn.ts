@@ -8,8 +8,8 @@
  * answers; otherwise one error for all: INVALID_PRODUCER_ID_MAPPING, PRODUCER_FENCED,
  * CONCURRENT_TRANSACTIONS (commit or abort still in progress), or NONE.
  */
-import { ErrorCode } from '../protocol/error-codes';
-import { AddPartitionsToTxn } from '../protocol/messages/transactions';
+import { ErrorCode } from '../../protocol/error-codes';
+import { AddPartitionsToTxn } from '../../protocol/messages/transactions';
 import { isCoordinator } from './group-common';
 import { Body, Handler } from './types';
 

@@ -6,8 +6,8 @@
  * the offsets sent with TxnOffsetCommit. Sent to the transaction coordinator (else NOT_COORDINATOR);
  * errors as AddPartitionsToTxn.
  */
-import { ErrorCode } from '../protocol/error-codes';
-import { AddOffsetsToTxn } from '../protocol/messages/transactions';
+import { ErrorCode } from '../../protocol/error-codes';
+import { AddOffsetsToTxn } from '../../protocol/messages/transactions';
 import { isCoordinator } from './group-common';
 import { Handler } from './types';
 

@@ -8,8 +8,8 @@
  * same result answers NONE; the opposite result INVALID_TXN_STATE; an end while the previous one is
  * still being written CONCURRENT_TRANSACTIONS; EndTxn with no transaction open INVALID_TXN_STATE.
  */
-import { ErrorCode } from '../protocol/error-codes';
-import { EndTxn } from '../protocol/messages/transactions';
+import { ErrorCode } from '../../protocol/error-codes';
+import { EndTxn } from '../../protocol/messages/transactions';
 import { isCoordinator } from './group-common';
 import { Handler } from './types';
 

@@ -9,8 +9,8 @@
  * (else INVALID_TXN_STATE, as Kafka's transaction verification answers older clients). The offsets
  * are staged and become visible in OffsetFetch only when the transaction commits.
  */
-import { ErrorCode } from '../protocol/error-codes';
-import { TxnOffsetCommit } from '../protocol/messages/transactions';
+import { ErrorCode } from '../../protocol/error-codes';
+import { TxnOffsetCommit } from '../../protocol/messages/transactions';
 import { isCoordinator } from './group-common';
 import { Body, Handler } from './types';
 

@@ -4,8 +4,8 @@
  * pattern. A filter with an UNKNOWN type is INVALID_REQUEST, as Kafka's AclBindingFilter.isUnknown.
  */
 import { AclFilter, AclBinding } from '../acls';
-import { ErrorCode } from '../protocol/error-codes';
-import { DescribeAcls } from '../protocol/messages/cluster-admin';
+import { ErrorCode } from '../../protocol/error-codes';
+import { DescribeAcls } from '../../protocol/messages/cluster-admin';
 import { Body, Handler } from './types';
 
 /** The filter fields of DescribeAcls and of each DeleteAcls filter, as an {@link AclFilter}. */

@@ -5,8 +5,8 @@
  * or stored (see acls.ts; creating an existing binding again is a no-op success).
  */
 import { InvalidAclError } from '../acls';
-import { ErrorCode } from '../protocol/error-codes';
-import { CreateAcls } from '../protocol/messages/cluster-admin';
+import { ErrorCode } from '../../protocol/error-codes';
+import { CreateAcls } from '../../protocol/messages/cluster-admin';
 import { Body, Handler } from './types';
 
 export const createAclsHandler: Handler = {

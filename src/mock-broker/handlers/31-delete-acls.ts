@@ -3,8 +3,8 @@
  * removes the stored bindings it matches (acls.ts) and lists them; a filter with an UNKNOWN id is
  * INVALID_REQUEST for that filter only.
  */
-import { ErrorCode } from '../protocol/error-codes';
-import { DeleteAcls } from '../protocol/messages/cluster-admin';
+import { ErrorCode } from '../../protocol/error-codes';
+import { DeleteAcls } from '../../protocol/messages/cluster-admin';
 import { filterOf, isUnknownFilter } from './29-describe-acls';
 import { Body, Handler } from './types';
 

@@ -9,8 +9,8 @@
  * Sensitive values (passwords) are reported as null, as Kafka does.
  */
 import type { ClusterState, Topic } from '../cluster';
-import { ErrorCode } from '../protocol/error-codes';
-import { DescribeConfigs } from '../protocol/messages/admin';
+import { ErrorCode } from '../../protocol/error-codes';
+import { DescribeConfigs } from '../../protocol/messages/admin';
 import { BROKER_CONFIGS, ConfigDef, ConfigSource, ConfigType, TOPIC_CONFIGS } from '../config-defaults';
 import { Body, Handler } from './types';
 

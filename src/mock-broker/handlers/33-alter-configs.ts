@@ -3,7 +3,7 @@
  * become exactly the configs given (a null value, or a config left out, returns to the default),
  * validated as Kafka does (INVALID_CONFIG) and applied at once unless validateOnly (config-alter.ts).
  */
-import { AlterConfigs } from '../protocol/messages/cluster-admin';
+import { AlterConfigs } from '../../protocol/messages/cluster-admin';
 import { alterResource } from './config-alter';
 import { Body, Handler } from './types';
 

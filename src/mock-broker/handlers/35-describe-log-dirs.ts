@@ -6,7 +6,7 @@
  * topic or partition this broker does not hold is left out, as Kafka does. totalBytes and
  * usableBytes are -1 (unknown).
  */
-import { DescribeLogDirs } from '../protocol/messages/cluster-admin';
+import { DescribeLogDirs } from '../../protocol/messages/cluster-admin';
 import { Body, Handler } from './types';
 
 export const describeLogDirsHandler: Handler = {

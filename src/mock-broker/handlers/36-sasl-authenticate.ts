@@ -5,8 +5,8 @@
  * configured the user and password must match (SASL_AUTHENTICATION_FAILED otherwise);
  * without, any user is accepted. The server's PLAIN answer is empty. See sasl.ts.
  */
-import { ErrorCode } from '../protocol/error-codes';
-import { SaslAuthenticate } from '../protocol/messages/admin';
+import { ErrorCode } from '../../protocol/error-codes';
+import { SaslAuthenticate } from '../../protocol/messages/admin';
 import { parsePlain, saslSession, saslUsers } from './sasl';
 import { Handler } from './types';
 

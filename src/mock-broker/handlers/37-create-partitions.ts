@@ -10,8 +10,8 @@
 import { MAX_CLUSTER_PARTITIONS } from '../cluster';
 import type { ClusterState, Topic } from '../cluster';
 import { PartitionLog } from '../partition-log';
-import { ErrorCode } from '../protocol/error-codes';
-import { CreatePartitions } from '../protocol/messages/admin';
+import { ErrorCode } from '../../protocol/error-codes';
+import { CreatePartitions } from '../../protocol/messages/admin';
 import { Body, Handler } from './types';
 
 const INVALID_REPLICA_ASSIGNMENT = 39;

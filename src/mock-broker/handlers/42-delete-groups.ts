@@ -3,8 +3,8 @@
  * deleted (NON_EMPTY_GROUP otherwise, GROUP_ID_NOT_FOUND when unknown); its committed offsets go
  * with it. Each group is answered by its coordinator; others answer NOT_COORDINATOR.
  */
-import { ErrorCode } from '../protocol/error-codes';
-import { DeleteGroups } from '../protocol/messages/admin';
+import { ErrorCode } from '../../protocol/error-codes';
+import { DeleteGroups } from '../../protocol/messages/admin';
 import { isCoordinator } from './group-common';
 import { Handler } from './types';
 

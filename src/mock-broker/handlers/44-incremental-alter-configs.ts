@@ -5,8 +5,8 @@
  * APPEND starts from the default when the config is not set and skips values already present.
  * The result is validated and applied as AlterConfigs does (config-alter.ts).
  */
-import { ErrorCode } from '../protocol/error-codes';
-import { IncrementalAlterConfigs } from '../protocol/messages/cluster-admin';
+import { ErrorCode } from '../../protocol/error-codes';
+import { IncrementalAlterConfigs } from '../../protocol/messages/cluster-admin';
 import { ConfigType, topicConfigDef } from '../config-defaults';
 import { alterResource } from './config-alter';
 import { Body, Handler } from './types';

@@ -4,8 +4,8 @@
  * (GROUP_SUBSCRIBED_TO_TOPIC per partition otherwise). Unknown groups answer GROUP_ID_NOT_FOUND,
  * unknown partitions UNKNOWN_TOPIC_OR_PARTITION. Sent to the group's coordinator.
  */
-import { ErrorCode } from '../protocol/error-codes';
-import { OffsetDelete } from '../protocol/messages/admin';
+import { ErrorCode } from '../../protocol/error-codes';
+import { OffsetDelete } from '../../protocol/messages/admin';
 import { isCoordinator } from './group-common';
 import { Handler } from './types';
 

@@ -4,8 +4,8 @@
  * ClientQuotaFilter is: match type 0 (EXACT) needs a match string, 1 (DEFAULT) and 2 (SPECIFIED)
  * take none, an entity type appears once; anything else is INVALID_REQUEST.
  */
-import { ErrorCode } from '../protocol/error-codes';
-import { DescribeClientQuotas } from '../protocol/messages/cluster-admin';
+import { ErrorCode } from '../../protocol/error-codes';
+import { DescribeClientQuotas } from '../../protocol/messages/cluster-admin';
 import { Body, Handler } from './types';
 
 const MatchType = { EXACT: 0, DEFAULT: 1, SPECIFIED: 2 } as const;

@@ -4,8 +4,8 @@
  * Metadata). endpointType 2 (controllers) is UNSUPPORTED_ENDPOINT_TYPE, as a Kafka broker answers.
  * Authorized operations, when asked for, are every cluster operation (no ACLs are enforced).
  */
-import { ErrorCode } from '../protocol/error-codes';
-import { DescribeCluster } from '../protocol/messages/cluster-admin';
+import { ErrorCode } from '../../protocol/error-codes';
+import { DescribeCluster } from '../../protocol/messages/cluster-admin';
 import { AclOperation } from '../acls';
 import { Handler } from './types';
 

@@ -5,7 +5,7 @@
  * transaction (-1 if none). lastTimestamp is -1: the mock does not keep it. Unknown partitions
  * are UNKNOWN_TOPIC_OR_PARTITION, others' NOT_LEADER_OR_FOLLOWER.
  */
-import { DescribeProducers } from '../protocol/messages/transactions';
+import { DescribeProducers } from '../../protocol/messages/transactions';
 import { producerState } from '../transactions/producer-state';
 import { Body, Handler, leaderLog } from './types';
 

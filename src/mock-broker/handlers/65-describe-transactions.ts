@@ -4,8 +4,8 @@
  * when no transaction is open), producer id and epoch, and the partitions of the transaction by
  * topic. Another broker's ids are NOT_COORDINATOR; unknown ids TRANSACTIONAL_ID_NOT_FOUND.
  */
-import { ErrorCode } from '../protocol/error-codes';
-import { DescribeTransactions } from '../protocol/messages/transactions';
+import { ErrorCode } from '../../protocol/error-codes';
+import { DescribeTransactions } from '../../protocol/messages/transactions';
 import { isCoordinator } from './group-common';
 import { Handler } from './types';
 

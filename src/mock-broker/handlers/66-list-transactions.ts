@@ -4,7 +4,7 @@
  * state names (unknown names are echoed in unknownStateFilters, as Kafka does), producer ids, and
  * (v1) by having run at least durationFilter ms.
  */
-import { ListTransactions } from '../protocol/messages/transactions';
+import { ListTransactions } from '../../protocol/messages/transactions';
 import { TXN_TRANSITIONS, TxnState } from '../transactions/state-machine';
 import { isCoordinator } from './group-common';
 import { Handler } from './types';

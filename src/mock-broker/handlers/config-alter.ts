@@ -6,7 +6,7 @@
  * resources cannot be altered in the mock (its broker configs are MockCluster.start options).
  */
 import type { ClusterState } from '../cluster';
-import { ErrorCode } from '../protocol/error-codes';
+import { ErrorCode } from '../../protocol/error-codes';
 import { topicConfigError } from '../config-defaults';
 import { ResourceType } from './32-describe-configs';
 import { Body } from './types';

@@ -5,9 +5,9 @@
  */
 import type { ClusterState } from '../cluster';
 import type { PartitionLog } from '../partition-log';
-import { ErrorCode } from '../protocol/error-codes';
-import type { RequestHeader } from '../protocol/frame';
-import type { MessageSchema } from '../protocol/schema';
+import { ErrorCode } from '../../protocol/error-codes';
+import type { RequestHeader } from '../../protocol/frame';
+import type { MessageSchema } from '../../protocol/schema';
 
 export type Body = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

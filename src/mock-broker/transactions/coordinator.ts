@@ -21,7 +21,7 @@
  * request versions that predate it, as KafkaApis does.
  */
 import type { ClusterState } from '../cluster';
-import { ErrorCode } from '../protocol/error-codes';
+import { ErrorCode } from '../../protocol/error-codes';
 import { checkTransition, TxnState } from './state-machine';
 import { ControlType, producerState } from './producer-state';
 

@@ -16,8 +16,8 @@
  *
  * State hangs off the {@link PartitionLog} in a WeakMap, so the log itself stays unaware of it.
  */
-import { ErrorCode } from '../protocol/error-codes';
-import { BatchHeader, encodeBatch, readBatchHeader } from '../protocol/record-batch';
+import { ErrorCode } from '../../protocol/error-codes';
+import { BatchHeader, encodeBatch, readBatchHeader } from '../../protocol/record-batch';
 import type { PartitionLog } from '../partition-log';
 
 /** Batches of each producer remembered for duplicate detection (Kafka's NUM_BATCHES_TO_RETAIN). */

@@ -1,5 +1,5 @@
 import type { ClusterState } from '../../../src/mock-broker/cluster';
-import { ErrorCode } from '../../../src/mock-broker/protocol/error-codes';
+import { ErrorCode } from '../../../src/protocol/error-codes';
 import { TransactionCoordinator } from '../../../src/mock-broker/transactions/coordinator';
 import { lastStableOffset, producerState } from '../../../src/mock-broker/transactions/producer-state';
 import {

@@ -1,5 +1,5 @@
 import { ClusterState } from '../../../src/mock-broker/cluster';
-import { BatchHeader, encodeBatch, readBatchHeader } from '../../../src/mock-broker/protocol/record-batch';
+import { BatchHeader, encodeBatch, readBatchHeader } from '../../../src/protocol/record-batch';
 
 /** A one-broker cluster state with topic `t` (2 partitions), no network. Call `close()` after. */
 export function clusterState(): ClusterState {

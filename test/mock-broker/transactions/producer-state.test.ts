@@ -1,5 +1,5 @@
-import { ErrorCode } from '../../../src/mock-broker/protocol/error-codes';
-import { decodeBatch } from '../../../src/mock-broker/protocol/record-batch';
+import { ErrorCode } from '../../../src/protocol/error-codes';
+import { decodeBatch } from '../../../src/protocol/record-batch';
 import type { PartitionLog } from '../../../src/mock-broker/partition-log';
 import {
   ControlType, INVALID_RECORD, lastSequence, lastStableOffset, NUM_BATCHES_TO_RETAIN, producerState, TxnVerifier,

@@ -4,11 +4,11 @@
  * checks, and read_committed Fetch / ListOffsets.
  */
 import { MockCluster } from '../../../src/mock-broker';
-import { ErrorCode } from '../../../src/mock-broker/protocol/error-codes';
-import { Fetch, ListOffsets, Produce } from '../../../src/mock-broker/protocol/messages/data';
-import { AddOffsetsToTxn, AddPartitionsToTxn, EndTxn, InitProducerId, TxnOffsetCommit } from '../../../src/mock-broker/protocol/messages/transactions';
-import { ApiVersions } from '../../../src/mock-broker/protocol/messages/data';
-import { decodeBatches, encodeBatch } from '../../../src/mock-broker/protocol/record-batch';
+import { ErrorCode } from '../../../src/protocol/error-codes';
+import { Fetch, ListOffsets, Produce } from '../../../src/protocol/messages/data';
+import { AddOffsetsToTxn, AddPartitionsToTxn, EndTxn, InitProducerId, TxnOffsetCommit } from '../../../src/protocol/messages/transactions';
+import { ApiVersions } from '../../../src/protocol/messages/data';
+import { decodeBatches, encodeBatch } from '../../../src/protocol/record-batch';
 import { OPERATION_NOT_ATTEMPTED } from '../../../src/mock-broker/handlers/24-add-partitions-to-txn';
 import { RawClient } from '../raw-client';
 

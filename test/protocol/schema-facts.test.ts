@@ -6,8 +6,8 @@
  * their order, types, nullability and tags must be Kafka's, so a typo in a version range is caught
  * without a client. Deliberate differences are listed, with their reason, in DIFFERENCES.
  */
-import { createRegistry } from '../../../src/mock-broker/handlers';
-import { Field, inRange, isFlexible, range } from '../../../src/mock-broker/protocol/schema';
+import { createRegistry } from '../../src/mock-broker/handlers';
+import { Field, inRange, isFlexible, range } from '../../src/protocol/schema';
 import facts from './kafka-message-facts.json';
 
 interface FactField {

@@ -2,13 +2,13 @@
  * KafkaJS as a test oracle: its request encoders feed our decoders, and its response decoders
  * read our encoders, for every version both sides implement.
  */
-import { Reader, Writer } from '../../../src/mock-broker/protocol/primitives';
-import { decodeRequest, encodeResponse, MessageSchema } from '../../../src/mock-broker/protocol/schema';
-import * as data from '../../../src/mock-broker/protocol/messages/data';
-import * as group from '../../../src/mock-broker/protocol/messages/group';
-import * as admin from '../../../src/mock-broker/protocol/messages/admin';
-import { createRegistry } from '../../../src/mock-broker/handlers';
-import { encodeBatch } from '../../../src/mock-broker/protocol/record-batch';
+import { Reader, Writer } from '../../src/protocol/primitives';
+import { decodeRequest, encodeResponse, MessageSchema } from '../../src/protocol/schema';
+import * as data from '../../src/protocol/messages/data';
+import * as group from '../../src/protocol/messages/group';
+import * as admin from '../../src/protocol/messages/admin';
+import { createRegistry } from '../../src/mock-broker/handlers';
+import { encodeBatch } from '../../src/protocol/record-batch';
 
 /* eslint-disable @typescript-eslint/no-require-imports */
 const kjs = (api: string, v: number, kind: 'request' | 'response') => require(`kafkajs/src/protocol/requests/${api}/v${v}/${kind}`);

@@ -3,7 +3,7 @@
  * classic and compact (flexible-version, KIP-482) strings, bytes and arrays.
  * Pure codec, no I/O. Every read is bounds-checked and throws {@link MalformedFrameError}.
  */
-import { KafkaEosError } from '../../errors';
+import { KafkaEosError } from '../errors';
 
 /** A request or record that cannot be decoded. The connection that sent it is closed. */
 export class MalformedFrameError extends KafkaEosError {

@@ -12,7 +12,7 @@
 import * as zlib from 'node:zlib';
 import { crc32c } from './crc32c';
 import { MalformedFrameError, Reader, Writer } from './primitives';
-import { KafkaEosError } from '../../errors';
+import { KafkaEosError } from '../errors';
 
 export const BATCH_HEADER_BYTES = 61;
 /** Bytes before batchLength's counted region: baseOffset + batchLength. */

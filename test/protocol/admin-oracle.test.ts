@@ -3,10 +3,10 @@
  * its response decoders read our encoders) for every version KafkaJS has, and hand-derived golden
  * bytes for the flexible versions KafkaJS does not implement (KIP-482 compact encodings).
  */
-import { Reader, Writer } from '../../../src/mock-broker/protocol/primitives';
-import { decodeRequest, encodeResponse, MessageSchema } from '../../../src/mock-broker/protocol/schema';
-import * as admin from '../../../src/mock-broker/protocol/messages/admin';
-import { OffsetFetch } from '../../../src/mock-broker/protocol/messages/group';
+import { Reader, Writer } from '../../src/protocol/primitives';
+import { decodeRequest, encodeResponse, MessageSchema } from '../../src/protocol/schema';
+import * as admin from '../../src/protocol/messages/admin';
+import { OffsetFetch } from '../../src/protocol/messages/group';
 
 /* eslint-disable @typescript-eslint/no-require-imports */
 const kjs = (api: string, v: number, kind: 'request' | 'response') => require(`kafkajs/src/protocol/requests/${api}/v${v}/${kind}`);

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
-import { crc32c } from '../../../src/mock-broker/protocol/crc32c';
-import { FrameSplitter, frameRequest, readRequestHeader } from '../../../src/mock-broker/protocol/frame';
-import { MalformedFrameError, Reader, Writer } from '../../../src/mock-broker/protocol/primitives';
-import { decodeBatch, encodeBatch, InvalidRecordsError, splitBatches, Compression } from '../../../src/mock-broker/protocol/record-batch';
-import { arr, decodeRequest, encodeRequest, f, message } from '../../../src/mock-broker/protocol/schema';
+import { crc32c } from '../../src/protocol/crc32c';
+import { FrameSplitter, frameRequest, readRequestHeader } from '../../src/protocol/frame';
+import { MalformedFrameError, Reader, Writer } from '../../src/protocol/primitives';
+import { decodeBatch, encodeBatch, InvalidRecordsError, splitBatches, Compression } from '../../src/protocol/record-batch';
+import { arr, decodeRequest, encodeRequest, f, message } from '../../src/protocol/schema';
 
 describe('primitives', () => {
   test('crc32c matches the published check value and test vectors', () => {
