@@ -2,8 +2,9 @@
 # Installs the Kafka clients of the interop suite (test/interop-clients/package.json) into a cache
 # outside the clone, keyed by that file's hash, and prints the node_modules path on its last line.
 # @confluentinc/kafka-javascript's prebuilt download needs the internet: CKJS_LINKING=dynamic builds
-# its librdkafka from source against Debian's zlib and OpenSSL (6-16 minutes on 2 cores; make's jobs
-# bounded). @platformatic/kafka is plain JavaScript. Neither ever becomes a dependency of kafka-eos.
+# its librdkafka from source against Debian's zlib and OpenSSL (6-16 minutes on 2 cores). make runs
+# one job: with -j2, node-gyp's make races librdkafka's configure step for config.h.
+# @platformatic/kafka is plain JavaScript. Neither ever becomes a dependency of kafka-eos.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 spec="$here/test/interop-clients/package.json"
@@ -17,7 +18,7 @@ rm -rf "$cache"
 mkdir -p "$cache"
 cp "$spec" "$cache/package.json"
 cd "$cache"
-export CKJS_LINKING=dynamic MAKEFLAGS="-j2" JOBS=2
+export CKJS_LINKING=dynamic
 # npm 11 runs install scripts only for packages listed under allowScripts.
 node -e '
   const p = require("./package.json");
