@@ -21,7 +21,7 @@ afterAll(async () => { await cluster.stop(); });
 
 const registry = createRegistry();
 
-test('ApiVersions above v3 is answered with a v0 UNSUPPORTED_VERSION response listing every range', async () => {
+test('ApiVersions above v4 is answered with a v0 UNSUPPORTED_VERSION response listing every range', async () => {
   const c = await RawClient.connect(cluster.bootstrap[0]);
   // A v9 request: flexible header and a body the broker must not try to read.
   c.write(frameRequest({ apiKey: 18, apiVersion: 9, correlationId: 77, clientId: 'future' }, true, (w) => w.raw(Buffer.from([1, 2, 3, 4, 5]))));
@@ -33,7 +33,7 @@ test('ApiVersions above v3 is answered with a v0 UNSUPPORTED_VERSION response li
   expect(r.remaining).toBe(0);
   expect(res.errorCode).toBe(ErrorCode.UNSUPPORTED_VERSION);
   const advertised = new Map(res.apiKeys.map((k: { apiKey: number; minVersion: number; maxVersion: number }) => [k.apiKey, [k.minVersion, k.maxVersion]]));
-  expect(advertised.get(18)).toEqual([0, 3]);
+  expect(advertised.get(18)).toEqual([0, 4]);
   for (const h of registry.values()) expect(advertised.get(h.schema.apiKey)).toEqual([h.minVersion, h.maxVersion]);
   // The connection stays usable: a supported ApiVersions follows.
   const ok = await c.request(ApiVersions, 3, { clientSoftwareName: 'raw', clientSoftwareVersion: '1' });
