@@ -1,7 +1,10 @@
 /**
  * Requests above a handler's maximum version: ApiVersions gets a v0 response with
  * UNSUPPORTED_VERSION and the supported ranges (KIP-511); any other API closes the connection,
- * as Kafka's SocketServer does. Other connections are unaffected.
+ * as Kafka 4's SocketServer does (parseRequestHeader throws InvalidRequestException for a version
+ * that is not enabled, and the processor logs "Closing socket ... because of error" and closes it).
+ * Never silently: the event log records the refusal with the API, the version and the served range,
+ * and the request-version log counts it as not served. Other connections are unaffected.
  */
 import { MockCluster } from '../../src/mock-broker';
 import { createRegistry } from '../../src/mock-broker/handlers';
@@ -9,7 +12,8 @@ import { ErrorCode } from '../../src/protocol/error-codes';
 import { frameRequest } from '../../src/protocol/frame';
 import { Reader } from '../../src/protocol/primitives';
 import { decodeResponse } from '../../src/protocol/schema';
-import { ApiVersions, Metadata, Produce } from '../../src/protocol/messages/data';
+import { ApiVersions, Fetch, Metadata, Produce } from '../../src/protocol/messages/data';
+import { EndTxn } from '../../src/protocol/messages/transactions';
 import { DescribeGroups, ListGroups } from '../../src/protocol/messages/admin';
 import * as zlib from 'node:zlib';
 import { decodeBatch } from '../../src/protocol/record-batch';
@@ -42,14 +46,19 @@ test('ApiVersions above v4 is answered with a v0 UNSUPPORTED_VERSION response li
 });
 
 test.each([
-  ['Metadata', Metadata], ['ListGroups', ListGroups], ['DescribeGroups', DescribeGroups],
+  ['Metadata', Metadata], ['ListGroups', ListGroups], ['DescribeGroups', DescribeGroups], ['Produce', Produce], ['Fetch', Fetch],
+  ['EndTxn', EndTxn],
 ] as const)('%s above its maximum version closes only that connection', async (_name, schema) => {
   const max = registry.get(schema.apiKey)!.maxVersion;
   const bystander = await RawClient.connect(cluster.bootstrap[0]);
   const c = await RawClient.connect(cluster.bootstrap[0]);
-  c.write(frameRequest({ apiKey: schema.apiKey, apiVersion: max + 1, correlationId: 5, clientId: 'x' }, true, (w) => w.uvarint(1).uvarint(0)));
+  const clientId = `too-new-${schema.name}`;
+  c.write(frameRequest({ apiKey: schema.apiKey, apiVersion: max + 1, correlationId: 5, clientId }, true, (w) => w.uvarint(1).uvarint(0)));
   await c.waitClosed();
   expect(await c.nextFrame()).toBeNull(); // no response was written
+  const why = `${schema.name} v${max + 1} is not supported (v${registry.get(schema.apiKey)!.minVersion}-v${max})`;
+  expect(cluster.events.entries({ type: 'connection-rejected' }).map((e) => e.data.reason)).toContain(why);
+  expect(cluster.requestVersions.list(clientId)).toEqual([expect.objectContaining({ apiKey: schema.apiKey, version: max + 1, served: false, count: 1 })]);
   const res = await bystander.request(Metadata, 8, { topics: null, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
   expect(res.brokers).toHaveLength(1);
   bystander.close();
