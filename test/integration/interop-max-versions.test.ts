@@ -49,7 +49,7 @@ describeWithInteropClients('modern clients negotiate the mock\'s highest version
     expect(cluster.requestVersions.list('pf-max').filter((v) => !v.served)).toEqual([]);
   }, 120_000);
 
-  test('@confluentinc/kafka-javascript 1.10.1 (librdkafka 2.15.1): Produce v10, Fetch v16, ListOffsets v7 ... and every call succeeds', async () => {
+  test('@confluentinc/kafka-javascript 1.10.1 (librdkafka 2.15.1): Produce v10, Fetch v16, ListOffsets v7 ... all succeed', async () => {
     const out = await runWorker('confluent-kafka-javascript-max-versions.js', cluster, 'ckjs-max-topic');
     expect(out).toMatchObject({ partitions: 3, consumed: 21 });
     // 20 records and one transaction (its record and its COMMIT marker) over three partitions.

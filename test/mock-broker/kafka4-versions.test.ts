@@ -59,7 +59,12 @@ describe('KIP-951: NOT_LEADER_OR_FOLLOWER names the current leader and how to re
     const res = await c.request(Fetch, v, {
       maxWaitMs: 0, minBytes: 1, maxBytes: 1 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: -1,
       replicaState: { replicaId: -1, replicaEpoch: -1n },
-      topics: [{ topicId, partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 1 << 20 }] }],
+      topics: [{
+        topicId,
+        partitions: [{
+          partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 1 << 20,
+        }],
+      }],
       forgottenTopicsData: [], rackId: '',
     });
     const p = res.responses[0].partitions[0];
@@ -130,7 +135,8 @@ describe('ListOffsets special timestamps', () => {
     cluster.createTopic('k4-empty', 1);
     const c = await connect(leaderOf('k4-empty'));
     const res = await c.request(ListOffsets, 7, {
-      replicaId: -1, isolationLevel: 0, topics: [{ name: 'k4-empty', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -3n }] }],
+      replicaId: -1, isolationLevel: 0,
+      topics: [{ name: 'k4-empty', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -3n }] }],
     });
     expect(res.topics[0].partitions[0]).toMatchObject({ errorCode: 0, offset: -1n, timestamp: -1n });
   });

@@ -12,9 +12,7 @@ import { ErrorCode } from '../../src/protocol/error-codes';
 import { frameRequest } from '../../src/protocol/frame';
 import { Reader } from '../../src/protocol/primitives';
 import { decodeResponse } from '../../src/protocol/schema';
-import { ApiVersions, Fetch, Metadata, Produce } from '../../src/protocol/messages/data';
-import { EndTxn } from '../../src/protocol/messages/transactions';
-import { DescribeGroups, ListGroups } from '../../src/protocol/messages/admin';
+import { ApiVersions, Metadata, Produce } from '../../src/protocol/messages/data';
 import * as zlib from 'node:zlib';
 import { decodeBatch } from '../../src/protocol/record-batch';
 import { RawClient } from './raw-client';
@@ -45,10 +43,10 @@ test('ApiVersions above v4 is answered with a v0 UNSUPPORTED_VERSION response li
   c.close();
 });
 
-test.each([
-  ['Metadata', Metadata], ['ListGroups', ListGroups], ['DescribeGroups', DescribeGroups], ['Produce', Produce], ['Fetch', Fetch],
-  ['EndTxn', EndTxn],
-] as const)('%s above its maximum version closes only that connection', async (_name, schema) => {
+// Every served API but ApiVersions (EndTxn v5 among them: unstable in Kafka 4.0, so served by neither).
+const others = [...registry.values()].filter((h) => h.schema !== ApiVersions).map((h) => [h.schema.name, h.schema] as const);
+
+test.each(others)('%s above its maximum version closes only that connection', async (_name, schema) => {
   const max = registry.get(schema.apiKey)!.maxVersion;
   const bystander = await RawClient.connect(cluster.bootstrap[0]);
   const c = await RawClient.connect(cluster.bootstrap[0]);
@@ -58,7 +56,8 @@ test.each([
   expect(await c.nextFrame()).toBeNull(); // no response was written
   const why = `${schema.name} v${max + 1} is not supported (v${registry.get(schema.apiKey)!.minVersion}-v${max})`;
   expect(cluster.events.entries({ type: 'connection-rejected' }).map((e) => e.data.reason)).toContain(why);
-  expect(cluster.requestVersions.list(clientId)).toEqual([expect.objectContaining({ apiKey: schema.apiKey, version: max + 1, served: false, count: 1 })]);
+  expect(cluster.requestVersions.list(clientId))
+    .toEqual([expect.objectContaining({ apiKey: schema.apiKey, version: max + 1, served: false, count: 1 })]);
   const res = await bystander.request(Metadata, 8, { topics: null, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
   expect(res.brokers).toHaveLength(1);
   bystander.close();

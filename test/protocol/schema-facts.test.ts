@@ -4,9 +4,9 @@
  * version 4.0.0-SNAPSHOT, the newest source reachable here; transcribed into kafka-message-facts.json
  * by scripts/kafka-message-facts.js: field names, types, version ranges, nullable versions, tags, and
  * each message's valid and flexible versions, and whether its latest version is unstable). A version
- * Kafka marks unstable ("latestVersionUnstable") is not served by Kafka by default, so not by us. At every version a handler serves, the fields present,
- * their order, types, nullability and tags must be Kafka's, so a typo in a version range is caught
- * without a client. Deliberate differences are listed, with their reason, in DIFFERENCES.
+ * Kafka marks unstable ("latestVersionUnstable") is not served by Kafka by default, so not by us.
+ * At every version a handler serves, the fields present, their order, types, nullability and tags
+ * must be Kafka's, so a typo in a version range is caught without a client. Deliberate differences are listed, with their reason, in DIFFERENCES.
  */
 import { createRegistry } from '../../src/mock-broker/handlers';
 import { Field, inRange, isFlexible, range } from '../../src/protocol/schema';

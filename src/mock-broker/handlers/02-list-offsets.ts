@@ -41,7 +41,8 @@ export function offsetOfMaxTimestamp(log: PartitionLog, end: number, maxDecompre
   const logAppendTime = (header.attributes & 0x08) !== 0;
   const rec = logAppendTime ? records[0] : records.find((r) => r.timestamp === header.maxTimestamp);
   if (!rec || rec.offset >= BigInt(end)) return null;
-  return { offset: rec.offset, timestamp: header.maxTimestamp, leaderEpoch: header.partitionLeaderEpoch >= 0 ? header.partitionLeaderEpoch : -1 };
+  const leaderEpoch = header.partitionLeaderEpoch >= 0 ? header.partitionLeaderEpoch : -1;
+  return { offset: rec.offset, timestamp: header.maxTimestamp, leaderEpoch };
 }
 
 /** The first record at or after `timestamp` (ms): scans batches by max timestamp, then records. */

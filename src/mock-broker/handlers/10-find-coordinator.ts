@@ -16,7 +16,9 @@ interface Coordinator { key: string; nodeId: number; host: string; port: number;
 function find(key: string, keyType: number, ctx: HandlerContext): Coordinator {
   const { cluster } = ctx;
   const none = { key, nodeId: -1, host: '', port: -1 };
-  if (keyType !== 0 && keyType !== 1) return { ...none, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `unknown or disabled key type ${keyType}` };
+  if (keyType !== 0 && keyType !== 1) {
+    return { ...none, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `unknown or disabled key type ${keyType}` };
+  }
   const nodeId = cluster.coordinatorFor(key);
   const broker = cluster.broker(nodeId);
   if (!broker || cluster.down.has(nodeId)) {
@@ -30,7 +32,9 @@ export const findCoordinatorHandler: Handler = {
   minVersion: 0,
   maxVersion: 6,
   handle(req, ctx) {
-    if (ctx.version >= 4) return { throttleTimeMs: 0, coordinators: (req.coordinatorKeys as string[]).map((k) => find(k, req.keyType, ctx)) };
+    if (ctx.version >= 4) {
+      return { throttleTimeMs: 0, coordinators: (req.coordinatorKeys as string[]).map((k) => find(k, req.keyType, ctx)) };
+    }
     const { key: _key, ...one } = find(req.key, req.keyType, ctx);
     return { throttleTimeMs: 0, ...one };
   },

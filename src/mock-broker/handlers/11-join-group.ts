@@ -19,7 +19,10 @@ export const joinGroupHandler: Handler = {
   async handle(req, ctx) {
     if (!isCoordinator(ctx, req.groupId)) {
       const protocolName = ctx.version >= 7 ? null : '';
-      return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_COORDINATOR, generationId: -1, protocolType: null, protocolName, leader: '', memberId: req.memberId, members: [] };
+      return {
+        throttleTimeMs: 0, errorCode: ErrorCode.NOT_COORDINATOR, generationId: -1, protocolType: null, protocolName,
+        leader: '', memberId: req.memberId, members: [],
+      };
     }
     const rebalanceTimeoutMs = ctx.version === 0 ? req.sessionTimeoutMs : req.rebalanceTimeoutMs;
     const res = await ctx.cluster.groups.joinGroup({ ...req, rebalanceTimeoutMs, groupInstanceId: req.groupInstanceId ?? null } as never, requestContext(ctx));

@@ -54,10 +54,12 @@ export const addPartitionsToTxnHandler: Handler = {
   maxVersion: 5,
   handle(req, ctx) {
     if (ctx.version < 4) {
-      const txn: Txn = { transactionalId: req.transactionalId, producerId: req.producerId, producerEpoch: req.producerEpoch, verifyOnly: false, topics: req.topics };
+      const { transactionalId, producerId, producerEpoch, topics } = req;
+      const txn: Txn = { transactionalId, producerId, producerEpoch, verifyOnly: false, topics };
       return { throttleTimeMs: 0, resultsByTopic: results(txn, ctx.version, ctx) };
     }
-    const resultsByTransaction = (req.transactions as Txn[]).map((txn) => ({ transactionalId: txn.transactionalId, topicResults: results(txn, ctx.version, ctx) }));
+    const resultsByTransaction = (req.transactions as Txn[])
+      .map((txn) => ({ transactionalId: txn.transactionalId, topicResults: results(txn, ctx.version, ctx) }));
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, resultsByTransaction };
   },
 };

@@ -282,7 +282,9 @@ export class TransactionCoordinator {
    * while a commit or abort is written), else per partition NONE when it is in the transaction and
    * TRANSACTION_ABORTABLE when not. Changes nothing.
    */
-  verifyPartitions(transactionalId: string, producerId: bigint, producerEpoch: number, partitions: { topic: string; partition: number }[]): number | number[] {
+  verifyPartitions(
+    transactionalId: string, producerId: bigint, producerEpoch: number, partitions: { topic: string; partition: number }[],
+  ): number | number[] {
     const txn = this.txns.get(transactionalId);
     if (!txn || txn.producerId !== producerId) return ErrorCode.INVALID_PRODUCER_ID_MAPPING;
     if (txn.producerEpoch !== producerEpoch) return ErrorCode.PRODUCER_FENCED;

@@ -6,7 +6,9 @@
 import { arr, arrOf, f, Field, message, struct } from '../schema';
 
 /** KIP-951's LeaderIdAndEpoch (Produce v10+, Fetch v12+): the partition's current leader, sent with NOT_LEADER_OR_FOLLOWER. */
-const leaderIdAndEpoch = (v: string): Field[] => [f('leaderId', 'int32', v, { default: -1 }), f('leaderEpoch', 'int32', v, { default: -1 })];
+const leaderIdAndEpoch = (v: string): Field[] => [
+  f('leaderId', 'int32', v, { default: -1 }), f('leaderEpoch', 'int32', v, { default: -1 }),
+];
 
 /** KIP-951's NodeEndpoint (Produce v10+, Fetch v16+): how to reach the leaders named in currentLeader. */
 const nodeEndpoint = (v: string): Field[] => [
@@ -87,7 +89,9 @@ export const Produce = message('Produce', 0, '0-11', '9+', [
 export const Fetch = message('Fetch', 1, '0-17', '12+', [
   f('clusterId', 'string', '12+', { nullable: '12+', tag: 0 }),
   f('replicaId', 'int32', '0-14', { default: -1 }),
-  struct('replicaState', '15+', [f('replicaId', 'int32', '15+', { default: -1 }), f('replicaEpoch', 'int64', '15+', { default: -1n })], { tag: 1 }),
+  struct('replicaState', '15+', [
+    f('replicaId', 'int32', '15+', { default: -1 }), f('replicaEpoch', 'int64', '15+', { default: -1n }),
+  ], { tag: 1 }),
   f('maxWaitMs', 'int32', '0+'),
   f('minBytes', 'int32', '0+'),
   f('maxBytes', 'int32', '3+', { default: 0x7fffffff }),
