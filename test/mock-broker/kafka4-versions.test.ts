@@ -79,6 +79,29 @@ describe('KIP-951: NOT_LEADER_OR_FOLLOWER names the current leader and how to re
     }
   });
 
+  test.each([12, 16])('Fetch v%i fences a stale currentLeaderEpoch (FENCED_LEADER_EPOCH, hinted from v16) and a future one', async (v) => {
+    cluster.createTopic(`k4-epoch-${v}`, 1);
+    const topic = `k4-epoch-${v}`;
+    const leader = leaderOf(topic);
+    const c = await connect(leader);
+    cluster.moveLeader(topic, 0, leader === 1 ? 2 : 1);
+    cluster.moveLeader(topic, 0, leader); // back, two epochs later
+    const epoch = cluster.partitions(topic)[0].leaderEpoch;
+    const fetchAt = async (currentLeaderEpoch: number) => (await c.request(Fetch, v, {
+      maxWaitMs: 0, minBytes: 1, maxBytes: 1 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: -1, rackId: '', forgottenTopicsData: [],
+      topics: [{
+        topic, topicId: cluster.state.topics.get(topic)!.topicId,
+        partitions: [{ partition: 0, currentLeaderEpoch, fetchOffset: 0n, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 1024 }],
+      }],
+    })).responses[0].partitions[0];
+    const stale = await fetchAt(epoch - 1);
+    expect(stale.errorCode).toBe(ErrorCode.FENCED_LEADER_EPOCH);
+    expect(stale.currentLeader).toEqual(v >= 16 ? { leaderId: leader, leaderEpoch: epoch } : { leaderId: -1, leaderEpoch: -1 });
+    expect((await fetchAt(epoch + 1)).errorCode).toBe(ErrorCode.UNKNOWN_LEADER_EPOCH);
+    expect((await fetchAt(epoch)).errorCode).toBe(0);
+    expect((await fetchAt(-1)).errorCode).toBe(0);
+  });
+
   test('a leader on a broker that is down is named but gets no endpoint', async () => {
     cluster.createTopic('k4-down', 1);
     const leader = leaderOf('k4-down');
