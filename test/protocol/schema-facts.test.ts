@@ -32,7 +32,7 @@ const DIFFERENCES: Record<string, string> = {};
 /**
  * Fields we name differently; the bytes are the same. Kafka 3.6 renamed OffsetCommit's GenerationId
  * to GenerationIdOrMemberEpoch (KIP-848); AddPartitionsToTxn's v0-v3 fields carry a V3AndBelow
- * prefix since v4 (KIP-890) added a batched form the mock does not serve.
+ * prefix since v4 (KIP-890) added the batched form beside them (`transactions`, `resultsByTransaction`).
  */
 const RENAMED: Record<string, Record<string, string>> = {
   OffsetCommit: { generationIdOrMemberEpoch: 'generationId' },
