@@ -58,11 +58,12 @@ describe('KIP-951: NOT_LEADER_OR_FOLLOWER names the current leader and how to re
     const topicId = cluster.state.topics.get('k4')!.topicId;
     const res = await c.request(Fetch, v, {
       maxWaitMs: 0, minBytes: 1, maxBytes: 1 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: -1,
-      replicaState: { replicaId: -1, replicaEpoch: -1n },
+      replicaState: { replicaId: -1, replicaEpoch: -1n }, // tagged (v15+): sent, read, and ignored for a consumer
       topics: [{
         topicId,
         partitions: [{
           partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 1 << 20,
+          replicaDirectoryId: 'ab'.repeat(16), // tagged (v17+) inside the partition: decoded past, ignored
         }],
       }],
       forgottenTopicsData: [], rackId: '',
