@@ -142,6 +142,7 @@ export const KAFKA_ERRORS = {
   UNKNOWN_TOPIC_ID: e(100, RM),
   TRANSACTIONAL_ID_NOT_FOUND: e(105),
   UNSUPPORTED_ENDPOINT_TYPE: e(115),
+  TRANSACTION_ABORTABLE: e(120),
 } as const satisfies Record<string, KafkaErrorInfo>;
 
 /** The name of a Kafka protocol error, as in Java's `Errors` enum (e.g. `NOT_LEADER_OR_FOLLOWER`). */

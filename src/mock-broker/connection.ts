@@ -36,6 +36,8 @@ export interface ConnectionHooks {
   intercept?: (h: RequestHeader, nodeId: number) => Promise<InterceptVerdict> | InterceptVerdict;
   onClose?: (reason: string) => void;
   log?: (event: string, data: Record<string, unknown>) => void;
+  /** Every request whose API the mock serves, once its header is read; `served` false for an unsupported version. */
+  onRequest?: (header: RequestHeader, served: boolean) => void;
 }
 
 /** connections.max.idle.ms in Apache Kafka (10 minutes). */
@@ -150,6 +152,7 @@ export class Connection {
     const handler = this.handlers.get(header.apiKey);
     if (!handler) throw new MalformedFrameError(`unknown or unsupported API key ${header.apiKey}`);
     const supported = header.apiVersion >= handler.minVersion && header.apiVersion <= handler.maxVersion;
+    this.hooks.onRequest?.(header, supported);
     if (!supported) {
       if (handler.schema !== ApiVersions) {
         throw new MalformedFrameError(`${handler.schema.name} v${header.apiVersion} is not supported (v${handler.minVersion}-v${handler.maxVersion})`);

@@ -11,6 +11,7 @@ export type { ApiKeyName, ApiKeyRef } from './api-keys';
 export { Inspector } from './inspect';
 export type { CommittedOffset, DecodedAssignment, EventFilter, GroupInspection, MemberInspection, TopicView } from './inspect';
 export type { EventLogEntry } from './event-log';
+export type { RequestVersionLog, RequestVersionView } from './request-log';
 export * from './testing';
 export { kafkajsCodecs, snappyCodec, lz4Codec, zstdCodec } from '../protocol/compression';
 export type { KafkaJsCodec } from '../protocol/compression';

@@ -20,6 +20,8 @@ import { createRegistry } from './handlers';
 import { Inspector, PartitionView } from './inspect';
 import { configureSasl, type SaslOptions } from './handlers/sasl';
 import { encodeBatch, RecordHeader } from '../protocol/record-batch';
+import type { RequestHeader } from '../protocol/frame';
+import { RequestVersionLog } from './request-log';
 // Registers snappy, lz4 and zstd into the record-batch codecs.
 import '../protocol/compression';
 
@@ -77,6 +79,8 @@ export class MockCluster {
   readonly faults: Faults;
   /** Read-only views: partitions, groups with decoded assignments, offsets, events (inspect.ts). */
   readonly inspect: Inspector;
+  /** The API versions clients sent, by client id (request-log.ts): what each client negotiated. */
+  readonly requestVersions = new RequestVersionLog();
   private readonly brokersById = new Map<number, Broker>();
   private stopped = false;
 
@@ -117,6 +121,7 @@ export class MockCluster {
     const hooks = {
       log: (type: string, data: Record<string, unknown>) => state.events.record(type, data),
       intercept: cluster.faults.intercept.bind(cluster.faults),
+      onRequest: (header: RequestHeader, served: boolean) => cluster.requestVersions.record(header, served),
     };
     try {
       for (let i = 0; i < n; i++) {

@@ -1,10 +1,12 @@
 /**
  * Every schema the mock serves, checked against the facts of Apache Kafka's message definitions
- * (clients/src/main/resources/common/message/*.json, Kafka 3.9, transcribed into
- * kafka-message-facts.json: field names, types, version ranges, nullable versions, tags, and each
- * message's valid and flexible versions). At every version a handler serves, the fields present,
- * their order, types, nullability and tags must be Kafka's, so a typo in a version range is caught
- * without a client. Deliberate differences are listed, with their reason, in DIFFERENCES.
+ * (clients/src/main/resources/common/message/*.json of apache/kafka trunk at 1eb7644, 2024-10-25,
+ * version 4.0.0-SNAPSHOT, the newest source reachable here; transcribed into kafka-message-facts.json
+ * by scripts/kafka-message-facts.js: field names, types, version ranges, nullable versions, tags, and
+ * each message's valid and flexible versions, and whether its latest version is unstable). A version
+ * Kafka marks unstable ("latestVersionUnstable") is not served by Kafka by default, so not by us.
+ * At every version a handler serves, the fields present, their order, types, nullability and tags
+ * must be Kafka's, so a typo in a version range is caught without a client. Deliberate differences are listed, with their reason, in DIFFERENCES.
  */
 import { createRegistry } from '../../src/mock-broker/handlers';
 import { Field, inRange, isFlexible, range } from '../../src/protocol/schema';
@@ -19,7 +21,10 @@ interface FactField {
   taggedVersions?: string;
   fields?: FactField[];
 }
-interface Fact { apiKey: number; validVersions: string; flexibleVersions: string; request: FactField[]; response: FactField[] }
+interface Fact {
+  apiKey: number; validVersions: string; flexibleVersions: string; latestVersionUnstable?: boolean;
+  request: FactField[]; response: FactField[];
+}
 
 /** Known, deliberate differences (each line as the checker prints it), with the reason. */
 const DIFFERENCES: Record<string, string> = {};
@@ -27,7 +32,7 @@ const DIFFERENCES: Record<string, string> = {};
 /**
  * Fields we name differently; the bytes are the same. Kafka 3.6 renamed OffsetCommit's GenerationId
  * to GenerationIdOrMemberEpoch (KIP-848); AddPartitionsToTxn's v0-v3 fields carry a V3AndBelow
- * prefix since v4 (KIP-890) added a batched form the mock does not serve.
+ * prefix since v4 (KIP-890) added the batched form beside them (`transactions`, `resultsByTransaction`).
  */
 const RENAMED: Record<string, Record<string, string>> = {
   OffsetCommit: { generationIdOrMemberEpoch: 'generationId' },
@@ -78,6 +83,8 @@ function differences(): string[] {
     if (fact.apiKey !== h.schema.apiKey) out.push(`${h.schema.name}: api key ${h.schema.apiKey}, Kafka ${fact.apiKey}`);
     const valid = range(fact.validVersions);
     if (h.minVersion < valid.min || h.maxVersion > valid.max) out.push(`${h.schema.name}: serves v${h.minVersion}-${h.maxVersion}, Kafka defines ${fact.validVersions}`);
+    const stableMax = fact.latestVersionUnstable ? valid.max - 1 : valid.max;
+    if (h.maxVersion > stableMax) out.push(`${h.schema.name}: serves v${h.maxVersion}, unstable in Kafka (stable up to v${stableMax})`);
     for (let v = h.minVersion; v <= h.maxVersion; v++) {
       if (isFlexible(h.schema, v) !== inSpec(fact.flexibleVersions, v)) out.push(`${h.schema.name} v${v}: flexible ${isFlexible(h.schema, v)}, Kafka ${fact.flexibleVersions}`);
       for (const side of ['request', 'response'] as const) {
@@ -98,6 +105,17 @@ function differences(): string[] {
 test('every served schema matches Kafka\'s message definitions at every served version', () => {
   const found = differences().filter((d) => !(d in DIFFERENCES));
   expect(found).toEqual([]);
+});
+
+test('every served API reaches Kafka\'s latest stable version (KIP-848\'s APIs aside: another change raises them)', () => {
+  const owned = new Set(['OffsetCommit', 'OffsetFetch', 'ListGroups', 'DescribeGroups']);
+  const behind = [...createRegistry().values()].flatMap((h) => {
+    const fact = (facts as Record<string, Fact>)[h.schema.name];
+    if (!fact || owned.has(h.schema.name)) return [];
+    const stableMax = range(fact.validVersions).max - (fact.latestVersionUnstable ? 1 : 0);
+    return h.maxVersion === stableMax ? [] : [`${h.schema.name}: serves up to v${h.maxVersion}, Kafka v${stableMax}`];
+  });
+  expect(behind).toEqual([]);
 });
 
 test('every listed difference still exists (the list does not rot)', () => {

@@ -1,10 +1,13 @@
 /**
- * Produce (key 0), v0-v9. v3 adds transactionalId and record batch magic 2 (KIP-98); v0-v2
+ * Produce (key 0), v0-v11. v3 adds transactionalId and record batch magic 2 (KIP-98); v0-v2
  * carry message sets of magic 0 and 1, up-converted to one magic-2 batch as Kafka does
  * (protocol/up-convert.ts). librdkafka enables gzip, snappy and lz4 only when the broker's Produce
  * range starts at v0 (zstd needs v7). v2 adds logAppendTimeMs, v5 logStartOffset, v8 recordErrors
- * and errorMessage, v9 is flexible. acks: 0 (no response), 1 and -1 (the mock has no lagging replicas, so both
- * answer once the batch is appended); anything else is INVALID_REQUIRED_ACKS.
+ * and errorMessage, v9 is flexible, v10 (KIP-951) names the current leader of a partition answered
+ * NOT_LEADER_OR_FOLLOWER (currentLeader, and nodeEndpoints: see leader-hint.ts), v11 = v10 (its
+ * clients accept TRANSACTION_ABORTABLE, KIP-890, which the mock never answers). acks: 0 (no
+ * response), 1 and -1 (the mock has no lagging replicas, so both answer once the batch is
+ * appended); anything else is INVALID_REQUIRED_ACKS.
  * Validation per batch: magic 2, length, CRC-32C (CORRUPT_MESSAGE), message.max.bytes
  * (the topic's max.message.bytes, else message.max.bytes: MESSAGE_TOO_LARGE). Compressed batches are
  * decompressed and their records checked (Kafka's LogValidator): at most `maxDecompressedBatchBytes`
@@ -27,6 +30,7 @@ import { upConvert } from '../../protocol/up-convert';
 import { Produce } from '../../protocol/messages/data';
 import type { PartitionLog } from '../partition-log';
 import { producerState } from '../transactions/producer-state';
+import { LeaderHints } from './leader-hint';
 import { Body, Handler, HandlerContext, leaderLog } from './types';
 
 type Batch = { header: BatchHeader; bytes: Buffer };
@@ -128,15 +132,19 @@ async function validateCompressed(slots: Slot[], maxBytes: number): Promise<void
 export const produceHandler: Handler = {
   schema: Produce,
   minVersion: 0,
-  maxVersion: 9,
+  maxVersion: 11,
   handle(req, ctx) {
     const acks: number = req.acks;
     const keepFrame = recordsAreMostOfTheFrame(req.topicData as Body[]);
     const topics = (req.topicData as Body[]).map((t) => ({ name: t.name as string, slots: (t.partitionData as Body[]).map((p) => prepare(t, p, acks, ctx)) }));
     const finish = (): Body | null => {
       const now = Date.now();
-      const responses = topics.map((t) => ({ name: t.name, partitionResponses: t.slots.map((s) => append(s, ctx, now, keepFrame)) }));
-      return acks === 0 ? null : { responses, throttleTimeMs: 0 };
+      const hints = new LeaderHints(ctx.cluster);
+      const responses = topics.map((t) => ({
+        name: t.name,
+        partitionResponses: t.slots.map((s) => withLeaderHint(append(s, ctx, now, keepFrame), t.name, hints, ctx.version)),
+      }));
+      return acks === 0 ? null : { responses, throttleTimeMs: 0, nodeEndpoints: ctx.version >= 10 ? hints.nodeEndpoints() : [] };
     };
     const compressed = topics.some((t) => t.slots.some((s) => 'pending' in s && s.pending.batches.some((b) => b.header.compression !== Compression.None)));
     if (!compressed) {
@@ -160,6 +168,12 @@ export const produceHandler: Handler = {
     });
   },
 };
+
+/** v10+ (KIP-951): a NOT_LEADER_OR_FOLLOWER answer names the partition's current leader. */
+function withLeaderHint(answer: Answer, topic: string, hints: LeaderHints, version: number): Answer {
+  if (version < 10 || answer.errorCode !== ErrorCode.NOT_LEADER_OR_FOLLOWER) return answer;
+  return { ...answer, currentLeader: hints.leaderOf(topic, answer.index as number) };
+}
 
 /**
  * True when the request's record batches make up at least half of the buffer they sit in (the

@@ -1,11 +1,16 @@
 /**
- * Fetch (key 1), v0-v13. v0-v3 answer message sets of magic 0 (v0-v1) or 1 (v2-v3), converted
+ * Fetch (key 1), v0-v17. v0-v3 answer message sets of magic 0 (v0-v1) or 1 (v2-v3), converted
  * from the stored batches as Kafka does for old fetchers (protocol/down-convert.ts); v3 adds
  * maxBytes. v4 adds isolationLevel, lastStableOffset and abortedTransactions
  * (KIP-98), v5 logStartOffset, v7 fetch sessions (KIP-227, incremental sessions: see
- * fetch-sessions.ts), v9 currentLeaderEpoch, v11 rackId and preferredReadReplica (-1), v12 is
+ * fetch-sessions.ts), v9 currentLeaderEpoch (older than the leader's: FENCED_LEADER_EPOCH, newer:
+ * UNKNOWN_LEADER_EPOCH, as Kafka's Partition fences), v11 rackId and preferredReadReplica (-1), v12 is
  * flexible with lastFetchedEpoch (never diverging: the mock never truncates), v13 names topics by
- * id (KIP-516; an unknown id is UNKNOWN_TOPIC_ID).
+ * id (KIP-516; an unknown id is UNKNOWN_TOPIC_ID), v14 = v13 (OFFSET_MOVED_TO_TIERED_STORAGE, never
+ * answered: no tiered storage), v15 moves replicaId into the tagged replicaState (KIP-903; a
+ * consumer sends -1 and the mock serves consumers only), v16 (KIP-951) names the current leader of
+ * a partition answered NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOCH in currentLeader and lists nodeEndpoints (see
+ * leader-hint.ts), v17 adds the tagged replicaDirectoryId of a follower (KIP-853, ignored).
  *
  * Long poll: the response is sent once at least minBytes are ready across the requested
  * partitions, or after maxWaitMs, or at once on any partition error. Each broker answers only
@@ -28,6 +33,7 @@ import { Fetch } from '../../protocol/messages/data';
 import { PartitionLog } from '../partition-log';
 import { lastStableOffset, producerState } from '../transactions/producer-state';
 import { FetchSession, sessionKey } from '../fetch-sessions';
+import { LeaderHints } from './leader-hint';
 import { Body, Handler, HandlerContext } from './types';
 
 interface Built { body: Body; bytes: number; error: boolean; logs: PartitionLog[] }
@@ -39,6 +45,7 @@ function build(req: Body, ctx: HandlerContext): Built {
   let bytes = 0;
   let error = false;
   const logs: PartitionLog[] = [];
+  const hints = new LeaderHints(cluster);
   const responses = (req.topics as Body[]).map((t) => ({
     topic: t.topic ?? '',
     topicId: t.topicId,
@@ -49,7 +56,13 @@ function build(req: Body, ctx: HandlerContext): Built {
         abortedTransactions: readCommitted ? [] : null, preferredReadReplica: -1, records: null as Buffer | null,
       };
       if (!log) { error = true; return { ...base, errorCode: t.topic === null ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION }; }
-      if (log.leaderId !== ctx.nodeId) { error = true; return { ...base, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER }; }
+      const epochError = log.leaderId !== ctx.nodeId
+        ? ErrorCode.NOT_LEADER_OR_FOLLOWER : leaderEpochError(p.currentLeaderEpoch, log.leaderEpoch);
+      if (epochError !== ErrorCode.NONE) {
+        error = true;
+        const hinted = ctx.version >= 16 && epochError !== ErrorCode.UNKNOWN_LEADER_EPOCH;
+        return { ...base, errorCode: epochError, currentLeader: hinted ? hints.leaderOf(t.topic, p.partition) : undefined };
+      }
       logs.push(log);
       const hw = log.highWatermark;
       const lso = lastStableOffset(log);
@@ -72,7 +85,17 @@ function build(req: Body, ctx: HandlerContext): Built {
       return { ...withOffsets, records, abortedTransactions: aborted };
     }),
   }));
-  return { body: { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses }, bytes, error, logs };
+  const nodeEndpoints = ctx.version >= 16 ? hints.nodeEndpoints() : [];
+  return { body: { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses, nodeEndpoints }, bytes, error, logs };
+}
+
+/**
+ * v9+ currentLeaderEpoch fencing, as Kafka's Partition checks it before reading: an epoch older than
+ * the leader's is FENCED_LEADER_EPOCH, a newer one UNKNOWN_LEADER_EPOCH, -1 is not checked.
+ */
+function leaderEpochError(requested: number, current: number): number {
+  if (requested < 0 || requested === current) return ErrorCode.NONE;
+  return requested < current ? ErrorCode.FENCED_LEADER_EPOCH : ErrorCode.UNKNOWN_LEADER_EPOCH;
 }
 
 /** Batch end offset: base offset + lastOffsetDelta + 1. */
@@ -110,7 +133,7 @@ function waitForData(logs: PartitionLog[], ms: number, signal: AbortSignal): Pro
 export const fetchHandler: Handler = {
   schema: Fetch,
   minVersion: 0,
-  maxVersion: 13,
+  maxVersion: 17,
   async handle(req, ctx) {
     const plan = openSession(req, ctx);
     if ('errorCode' in plan) return { throttleTimeMs: 0, errorCode: plan.errorCode, sessionId: 0, responses: [] };

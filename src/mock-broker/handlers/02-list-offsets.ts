@@ -1,18 +1,49 @@
 /**
- * ListOffsets (key 2), v0-v5. Timestamp -2 = earliest (the log start offset), -1 = latest
+ * ListOffsets (key 2), v0-v10. Timestamp -2 = earliest (the log start offset), -1 = latest
  * (the high watermark, or the LSO for read_committed, v2+), otherwise the first offset whose
  * record timestamp is ≥ the given one (-1 offset if none). v0 answers with oldStyleOffsets;
- * v1+ with a single offset and timestamp; v4 adds leader epochs.
+ * v1+ with a single offset and timestamp; v4 adds leader epochs. v7 (KIP-734) adds -3, the record
+ * with the largest timestamp (the first such record of the first batch holding it, below the
+ * high watermark or LSO, with its batch's leader epoch), v8 (KIP-405) -4, the local log start
+ * offset, which without tiered storage is the log start offset, v9 (KIP-1005) -5, the last tiered
+ * offset: without tiered storage offset -1 and epoch -1 with no error, as Kafka's UnifiedLog
+ * answers. v10 (KIP-1075) adds timeoutMs for remote lookups, which the mock never needs. As in
+ * Kafka, the special timestamps are honoured whatever the version that carries them.
  */
 import { decodeBatch } from '../../protocol/record-batch';
 import { ErrorCode } from '../../protocol/error-codes';
 import { ListOffsets } from '../../protocol/messages/data';
-import { PartitionLog } from '../partition-log';
+import { PartitionLog, StoredBatch } from '../partition-log';
 import { lastStableOffset } from '../transactions/producer-state';
 import { Body, Handler } from './types';
 
 export const EARLIEST = -2n;
 export const LATEST = -1n;
+/** KIP-734 (v7+): the record with the largest timestamp. */
+export const MAX_TIMESTAMP = -3n;
+/** KIP-405 (v8+): the first offset of the local log (the log start offset without tiered storage). */
+export const EARLIEST_LOCAL = -4n;
+/** KIP-1005 (v9+): the last offset in remote storage (none without tiered storage). */
+export const LATEST_TIERED = -5n;
+
+type Found = { offset: bigint; timestamp: bigint; leaderEpoch?: number } | null;
+
+/**
+ * KIP-734: the first record carrying the log's largest timestamp, if it is below `end` (the high
+ * watermark, or the LSO for read_committed), as Kafka's UnifiedLog and Partition answer -3. Control
+ * batches count, as in Kafka. A LogAppendTime batch's records all carry its max timestamp.
+ */
+export function offsetOfMaxTimestamp(log: PartitionLog, end: number, maxDecompressedBytes?: number): Found {
+  let best: StoredBatch | null = null;
+  for (const b of log.liveBatches()) if (best === null || b.maxTimestamp > best.maxTimestamp) best = b;
+  if (best === null) return null;
+  const { header, records } = decodeBatch(best.bytes, maxDecompressedBytes);
+  const logAppendTime = (header.attributes & 0x08) !== 0;
+  const rec = logAppendTime ? records[0] : records.find((r) => r.timestamp === header.maxTimestamp);
+  if (!rec || rec.offset >= BigInt(end)) return null;
+  const leaderEpoch = header.partitionLeaderEpoch >= 0 ? header.partitionLeaderEpoch : -1;
+  return { offset: rec.offset, timestamp: header.maxTimestamp, leaderEpoch };
+}
 
 /** The first record at or after `timestamp` (ms): scans batches by max timestamp, then records. */
 export function offsetForTimestamp(log: PartitionLog, timestamp: bigint, maxDecompressedBytes?: number): { offset: bigint; timestamp: bigint } | null {
@@ -28,7 +59,7 @@ export function offsetForTimestamp(log: PartitionLog, timestamp: bigint, maxDeco
 export const listOffsetsHandler: Handler = {
   schema: ListOffsets,
   minVersion: 0,
-  maxVersion: 6,
+  maxVersion: 10,
   handle(req, ctx) {
     const topics = (req.topics as Body[]).map((t) => ({
       name: t.name,
@@ -37,12 +68,17 @@ export const listOffsetsHandler: Handler = {
         const log = ctx.cluster.partition(t.name, p.partitionIndex);
         if (!log) return { ...base, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
         if (log.leaderId !== ctx.nodeId) return { ...base, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER };
-        let found: { offset: bigint; timestamp: bigint } | null;
-        if (p.timestamp === EARLIEST) found = { offset: BigInt(log.logStartOffset), timestamp: -1n };
-        else if (p.timestamp === LATEST) found = { offset: BigInt(req.isolationLevel === 1 ? lastStableOffset(log) : log.highWatermark), timestamp: -1n };
-        else found = offsetForTimestamp(log, p.timestamp, ctx.cluster.maxDecompressedBatchBytes);
+        const end = req.isolationLevel === 1 ? lastStableOffset(log) : log.highWatermark;
+        const maxBytes = ctx.cluster.maxDecompressedBatchBytes;
+        let found: Found;
+        if (p.timestamp === EARLIEST || p.timestamp === EARLIEST_LOCAL) found = { offset: BigInt(log.logStartOffset), timestamp: -1n };
+        else if (p.timestamp === LATEST) found = { offset: BigInt(end), timestamp: -1n };
+        else if (p.timestamp === MAX_TIMESTAMP) found = offsetOfMaxTimestamp(log, end, maxBytes);
+        else if (p.timestamp === LATEST_TIERED) found = { offset: -1n, timestamp: -1n, leaderEpoch: -1 };
+        else found = offsetForTimestamp(log, p.timestamp, maxBytes);
         const offset = found ? found.offset : -1n;
-        return { ...base, offset, timestamp: found ? found.timestamp : -1n, leaderEpoch: found ? log.leaderEpoch : -1, oldStyleOffsets: found ? [offset] : [] };
+        const leaderEpoch = found ? found.leaderEpoch ?? log.leaderEpoch : -1;
+        return { ...base, offset, timestamp: found ? found.timestamp : -1n, leaderEpoch, oldStyleOffsets: found ? [offset] : [] };
       }),
     }));
     return { throttleTimeMs: 0, topics };

@@ -1,6 +1,7 @@
 /**
- * LeaveGroup (key 13), v0-v3. v0-v2 carry one memberId; v3 carries a list of members, each
- * by member id or group instance id (KIP-345), with a per-member error.
+ * LeaveGroup (key 13), v0-v5. v0-v2 carry one memberId; v3 carries a list of members, each
+ * by member id or group instance id (KIP-345), with a per-member error; v4 is flexible; v5 adds
+ * each member's reason (KIP-800), recorded with the leave in the event log.
  */
 import { ErrorCode } from '../../protocol/error-codes';
 import { LeaveGroup } from '../../protocol/messages/group';
@@ -10,7 +11,7 @@ import { Handler } from './types';
 export const leaveGroupHandler: Handler = {
   schema: LeaveGroup,
   minVersion: 0,
-  maxVersion: 4,
+  maxVersion: 5,
   handle(req, ctx) {
     if (!isCoordinator(ctx, req.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_COORDINATOR, members: [] };
     const members = ctx.version >= 3 ? req.members : [{ memberId: req.memberId, groupInstanceId: null }];

@@ -1,7 +1,8 @@
 /**
- * CreateTopics (key 19), v0-v5. v1 adds validateOnly and error messages; v2 throttleTimeMs; v5 is
+ * CreateTopics (key 19), v0-v7. v1 adds validateOnly and error messages; v2 throttleTimeMs; v5 is
  * flexible and answers each created (or validated) topic's partition count, replication factor and
- * configs (as DescribeConfigs reports them, KIP-525).
+ * configs (as DescribeConfigs reports them, KIP-525); v6 = v5 (THROTTLING_QUOTA_EXCEEDED, KIP-599,
+ * never answered: no quotas); v7 answers the created topic's id (KIP-516; zero for validateOnly).
  * numPartitions and replicationFactor of -1 take the cluster defaults (KIP-464). Manual
  * replica assignments are not supported and answer INVALID_REQUEST. More than
  * MAX_PARTITIONS_PER_TOPIC partitions answer INVALID_PARTITIONS (a mock limit: one request for
@@ -14,10 +15,12 @@ import { MAX_PARTITIONS_PER_TOPIC } from './37-create-partitions';
 import { topicEntries } from './32-describe-configs';
 import { Body, Handler } from './types';
 
+const ZERO_UUID = '0'.repeat(32);
+
 export const createTopicsHandler: Handler = {
   schema: CreateTopics,
   minVersion: 0,
-  maxVersion: 5,
+  maxVersion: 7,
   handle(req, ctx) {
     const seen = new Set<string>();
     const topics = (req.topics as Body[]).map((t) => {
@@ -29,7 +32,8 @@ export const createTopicsHandler: Handler = {
       for (const c of t.configs) configs[c.name] = c.value;
       try {
         const topic = ctx.cluster.createTopic(t.name, t.numPartitions, t.replicationFactor, configs, req.validateOnly);
-        const created = { name: t.name, errorCode: 0, errorMessage: null };
+        const topicId = req.validateOnly ? ZERO_UUID : topic.topicId;
+        const created = { name: t.name, topicId, errorCode: 0, errorMessage: null };
         if (ctx.version < 5) return created;
         const rf = t.replicationFactor === -1 ? Math.min(ctx.cluster.config.defaultReplicationFactor, ctx.cluster.brokers.length) : t.replicationFactor;
         return {

@@ -1,8 +1,9 @@
 /**
- * InitProducerId (key 22), v0-v4 (KIP-98). v1 = v0; v2 is flexible; v3 adds producerId and
+ * InitProducerId (key 22), v0-v5 (KIP-98). v1 = v0; v2 is flexible; v3 adds producerId and
  * producerEpoch so a producer can bump its own epoch after an error (KIP-360: -1/-1 means "none",
  * one of them -1 alone is INVALID_REQUEST); v4 may answer PRODUCER_FENCED, which older versions
- * receive as INVALID_PRODUCER_EPOCH (KIP-588).
+ * receive as INVALID_PRODUCER_EPOCH (KIP-588); v5 = v4 (its clients accept TRANSACTION_ABORTABLE,
+ * KIP-890). v6 (KIP-939, two-phase commit) is not in Kafka 4.0's definitions.
  *
  * A null transactionalId asks for an idempotent producer id (any broker answers, epoch 0). A
  * transactional id must be sent to its transaction coordinator (FindCoordinator keyType 1), else
@@ -17,7 +18,7 @@ import { Handler } from './types';
 export const initProducerIdHandler: Handler = {
   schema: InitProducerId,
   minVersion: 0,
-  maxVersion: 4,
+  maxVersion: 5,
   handle(req, ctx) {
     const error = (errorCode: number) => ({ throttleTimeMs: 0, errorCode, producerId: -1n, producerEpoch: -1 });
     const transactionalId: string | null = req.transactionalId;

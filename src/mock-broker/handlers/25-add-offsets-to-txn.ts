@@ -1,6 +1,7 @@
 /**
- * AddOffsetsToTxn (key 25), v0-v3 (KIP-98). v1 = v0; v2 may answer PRODUCER_FENCED (older
- * versions get INVALID_PRODUCER_EPOCH, KIP-588); v3 is flexible.
+ * AddOffsetsToTxn (key 25), v0-v4 (KIP-98). v1 = v0; v2 may answer PRODUCER_FENCED (older
+ * versions get INVALID_PRODUCER_EPOCH, KIP-588); v3 is flexible; v4 = v3 (its clients accept
+ * TRANSACTION_ABORTABLE, KIP-890).
  *
  * Adds the group's offsets partition to the transaction, so that EndTxn later commits or drops
  * the offsets sent with TxnOffsetCommit. Sent to the transaction coordinator (else NOT_COORDINATOR);
@@ -14,7 +15,7 @@ import { Handler } from './types';
 export const addOffsetsToTxnHandler: Handler = {
   schema: AddOffsetsToTxn,
   minVersion: 0,
-  maxVersion: 3,
+  maxVersion: 4,
   handle(req, ctx) {
     if (!req.transactionalId) return { throttleTimeMs: 0, errorCode: ErrorCode.INVALID_REQUEST };
     if (!isCoordinator(ctx, req.transactionalId)) return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_COORDINATOR };

@@ -1,7 +1,9 @@
 /**
- * EndTxn (key 26), v0-v3 (KIP-98). v1 = v0; v2 may answer PRODUCER_FENCED (older versions get
- * INVALID_PRODUCER_EPOCH, KIP-588); v3 is flexible. v4-v5 (KIP-890 epoch bump per transaction)
- * are not served.
+ * EndTxn (key 26), v0-v4 (KIP-98). v1 = v0; v2 may answer PRODUCER_FENCED (older versions get
+ * INVALID_PRODUCER_EPOCH, KIP-588); v3 is flexible; v4 = v3 (its clients accept
+ * TRANSACTION_ABORTABLE, KIP-890). v5 (KIP-890 part 2, an epoch bump per transaction, with
+ * producerId and producerEpoch in the answer) is marked unstable in Kafka's definitions, which
+ * Kafka does not serve by default, so neither does the mock.
  *
  * committed=true writes COMMIT markers, false ABORT markers, to every partition of the transaction
  * and ends its group offsets (see transactions/coordinator.ts). A retry of a completed end with the
@@ -16,7 +18,7 @@ import { Handler } from './types';
 export const endTxnHandler: Handler = {
   schema: EndTxn,
   minVersion: 0,
-  maxVersion: 3,
+  maxVersion: 4,
   handle(req, ctx) {
     if (!req.transactionalId) return { throttleTimeMs: 0, errorCode: ErrorCode.INVALID_REQUEST };
     if (!isCoordinator(ctx, req.transactionalId)) return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_COORDINATOR };

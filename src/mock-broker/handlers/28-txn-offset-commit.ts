@@ -1,7 +1,8 @@
 /**
- * TxnOffsetCommit (key 28), v0-v3 (KIP-98). v1 = v0; v2 adds committedLeaderEpoch; v3 (KIP-447)
+ * TxnOffsetCommit (key 28), v0-v4 (KIP-98). v1 = v0; v2 adds committedLeaderEpoch; v3 (KIP-447)
  * adds generationId, memberId and groupInstanceId, checked like an OffsetCommit's when given
- * (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID), and is flexible.
+ * (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID), and is flexible; v4 = v3 (its
+ * clients accept TRANSACTION_ABORTABLE, KIP-890).
  *
  * Sent to the group coordinator (else NOT_COORDINATOR). Unknown partitions get
  * UNKNOWN_TOPIC_OR_PARTITION. The producer must hold the current epoch (else
@@ -17,7 +18,7 @@ import { Body, Handler } from './types';
 export const txnOffsetCommitHandler: Handler = {
   schema: TxnOffsetCommit,
   minVersion: 0,
-  maxVersion: 3,
+  maxVersion: 4,
   handle(req, ctx) {
     const { cluster } = ctx;
     const topics = req.topics as Body[];

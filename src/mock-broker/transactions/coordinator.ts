@@ -276,6 +276,22 @@ export class TransactionCoordinator {
     return ErrorCode.NONE;
   }
 
+  /**
+   * AddPartitionsToTxn v4+ with verifyOnly (KIP-890), as Kafka's handleVerifyPartitionsInTransaction:
+   * one error for all partitions (INVALID_PRODUCER_ID_MAPPING, PRODUCER_FENCED, CONCURRENT_TRANSACTIONS
+   * while a commit or abort is written), else per partition NONE when it is in the transaction and
+   * TRANSACTION_ABORTABLE when not. Changes nothing.
+   */
+  verifyPartitions(
+    transactionalId: string, producerId: bigint, producerEpoch: number, partitions: { topic: string; partition: number }[],
+  ): number | number[] {
+    const txn = this.txns.get(transactionalId);
+    if (!txn || txn.producerId !== producerId) return ErrorCode.INVALID_PRODUCER_ID_MAPPING;
+    if (txn.producerEpoch !== producerEpoch) return ErrorCode.PRODUCER_FENCED;
+    if (txn.state === 'PrepareCommit' || txn.state === 'PrepareAbort') return ErrorCode.CONCURRENT_TRANSACTIONS;
+    return partitions.map((p) => (txn.partitions.has(key(p.topic, p.partition)) ? ErrorCode.NONE : ErrorCode.TRANSACTION_ABORTABLE));
+  }
+
   /** TxnOffsetCommit: the producer's epoch is current and the group was added with AddOffsetsToTxn. */
   verifyOffsetCommit(transactionalId: string, producerId: bigint, producerEpoch: number, groupId: string): number {
     const txn = this.txns.get(transactionalId);

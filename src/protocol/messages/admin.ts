@@ -1,7 +1,7 @@
 /** Topic, group and SASL administration messages. Fields follow Apache Kafka's message definitions. */
 import { arr, arrOf, f, message } from '../schema';
 
-export const CreateTopics = message('CreateTopics', 19, '0-5', '5+', [
+export const CreateTopics = message('CreateTopics', 19, '0-7', '5+', [
   arr('topics', '0+', [
     f('name', 'string', '0+'),
     f('numPartitions', 'int32', '0+'),
@@ -15,6 +15,7 @@ export const CreateTopics = message('CreateTopics', 19, '0-5', '5+', [
   f('throttleTimeMs', 'int32', '2+'),
   arr('topics', '0+', [
     f('name', 'string', '0+'),
+    f('topicId', 'uuid', '7+'),
     f('errorCode', 'int16', '0+'),
     f('errorMessage', 'string', '1+', { nullable: '0+' }),
     f('topicConfigErrorCode', 'int16', '5+', { tag: 0 }),
@@ -74,13 +75,15 @@ export const SaslHandshake = message('SaslHandshake', 17, '0-1', 'none', [
   arrOf('mechanisms', 'string', '0+'),
 ]);
 
-export const DeleteTopics = message('DeleteTopics', 20, '0-5', '4+', [
+export const DeleteTopics = message('DeleteTopics', 20, '0-6', '4+', [
+  arr('topics', '6+', [f('name', 'string', '6+', { nullable: '6+', default: null }), f('topicId', 'uuid', '6+')]),
   arrOf('topicNames', 'string', '0-5'),
   f('timeoutMs', 'int32', '0+'),
 ], [
   f('throttleTimeMs', 'int32', '1+'),
   arr('responses', '0+', [
-    f('name', 'string', '0+'),
+    f('name', 'string', '0+', { nullable: '6+' }),
+    f('topicId', 'uuid', '6+'),
     f('errorCode', 'int16', '0+'),
     f('errorMessage', 'string', '5+', { nullable: '5+' }),
   ]),

@@ -6,7 +6,7 @@
  */
 import { arr, arrOf, f, message } from '../schema';
 
-export const FindCoordinator = message('FindCoordinator', 10, '0-4', '3+', [
+export const FindCoordinator = message('FindCoordinator', 10, '0-6', '3+', [
   f('key', 'string', '0-3'),
   f('keyType', 'int8', '1+'),
   arrOf('coordinatorKeys', 'string', '4+'),

@@ -2,11 +2,11 @@
  * Idempotent-producer and transaction messages (KIP-98): InitProducerId, AddPartitionsToTxn,
  * AddOffsetsToTxn, EndTxn, TxnOffsetCommit. Field names and version ranges follow Apache Kafka's
  * message definitions; AddPartitionsToTxn's `V3AndBelow*` fields are named without the prefix
- * (v4+, the broker-to-broker batched form of KIP-890, is not described).
+ * (v4+ adds the batched form of KIP-890 beside them: `transactions` and `resultsByTransaction`).
  */
-import { arr, arrOf, f, message } from '../schema';
+import { arr, arrOf, f, Field, message } from '../schema';
 
-export const InitProducerId = message('InitProducerId', 22, '0-4', '2+', [
+export const InitProducerId = message('InitProducerId', 22, '0-5', '2+', [
   f('transactionalId', 'string', '0+', { nullable: '0+' }),
   f('transactionTimeoutMs', 'int32', '0+'),
   f('producerId', 'int64', '3+', { default: -1n }),
@@ -18,20 +18,32 @@ export const InitProducerId = message('InitProducerId', 22, '0-4', '2+', [
   f('producerEpoch', 'int16', '0+'),
 ]);
 
-export const AddPartitionsToTxn = message('AddPartitionsToTxn', 24, '0-3', '3+', [
+const addPartitionsTopic = (): Field[] => [f('name', 'string', '0+'), arrOf('partitions', 'int32', '0+')];
+const addPartitionsTopicResult = (): Field[] => [
+  f('name', 'string', '0+'),
+  arr('resultsByPartition', '0+', [f('partitionIndex', 'int32', '0+'), f('partitionErrorCode', 'int16', '0+')]),
+];
+
+export const AddPartitionsToTxn = message('AddPartitionsToTxn', 24, '0-5', '3+', [
+  arr('transactions', '4+', [
+    f('transactionalId', 'string', '4+'),
+    f('producerId', 'int64', '4+'),
+    f('producerEpoch', 'int16', '4+'),
+    f('verifyOnly', 'bool', '4+'),
+    arr('topics', '4+', addPartitionsTopic()),
+  ]),
   f('transactionalId', 'string', '0-3'),
   f('producerId', 'int64', '0-3'),
   f('producerEpoch', 'int16', '0-3'),
-  arr('topics', '0-3', [f('name', 'string', '0+'), arrOf('partitions', 'int32', '0+')]),
+  arr('topics', '0-3', addPartitionsTopic()),
 ], [
   f('throttleTimeMs', 'int32', '0+'),
-  arr('resultsByTopic', '0-3', [
-    f('name', 'string', '0+'),
-    arr('resultsByPartition', '0+', [f('partitionIndex', 'int32', '0+'), f('partitionErrorCode', 'int16', '0+')]),
-  ]),
+  f('errorCode', 'int16', '4+'),
+  arr('resultsByTransaction', '4+', [f('transactionalId', 'string', '4+'), arr('topicResults', '4+', addPartitionsTopicResult())]),
+  arr('resultsByTopic', '0-3', addPartitionsTopicResult()),
 ]);
 
-export const AddOffsetsToTxn = message('AddOffsetsToTxn', 25, '0-3', '3+', [
+export const AddOffsetsToTxn = message('AddOffsetsToTxn', 25, '0-4', '3+', [
   f('transactionalId', 'string', '0+'),
   f('producerId', 'int64', '0+'),
   f('producerEpoch', 'int16', '0+'),
@@ -41,7 +53,7 @@ export const AddOffsetsToTxn = message('AddOffsetsToTxn', 25, '0-3', '3+', [
   f('errorCode', 'int16', '0+'),
 ]);
 
-export const EndTxn = message('EndTxn', 26, '0-3', '3+', [
+export const EndTxn = message('EndTxn', 26, '0-5', '3+', [
   f('transactionalId', 'string', '0+'),
   f('producerId', 'int64', '0+'),
   f('producerEpoch', 'int16', '0+'),
@@ -51,7 +63,7 @@ export const EndTxn = message('EndTxn', 26, '0-3', '3+', [
   f('errorCode', 'int16', '0+'),
 ]);
 
-export const TxnOffsetCommit = message('TxnOffsetCommit', 28, '0-3', '3+', [
+export const TxnOffsetCommit = message('TxnOffsetCommit', 28, '0-4', '3+', [
   f('transactionalId', 'string', '0+'),
   f('groupId', 'string', '0+'),
   f('producerId', 'int64', '0+'),

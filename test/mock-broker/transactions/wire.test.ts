@@ -46,14 +46,14 @@ describe('transaction APIs on the wire', () => {
     const c = await connect(1);
     const res = await c.request(ApiVersions, 3, { clientSoftwareName: 'raw', clientSoftwareVersion: '1' });
     const byKey = new Map((res.apiKeys as { apiKey: number; minVersion: number; maxVersion: number }[]).map((k) => [k.apiKey, [k.minVersion, k.maxVersion]]));
-    expect(byKey.get(22)).toEqual([0, 4]);
-    expect(byKey.get(24)).toEqual([0, 3]);
-    expect(byKey.get(25)).toEqual([0, 3]);
-    expect(byKey.get(26)).toEqual([0, 3]);
-    expect(byKey.get(28)).toEqual([0, 3]);
+    expect(byKey.get(22)).toEqual([0, 5]);
+    expect(byKey.get(24)).toEqual([0, 5]);
+    expect(byKey.get(25)).toEqual([0, 4]);
+    expect(byKey.get(26)).toEqual([0, 4]); // v5 is unstable in Kafka 4.0's definitions
+    expect(byKey.get(28)).toEqual([0, 4]);
   });
 
-  test.each([0, 1, 2, 3, 4])('InitProducerId v%i: idempotent anywhere, transactional only at the coordinator', async (v) => {
+  test.each([0, 1, 2, 3, 4, 5])('InitProducerId v%i: idempotent anywhere, transactional only at the coordinator', async (v) => {
     const txnId = `wire-init-${v}`;
     const anywhere = await notCoordinatorOf(txnId);
     const idem = await anywhere.request(InitProducerId, v, { transactionalId: null, transactionTimeoutMs: 1000 });
@@ -74,13 +74,14 @@ describe('transaction APIs on the wire', () => {
     }
   });
 
-  test.each([0, 1, 2, 3])('AddPartitionsToTxn / AddOffsetsToTxn / EndTxn v%i', async (v) => {
+  test.each([0, 1, 2, 3, 4])('AddPartitionsToTxn (client form, up to v3) / AddOffsetsToTxn / EndTxn v%i', async (v) => {
     const txnId = `wire-txn-${v}`;
     const coord = await coordinatorOf(txnId);
     const { producerId } = await coord.request(InitProducerId, Math.min(v + 1, 4), { transactionalId: txnId, transactionTimeoutMs: 60000 });
     const other = await notCoordinatorOf(txnId);
     const add = (c: RawClient, epoch: number, topics: { name: string; partitions: number[] }[]) =>
-      c.request(AddPartitionsToTxn, v, { transactionalId: txnId, producerId, producerEpoch: epoch, topics }).then((r) => r.resultsByTopic);
+      c.request(AddPartitionsToTxn, Math.min(v, 3), { transactionalId: txnId, producerId, producerEpoch: epoch, topics })
+        .then((r) => r.resultsByTopic);
     expect(await add(other, 0, [{ name: 'w', partitions: [0] }])).toEqual([{ name: 'w', resultsByPartition: [{ partitionIndex: 0, partitionErrorCode: ErrorCode.NOT_COORDINATOR }] }]);
     expect(await add(coord, 0, [{ name: 'w', partitions: [0, 7] }])).toEqual([{ name: 'w', resultsByPartition: [
       { partitionIndex: 0, partitionErrorCode: OPERATION_NOT_ATTEMPTED }, { partitionIndex: 7, partitionErrorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION },
@@ -96,7 +97,7 @@ describe('transaction APIs on the wire', () => {
     expect((await coord.request(EndTxn, v, { transactionalId: txnId, producerId, producerEpoch: 0, committed: true })).errorCode).toBe(ErrorCode.INVALID_TXN_STATE);
   });
 
-  test.each([0, 1, 2, 3])('TxnOffsetCommit v%i goes to the group coordinator and stages offsets until commit', async (v) => {
+  test.each([0, 1, 2, 3, 4])('TxnOffsetCommit v%i goes to the group coordinator and stages offsets until commit', async (v) => {
     const txnId = `wire-toc-${v}`;
     const groupId = `wire-group-${v}`;
     const coord = await coordinatorOf(txnId);
@@ -121,6 +122,44 @@ describe('transaction APIs on the wire', () => {
       await coord.request(AddOffsetsToTxn, 0, { transactionalId: txnId, producerId, producerEpoch: 0, groupId });
       expect(await codes(groupCoord, { ...body, memberId: 'ghost', generationId: 1, topics: [body.topics[0]] })).toContain(ErrorCode.UNKNOWN_MEMBER_ID);
     }
+  });
+
+  test.each([4, 5])('AddPartitionsToTxn v%i batches transactions and verifies without adding (verifyOnly, KIP-890)', async (v) => {
+    const ids = [`wire-batch-${v}-a`, `wire-batch-${v}-b`];
+    const coord = await coordinatorOf(ids[0]);
+    const pid = new Map<string, bigint>();
+    for (const id of ids) {
+      const c = await coordinatorOf(id);
+      pid.set(id, (await c.request(InitProducerId, 5, { transactionalId: id, transactionTimeoutMs: 60000 })).producerId);
+    }
+    const txn = (id: string, verifyOnly: boolean, partitions = [0], epoch = 0) => ({
+      transactionalId: id, producerId: pid.get(id)!, producerEpoch: epoch, verifyOnly, topics: [{ name: 'w', partitions }],
+    });
+    type TopicResult = { resultsByPartition: { partitionErrorCode: number }[] };
+    type TxnResult = { transactionalId: string; topicResults: TopicResult[] };
+    const codes = (res: Record<string, unknown>) => new Map((res.resultsByTransaction as TxnResult[]).map((t) => [
+      t.transactionalId, t.topicResults.flatMap((r) => r.resultsByPartition.map((p) => p.partitionErrorCode)),
+    ]));
+    const send = (...transactions: Record<string, unknown>[]) => coord.request(AddPartitionsToTxn, v, { transactions });
+    const other = ids[1];
+    const otherHere = cluster.state.coordinatorFor(other) === cluster.state.coordinatorFor(ids[0]);
+    // Verify before adding: not in the transaction yet (TRANSACTION_ABORTABLE); nothing is added.
+    let res = await send(txn(ids[0], true), txn(other, true));
+    expect(res.errorCode).toBe(0);
+    expect(codes(res).get(ids[0])).toEqual([ErrorCode.TRANSACTION_ABORTABLE]);
+    expect(codes(res).get(other)).toEqual([otherHere ? ErrorCode.TRANSACTION_ABORTABLE : ErrorCode.NOT_COORDINATOR]);
+    expect(codes(await send(txn(ids[0], true))).get(ids[0])).toEqual([ErrorCode.TRANSACTION_ABORTABLE]); // still not added
+    // Add (verifyOnly false), then verify: NONE for the added partition, TRANSACTION_ABORTABLE for another.
+    res = await send(txn(ids[0], false));
+    expect(codes(res).get(ids[0])).toEqual([0]);
+    cluster.createTopic(`wire-batch-${v}`, 2);
+    res = await send({ ...txn(ids[0], true), topics: [{ name: 'w', partitions: [0] }, { name: `wire-batch-${v}`, partitions: [1] }] });
+    expect(codes(res).get(ids[0])).toEqual([0, ErrorCode.TRANSACTION_ABORTABLE]);
+    // Errors for the whole transaction: a stale epoch, an unknown partition.
+    expect(codes(await send(txn(ids[0], true, [0], 7))).get(ids[0])).toEqual([ErrorCode.PRODUCER_FENCED]);
+    expect(codes(await send(txn(ids[0], true, [0, 9]))).get(ids[0]))
+      .toEqual([OPERATION_NOT_ATTEMPTED, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION]);
+    await coord.request(EndTxn, 4, { transactionalId: ids[0], producerId: pid.get(ids[0])!, producerEpoch: 0, committed: false });
   });
 
   test('Produce sequence checks and read_committed Fetch / ListOffsets', async () => {
