@@ -55,7 +55,7 @@ function files(writes) {
     for (const r of w.records) {
       const rows = open.get(w.partition) ?? [];
       open.set(w.partition, rows);
-      rows.push(f.toRow(r, () => JSON.parse(r.value.toString()), r.value.toString()));
+      rows.push(f.toRow(r, () => JSON.parse(r.value.toString())));
       if (rows.length >= FLUSH) { out.push({ partition: w.partition, bytes: f.encode(rows) }); open.set(w.partition, []); }
     }
   }

@@ -168,10 +168,14 @@ export class HdfsSink implements ExactlyOnceSink {
       state.end = state.durable;
       return 'fenced';
     }
+    // Every row first: a record that cannot be written throws before anything of the batch is staged.
     const rows = b.records.map((r) => this.toRow(r));
+    const dirs = this.cfg.partitioner.type === 'default' ? null : b.records.map((r, i) => this.partitioner(r, rows[i]!.value));
+    const defaultDir = `partition=${b.partition}`;
     for (let i = 0; i < b.records.length; i++) {
       const r = b.records[i]!;
-      const { row, dir } = rows[i]!;
+      const row = rows[i]!.row;
+      const dir = dirs ? dirs[i]! : defaultDir;
       if (this.cfg.rotateIntervalMs !== undefined && state.firstTimestamp !== null && state.count > 0
         && r.timestamp - state.firstTimestamp >= BigInt(this.cfg.rotateIntervalMs)) {
         state.end = r.offset; // the file covers up to the record before this one
@@ -202,12 +206,11 @@ export class HdfsSink implements ExactlyOnceSink {
     return 'ok';
   }
 
-  private toRow(r: SinkRecord): { row: Row; dir: string } {
-    const text = r.value === null ? 'null' : r.value.toString('utf8');
-    // Parsed only when the format's columns or the partitioner read it (JSON lines only check syntax).
+  /** The row of a record, and its parsed value for the partitioner (parsed at most once, only when read). */
+  private toRow(r: SinkRecord): { row: Row; value: () => unknown } {
     let parsed: { v: unknown } | undefined;
-    const value = () => (parsed ??= { v: jsonValue(r, text) }).v;
-    return { row: this.format.toRow(r, value, text), dir: this.partitioner(r, value) };
+    const value = () => (parsed ??= { v: jsonValue(r) }).v;
+    return { row: this.format.toRow(r, value), value };
   }
 
   /** Commits the open file set [start, end - 1]. Fenced: staging dropped, durable re-read. Errors: staging dropped, rethrown. */
