@@ -68,12 +68,13 @@ export class Format {
   get needsValue(): boolean { return this.columns !== null; }
 
   /**
-   * The row of one record. `value` parses the record's value (at most once, by the caller). JSON lines
+   * The row of one record. `value` parses the record's value (at most once, by the caller; default: parse
+   * here, for a caller that has no other use for the value). JSON lines
    * keep the value's bytes after a syntax check that builds nothing (json-check.ts), parsing only a value
    * whose text holds a line break (it is re-serialised on one line).
    * @throws SinkMappingError naming the record and column (a value that is not JSON, a bad column value)
    */
-  toRow(r: SinkRecord, value: () => unknown): Row {
+  toRow(r: SinkRecord, value: () => unknown = () => jsonValue(r)): Row {
     if (!this.columns) {
       const v = r.value;
       if (v === null) return { record: r, value: NULL_BYTES };
