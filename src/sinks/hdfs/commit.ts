@@ -135,7 +135,8 @@ async function publishVerdict(client: WebHdfsClient, src: string, target: string
   const [s, t] = await Promise.all([client.status(src), client.status(target)]);
   if (!s && t) return { outcome: 'landed' };
   if (s && !t) return { outcome: 'not-landed' };
-  throw new WebHdfsError('PUBLISH', src, `cannot publish to ${target} (source ${s ? 'present' : 'missing'}, target ${t ? 'present' : 'missing'})`, 500);
+  const state = `source ${s ? 'present' : 'missing'}, target ${t ? 'present' : 'missing'}`;
+  throw new WebHdfsError('PUBLISH', src, `cannot publish to ${target} (${state})`, 500);
 }
 
 /** Moves each data file of a claim to its committed name. Idempotent (a file already moved is checked, not moved twice). */

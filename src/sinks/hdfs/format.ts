@@ -110,7 +110,8 @@ export class Format {
     if (rows.length === 0) return Buffer.alloc(0);
     const first = rows[0]!.record;
     // `{"_topic":<topic>,"_partition":<p>,"_offset":"` then the offset, `","_timestamp":`, the timestamp, `,"value":`.
-    const prefix = this.includeKafkaCoordinates ? `{"_topic":${JSON.stringify(first.topic)},"_partition":${first.partition},"_offset":"` : '';
+    const prefix = this.includeKafkaCoordinates
+      ? `{"_topic":${JSON.stringify(first.topic)},"_partition":${first.partition},"_offset":"` : '';
     const head = Buffer.byteLength(prefix) + (this.includeKafkaCoordinates ? 20 + 15 + 20 + 10 + 1 : 0) + 1;
     let size = 0;
     for (const row of rows) size += row.value.length + head;

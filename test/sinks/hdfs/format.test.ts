@@ -17,7 +17,8 @@ function expected(r: SinkRecord, coordinates: boolean): string {
   const parsed: unknown = JSON.parse(text);
   const value = /[\r\n]/.test(text) ? JSON.stringify(parsed) : text.trim();
   return coordinates
-    ? `{"_topic":${JSON.stringify(r.topic)},"_partition":${r.partition},"_offset":"${r.offset}","_timestamp":${r.timestamp},"value":${value}}\n`
+    ? `{"_topic":${JSON.stringify(r.topic)},"_partition":${r.partition},"_offset":"${r.offset}",`
+      + `"_timestamp":${r.timestamp},"value":${value}}\n`
     : `${value}\n`;
 }
 
@@ -50,6 +51,7 @@ describe('JSON lines built as Buffers', () => {
   test('a value that is not JSON is refused by name (SINK_MAPPING_FAILED with its coordinates)', () => {
     const f = new Format({ type: 'jsonl' }, true);
     const r = rec('orders', 1, 7n, '{"a":1,}', 2n);
-    expect(() => f.toRow(r, () => JSON.parse(r.value!.toString()))).toThrow(expect.objectContaining({ code: 'SINK_MAPPING_FAILED', topic: 'orders', partition: 1, offset: 7n }));
+    expect(() => f.toRow(r, () => JSON.parse(r.value!.toString())))
+      .toThrow(expect.objectContaining({ code: 'SINK_MAPPING_FAILED', topic: 'orders', partition: 1, offset: 7n }));
   });
 });

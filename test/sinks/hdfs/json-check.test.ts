@@ -66,7 +66,9 @@ describe('isJsonText (the JSON-lines syntax check) accepts exactly what JSON.par
       // The shape also says whether the valid text holds a line break (which a JSON line cannot copy as is).
       const shape = jsonTextShape(b);
       const breaks = b.includes(0x0a) || b.includes(0x0d);
-      if (ok && shape !== (breaks ? JsonShape.MultiLine : JsonShape.OneLine)) throw new Error(`wrong shape ${shape} for ${JSON.stringify(b.toString('latin1'))}`);
+      if (ok && shape !== (breaks ? JsonShape.MultiLine : JsonShape.OneLine)) {
+        throw new Error(`wrong shape ${shape} for ${JSON.stringify(b.toString('latin1'))}`);
+      }
     }
     // Both outcomes must be exercised for the agreement to mean anything.
     expect(valid).toBeGreaterThan(5000);
