@@ -4,20 +4,25 @@
  * run, interleaved (order rotated each round), medians of per-round ratios; then rows/s per format and the
  * peak heap as the input grows.
  *
- *   npm run build && node bench/hdfs-sink.js [--rows 60000] [--batch 2000] [--flush 10000] [--rounds 5] [--hdfs http://nn:9870]
+ *   npm run build && node bench/hdfs-sink.js [--rows 60000] [--batch 2000] [--flush 10000] [--rounds 5]
+ *     [--server both|in-process|child] [--hdfs http://nn:9870]
  *
  * Workload: `rows` flight records over 6 partitions, written in writes of `batch` records of one partition,
  * committed every `flush` records per partition (JSON lines with Kafka coordinates, default partitioner).
  * Ours: HdfsSink.write + flush (JSON syntax check of each value, row building, encoding, the commit protocol: MKDIRS, CREATE of
  * data and manifest, claim RENAME, claim check, publish RENAME). Baseline: the same file bytes, encoded
  * before the clock starts, each written by one two-step CREATE (NameNode 307 → DataNode 201) with fetch:
- * the least a client must do to put those bytes into HDFS. Server: the embedded WebHDFS server in this process
- * (or --hdfs).
+ * the least a client must do to put those bytes into HDFS. A third variant isolates the per-row cost: raw
+ * CREATEs of files the sink's own encoder (syntax check + line building, Format) builds inside the clock,
+ * without the commit protocol. Server: the embedded WebHDFS server in this process, and alone in a child
+ * process (as a NameNode and DataNode run apart from their clients); or --hdfs.
  */
 /* eslint-disable @typescript-eslint/no-require-imports */
 const { HdfsSink } = require('../dist/sinks/hdfs/hdfs-sink');
 const { WebHdfsServer } = require('../dist/webhdfs-server');
 const { flightsDataset, flightWrites } = require('./lib/workload');
+const { fork } = require('node:child_process');
+const path = require('node:path');
 const { interleave, figure, table, arg, median, fmt } = require('./lib/figures');
 
 const PARTITIONS = 6;
@@ -55,7 +60,7 @@ function files(writes) {
     for (const r of w.records) {
       const rows = open.get(w.partition) ?? [];
       open.set(w.partition, rows);
-      rows.push(f.toRow(r, () => JSON.parse(r.value.toString()), r.value.toString()));
+      rows.push(f.toRow(r, () => JSON.parse(r.value.toString())));
       if (rows.length >= FLUSH) { out.push({ partition: w.partition, bytes: f.encode(rows) }); open.set(w.partition, []); }
     }
   }
@@ -63,19 +68,60 @@ function files(writes) {
   return out;
 }
 
+/** One raw two-step CREATE with fetch (NameNode 307 → DataNode 201): the least a client does to write a file. */
+async function rawCreate(url, file, bytes) {
+  const nn = await fetch(`${url}/webhdfs/v1${file}?op=CREATE&overwrite=false`, { method: 'PUT', redirect: 'manual' });
+  await nn.arrayBuffer();
+  const dn = await fetch(nn.headers.get('location'), { method: 'PUT', body: bytes });
+  await dn.arrayBuffer();
+  if (dn.status !== 201) throw new Error(`raw CREATE answered ${dn.status}`);
+}
+
 async function raw(url, fileList) {
   const dir = `/bench/raw-${run++}`;
   const t0 = process.hrtime.bigint();
   let i = 0;
-  for (const f of fileList) {
-    const p = `${url}/webhdfs/v1${dir}/partition=${f.partition}/f${i++}.jsonl?op=CREATE&overwrite=false`;
-    const nn = await fetch(p, { method: 'PUT', redirect: 'manual' });
-    await nn.arrayBuffer();
-    const dn = await fetch(nn.headers.get('location'), { method: 'PUT', body: f.bytes });
-    await dn.arrayBuffer();
-    if (dn.status !== 201) throw new Error(`raw CREATE answered ${dn.status}`);
-  }
+  for (const f of fileList) await rawCreate(url, `${dir}/partition=${f.partition}/f${i++}.jsonl`, f.bytes);
   return elapsed(t0);
+}
+
+/**
+ * Raw CREATEs of the files the sink's own encoder builds inside the clock (the JSON syntax check of each
+ * value, the lines as Buffers: Format.toRow + encode), one CREATE per file: the sink minus its commit protocol.
+ */
+async function rawSinkEncoder(url, writes) {
+  const { Format } = require('../dist/sinks/hdfs/format');
+  const f = new Format({ type: 'jsonl' }, true);
+  const dir = `/bench/rawsink-${run++}`;
+  const t0 = process.hrtime.bigint();
+  const open = new Map();
+  let i = 0;
+  const put = (partition, chunks) => rawCreate(url, `${dir}/partition=${partition}/f${i++}.jsonl`, f.encode([], chunks));
+  for (const w of writes) {
+    const rows = w.records.map((r) => f.toRow(r, () => JSON.parse(r.value.toString('utf8'))));
+    const st = open.get(w.partition) ?? { chunks: [], n: 0 };
+    open.set(w.partition, st);
+    for (let a = 0; a < rows.length;) {
+      const take = Math.min(rows.length - a, FLUSH - st.n);
+      st.chunks.push(f.encodeChunk(rows.slice(a, a + take)));
+      st.n += take;
+      a += take;
+      if (st.n >= FLUSH) { await put(w.partition, st.chunks); st.chunks = []; st.n = 0; }
+    }
+  }
+  for (const [partition, st] of open) if (st.n) await put(partition, st.chunks);
+  return elapsed(t0);
+}
+
+/** The embedded server alone in a child process (bench/lib/webhdfs-child.js): { url, stop }. */
+function startChildServer() {
+  return new Promise((resolve, reject) => {
+    const child = fork(path.join(__dirname, 'lib', 'webhdfs-child.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    child.once('exit', (code) => reject(new Error(`WebHDFS child exited ${code}`)));
+    child.once('message', ({ url }) => resolve({
+      url, stop: () => new Promise((r) => { child.removeAllListeners('exit'); child.once('exit', r); child.send('stop'); }),
+    }));
+  });
 }
 
 /** Raw CREATEs of the same files, encoding them inside the clock (JSON.parse of each value, one line each): no commit protocol. */
@@ -84,12 +130,7 @@ async function rawEncoding(url, writes) {
   const t0 = process.hrtime.bigint();
   const open = new Map();
   let i = 0;
-  const put = async (partition, lines) => {
-    const nn = await fetch(`${url}/webhdfs/v1${dir}/partition=${partition}/f${i++}.jsonl?op=CREATE&overwrite=false`, { method: 'PUT', redirect: 'manual' });
-    await nn.arrayBuffer();
-    const dn = await fetch(nn.headers.get('location'), { method: 'PUT', body: Buffer.from(lines.join('')) });
-    await dn.arrayBuffer();
-  };
+  const put = (partition, lines) => rawCreate(url, `${dir}/partition=${partition}/f${i++}.jsonl`, Buffer.from(lines.join('')));
   for (const w of writes) {
     for (const r of w.records) {
       const lines = open.get(w.partition) ?? [];
@@ -104,24 +145,46 @@ async function rawEncoding(url, writes) {
   return elapsed(t0);
 }
 
-/** The sink-vs-raw figures (for bench/run.js): { rows, rounds, log, url? } → figures. */
-async function runHdfsSink({ rows = ROWS, rounds = ROUNDS, log = () => undefined, url: external } = {}) {
-  const server = external ? null : await WebHdfsServer.start();
-  const url = external ?? server.url;
-  try {
-    const writes = workload(rows);
-    const fileList = files(writes);
-    const bytes = fileList.reduce((n, f) => n + f.bytes.length, 0);
-    log(`HDFS sink: ${rows} rows, ${fileList.length} files, ${(bytes / 1e6).toFixed(1)} MB, ${rounds} rounds, server ${url}`);
-    const variants = { ours: () => ours(url, writes), raw: () => raw(url, fileList), rawEncoding: () => rawEncoding(url, writes) };
-    const times = await interleave(variants, rounds, log, variants);
-    return [
-      figure('HDFS sink (JSONL, exactly-once commit) vs raw WebHDFS CREATE of the same bytes', 'rows/s', rows, 'HdfsSink', 'raw fetch CREATE', times.ours, times.raw, 0.8),
-      figure('HDFS sink vs raw CREATE that also encodes the lines (JSON.parse of each value)', 'rows/s', rows, 'HdfsSink', 'raw CREATE + encoding', times.ours, times.rawEncoding),
-    ];
-  } finally {
-    await server?.stop();
+/**
+ * The sink-vs-raw figures (for bench/run.js): { rows, rounds, log, url?, server? } → figures. `server`: where
+ * the embedded WebHDFS server runs: 'in-process', 'child' (its own process) or 'both' (default); `url`: an
+ * external server instead.
+ */
+async function runHdfsSink({ rows = ROWS, rounds = ROUNDS, log = () => undefined, url: external, server: where = 'both' } = {}) {
+  const placements = external ? [['external', null]] : (where === 'both' ? ['in-process', 'child'] : [where]).map((w) => [w, w]);
+  const writes = workload(rows);
+  const fileList = files(writes);
+  const bytes = fileList.reduce((n, f) => n + f.bytes.length, 0);
+  const out = [];
+  for (const [label, kind] of placements) {
+    const server = kind === 'child' ? await startChildServer() : kind === 'in-process' ? await WebHdfsServer.start() : null;
+    const url = external ?? server.url;
+    try {
+      log(`HDFS sink: ${rows} rows, ${fileList.length} files, ${(bytes / 1e6).toFixed(1)} MB, ${rounds} rounds, server ${label} ${url}`);
+      const variants = {
+        ours: () => ours(url, writes),
+        raw: () => raw(url, fileList),
+        rawSinkEncoder: () => rawSinkEncoder(url, writes),
+        rawEncoding: () => rawEncoding(url, writes),
+      };
+      const times = await interleave(variants, rounds, log, variants);
+      const at = `server ${label}`;
+      const fig = (name, ours, base, a, b, goal) => figure(`${name} (${at})`, 'rows/s', rows, ours, base, a, b, goal);
+      out.push(
+        fig('HDFS sink (JSONL, exactly-once commit) vs raw WebHDFS CREATE of the same bytes',
+          'HdfsSink', 'raw fetch CREATE', times.ours, times.raw, 0.8),
+        fig('  the per-row floor: raw CREATE of files the sink\'s encoder builds in the clock (check + lines, no commit protocol)',
+          'raw CREATE + sink encoder', 'raw fetch CREATE', times.rawSinkEncoder, times.raw),
+        fig('  the commit protocol: HdfsSink vs raw CREATE + the sink\'s encoder',
+          'HdfsSink', 'raw CREATE + sink encoder', times.ours, times.rawSinkEncoder),
+        fig('HDFS sink vs raw CREATE that also encodes the lines (JSON.parse of each value)',
+          'HdfsSink', 'raw CREATE + encoding', times.ours, times.rawEncoding),
+      );
+    } finally {
+      await server?.stop();
+    }
   }
+  return out;
 }
 
 async function main() {
@@ -130,7 +193,7 @@ async function main() {
   const url = external ?? server.url;
   try {
     const writes = workload(ROWS);
-    const figs = await runHdfsSink({ rows: ROWS, rounds: ROUNDS, log: console.log, url });
+    const figs = await runHdfsSink({ rows: ROWS, rounds: ROUNDS, log: console.log, url: external, server: arg('--server', 'both') });
     console.log(`\n${table(figs)}\n`);
 
     console.log('rows/s per format (HdfsSink, median of rounds):');

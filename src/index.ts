@@ -32,6 +32,8 @@ export type { ExactlyOnceSink, SinkBatch, SinkRecord, TopicPartition, WriteResul
 export { partitionKey, rejectedRecord } from './sinks/sink';
 export { GroupCommitSink } from './sinks/group-commit';
 export type { GroupCommitOptions } from './sinks/group-commit';
+export { commitWithReread } from './sinks/lost-ack';
+export type { LostAckOptions, LostAckResult, LostAckRetry, LostAckVerdict } from './sinks/lost-ack';
 export * from './sinks/sql';
 export type { OffsetStore } from './offsets/offset-store';
 export { SqlOffsetStore, DEFAULT_OFFSETS_TABLE } from './offsets/sql-store';

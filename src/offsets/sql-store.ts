@@ -15,6 +15,7 @@ import {
 } from '../sinks/sql/dialect';
 import { ensureOffsetsTable, OFFSETS_TARGET_COLUMN } from '../sinks/sql/ddl';
 import { isTransientSqlError, SinkConfigError, SinkWriteError } from '../sinks/sql/errors';
+import { commitWithReread } from '../sinks/lost-ack';
 import type { FencedPartition, OffsetAdvance, OffsetStore } from './offset-store';
 
 /** The offsets table's name when none is given. */
@@ -263,15 +264,17 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
     await this.ensureTable();
     if (this.target !== undefined && this.targetColumnKnown === undefined) await this.hasTargetColumn().catch(() => false);
     try {
-      return await pRetry(async (attemptNumber) => {
-        if (attemptNumber > 1) {
+      // Before a retry: positions already at nextOffset mean the COMMIT landed and only its answer was lost.
+      // Anything else is retried: the attempt's own CAS then tells a fenced write from one that did not land.
+      const r = await commitWithReread(() => this.attempt(groupId, sorted, work), {
+        reread: async () => {
           const stored = await this.read(groupId, sorted);
-          if (sorted.every((a) => stored.get(partitionKey(a)) === a.nextOffset)) {
-            return { status: 'committed', recovered: true, value: undefined } as const;
-          }
-        }
-        return this.attempt(groupId, sorted, work);
-      }, this.pRetryOptions());
+          return sorted.every((a) => stored.get(partitionKey(a)) === a.nextOffset) ? { outcome: 'landed' } : { outcome: 'not-landed' };
+        },
+        mayHaveHappened: isTransientSqlError,
+        retry: this.retry,
+      });
+      return r.outcome === 'done' ? r.value : { status: 'committed', recovered: true, value: undefined };
     } catch (err) {
       throw this.exhausted(err);
     }

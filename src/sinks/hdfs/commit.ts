@@ -15,6 +15,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
+import { commitWithReread, type LostAckVerdict } from '../lost-ack';
 import { WebHdfsClient, WebHdfsError } from './webhdfs-client';
 
 /** Offsets in names are zero-padded to 20 digits, so names sort as offsets do. */
@@ -74,14 +75,12 @@ export async function commitFiles(client: WebHdfsClient, layout: HdfsLayout, top
   if (failures.some((e) => e instanceof WebHdfsError && e.exception === 'FileNotFoundException')) return { status: 'fenced' };
   if (failures.length > 0) throw failures[0];
   const claim = path.posix.join(layout.logDir(topic, partition), first ? 'first' : pad(start));
-  let renamed: boolean | 'unknown';
-  try {
-    renamed = await client.rename(attempt, claim);
-  } catch (e) {
-    if (!(e instanceof WebHdfsError) || e.status !== undefined) throw e;
-    renamed = 'unknown'; // the answer was lost: read the namespace to learn what happened
-  }
-  if (!(await ownsClaim(client, claim, uuid, renamed === true))) {
+  // No answer (or a 5xx): the namespace tells whether the rename happened before it is sent again.
+  const claimed = await commitWithReread(() => client.rename(attempt, claim), {
+    reread: () => claimVerdict(client, claim, attempt, uuid), mayHaveHappened: unanswered, retry: client.retryPolicy,
+  });
+  const ours = claimed.outcome === 'done' ? await ownsClaim(client, claim, uuid, claimed.value) : claimed.outcome === 'landed';
+  if (!ours) {
     await client.delete(attempt, true).catch(() => undefined);
     await client.delete(path.posix.join(claim, uuid), true).catch(() => undefined);
     return { status: 'fenced' };
@@ -110,14 +109,34 @@ async function readManifest(client: WebHdfsClient, claim: string): Promise<Manif
   return JSON.parse((await client.open(path.posix.join(claim, file.pathSuffix))).toString('utf8')) as Manifest;
 }
 
-/** RENAME, with no answer reported as 'unknown' (a refusal or an answer that is an error still throws). */
-async function renameOrUnknown(client: WebHdfsClient, src: string, dst: string): Promise<boolean | 'unknown'> {
-  try {
-    return await client.rename(src, dst);
-  } catch (e) {
-    if (!(e instanceof WebHdfsError) || e.status !== undefined) throw e;
-    return 'unknown';
-  }
+/**
+ * A call that got no answer or a 5xx: the RENAME may have happened, and may be sent again after a re-read.
+ * A publish the namespace cannot decide (op PUBLISH) is not retried: it is reported.
+ */
+const unanswered = (e: unknown) => e instanceof WebHdfsError && e.retriable && e.op !== 'PUBLISH';
+
+/**
+ * After a claim RENAME without an answer: landed if the claim's manifest carries our uuid; fenced if the
+ * claim is another writer's (or we were moved inside it), or our attempt directory is gone (a new owner's
+ * recovery deleted it); not landed if the claim is free and our attempt still in place.
+ */
+async function claimVerdict(client: WebHdfsClient, claim: string, attempt: string, uuid: string): Promise<LostAckVerdict<null>> {
+  if (await client.status(path.posix.join(claim, uuid))) return { outcome: 'fenced', fenced: null };
+  const m = await readManifest(client, claim);
+  if (m) return m.uuid === uuid ? { outcome: 'landed' } : { outcome: 'fenced', fenced: null };
+  return (await client.status(attempt)) ? { outcome: 'not-landed' } : { outcome: 'fenced', fenced: null };
+}
+
+/**
+ * Whether a data file's publish RENAME happened: landed (source gone, target there), not landed (source
+ * there, target not). @throws WebHdfsError when neither (both gone, or both present): not ours to decide.
+ */
+async function publishVerdict(client: WebHdfsClient, src: string, target: string): Promise<LostAckVerdict<never>> {
+  const [s, t] = await Promise.all([client.status(src), client.status(target)]);
+  if (!s && t) return { outcome: 'landed' };
+  if (s && !t) return { outcome: 'not-landed' };
+  const state = `source ${s ? 'present' : 'missing'}, target ${t ? 'present' : 'missing'}`;
+  throw new WebHdfsError('PUBLISH', src, `cannot publish to ${target} (${state})`, 500);
 }
 
 /** Moves each data file of a claim to its committed name. Idempotent (a file already moved is checked, not moved twice). */
@@ -128,20 +147,19 @@ async function publish(client: WebHdfsClient, claim: string, manifest: Manifest)
 }
 
 async function publishFile(client: WebHdfsClient, src: string, target: string): Promise<void> {
-  let ok = await renameOrUnknown(client, src, target);
-  if (ok === true) return;
-  // Refused or unanswered: published already (by us before a lost answer, or by another owner rolling
-  // forward)? Otherwise the target's directory may be missing (RENAME does not create parents).
-  let [s, t] = await Promise.all([client.status(src), client.status(target)]);
-  if (!s && t) return;
-  if (s && !t) {
-    await client.mkdirs(path.posix.dirname(target));
-    ok = await renameOrUnknown(client, src, target);
-    if (ok === true) return;
-    [s, t] = await Promise.all([client.status(src), client.status(target)]);
-    if (!s && t) return;
-  }
-  throw new WebHdfsError('RENAME', src, `cannot publish to ${target} (source ${s ? 'present' : 'missing'}, target ${t ? 'present' : 'missing'})`, 500);
+  const rename = () => commitWithReread(() => client.rename(src, target), {
+    reread: () => publishVerdict(client, src, target), mayHaveHappened: unanswered, retry: client.retryPolicy,
+  });
+  let r = await rename();
+  if (r.outcome === 'landed' || (r.outcome === 'done' && r.value)) return;
+  // Refused: published already (by another owner rolling forward), or the target's directory is missing
+  // (RENAME does not create parents): create it and rename once more.
+  if ((await publishVerdict(client, src, target)).outcome === 'landed') return;
+  await client.mkdirs(path.posix.dirname(target));
+  r = await rename();
+  if (r.outcome === 'landed' || (r.outcome === 'done' && r.value)) return;
+  if ((await publishVerdict(client, src, target)).outcome === 'landed') return;
+  throw new WebHdfsError('PUBLISH', src, `cannot publish to ${target}: refused with the source present and the target missing`, 500);
 }
 
 /** The durable next offset of a partition from its claims (-1n: none), read-only: nothing published or deleted. */

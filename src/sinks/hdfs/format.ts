@@ -6,7 +6,7 @@
 import { loadHyparquetWriter } from '../../util/vendored';
 import type { SinkRecord } from '../sink';
 import { SinkMappingError } from '../errors';
-import { isJsonText } from './json-check';
+import { JsonShape, jsonTextShape } from './json-check';
 
 /** A column of CSV or Parquet output: `path` is a dot path into the record's JSON value (default: `name`). */
 export interface HdfsColumn { name: string; type: 'string' | 'int64' | 'double' | 'boolean' | 'timestamp'; path?: string; nullable?: boolean }
@@ -22,8 +22,18 @@ export const KAFKA_COLUMNS: HdfsColumn[] = [
   { name: '_topic', type: 'string' }, { name: '_partition', type: 'int64' }, { name: '_offset', type: 'int64' }, { name: '_timestamp', type: 'timestamp' },
 ];
 
-/** A row: the JSON line itself for jsonl, column values for CSV and Parquet. */
-export type Row = Record<string, unknown> | string;
+/**
+ * A JSON-lines row: the record (for its coordinates) and the value bytes its line carries: the record's
+ * own bytes (or a view of them without surrounding whitespace), or the value re-serialised on one line.
+ */
+export interface JsonLine { record: SinkRecord; value: Uint8Array }
+
+/** A row: a {@link JsonLine} for jsonl, column values for CSV and Parquet. */
+export type Row = Record<string, unknown> | JsonLine;
+
+const NULL_BYTES = Buffer.from('null');
+/** JSON whitespace that may surround a one-line value (CR and LF make a value multi-line). */
+const isBlank = (c: number | undefined) => c === 0x20 || c === 0x09;
 
 /** Parses a record's value as JSON. @throws SinkMappingError */
 export function jsonValue(r: SinkRecord, text = r.value === null ? 'null' : r.value.toString('utf8')): unknown {
@@ -58,19 +68,26 @@ export class Format {
   get needsValue(): boolean { return this.columns !== null; }
 
   /**
-   * The row of one record. `value` parses the record's value (at most once, by the caller); `text` is the
-   * value's UTF-8 text. JSON lines copy `text` after a syntax check that builds nothing (json-check.ts),
-   * parsing only a value whose text holds a line break (it is re-serialised on one line).
+   * The row of one record. `value` parses the record's value (at most once, by the caller; default: parse
+   * here, for a caller that has no other use for the value). JSON lines
+   * keep the value's bytes after a syntax check that builds nothing (json-check.ts), parsing only a value
+   * whose text holds a line break (it is re-serialised on one line).
    * @throws SinkMappingError naming the record and column (a value that is not JSON, a bad column value)
    */
-  toRow(r: SinkRecord, value: () => unknown, text: string): Row {
+  toRow(r: SinkRecord, value: () => unknown = () => jsonValue(r)): Row {
     if (!this.columns) {
-      let json: string;
-      if (r.value !== null && !isJsonText(r.value)) json = JSON.stringify(jsonValue(r, text)); // throws SinkMappingError
-      else json = text.includes('\n') || text.includes('\r') ? JSON.stringify(value()) : text.trim();
-      return this.includeKafkaCoordinates
-        ? `{"_topic":${JSON.stringify(r.topic)},"_partition":${r.partition},"_offset":"${r.offset}","_timestamp":${r.timestamp},"value":${json}}\n`
-        : `${json}\n`;
+      const v = r.value;
+      if (v === null) return { record: r, value: NULL_BYTES };
+      const shape = jsonTextShape(v);
+      if (shape === JsonShape.OneLine) {
+        let a = 0;
+        let b = v.length;
+        while (isBlank(v[a])) a++;
+        while (isBlank(v[b - 1])) b--;
+        return { record: r, value: a === 0 && b === v.length ? v : v.subarray(a, b) };
+      }
+      // Not JSON (throws SinkMappingError naming the record), or JSON over several lines: one line.
+      return { record: r, value: Buffer.from(JSON.stringify(shape === JsonShape.Invalid ? jsonValue(r) : value())) };
     }
     const parsed = value();
     const row: Record<string, unknown> = this.includeKafkaCoordinates
@@ -82,16 +99,39 @@ export class Format {
     return row;
   }
 
-  /** JSON lines: the bytes of these rows, to be concatenated later (null for CSV and Parquet, which encode a file at once). */
-  encodeChunk(rows: Row[]): Buffer | null {
-    return this.columns ? null : Buffer.from((rows as string[]).join(''));
+  /**
+   * JSON lines: the bytes of these rows (one partition's), to be concatenated later (null for CSV and
+   * Parquet, which encode a file at once). Built straight into one Buffer: the line's head (coordinates)
+   * as ASCII text after a per-partition prefix, then the value's bytes copied as they are.
+   */
+  encodeChunk(rowsIn: Row[]): Buffer | null {
+    if (this.columns) return null;
+    const rows = rowsIn as JsonLine[];
+    if (rows.length === 0) return Buffer.alloc(0);
+    const first = rows[0]!.record;
+    // `{"_topic":<topic>,"_partition":<p>,"_offset":"` then the offset, `","_timestamp":`, the timestamp, `,"value":`.
+    const prefix = this.includeKafkaCoordinates
+      ? `{"_topic":${JSON.stringify(first.topic)},"_partition":${first.partition},"_offset":"` : '';
+    const head = Buffer.byteLength(prefix) + (this.includeKafkaCoordinates ? 20 + 15 + 20 + 10 + 1 : 0) + 1;
+    let size = 0;
+    for (const row of rows) size += row.value.length + head;
+    const out = Buffer.allocUnsafe(size);
+    let pos = 0;
+    for (const { record: r, value } of rows) {
+      if (this.includeKafkaCoordinates) pos += out.write(`${prefix}${r.offset}","_timestamp":${r.timestamp},"value":`, pos);
+      out.set(value, pos);
+      pos += value.length;
+      if (this.includeKafkaCoordinates) out[pos++] = 0x7d; // }
+      out[pos++] = 0x0a;
+    }
+    return out.subarray(0, pos);
   }
 
   /** Encodes the rows of one file; `chunks` are earlier encodeChunk results (JSON lines), in order before `rowsIn`. */
   encode(rowsIn: Row[], chunks: Buffer[] = []): Buffer {
     if (!this.columns) {
-      const tail = Buffer.from((rowsIn as string[]).join(''));
-      return chunks.length === 0 ? tail : Buffer.concat([...chunks, tail]);
+      const parts = rowsIn.length > 0 ? [...chunks, this.encodeChunk(rowsIn)!] : chunks;
+      return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
     }
     const rows = rowsIn as Record<string, unknown>[];
     if (this.config.type === 'csv') {

@@ -168,27 +168,48 @@ export class HdfsSink implements ExactlyOnceSink {
       state.end = state.durable;
       return 'fenced';
     }
-    const rows = b.records.map((r) => this.toRow(r));
+    // Every row first: a record that cannot be written throws before anything of the batch is staged.
+    // The default partitioner needs no value: rows are built without a parse closure per record.
+    let rows: Row[];
+    let dirs: string[] | null = null;
+    if (this.cfg.partitioner.type === 'default') rows = b.records.map((r) => this.format.toRow(r));
+    else {
+      const built = b.records.map((r) => this.toRow(r));
+      rows = built.map((x) => x.row);
+      dirs = b.records.map((r, i) => this.partitioner(r, built[i]!.value));
+    }
+    const defaultDir = `partition=${b.partition}`;
+    let staged: StagedRows | undefined;
+    let stagedDir: string | null = null;
     for (let i = 0; i < b.records.length; i++) {
       const r = b.records[i]!;
-      const { row, dir } = rows[i]!;
+      const row = rows[i]!;
+      const dir = dirs ? dirs[i]! : defaultDir;
       if (this.cfg.rotateIntervalMs !== undefined && state.firstTimestamp !== null && state.count > 0
         && r.timestamp - state.firstTimestamp >= BigInt(this.cfg.rotateIntervalMs)) {
         state.end = r.offset; // the file covers up to the record before this one
         if ((await this.commit(state)) === 'fenced') return 'fenced';
+        stagedDir = null; // a commit starts a new file set
       }
       if (state.start === null) state.start = state.durable >= 0n ? state.durable : r.offset;
       state.firstTimestamp ??= r.timestamp;
-      let staged = state.rows.get(dir);
-      if (!staged) state.rows.set(dir, (staged = { rows: [], chunks: [], count: 0 }));
+      if (dir !== stagedDir || !staged) {
+        staged = state.rows.get(dir);
+        if (!staged) state.rows.set(dir, (staged = { rows: [], chunks: [], count: 0 }));
+        stagedDir = dir;
+      }
       staged.rows.push(row);
       staged.count++;
       state.count++;
-      state.end = r.offset + 1n;
       if (state.count >= this.cfg.flushSize) {
+        state.end = r.offset + 1n;
         if ((await this.commit(state)) === 'fenced') return 'fenced';
+        stagedDir = null;
       }
     }
+    // The staged end moves once per write (per record it only matters at a rotation, set above).
+    const last = b.records.at(-1);
+    if (last && state.count > 0) state.end = last.offset + 1n;
     for (const staged of state.rows.values()) {
       const chunk = staged.rows.length > 0 ? this.format.encodeChunk(staged.rows) : null;
       if (chunk) { staged.chunks.push(chunk); staged.rows = []; }
@@ -202,12 +223,11 @@ export class HdfsSink implements ExactlyOnceSink {
     return 'ok';
   }
 
-  private toRow(r: SinkRecord): { row: Row; dir: string } {
-    const text = r.value === null ? 'null' : r.value.toString('utf8');
-    // Parsed only when the format's columns or the partitioner read it (JSON lines only check syntax).
+  /** The row of a record, and its parsed value for the partitioner (parsed at most once, only when read). */
+  private toRow(r: SinkRecord): { row: Row; value: () => unknown } {
     let parsed: { v: unknown } | undefined;
-    const value = () => (parsed ??= { v: jsonValue(r, text) }).v;
-    return { row: this.format.toRow(r, value, text), dir: this.partitioner(r, value) };
+    const value = () => (parsed ??= { v: jsonValue(r) }).v;
+    return { row: this.format.toRow(r, value), value };
   }
 
   /** Commits the open file set [start, end - 1]. Fenced: staging dropped, durable re-read. Errors: staging dropped, rethrown. */

@@ -11,6 +11,7 @@
 import { pRetry } from '../../util/vendored';
 import { KafkaEosError } from '../../errors';
 import type { HdfsFileStatus } from './webhdfs-server';
+import type { LostAckRetry } from '../lost-ack';
 
 export type { HdfsFileStatus } from './webhdfs-server';
 
@@ -84,6 +85,11 @@ export class WebHdfsClient {
     } catch (e) {
       throw new WebHdfsError(op, p, `answer is not JSON: ${r.body.toString('utf8').slice(0, 80)}`, undefined, undefined, e);
     }
+  }
+
+  /** The retry budget of idempotent calls, for callers that retry others after re-reading (see sinks/lost-ack.ts). */
+  get retryPolicy(): LostAckRetry {
+    return { retries: this.options.retries ?? 4, minTimeoutMs: this.options.minTimeoutMs ?? 50, maxTimeoutMs: 2000 };
   }
 
   private retry<T>(idempotent: boolean, fn: () => Promise<T>): Promise<T> {

@@ -110,6 +110,9 @@ describe('faults: never a duplicate, never a loss', () => {
     ['a DataNode 503 on upload', { op: 'CREATE', kind: 'unavailable', times: 2 }],
     ['a truncated upload', { op: 'CREATE', kind: 'truncate-upload' }],
     ['a lost CREATE answer', { op: 'CREATE', kind: 'lost-response' }],
+    // Nothing done, so the re-read finds the rename not landed and the lost-ack loop sends it again.
+    ['a 503 on the claim RENAME (re-read, then retried)', { op: 'RENAME', kind: 'unavailable', pathContains: '/+tmp/', times: 2 }],
+    ['a 503 on the publish RENAME (re-read, then retried)', { op: 'RENAME', kind: 'unavailable', pathContains: '/+log/', times: 2 }],
   ];
   test.each(cases)('%s', async (_name, fault) => {
     const s = sink({ flushSize: 10 });

@@ -1,4 +1,4 @@
-import { isJsonText } from '../../../src/sinks/hdfs/json-check';
+import { isJsonText, JsonShape, jsonTextShape } from '../../../src/sinks/hdfs/json-check';
 
 const parses = (b: Buffer) => { try { JSON.parse(b.toString('utf8')); return true; } catch { return false; } };
 
@@ -63,9 +63,31 @@ describe('isJsonText (the JSON-lines syntax check) accepts exactly what JSON.par
       const ok = parses(b);
       if (ok) valid++;
       if (isJsonText(b) !== ok) throw new Error(`disagreement on ${JSON.stringify(b.toString('latin1'))}: JSON.parse ${ok ? 'accepts' : 'refuses'}`);
+      // The shape also says whether the valid text holds a line break (which a JSON line cannot copy as is).
+      const shape = jsonTextShape(b);
+      const breaks = b.includes(0x0a) || b.includes(0x0d);
+      if (ok && shape !== (breaks ? JsonShape.MultiLine : JsonShape.OneLine)) {
+        throw new Error(`wrong shape ${shape} for ${JSON.stringify(b.toString('latin1'))}`);
+      }
     }
     // Both outcomes must be exercised for the agreement to mean anything.
     expect(valid).toBeGreaterThan(5000);
     expect(valid).toBeLessThan(28000);
+  });
+
+  test('jsonTextShape checks a range of a larger buffer, and reports line breaks wherever the whitespace holds them', () => {
+    const b = Buffer.from('xx{"a" \n: [1,\r2]}yy');
+    expect(jsonTextShape(b, 2, b.length - 2)).toBe(JsonShape.MultiLine);
+    expect(jsonTextShape(b, 2, b.length - 1)).toBe(JsonShape.Invalid);
+    expect(jsonTextShape(Buffer.from('{"a"\n:1}'))).toBe(JsonShape.MultiLine);
+    expect(jsonTextShape(Buffer.from('{"a\\n":1}'))).toBe(JsonShape.OneLine);
+    expect(jsonTextShape(Buffer.from(' 1 '))).toBe(JsonShape.OneLine);
+  });
+
+  test('nesting deeper than the reused stack starts with (64) is tracked, not refused', () => {
+    const deep = Buffer.from(`${'['.repeat(1000)}${']'.repeat(1000)}`);
+    expect(isJsonText(deep)).toBe(true);
+    expect(isJsonText(Buffer.from(`${'['.repeat(1000)}${']'.repeat(999)}`))).toBe(false);
+    expect(isJsonText(Buffer.from('[]'))).toBe(true);
   });
 });
