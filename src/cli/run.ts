@@ -172,8 +172,8 @@ async function named(e: unknown, config: RunConfig): Promise<KafkaEosError> {
  * when it cannot be used). Every exit path closes what was opened. A signal at any point of
  * start-up ends the run: the step under way finishes, then everything is stopped; if stopping
  * takes longer than {@link STOP_BOUND_MS} (`stopBoundMs`) the process exits with code 1 anyway.
- * @throws ConfigError (CONFIG_INVALID); KafkaEosError SINK_UNAVAILABLE, KAFKA_UNAVAILABLE, KAFKA_AUTHENTICATION_FAILED (kafka.sasl refused),
- *   INVALID_SESSION_TIMEOUT, UNKNOWN_TOPIC... for start-up failures.
+ * @throws ConfigError (CONFIG_INVALID); KafkaEosError SINK_UNAVAILABLE, KAFKA_UNAVAILABLE,
+ *   KAFKA_AUTHENTICATION_FAILED (kafka.sasl refused), INVALID_SESSION_TIMEOUT, UNKNOWN_TOPIC... for start-up failures.
  */
 export async function runSink(file: string, options: RunOptions & { stopBoundMs?: number } = {}): Promise<number> {
   // Listen for signals before anything else, so that none is missed during start-up.

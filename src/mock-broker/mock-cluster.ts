@@ -106,7 +106,9 @@ export class MockCluster {
     }
     const idle = options.connectionsMaxIdleMs;
     if (idle !== undefined && (!Number.isSafeInteger(idle) || idle < 0)) throw new MockClusterError('CONFIG_INVALID', `connectionsMaxIdleMs must be an integer ≥ 0 (ms), got ${idle}`);
-    if (options.ssl && (!options.ssl.key || !options.ssl.cert)) throw new MockClusterError('CONFIG_INVALID', 'ssl needs key and cert (PEM)');
+    if (options.ssl && (!options.ssl.key || !options.ssl.cert)) {
+      throw new MockClusterError('CONFIG_INVALID', 'ssl needs key and cert (PEM)');
+    }
     const host = options.host ?? '127.0.0.1';
     const config: ClusterConfig = {
       clusterId: options.clusterId ?? randomBytes(16).toString('base64url').slice(0, 22),

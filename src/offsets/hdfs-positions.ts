@@ -98,12 +98,9 @@ export class HdfsPositionStore implements SinkPositionStore {
     const claims = await listClaims(this.client, this.layout, tp.topic, tp.partition);
     const inside = claims.find((c) => c.start < wanted && wanted <= c.end);
     if (!inside) return { target: wanted };
-    if (inside.start >= logStartOffset) {
-      return { target: inside.start, note: `HDFS files are replaced whole: ${wanted} is inside the file of ${inside.start}..${inside.end}, `
-        + `rewound to ${inside.start}` };
-    }
-    return { target: inside.end + 1n, note: `HDFS files are replaced whole: ${wanted} is inside the file of ${inside.start}..${inside.end}, `
-      + `whose first offset is before the log start: kept, position ${inside.end + 1n}` };
+    const why = `HDFS files are replaced whole: ${wanted} is inside the file of ${inside.start}..${inside.end}`;
+    if (inside.start >= logStartOffset) return { target: inside.start, note: `${why}, rewound to ${inside.start}` };
+    return { target: inside.end + 1n, note: `${why}, whose first offset is before the log start: kept, position ${inside.end + 1n}` };
   }
 
   /** Moves each partition to its position (see the module comment), one partition after another. */

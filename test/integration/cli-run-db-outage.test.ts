@@ -98,7 +98,8 @@ class CuttableProxy {
       await proxy.cut();
       const cutAt = Date.now();
       await produce(kafkaOf(cluster), 'outage-t', 0, [4, 5].map((id) => JSON.stringify({ id })));
-      const outage = /kafka-eos run: cannot reach the database since (\d{4}-\d\d-\d\dT[\d:.]+Z): (.*); the consumer keeps its partitions, waits 1 s, re-reads the stored positions and writes again/;
+      const outage = new RegExp('kafka-eos run: cannot reach the database since (\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z): (.*); the consumer '
+        + 'keeps its partitions, waits 1 s, re-reads the stored positions and writes again');
       await until(() => outage.test(run.out()), 'the outage message', 30000);
       expect(Date.now() - cutAt).toBeLessThan(15000); // "within seconds" (the pool's own connect retries included)
       const [, since, reason] = outage.exec(run.out())!;

@@ -11,8 +11,7 @@ import * as path from 'node:path';
 import { Kafka, logLevel, type KafkaConfig } from 'kafkajs';
 import { stringify } from 'yaml';
 import { MockCluster, type MockClusterOptions } from '../../src/mock-broker';
-import { until } from '../consumer/helpers';
-import { runCli, startCli } from './cli-helpers';
+import { runCli, runUntilThreeRecordsThenSigterm } from './cli-helpers';
 
 jest.setTimeout(90000);
 
@@ -63,22 +62,11 @@ function configFile(cluster: MockCluster, name: string, kafka: Record<string, un
   return file;
 }
 
-/** `run --config file` until its status line counts the 3 records, then SIGTERM: exit 0. */
-async function consumesThree(file: string): Promise<void> {
-  const run = startCli(['run', '--config', file, '--status-interval', '300']);
-  try {
-    await until(() => /status .* 3 total/.test(run.out()), 'the 3 records', 45000);
-  } finally {
-    run.child.kill('SIGTERM');
-  }
-  expect({ code: await run.exited, out: run.out() }).toMatchObject({ code: 0 });
-}
-
 maybe('secured listeners', () => {
   test('SSL: run consumes over TLS, trusting the broker certificate from ssl.ca.file; without it the certificate is refused',
     async () => {
     const cluster = await clusterWith({ ssl: tlsOf() }, { ssl: { ca: [readFileSync(certFile, 'utf8')] } }, 'ssl-t');
-    await consumesThree(configFile(cluster, 'ssl', { ssl: { ca: { file: certFile } } }));
+    await runUntilThreeRecordsThenSigterm(configFile(cluster, 'ssl', { ssl: { ca: { file: certFile } } }));
     const untrusted = await runCli(['run', '--config', configFile(cluster, 'ssl-untrusted', { ssl: true })], 60000);
     expect(untrusted.code).toBe(2);
     expect(untrusted.stderr).toMatch(/\[KAFKA_UNAVAILABLE\] cannot use the Kafka cluster at [\d.:]+: [^\n]*self[- ]signed certificate/i);
@@ -88,7 +76,7 @@ maybe('secured listeners', () => {
     async () => {
     const sasl = { mechanism: 'plain' as const, username: 'loader', password: 'loader-secret' };
     const cluster = await clusterWith({ sasl: { users: USERS } }, { sasl }, 'sasl-t');
-    await consumesThree(configFile(cluster, 'sasl', { sasl }));
+    await runUntilThreeRecordsThenSigterm(configFile(cluster, 'sasl', { sasl }));
     const bad = await runCli(['run', '--config', configFile(cluster, 'sasl-bad', { sasl: { ...sasl, password: 'wrong' } })], 60000);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(new RegExp(`\\[KAFKA_AUTHENTICATION_FAILED\\] the Kafka cluster at ${cluster.bootstrap[0]} refused the `
@@ -100,6 +88,6 @@ maybe('secured listeners', () => {
     const sasl = { mechanism: 'plain' as const, username: 'loader', password: 'loader-secret' };
     const ssl = { ca: [readFileSync(certFile, 'utf8')] };
     const cluster = await clusterWith({ ssl: tlsOf(), sasl: { users: USERS } }, { ssl, sasl }, 'sasl-ssl-t');
-    await consumesThree(configFile(cluster, 'sasl-ssl', { ssl: { ca: { file: certFile } }, sasl }));
+    await runUntilThreeRecordsThenSigterm(configFile(cluster, 'sasl-ssl', { ssl: { ca: { file: certFile } }, sasl }));
   });
 });

@@ -130,7 +130,8 @@ test('from synthetic log entries: a session expiry and a fenced static member cl
 });
 
 /** Every marker symbol of a page: kind, x, y and lane. */
-const marks = (html: string) => [...html.matchAll(/<g class="event" data-kind="(\w+)">[\s\S]*?<text x="([\d.]+)" y="([\d.]+)"[^>]*data-lane="(\d+)"/g)]
+const MARK_RE = /<g class="event" data-kind="(\w+)">[\s\S]*?<text x="([\d.]+)" y="([\d.]+)"[^>]*data-lane="(\d+)"/g;
+const marks = (html: string) => [...html.matchAll(MARK_RE)]
   .map((m) => ({ kind: m[1]!, x: Number(m[2]), y: Number(m[3]), lane: Number(m[4]) }));
 
 test('marker symbols never overlap: a session expiry at the same time as a generation sits in a lane above its G', () => {

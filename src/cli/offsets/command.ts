@@ -135,7 +135,8 @@ async function assertHdfsStoreExists(store: HdfsPositionStore, o: CommonOptions,
       + 'sink has committed there; check --hdfs and --topics-dir; nothing was changed)');
   }
   if (needPositions && (await store.list(o.group, o.topic)).length === 0) {
-    throw new KafkaEosError('OFFSETS_GROUP_UNKNOWN', `--group: ${store.label} hold no position${o.topic ? ` of ${o.topic.join(', ')}` : ''} `
+    const of = o.topic ? ` of ${o.topic.join(', ')}` : '';
+    throw new KafkaEosError('OFFSETS_GROUP_UNKNOWN', `--group: ${store.label} hold no position${of} `
       + '(check --hdfs, --topics-dir and --topic, or use --store kafka; nothing was changed)');
   }
 }
