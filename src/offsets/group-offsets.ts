@@ -11,6 +11,8 @@
 import { AssignerProtocol, type Admin, type Kafka } from 'kafkajs';
 import { KafkaEosError } from '../errors';
 import { partitionKey, type TopicPartition } from '../sinks/sink';
+import { sqlPositionStore } from './sql-positions';
+import { SqlOffsetStore } from './sql-store';
 
 /** One stored position: `nextOffset` is the next offset to consume, -1n = none stored yet. */
 export interface StoredPosition extends TopicPartition { nextOffset: bigint }
@@ -25,7 +27,7 @@ export interface SinkPositionStore {
   /** Every position stored for the group (of `topics` when given), ordered by topic then partition. */
   list(groupId: string, topics?: string[]): Promise<StoredPosition[]>;
   /**
-   * The position the store can move a partition to when `wanted` is asked (from `current`), with a note
+   * The position the store can move a partition to when `wanted` is asked, with a note
    * when it differs (the HDFS sink replaces whole files: a rewind lands on a file's first offset).
    * Absent: every offset can be stored as asked.
    */
@@ -82,8 +84,12 @@ export interface GroupOffsetsTarget {
   groupId: string;
   /** Topics to cover; default every topic with a committed offset in Kafka or a stored position in the sink. */
   topics?: string[];
-  store?: SinkPositionStore;
+  /** A sink's positions; a {@link SqlOffsetStore} is taken as its offsets table (`sqlPositionStore`). */
+  store?: SinkPositionStore | SqlOffsetStore;
 }
+
+const positionsOf = (store: SinkPositionStore | SqlOffsetStore | undefined): SinkPositionStore | undefined =>
+  (store instanceof SqlOffsetStore ? sqlPositionStore(store) : store);
 
 /** How to move positions; the same choices as kafka-consumer-groups.sh. */
 export type ResetSpec =
@@ -150,7 +156,8 @@ async function groupMembers(admin: Admin, groupId: string): Promise<{ state: str
  * @throws KafkaEosError UNKNOWN_TOPIC naming a topic (given, or remembered by the group) that does not exist.
  */
 export async function describeGroupOffsets(target: GroupOffsetsTarget): Promise<GroupOffsetsDescription> {
-  const { admin, groupId, store } = target;
+  const { admin, groupId } = target;
+  const store = positionsOf(target.store);
   const { state, members } = await groupMembers(admin, groupId);
   const stored = store ? await store.list(groupId, target.topics) : [];
   const sinkPos = new Map(stored.map((p) => [partitionKey(p), p.nextOffset]));
@@ -238,8 +245,9 @@ export async function planOffsetReset(target: GroupOffsetsTarget, spec: ResetSpe
     let note: string | undefined;
     if (wanted < p.logStartOffset) { note = `${wanted} is before the log start offset; clamped`; wanted = p.logStartOffset; }
     if (wanted > p.highWatermark) { note = `${wanted} is past the high watermark; clamped`; wanted = p.highWatermark; }
-    if (stores.includes('sink') && target.store?.align) {
-      const aligned = await target.store.align(p, wanted, p.logStartOffset);
+    const store = positionsOf(target.store);
+    if (stores.includes('sink') && store?.align) {
+      const aligned = await store.align(p, wanted, p.logStartOffset);
       if (aligned.target !== wanted) { note = [note, aligned.note].filter(Boolean).join('; '); wanted = aligned.target; }
     }
     entries.push({ topic: p.topic, partition: p.partition, current, target: wanted, ...(note ? { note } : {}) });
@@ -287,8 +295,9 @@ export async function executeOffsetReset(target: GroupOffsetsTarget, plan: Reset
     await commitAsTemporaryMember(target.kafka, target.groupId, changes.map((e) => ({ topic: e.topic, partition: e.partition,
       offset: e.target.toString() })));
   }
-  if (plan.stores.includes('sink') && target.store) {
-    await target.store.overwrite(target.groupId, changes.map((e) => ({ topic: e.topic, partition: e.partition,
+  const store = positionsOf(target.store);
+  if (plan.stores.includes('sink') && store) {
+    await store.overwrite(target.groupId, changes.map((e) => ({ topic: e.topic, partition: e.partition,
       nextOffset: e.target })));
   }
 }

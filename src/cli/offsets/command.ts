@@ -19,7 +19,7 @@ import { ConfigError } from '../../consumer/options';
 import { KafkaEosError } from '../../errors';
 import {
   describeGroupOffsets, executeOffsetReset, planOffsetReset, type GroupOffsetsDescription, type GroupOffsetsTarget, type ResetPlan,
-  type ResetSpec, type ResetStore,
+  type ResetSpec, type ResetStore, type SinkPositionStore,
 } from '../../offsets/group-offsets';
 import { HdfsPositionStore } from '../../offsets/hdfs-positions';
 import { sqlPositionStore } from '../../offsets/sql-positions';
@@ -143,7 +143,8 @@ async function assertHdfsStoreExists(store: HdfsPositionStore, o: CommonOptions,
 
 const redact = (db: string) => db.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
 
-async function withTarget<T>(o: CommonOptions, fn: (t: GroupOffsetsTarget) => Promise<T>, needSinkPositions = false): Promise<T> {
+async function withTarget<T>(o: CommonOptions, fn: (t: GroupOffsetsTarget & { store?: SinkPositionStore }) => Promise<T>,
+  needSinkPositions = false): Promise<T> {
   if (o.db && knexConfigForDb(o.db).client === 'sqlite3' && !existsSync(o.db)) {
     throw new KafkaEosError('OFFSETS_STORE_MISSING', `--db: the SQLite file ${o.db} does not exist (nothing was changed)`);
   }
