@@ -154,6 +154,10 @@ async function named(e: unknown, config: RunConfig): Promise<KafkaEosError> {
   }
   if (e instanceof KafkaEosError) return e;
   const err = e as { name?: string; message?: string } | null;
+  if (err?.name === 'KafkaJSSASLAuthenticationError') {
+    return new KafkaEosError('KAFKA_AUTHENTICATION_FAILED', `the Kafka cluster at ${config.brokers.join(', ')} refused the credentials of `
+      + `kafka.sasl (user ${config.kafka?.sasl?.username ?? '?'}): ${err.message}`, { cause: e });
+  }
   if (typeof err?.name === 'string' && err.name.startsWith('KafkaJS')) {
     return new KafkaEosError('KAFKA_UNAVAILABLE', `cannot use the Kafka cluster at ${config.brokers.join(', ')}: ${err.message}`,
       { cause: e });
@@ -169,7 +173,7 @@ async function named(e: unknown, config: RunConfig): Promise<KafkaEosError> {
  * start-up ends the run: the step under way finishes, then everything is stopped; if stopping
  * takes longer than {@link STOP_BOUND_MS} (`stopBoundMs`) the process exits with code 1 anyway.
  * @throws ConfigError (CONFIG_INVALID); KafkaEosError SINK_UNAVAILABLE, KAFKA_UNAVAILABLE,
- *   INVALID_SESSION_TIMEOUT, UNKNOWN_TOPIC... for start-up failures.
+ *   KAFKA_AUTHENTICATION_FAILED (kafka.sasl refused), INVALID_SESSION_TIMEOUT, UNKNOWN_TOPIC... for start-up failures.
  */
 export async function runSink(file: string, options: RunOptions & { stopBoundMs?: number } = {}): Promise<number> {
   // Listen for signals before anything else, so that none is missed during start-up.

@@ -1,8 +1,11 @@
 /**
  * One broker: a TCP listener on loopback whose connections share the cluster state.
  * A broker can be stopped and started again on the same port (fault injection: broker down).
+ * With `tls` the listener speaks TLS (Kafka's SSL listener; SASL_SSL when SASL users are
+ * configured), the Kafka protocol running inside the TLS session as on a plaintext one.
  */
 import * as net from 'node:net';
+import * as tls from 'node:tls';
 import { ClusterState } from './cluster';
 import { Connection, ConnectionHooks, ConnectionLimits, DEFAULT_MAX_BUFFERED_REQUEST_BYTES, RequestMemory } from './connection';
 import type { Handler } from './handlers/types';
@@ -22,6 +25,8 @@ export class Broker {
     private readonly handlers: ReadonlyMap<number, Handler>,
     private readonly hooks: ConnectionHooks,
     private readonly limits: { idleMs?: number; maxBufferedRequestBytes?: number } = {},
+    /** TLS key and certificate (PEM) for an SSL listener; absent: PLAINTEXT. */
+    private readonly tlsOptions?: tls.TlsOptions,
   ) {
     this.port = port;
     this.memory = new RequestMemory(limits.maxBufferedRequestBytes ?? DEFAULT_MAX_BUFFERED_REQUEST_BYTES);
@@ -38,7 +43,7 @@ export class Broker {
   /** Listens on `host:port` (port 0 picks a free one, kept for later restarts). */
   async start(): Promise<void> {
     if (this.server) return;
-    const server = net.createServer((socket) => {
+    const accept = (socket: net.Socket) => {
       const conn = new Connection(socket, this.cluster, this.nodeId, this.handlers, {
         ...this.hooks,
         onClose: (reason) => {
@@ -47,7 +52,11 @@ export class Broker {
         },
       }, { idleMs: this.limits.idleMs, memory: this.memory } satisfies ConnectionLimits);
       this.connections.add(conn);
-    });
+    };
+    const server: net.Server = this.tlsOptions ? tls.createServer(this.tlsOptions, accept) : net.createServer(accept);
+    // A failed TLS handshake (a plaintext client, an untrusted certificate) closes that socket only, as in Kafka.
+    if (this.tlsOptions) server.on('tlsClientError', (e: Error) => this.hooks.log?.('connection.tls-failed', { nodeId: this.nodeId,
+      error: e.message }));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen({ host: this.host, port: this.port, exclusive: true }, () => {

@@ -10,6 +10,7 @@
  * await cluster.stop();
  * ```
  */
+import type * as tls from 'node:tls';
 import { randomBytes } from 'node:crypto';
 import { KafkaEosError } from '../errors';
 import { Broker } from './broker';
@@ -67,6 +68,12 @@ export interface MockClusterOptions {
    * with any user and password. With `users`, every connection must authenticate as one of them.
    */
   sasl?: SaslOptions;
+  /**
+   * An SSL listener (Kafka's `listeners=SSL://…`, or SASL_SSL with `sasl.users`): every broker speaks
+   * TLS with this key and certificate (PEM, node:tls options such as `key`, `cert`, `ca`,
+   * `requestCert`). Absent: PLAINTEXT (or SASL_PLAINTEXT).
+   */
+  ssl?: Pick<tls.TlsOptions, 'key' | 'cert' | 'ca' | 'passphrase' | 'requestCert' | 'rejectUnauthorized' | 'minVersion'>;
 }
 
 export class MockClusterError extends KafkaEosError {}
@@ -103,6 +110,9 @@ export class MockCluster {
     }
     const idle = options.connectionsMaxIdleMs;
     if (idle !== undefined && (!Number.isSafeInteger(idle) || idle < 0)) throw new MockClusterError('CONFIG_INVALID', `connectionsMaxIdleMs must be an integer ≥ 0 (ms), got ${idle}`);
+    if (options.ssl && (!options.ssl.key || !options.ssl.cert)) {
+      throw new MockClusterError('CONFIG_INVALID', 'ssl needs key and cert (PEM)');
+    }
     const host = options.host ?? '127.0.0.1';
     const config: ClusterConfig = {
       clusterId: options.clusterId ?? randomBytes(16).toString('base64url').slice(0, 22),
@@ -127,7 +137,7 @@ export class MockCluster {
       for (let i = 0; i < n; i++) {
         const nodeId = i + 1;
         const limits = { idleMs: options.connectionsMaxIdleMs, maxBufferedRequestBytes: options.maxBufferedRequestBytes };
-        const broker = new Broker(nodeId, host, options.port ? options.port + i : 0, state, handlers, hooks, limits);
+        const broker = new Broker(nodeId, host, options.port ? options.port + i : 0, state, handlers, hooks, limits, options.ssl);
         await broker.start();
         cluster.brokersById.set(nodeId, broker);
         state.brokers.push({ nodeId, host, port: broker.port, rack: null });

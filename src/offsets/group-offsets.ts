@@ -1,17 +1,40 @@
 /**
  * Inspecting and rewinding a consumer group's positions, as Kafka's `kafka-consumer-groups.sh
  * --describe / --reset-offsets` does, for both places a position can live: the group's committed
- * offsets in Kafka, and a sink's offsets table ({@link SqlOffsetStore}), which is the source of
- * truth for exactly-once consumers (they read it on every assignment and use Kafka's committed
- * offsets for monitoring only).
+ * offsets in Kafka, and a sink's stored positions ({@link SinkPositionStore}: the SQL offsets table,
+ * sql-positions.ts, or the HDFS sink's claims, hdfs-positions.ts), which are the source of truth for
+ * exactly-once consumers (they read them on every assignment and use Kafka's committed offsets for
+ * monitoring only).
  *
  * Offsets are "next offset to consume" (Kafka's committed-offset convention); `null` means none.
  */
 import { AssignerProtocol, type Admin, type Kafka } from 'kafkajs';
 import { KafkaEosError } from '../errors';
 import { partitionKey, type TopicPartition } from '../sinks/sink';
-import { listStoredPositions, overwriteStoredPositions } from './sql-positions';
-import type { SqlOffsetStore } from './sql-store';
+import { sqlPositionStore } from './sql-positions';
+import { SqlOffsetStore } from './sql-store';
+
+/** One stored position: `nextOffset` is the next offset to consume, -1n = none stored yet. */
+export interface StoredPosition extends TopicPartition { nextOffset: bigint }
+
+/**
+ * A sink's stored positions as operators see them. The consumer itself only ever moves a position
+ * by compare-and-set through its sink; these calls are for a group without members.
+ */
+export interface SinkPositionStore {
+  /** How output names the store, e.g. `the sink's offsets table kafka_eos_offsets`. */
+  readonly label: string;
+  /** Every position stored for the group (of `topics` when given), ordered by topic then partition. */
+  list(groupId: string, topics?: string[]): Promise<StoredPosition[]>;
+  /**
+   * The position the store can move a partition to when `wanted` is asked, with a note
+   * when it differs (the HDFS sink replaces whole files: a rewind lands on a file's first offset).
+   * Absent: every offset can be stored as asked.
+   */
+  align?(tp: TopicPartition, wanted: bigint, logStartOffset: bigint): Promise<{ target: bigint; note?: string }>;
+  /** Sets each partition's position (the HDFS store rewinds or skips its files; the SQL store overwrites rows). */
+  overwrite(groupId: string, positions: StoredPosition[]): Promise<void>;
+}
 
 /** A member of the group as DescribeGroups reports it, with its decoded assignment. */
 export interface GroupMemberInfo {
@@ -61,8 +84,12 @@ export interface GroupOffsetsTarget {
   groupId: string;
   /** Topics to cover; default every topic with a committed offset in Kafka or a stored position in the sink. */
   topics?: string[];
-  store?: SqlOffsetStore;
+  /** A sink's positions; a {@link SqlOffsetStore} is taken as its offsets table (`sqlPositionStore`). */
+  store?: SinkPositionStore | SqlOffsetStore;
 }
+
+const positionsOf = (store: SinkPositionStore | SqlOffsetStore | undefined): SinkPositionStore | undefined =>
+  (store instanceof SqlOffsetStore ? sqlPositionStore(store) : store);
 
 /** How to move positions; the same choices as kafka-consumer-groups.sh. */
 export type ResetSpec =
@@ -129,9 +156,10 @@ async function groupMembers(admin: Admin, groupId: string): Promise<{ state: str
  * @throws KafkaEosError UNKNOWN_TOPIC naming a topic (given, or remembered by the group) that does not exist.
  */
 export async function describeGroupOffsets(target: GroupOffsetsTarget): Promise<GroupOffsetsDescription> {
-  const { admin, groupId, store } = target;
+  const { admin, groupId } = target;
+  const store = positionsOf(target.store);
   const { state, members } = await groupMembers(admin, groupId);
-  const stored = store ? await listStoredPositions(store, groupId) : [];
+  const stored = store ? await store.list(groupId, target.topics) : [];
   const sinkPos = new Map(stored.map((p) => [partitionKey(p), p.nextOffset]));
   const existing = new Set(await admin.listTopics());
   let topics = target.topics;
@@ -217,6 +245,11 @@ export async function planOffsetReset(target: GroupOffsetsTarget, spec: ResetSpe
     let note: string | undefined;
     if (wanted < p.logStartOffset) { note = `${wanted} is before the log start offset; clamped`; wanted = p.logStartOffset; }
     if (wanted > p.highWatermark) { note = `${wanted} is past the high watermark; clamped`; wanted = p.highWatermark; }
+    const store = positionsOf(target.store);
+    if (stores.includes('sink') && store?.align) {
+      const aligned = await store.align(p, wanted, p.logStartOffset);
+      if (aligned.target !== wanted) { note = [note, aligned.note].filter(Boolean).join('; '); wanted = aligned.target; }
+    }
     entries.push({ topic: p.topic, partition: p.partition, current, target: wanted, ...(note ? { note } : {}) });
   }
   return { description, stores, entries };
@@ -262,8 +295,9 @@ export async function executeOffsetReset(target: GroupOffsetsTarget, plan: Reset
     await commitAsTemporaryMember(target.kafka, target.groupId, changes.map((e) => ({ topic: e.topic, partition: e.partition,
       offset: e.target.toString() })));
   }
-  if (plan.stores.includes('sink') && target.store) {
-    await overwriteStoredPositions(target.store, target.groupId, changes.map((e) => ({ topic: e.topic, partition: e.partition,
+  const store = positionsOf(target.store);
+  if (plan.stores.includes('sink') && store) {
+    await store.overwrite(target.groupId, changes.map((e) => ({ topic: e.topic, partition: e.partition,
       nextOffset: e.target })));
   }
 }

@@ -8,12 +8,12 @@
  * (it is fenced), but it can replay or skip records by design, which is the point of a reset.
  */
 import type { Knex } from 'knex';
-import { partitionKey, type TopicPartition } from '../sinks/sink';
+import { partitionKey } from '../sinks/sink';
 import { bindBigint, toBigint } from '../sinks/sql/dialect';
+import type { SinkPositionStore, StoredPosition } from './group-offsets';
 import type { SqlOffsetStore } from './sql-store';
 
-/** One stored position: `nextOffset` is the next offset to consume, -1n = none stored yet. */
-export interface StoredPosition extends TopicPartition { nextOffset: bigint }
+export type { StoredPosition } from './group-offsets';
 
 /**
  * Every position stored for `groupId`, ordered by topic then partition. An absent offsets table
@@ -48,4 +48,17 @@ export async function overwriteStoredPositions(store: SqlOffsetStore, groupId: s
         .merge({ next_offset: bindBigint(p.nextOffset), updated_at: trx.fn.now() });
     }
   });
+}
+
+/**
+ * The SQL offsets table as a {@link SinkPositionStore} for `kafka-eos offsets`: lists with
+ * {@link listStoredPositions} (filtered to `topics` when given), overwrites with
+ * {@link overwriteStoredPositions}; every offset can be stored as asked (no `align`).
+ */
+export function sqlPositionStore(store: SqlOffsetStore): SinkPositionStore {
+  return {
+    label: `the sink's offsets table ${store.table}`,
+    list: async (groupId, topics) => (await listStoredPositions(store, groupId)).filter((p) => !topics?.length || topics.includes(p.topic)),
+    overwrite: (groupId, positions) => overwriteStoredPositions(store, groupId, positions),
+  };
 }

@@ -4,6 +4,10 @@
  * ownership span a bar coloured by its member; rebalances shaded; generations, joins, leaves,
  * session expiries, fenced members, kills and lost partitions marked. Every bar and marker has an
  * SVG `<title>`, shown on hover: member id, client id, instance id, times.
+ *
+ * Marker symbols sit in lanes above the plot so that none covers another: generation labels in the
+ * lanes nearest the plot, member events (join, leave, expiry, fence, kill, loss) in lanes above
+ * them; a symbol takes the first lane of its band where it keeps {@link MARK_GAP_PX} from the last.
  */
 import type { Timeline, TimelineEventKind, TimelineMember } from './model';
 
@@ -25,6 +29,38 @@ const MARK: Record<TimelineEventKind, { colour: string; symbol: string; name: st
   note: { colour: '#555', symbol: '•', name: 'note' },
 };
 
+/** The least horizontal distance (px) between the centres of two marker symbols in one lane. */
+export const MARK_GAP_PX = 14;
+/** The height (px) of one marker lane. */
+const LANE_PX = 16;
+
+/** A marker's lane: 0 is nearest the plot. */
+export interface MarkerLane { index: number; lane: number }
+
+/**
+ * Lanes for markers at x positions `xs` (px), generation markers (`group[i]` true) in the lowest
+ * lanes and the others above every generation lane, so that two symbols of one lane are at least
+ * {@link MARK_GAP_PX} apart. Returns one lane per marker (same order) and the number of lanes used.
+ */
+export function markerLanes(xs: number[], group: boolean[]): { lanes: number[]; count: number } {
+  const lanes = new Array<number>(xs.length).fill(0);
+  const place = (ids: number[], base: number): number => {
+    const lastX: number[] = [];
+    for (const i of [...ids].sort((a, b) => xs[a]! - xs[b]! || a - b)) {
+      let lane = lastX.findIndex((lx) => xs[i]! - lx >= MARK_GAP_PX);
+      if (lane < 0) lane = lastX.length;
+      lastX[lane] = xs[i]!;
+      lanes[i] = base + lane;
+    }
+    return lastX.length;
+  };
+  const gens = xs.map((_, i) => i).filter((i) => group[i]);
+  const others = xs.map((_, i) => i).filter((i) => !group[i]);
+  const genLanes = place(gens, 0);
+  const otherLanes = place(others, genLanes);
+  return { lanes, count: genLanes + otherLanes };
+}
+
 function who(m: TimelineMember | undefined, id: string): string {
   if (!m) return `member ${id}`;
   return `member ${m.id}\nclient id ${m.clientId ?? '?'}\ninstance id `
@@ -36,12 +72,13 @@ export function renderTimelineHtml(t: Timeline, options: { width?: number } = {}
   const width = options.width ?? 1200;
   const left = 170;
   const right = 20;
-  const top = 64;
   const row = 22;
   const plotW = width - left - right;
-  const height = top + Math.max(1, t.partitions.length) * row + 30;
   const span = Math.max(1, t.end - t.start);
   const x = (ts: number) => left + ((ts - t.start) / span) * plotW;
+  const placed = markerLanes(t.events.map((e) => x(e.ts)), t.events.map((e) => e.kind === 'generation'));
+  const top = 30 + Math.max(2, placed.count) * LANE_PX;
+  const height = top + Math.max(1, t.partitions.length) * row + 30;
   const y = (p: string) => top + t.partitions.indexOf(p) * row;
   const colour = new Map(t.members.map((m, i) => [m.id, memberColour(i)]));
   const member = new Map(t.members.map((m) => [m.id, m]));
@@ -80,16 +117,19 @@ export function renderTimelineHtml(t: Timeline, options: { width?: number } = {}
       + `y="${y(s.partition) + 3}" width="${Math.max(1.5, x2 - x1).toFixed(1)}" height="${row - 6}" rx="3" `
       + `fill="${colour.get(s.memberId) ?? '#999'}"><title>${esc(title)}</title></rect>`);
   }
-  for (const e of t.events) {
+  for (const [i, e] of t.events.entries()) {
     const ex = x(e.ts);
+    const lane = placed.lanes[i]!;
+    const labelY = top - 10 - lane * LANE_PX;
     const m = MARK[e.kind];
     const title = `${m.name} at ${fmt(e.ts)}\n${e.label}${e.memberId ? `\n${who(member.get(e.memberId), e.memberId)}` : ''}`;
     const bottom = top + t.partitions.length * row;
     const dash = e.kind === 'generation' ? ' stroke-dasharray="4 3"' : '';
     parts.push(`<g class="event" data-kind="${e.kind}"><title>${esc(title)}</title>`
-      + `<line x1="${ex.toFixed(1)}" y1="${top - 18}" x2="${ex.toFixed(1)}" y2="${bottom}" stroke="${m.colour}" `
+      + `<line x1="${ex.toFixed(1)}" y1="${labelY + 3}" x2="${ex.toFixed(1)}" y2="${bottom}" stroke="${m.colour}" `
         + `stroke-width="${e.kind === 'generation' ? 1 : 1.5}"${dash}/>`
-      + `<text x="${ex.toFixed(1)}" y="${top - 22}" text-anchor="middle" fill="${m.colour}" class="mark">${m.symbol}</text></g>`);
+      + `<text x="${ex.toFixed(1)}" y="${labelY}" text-anchor="middle" fill="${m.colour}" class="mark" `
+      + `data-lane="${lane}">${m.symbol}</text></g>`);
   }
   const fate = (id: string) => {
     const mine = t.events.filter((e) => e.memberId === id);

@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
+import { until } from '../consumer/helpers';
 
 /** Path of the compiled CLI entry point. */
 export const CLI = path.join(__dirname, '..', '..', 'dist', 'cli', 'index.js');
@@ -45,4 +46,15 @@ export function startCli(args: string[], hardMs = 80000): RunningCli {
   const hard = setTimeout(() => child.kill('SIGKILL'), hardMs);
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => { clearTimeout(hard); resolve(code); }));
   return { child, out: () => out, exited };
+}
+
+/** `kafka-eos run --config file` until its status line counts 3 records, then SIGTERM: the process must exit 0. */
+export async function runUntilThreeRecordsThenSigterm(file: string): Promise<void> {
+  const run = startCli(['run', '--config', file, '--status-interval', '300']);
+  try {
+    await until(() => /status .* 3 total/.test(run.out()), 'the 3 records', 45000);
+  } finally {
+    run.child.kill('SIGTERM');
+  }
+  expect({ code: await run.exited, out: run.out() }).toMatchObject({ code: 0 });
 }

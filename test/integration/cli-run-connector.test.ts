@@ -18,7 +18,7 @@ import { WebHdfsServer } from '../../src/sinks/hdfs/webhdfs-server';
 import { WebHdfsClient } from '../../src/sinks/hdfs/webhdfs-client';
 import { committedFiles } from '../sinks/hdfs/helpers';
 import { kafkaOf, produce, until } from '../consumer/helpers';
-import { CLI, startCli as start } from './cli-helpers';
+import { CLI, runUntilThreeRecordsThenSigterm, startCli as start } from './cli-helpers';
 
 const ROOT = path.join(__dirname, '..', '..');
 jest.setTimeout(90000);
@@ -33,17 +33,6 @@ afterAll(async () => {
   await cluster.stop();
   rmSync(dir, { recursive: true, force: true });
 });
-
-/** `run --config file` until its status line counts 3 records, then SIGTERM: the process must exit 0. */
-async function runUntilThreeRecordsThenSigterm(file: string): Promise<void> {
-  const run = start(['run', '--config', file, '--status-interval', '300']);
-  try {
-    await until(() => /status .* 3 total/.test(run.out()), 'the 3 records', 45000);
-  } finally {
-    run.child.kill('SIGTERM');
-  }
-  expect(await run.exited).toBe(0);
-}
 
 const sample = (text: string, name: string, labels: string) => {
   const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && labels.split(',').every((x) => l.includes(x)));

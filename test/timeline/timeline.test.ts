@@ -14,7 +14,7 @@ import { MockCluster } from '../../src/mock-broker';
 import { GroupConsumer } from '../../src/consumer/group-consumer';
 import { encodeAssignment } from '../../src/consumer/assignors/consumer-protocol';
 import { timelineFromMockEvents, TimelineRecorder, type MockEventEntry } from '../../src/timeline/model';
-import { renderTimelineHtml } from '../../src/timeline/render';
+import { MARK_GAP_PX, markerLanes, renderTimelineHtml } from '../../src/timeline/render';
 import { withTimelineOnFailure } from '../../src/timeline/testing';
 import { consumerOn, kafkaOf, produce, stopAll, until } from '../consumer/helpers';
 
@@ -127,6 +127,44 @@ test('from synthetic log entries: a session expiry and a fenced static member cl
   expect(html).toMatch(/<g class="event" data-kind="fenced"><title>fenced at [^<]*fenced: m2 replaced by m3[^<]*instance id static-2/);
   expect(html).toMatch(/<g class="event" data-kind="expired"><title>session expired at [^<]*client id c1/);
   expect(html).toMatch(/c1 <code>m1<\/code> <b[^>]*>killed \(SIGKILL\)<\/b>/);
+});
+
+/** Every marker symbol of a page: kind, x, y and lane. */
+const MARK_RE = /<g class="event" data-kind="(\w+)">[\s\S]*?<text x="([\d.]+)" y="([\d.]+)"[^>]*data-lane="(\d+)"/g;
+const marks = (html: string) => [...html.matchAll(MARK_RE)]
+  .map((m) => ({ kind: m[1]!, x: Number(m[2]), y: Number(m[3]), lane: Number(m[4]) }));
+
+test('marker symbols never overlap: a session expiry at the same time as a generation sits in a lane above its G', () => {
+  const g = 'g';
+  const e = (ts: number, type: string, data: Record<string, unknown>): MockEventEntry => ({ ts, type, data: { groupId: g, ...data } });
+  const asg = encodeAssignment({ assignedPartitions: [{ topic: 't', partition: 0 }] });
+  const entries = [
+    e(1000, 'member.joined', { memberId: 'm1', clientId: 'c1', groupInstanceId: null }),
+    e(1001, 'member.joined', { memberId: 'm2', clientId: 'c2', groupInstanceId: null }),
+    e(1100, 'group.generation', { generationId: 1, members: [{}, {}] }),
+    e(1200, 'member.assignment', { memberId: 'm1', generationId: 1, assignment: asg }),
+    // The demo's shape: a killed member expires and the next generation forms in the same few ms.
+    e(9000, 'member.expired', { memberId: 'm2', cause: 'session-timeout' }),
+    e(9002, 'group.generation', { generationId: 2, members: [{}] }),
+    e(9003, 'member.expired', { memberId: 'm1', cause: 'session-timeout' }),
+    e(9004, 'group.generation', { generationId: 3, members: [] }),
+  ];
+  const html = renderTimelineHtml(timelineFromMockEvents(entries, g));
+  const all = marks(html);
+  expect(all.map((m) => m.kind).sort()).toEqual(['expired', 'expired', 'generation', 'generation', 'generation', 'join', 'join']);
+  for (const a of all) {
+    for (const b of all) {
+      if (a !== b && a.lane === b.lane) expect(Math.abs(a.x - b.x)).toBeGreaterThanOrEqual(MARK_GAP_PX);
+      if (a.lane === b.lane) expect(a.y).toBe(b.y);
+    }
+  }
+  const highestGen = Math.max(...all.filter((m) => m.kind === 'generation').map((m) => m.lane));
+  for (const m of all.filter((x) => x.kind !== 'generation')) expect(m.lane).toBeGreaterThan(highestGen);
+  // Lanes stack upwards and all stay above the plot.
+  const plotTop = Number(/<rect class="plot" x="[\d.]+" y="([\d.]+)"/.exec(html)![1]);
+  for (const m of all) expect(m.y).toBeLessThan(plotTop);
+  expect(new Set(all.map((m) => m.y)).size).toBe(new Set(all.map((m) => m.lane)).size);
+  expect(markerLanes([0, 5, 30], [false, false, false])).toEqual({ lanes: [0, 1, 0], count: 2 });
 });
 
 test("from the SDK's own records (TimelineRecorder): spans from assigned to revoked, rebalances with durations", async () => {

@@ -49,8 +49,13 @@ export class OutageReporter {
     if (this.timer) clearInterval(this.timer);
   }
 
-  /** Feeds a KafkaJS log entry: a connection error opens (or extends) a broker outage. */
+  /**
+   * Feeds a KafkaJS log entry: a connection error opens (or extends) a broker outage. The SDK's own
+   * lines (namespace `kafka-eos`, e.g. "sink unavailable ... ECONNREFUSED" about the database) are not
+   * about brokers: the sink's outages come through {@link sinkUnavailable}.
+   */
   kafkaLog(entry: LogEntry): void {
+    if (entry.namespace === 'kafka-eos') return;
     const log = entry.log as { message?: string; error?: string; broker?: string; retryCount?: number; retryTime?: number };
     const text = `${log.message ?? ''} ${log.error ?? ''}`;
     if (!CONNECTION_ERROR.test(text)) return;

@@ -111,7 +111,8 @@ export class StatusReporter {
   private print(): void {
     const line = this.format();
     if (this.options.tty) {
-      const width = (this.out as { columns?: number }).columns ?? 200;
+      // A terminal that reports no size (0 columns, as a pty nobody sized) gets the whole line.
+      const width = (this.out as { columns?: number }).columns || Infinity;
       this.out.write(`\r\x1b[K${line.length > width ? line.slice(0, width - 1) : line}`);
       this.drawn = true;
     } else {

@@ -1,14 +1,16 @@
 /**
- * `kafka-eos offsets describe|reset`: a group's positions in Kafka and in a sink's offsets table,
- * and rewinding them for a replay, in the manner of `kafka-consumer-groups.sh`. See docs/replay.md.
+ * `kafka-eos offsets describe|reset`: a group's positions in Kafka and in a sink's stored positions
+ * (a SQL offsets table with `--db`, or the HDFS sink's committed files with `--hdfs`), and rewinding
+ * them for a replay, in the manner of `kafka-consumer-groups.sh`. See docs/replay.md.
  *
  * Exit codes: 0 done (or planned, for a dry run); 1 the operation failed (e.g. GROUP_ACTIVE: the
- * group has members; OFFSETS_STORE_MISSING: the `--db` SQLite file or the offsets table does not
- * exist; OFFSETS_GROUP_UNKNOWN: `reset --store sink|both` for a group with no positions in the
- * offsets table); 2 bad arguments (CONFIG_INVALID).
+ * group has members; OFFSETS_STORE_MISSING: the `--db` SQLite file, the offsets table or the HDFS
+ * `--topics-dir` does not exist; OFFSETS_GROUP_UNKNOWN: `reset --store sink|both` for a group with
+ * no stored positions); 2 bad arguments (CONFIG_INVALID).
  *
- * These commands never create a database file or a table: a mistyped `--db` or `--offsets-table`
- * is refused before anything (Kafka's committed offsets included) is moved.
+ * These commands never create a database file, a table or an HDFS directory: a mistyped `--db`,
+ * `--offsets-table` or `--topics-dir` is refused before anything (Kafka's committed offsets
+ * included) is moved.
  */
 import { existsSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
@@ -17,13 +19,17 @@ import { ConfigError } from '../../consumer/options';
 import { KafkaEosError } from '../../errors';
 import {
   describeGroupOffsets, executeOffsetReset, planOffsetReset, type GroupOffsetsDescription, type GroupOffsetsTarget, type ResetPlan,
-  type ResetSpec, type ResetStore,
+  type ResetSpec, type ResetStore, type SinkPositionStore,
 } from '../../offsets/group-offsets';
-import { listStoredPositions } from '../../offsets/sql-positions';
+import { HdfsPositionStore } from '../../offsets/hdfs-positions';
+import { sqlPositionStore } from '../../offsets/sql-positions';
 import { SqlOffsetStore } from '../../offsets/sql-store';
 import { quietKnexLog } from '../knex-log';
 
-interface CommonOptions { brokers: string[]; group: string; topic?: string[]; db?: string; offsetsTable?: string; json?: boolean }
+interface CommonOptions {
+  brokers: string[]; group: string; topic?: string[]; db?: string; offsetsTable?: string; json?: boolean;
+  hdfs?: string; topicsDir?: string; hdfsUser?: string;
+}
 interface ResetOptions extends CommonOptions {
   toEarliest?: boolean; toLatest?: boolean; toDatetime?: number; shiftBy?: bigint;
   toOffset?: { topic: string; partition: number; offset: bigint }[];
@@ -71,14 +77,14 @@ function table(rows: string[][]): string {
   return rows.map((r) => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()).join('\n') + '\n';
 }
 
-/** The human-readable describe output. */
-export function formatDescription(d: GroupOffsetsDescription, offsetsTable: string | undefined): string {
+/** The human-readable describe output; `storeLabel` names the sink's store when one was given. */
+export function formatDescription(d: GroupOffsetsDescription, storeLabel: string | undefined): string {
   const truth = d.sourceOfTruth === 'sink'
-    ? `the sink's offsets table ${offsetsTable ?? ''} (exactly-once: consumers resume from it; Kafka's committed offsets are `
+    ? `${storeLabel ?? "the sink's stored positions"} (exactly-once: consumers resume from it; Kafka's committed offsets are `
       + `for monitoring)`
-    : offsetsTable
-      ? `Kafka's committed offsets (the offsets table ${offsetsTable} holds no position of this group)`
-      : "Kafka's committed offsets (no sink named: pass --db to include a sink's offsets table)";
+    : storeLabel
+      ? `Kafka's committed offsets (${storeLabel}: no position of this group)`
+      : "Kafka's committed offsets (no sink named: pass --db or --hdfs to include a sink's stored positions)";
   let out = `group ${d.groupId}: state ${d.state}, ${d.members.length} member(s)\nsource of truth: ${truth}\n`;
   for (const m of d.members) {
     const parts = Object.entries(m.assignment).map(([t, ps]) => `${t}-[${ps.join(',')}]`).join(' ') || '(no partitions)';
@@ -94,8 +100,8 @@ export function formatDescription(d: GroupOffsetsDescription, offsetsTable: stri
 }
 
 /** The human-readable reset plan. */
-export function formatPlan(plan: ResetPlan, executed: boolean): string {
-  const where = plan.stores.map((s) => (s === 'kafka' ? "Kafka's committed offsets" : "the sink's offsets table")).join(' and ');
+export function formatPlan(plan: ResetPlan, executed: boolean, storeName = "the sink's offsets table"): string {
+  const where = plan.stores.map((s) => (s === 'kafka' ? "Kafka's committed offsets" : storeName)).join(' and ');
   const rows = [['TOPIC', 'PARTITION', 'CURRENT', 'NEW', 'NOTE']];
   for (const e of plan.entries) rows.push([e.topic, String(e.partition), str(e.current), str(e.target), e.note ?? '']);
   const head = executed ? `reset ${where} of group ${plan.description.groupId}:\n` : `dry run (add --execute to apply) for `
@@ -116,31 +122,56 @@ async function assertStoreExists(db: string, store: SqlOffsetStore, needPosition
     throw new KafkaEosError('OFFSETS_STORE_MISSING', `--offsets-table: the table ${store.table} does not exist in ${redact(db)} `
       + '(check --db and --offsets-table; nothing was changed)');
   }
-  if (needPositionsOf !== undefined && (await listStoredPositions(store, needPositionsOf)).length === 0) {
+  if (needPositionsOf !== undefined && (await sqlPositionStore(store).list(needPositionsOf)).length === 0) {
     throw new KafkaEosError('OFFSETS_GROUP_UNKNOWN', `--group: the offsets table ${store.table} in ${redact(db)} holds no position `
       + `of group ${needPositionsOf} (check --group, --db and --offsets-table, or use --store kafka; nothing was changed)`);
   }
 }
 
+/** The HDFS counterpart of {@link assertStoreExists}: `<topicsDir>/+log` must exist, and hold positions when a reset needs them. */
+async function assertHdfsStoreExists(store: HdfsPositionStore, o: CommonOptions, needPositions: boolean): Promise<void> {
+  if (!(await store.exists())) {
+    throw new KafkaEosError('OFFSETS_STORE_MISSING', `--topics-dir: ${store.layout.topicsDir}/+log does not exist at ${o.hdfs} (no HDFS `
+      + 'sink has committed there; check --hdfs and --topics-dir; nothing was changed)');
+  }
+  if (needPositions && (await store.list(o.group, o.topic)).length === 0) {
+    const of = o.topic ? ` of ${o.topic.join(', ')}` : '';
+    throw new KafkaEosError('OFFSETS_GROUP_UNKNOWN', `--group: ${store.label} hold no position${of} `
+      + '(check --hdfs, --topics-dir and --topic, or use --store kafka; nothing was changed)');
+  }
+}
+
 const redact = (db: string) => db.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
 
-async function withTarget<T>(o: CommonOptions, fn: (t: GroupOffsetsTarget) => Promise<T>, needSinkPositions = false): Promise<T> {
+async function withTarget<T>(o: CommonOptions, fn: (t: GroupOffsetsTarget & { store?: SinkPositionStore }) => Promise<T>,
+  needSinkPositions = false): Promise<T> {
   if (o.db && knexConfigForDb(o.db).client === 'sqlite3' && !existsSync(o.db)) {
     throw new KafkaEosError('OFFSETS_STORE_MISSING', `--db: the SQLite file ${o.db} does not exist (nothing was changed)`);
   }
   const kafka = new Kafka({ clientId: 'kafka-eos-offsets', brokers: o.brokers, logLevel: logLevel.NOTHING, retry: { retries: 3,
     initialRetryTime: 200 } });
   const admin = kafka.admin();
-  const store = o.db ? new SqlOffsetStore({ knex: knexConfigForDb(o.db) as never,
+  const sql = o.db ? new SqlOffsetStore({ knex: knexConfigForDb(o.db) as never,
     ...(o.offsetsTable ? { table: o.offsetsTable } : {}), autoCreate: false }) : undefined;
+  const hdfs = o.hdfs ? new HdfsPositionStore({ url: o.hdfs, ...(o.topicsDir ? { topicsDir: o.topicsDir } : {}),
+    ...(o.hdfsUser ? { user: o.hdfsUser } : {}) }) : undefined;
   try {
-    if (store && o.db) await assertStoreExists(o.db, store, needSinkPositions ? o.group : undefined);
+    if (sql && o.db) await assertStoreExists(o.db, sql, needSinkPositions ? o.group : undefined);
+    if (hdfs) await assertHdfsStoreExists(hdfs, o, needSinkPositions);
     await admin.connect();
-    return await fn({ kafka, admin, groupId: o.group, topics: o.topic, store });
+    return await fn({ kafka, admin, groupId: o.group, topics: o.topic, store: sql ? sqlPositionStore(sql) : hdfs });
   } finally {
     await admin.disconnect().catch(() => undefined);
-    await store?.close().catch(() => undefined);
+    await sql?.close().catch(() => undefined);
   }
+}
+
+/** `--db` and `--hdfs` name one sink each; `--topics-dir` and `--hdfs-user` belong to `--hdfs`. */
+function checkSinkOptions(o: CommonOptions): void {
+  if (o.db && o.hdfs) throw new ConfigError('--hdfs', 'name one sink: --db (SQL offsets table) or --hdfs (HDFS files), not both');
+  if (!o.hdfs && (o.topicsDir || o.hdfsUser)) throw new ConfigError(o.topicsDir ? '--topics-dir' : '--hdfs-user', 'needs --hdfs');
+  if (o.hdfs && !/^https?:\/\/[^/\s]+\/?$/.test(o.hdfs)) throw new ConfigError('--hdfs', 'expected the NameNode as http(s)://host:port');
+  if (o.topicsDir && !o.topicsDir.startsWith('/')) throw new ConfigError('--topics-dir', 'expected an absolute HDFS path');
 }
 
 function specOf(o: ResetOptions): ResetSpec {
@@ -156,8 +187,9 @@ function specOf(o: ResetOptions): ResetSpec {
 }
 
 function storesOf(o: ResetOptions): ResetStore[] {
-  const store = o.store ?? (o.db ? 'both' : 'kafka');
-  if (store !== 'kafka' && !o.db) throw new ConfigError('--store', `"${store}" needs --db naming the sink's database`);
+  const store = o.store ?? (o.db || o.hdfs ? 'both' : 'kafka');
+  if (store !== 'kafka' && !o.db && !o.hdfs) throw new ConfigError('--store', `"${store}" needs --db naming the sink's database `
+    + "or --hdfs naming the HDFS sink's NameNode");
   return store === 'both' ? ['kafka', 'sink'] : [store];
 }
 
@@ -181,17 +213,23 @@ function common(cmd: Command): Command {
     .option('--topic <name>', 'a topic (repeatable); default every topic the group has positions for', collect(String))
     .option('--db <path|url>', "the sink's database holding the offsets table: a SQLite file or postgresql:// URL")
     .option('--offsets-table <name>', 'offsets table name (default kafka_eos_offsets)')
+    .option('--hdfs <url>', "the HDFS sink's NameNode (http://host:port): positions from its committed files")
+    .option('--topics-dir <path>', "the HDFS sink's topicsDir (default /topics)")
+    .option('--hdfs-user <name>', 'WebHDFS user.name')
     .option('--json', 'print JSON instead of a table');
 }
 
 /** Adds `offsets describe` and `offsets reset` to the program. */
 export function registerOffsetsCommand(program: Command): void {
-  const offsets = program.command('offsets').description("inspect and rewind a group's positions in Kafka and in a sink's offsets table");
+  const offsets = program.command('offsets').description("inspect and rewind a group's positions in Kafka and in a sink's stored "
+    + 'positions (SQL offsets table or HDFS files)');
   common(offsets.command('describe').description('log start, high watermark, committed offset, sink position and lag per partition'))
     .action(async (o: CommonOptions) => {
+      checkSinkOptions(o);
       process.exitCode = await exitCodeOf(() => withTarget(o, async (t) => {
         const d = await describeGroupOffsets(t);
-        process.stdout.write(o.json ? json(d) : formatDescription(d, t.store?.table));
+        process.stdout.write(o.json ? json({ ...d, ...(t.store ? { sinkStore: t.store.label } : {}) }) : formatDescription(d,
+          t.store?.label));
       }));
     });
   common(offsets.command('reset').description('move positions (a dry run unless --execute); refuses while the group has members'))
@@ -206,13 +244,15 @@ export function registerOffsetsCommand(program: Command): void {
     .option('--execute', 'apply the plan')
     .action(async (o: ResetOptions) => {
       if (o.execute && o.dryRun) throw new ConfigError('--execute', 'cannot be combined with --dry-run');
+      checkSinkOptions(o);
       const spec = specOf(o);
       const stores = storesOf(o);
       process.exitCode = await exitCodeOf(() => withTarget(o, async (t) => {
         const plan = await planOffsetReset(t, spec, stores);
         if (o.execute) await executeOffsetReset(t, plan);
+        const moved = t.store instanceof HdfsPositionStore ? { hdfsMoves: t.store.moves } : {};
         process.stdout.write(o.json ? json({ executed: o.execute === true, stores: plan.stores,
-          entries: plan.entries }) : formatPlan(plan, o.execute === true));
+          entries: plan.entries, ...moved }) : formatPlan(plan, o.execute === true, t.store?.label));
       }, stores.includes('sink')));
     });
 }

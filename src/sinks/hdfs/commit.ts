@@ -196,3 +196,36 @@ export async function recover(client: WebHdfsClient, layout: HdfsLayout, topic: 
   await client.delete(layout.tmpDir(topic, partition), true);
   return next;
 }
+
+/** One claim as its manifest records it: the range it covers and where each of its files is published. */
+export interface ClaimRecord {
+  /** The claim directory's name: `first` or the zero-padded start offset. */
+  claim: string;
+  /** Its path, `<topicsDir>/+log/<topic>/<partition>/<claim>`. */
+  dir: string;
+  start: bigint;
+  /** Inclusive. */
+  end: bigint;
+  /** `name` inside the claim directory (before publishing), `target` the committed path. */
+  files: { name: string; target: string }[];
+}
+
+/**
+ * Every claim of a partition, oldest first (`first`, then by start offset), read from their
+ * manifests; read-only. For operators rewinding a partition (`kafka-eos offsets reset`), who move the
+ * newest claims aside. An absent `+log` directory reads as no claims.
+ * @throws WebHdfsError RECOVER for a claim directory without a manifest; WebHdfsError when HDFS is unavailable.
+ */
+export async function listClaims(client: WebHdfsClient, layout: HdfsLayout, topic: string, partition: number): Promise<ClaimRecord[]> {
+  const logDir = layout.logDir(topic, partition);
+  const names = ((await client.list(logDir)) ?? []).map((c) => c.pathSuffix).filter((n) => n === 'first' || /^\d+$/.test(n));
+  names.sort((a, b) => (a === 'first' ? -1 : b === 'first' ? 1 : a < b ? -1 : a > b ? 1 : 0));
+  const out: ClaimRecord[] = [];
+  for (const claim of names) {
+    const dir = path.posix.join(logDir, claim);
+    const m = await readManifest(client, dir);
+    if (!m) throw new WebHdfsError('RECOVER', dir, 'claim directory without a manifest (was it modified by hand?)', 500);
+    out.push({ claim, dir, start: BigInt(m.start), end: BigInt(m.end), files: m.files.map((f) => ({ name: f.name, target: f.target })) });
+  }
+  return out;
+}

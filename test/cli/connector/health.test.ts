@@ -31,3 +31,14 @@ test('an unreachable database is still worded as unreachable; broker recovery do
   expect(lines).toHaveLength(1);
   expect(r.current()).toHaveLength(1);
 });
+
+test("the SDK's own log line about an unreachable database (ECONNREFUSED) is not a broker outage; KafkaJS's is", () => {
+  const { r, lines } = reporter();
+  const entry = (namespace: string, message: string, error?: string) => ({ namespace, level: 4, label: 'WARN',
+    log: { timestamp: '', message, ...(error ? { error } : {}) } });
+  r.kafkaLog(entry('kafka-eos', 'sink unavailable for t:0, waiting: transient database errors (connect ECONNREFUSED 127.0.0.1:5432)'));
+  expect(lines).toEqual([]);
+  r.kafkaLog(entry('Connection', 'Connection error', 'connect ECONNREFUSED 127.0.0.1:9092'));
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(/cannot reach broker the cluster since .*ECONNREFUSED 127\.0\.0\.1:9092/);
+});

@@ -1,0 +1,167 @@
+/**
+ * The HDFS sink's stored positions for operators (`kafka-eos offsets describe|reset --hdfs`). The
+ * sink keeps no offsets table: a partition's position is the end + 1 of its newest claim
+ * (`<topicsDir>/+log/<topic>/<partition>/<start>`, docs/hdfs-sink.md), and its committed files are
+ * named by the ranges they cover. So, as with Kafka Connect's HDFS connector, a position moves only
+ * by changing the claims and files, through the sink's own commit and recovery code (commit.ts):
+ *
+ * - **Rewind to T**: the sink's `recover()` first (publishes an unpublished last claim, clears `+tmp`),
+ *   then, newest claim first, each claim starting at or after T is *moved aside*: its published files
+ *   are renamed back into the claim directory (an interrupted step leaves a claim that recovery simply
+ *   publishes again), then the claim directory is renamed in one atomic step to
+ *   `<topicsDir>/+rewound/<topic>/<partition>/<stamp>-<claim>` (the files inside, kept for the operator).
+ *   Whole files only: a T inside a file's range is aligned to that file's first offset (or, when that
+ *   offset is before the log start and so cannot be replayed, to the offset after the file).
+ * - **Skip forward to T** (or place a position where no claim remains): an empty claim covering
+ *   `[position, T − 1]` (`[T − 1, T − 1]` for a partition without claims) committed by the sink's own
+ *   `commitFiles()` with no files. Recovery reads it like any claim.
+ *
+ * Every step leaves a contiguous chain of claims, each range covered by exactly one set of files
+ * (never a gap, never a duplicate); re-running an interrupted reset completes it. One topicsDir
+ * serves one consumer group (the sink's rule), so the group id is not part of the layout.
+ */
+import * as path from 'node:path';
+import { KafkaEosError } from '../errors';
+import { partitionKey, type TopicPartition } from '../sinks/sink';
+import { commitFiles, HdfsLayout, listClaims, readPosition, recover, type ClaimRecord } from '../sinks/hdfs/commit';
+import { WebHdfsClient, WebHdfsError } from '../sinks/hdfs/webhdfs-client';
+import type { SinkPositionStore, StoredPosition } from './group-offsets';
+
+/** Where the HDFS sink writes: the same `url`, `user` and `topicsDir` as its config (docs/hdfs-sink.md). */
+export interface HdfsPositionsOptions {
+  /** NameNode base URL, e.g. `http://namenode:9870`. */
+  url: string;
+  /** Sent as `user.name`. */
+  user?: string;
+  /** Absolute HDFS directory of the sink (default `/topics`). */
+  topicsDir?: string;
+}
+
+/** What one partition's move did (for tests and logs). */
+export interface HdfsMove extends TopicPartition {
+  /** The position before and after. */
+  from: bigint;
+  to: bigint;
+  /** Claim directories moved aside, each now under `+rewound`. */
+  movedAside: string[];
+  /** An empty claim committed to place the position (skip forward, or a rewind past every claim). */
+  emptyClaim: boolean;
+}
+
+/** A reset's name for what it moved aside: its UTC time to the ms (`20261201T190700123Z`). */
+const stamp = () => new Date().toISOString().replace(/[-:.]/g, '');
+
+/**
+ * The HDFS sink's positions as a {@link SinkPositionStore} (see the module comment).
+ * @throws WebHdfsError (HDFS_REQUEST_FAILED) when HDFS is unavailable; KafkaEosError OFFSETS_POSITION_UNALIGNED
+ *   when a rewind target falls inside a committed file at execution (the files changed since the plan).
+ */
+export class HdfsPositionStore implements SinkPositionStore {
+  readonly client: WebHdfsClient;
+  /** The sink's layout; the extension is unused here (names are read from manifests, never built). */
+  readonly layout: HdfsLayout;
+  readonly label: string;
+  /** Set by {@link overwrite}: what each partition's move did. */
+  readonly moves: HdfsMove[] = [];
+
+  constructor(readonly options: HdfsPositionsOptions) {
+    this.client = new WebHdfsClient({ url: options.url, ...(options.user ? { user: options.user } : {}) });
+    const topicsDir = (options.topicsDir ?? '/topics').replace(/\/+$/, '') || '/';
+    this.layout = new HdfsLayout(topicsDir, 'unused');
+    this.label = `the HDFS sink's committed files under ${topicsDir} (${options.url})`;
+  }
+
+  /** Whether the sink has ever written here (`<topicsDir>/+log` exists). */
+  async exists(): Promise<boolean> {
+    return (await this.client.status(path.posix.join(this.layout.topicsDir, '+log'))) !== null;
+  }
+
+  /** Positions read from the newest claim of each partition under `+log` (read-only: nothing published or deleted). */
+  async list(_groupId: string, topics?: string[]): Promise<StoredPosition[]> {
+    const logRoot = path.posix.join(this.layout.topicsDir, '+log');
+    const names = topics?.length ? topics : ((await this.client.list(logRoot)) ?? []).filter((e) => e.type === 'DIRECTORY')
+      .map((e) => e.pathSuffix);
+    const out: StoredPosition[] = [];
+    for (const topic of [...names].sort()) {
+      const partitions = ((await this.client.list(path.posix.join(logRoot, topic))) ?? [])
+        .filter((e) => e.type === 'DIRECTORY' && /^\d+$/.test(e.pathSuffix)).map((e) => Number(e.pathSuffix)).sort((a, b) => a - b);
+      for (const partition of partitions) {
+        const nextOffset = await readPosition(this.client, this.layout, topic, partition);
+        if (nextOffset >= 0n) out.push({ topic, partition, nextOffset });
+      }
+    }
+    return out;
+  }
+
+  /** A rewind lands on a committed file's first offset (whole files are moved aside); skips land anywhere. */
+  async align(tp: TopicPartition, wanted: bigint, logStartOffset: bigint): Promise<{ target: bigint; note?: string }> {
+    const claims = await listClaims(this.client, this.layout, tp.topic, tp.partition);
+    const inside = claims.find((c) => c.start < wanted && wanted <= c.end);
+    if (!inside) return { target: wanted };
+    const why = `HDFS files are replaced whole: ${wanted} is inside the file of ${inside.start}..${inside.end}`;
+    if (inside.start >= logStartOffset) return { target: inside.start, note: `${why}, rewound to ${inside.start}` };
+    return { target: inside.end + 1n, note: `${why}, whose first offset is before the log start: kept, position ${inside.end + 1n}` };
+  }
+
+  /** Moves each partition to its position (see the module comment), one partition after another. */
+  async overwrite(_groupId: string, positions: StoredPosition[]): Promise<void> {
+    for (const p of positions) {
+      if (p.nextOffset < 0n) throw new RangeError(`${partitionKey(p)}: a stored position must be ≥ 0, got ${p.nextOffset}`);
+    }
+    const aside = stamp();
+    for (const p of positions) this.moves.push(await this.move(p, p.nextOffset, aside));
+  }
+
+  private async move(tp: TopicPartition, target: bigint, asideStamp: string): Promise<HdfsMove> {
+    const { client, layout } = this;
+    // The sink's own recovery: the last claim published, orphaned attempts gone, the position read.
+    const from = await recover(client, layout, tp.topic, tp.partition);
+    const movedAside: string[] = [];
+    let position = from;
+    if (target < from) {
+      const claims = await listClaims(client, layout, tp.topic, tp.partition);
+      const straddling = claims.find((c) => c.start < target && target <= c.end);
+      if (straddling) throw new KafkaEosError('OFFSETS_POSITION_UNALIGNED', `${partitionKey(tp)}: ${target} is inside the committed `
+        + `file of ${straddling.start}..${straddling.end} (the files changed since the plan: run the reset again)`);
+      for (const c of claims.filter((x) => x.start >= target).reverse()) {
+        movedAside.push(await this.moveAside(c, tp, asideStamp));
+        position = c.start;
+      }
+      if (claims.every((c) => c.start >= target)) position = -1n;
+    }
+    let emptyClaim = false;
+    if (position !== target && target > 0n) {
+      // Skip forward, or no claim left below the target: an empty claim ends at target − 1.
+      const start = position >= 0n ? position : target - 1n;
+      const outcome = await commitFiles(client, layout, tp.topic, tp.partition, start, target - 1n, position < 0n, []);
+      if (outcome.status !== 'committed') throw new KafkaEosError('OFFSETS_POSITION_UNALIGNED', `${partitionKey(tp)}: another writer `
+        + `claimed ${start} while the position was moved (is a consumer of the group still running?)`);
+      emptyClaim = true;
+    }
+    const to = await readPosition(client, layout, tp.topic, tp.partition);
+    if (to !== (target > 0n ? target : -1n)) throw new KafkaEosError('OFFSETS_POSITION_UNALIGNED', `${partitionKey(tp)}: the HDFS `
+      + `position is ${to} after the move, not ${target}`);
+    return { topic: tp.topic, partition: tp.partition, from, to, movedAside, emptyClaim };
+  }
+
+  /**
+   * Un-publishes a claim's files (renamed back into the claim directory; idempotent, and recovery
+   * publishes them again if this stops half-way), then renames the claim directory aside in one step.
+   */
+  private async moveAside(c: ClaimRecord, tp: TopicPartition, asideStamp: string): Promise<string> {
+    const { client } = this;
+    for (const f of c.files) {
+      const inClaim = path.posix.join(c.dir, f.name);
+      if (await client.status(inClaim)) continue;
+      if (!(await client.status(f.target))) continue; // removed by hand: nothing to keep
+      if (!(await client.rename(f.target, inClaim))) throw new WebHdfsError('RENAME', f.target, `cannot move back into ${c.dir}`, 500);
+    }
+    const parent = path.posix.join(this.layout.topicsDir, '+rewound', tp.topic, String(tp.partition));
+    await client.mkdirs(parent);
+    const dest = path.posix.join(parent, `${asideStamp}-${c.claim}`);
+    // RENAME onto an existing directory would move the claim inside it: refuse instead.
+    if (await client.status(dest)) throw new WebHdfsError('RENAME', c.dir, `${dest} exists already`, 500);
+    if (!(await client.rename(c.dir, dest))) throw new WebHdfsError('RENAME', c.dir, `cannot move the claim aside to ${dest}`, 500);
+    return dest;
+  }
+}
