@@ -40,8 +40,9 @@ import { KeyedTimers } from './group/timers';
 import { Rebalancer, hbKey, hbKeyPrefix, joinKey, syncKey } from './group/rebalance';
 import { ConsumerGroupCoordinator } from './consumer-group/coordinator';
 import { describeAsClassic } from './consumer-group/views';
+import type { ConsumerGroupView } from './consumer-group/types';
 import type {
-  DescribedGroup, GroupCoordinatorConfig, GroupState, GroupView, HeartbeatRequest, JoinGroupRequest, JoinGroupResponse,
+  CommittedOffsetView, DescribedGroup, GroupCoordinatorConfig, GroupState, GroupView, HeartbeatRequest, JoinGroupRequest, JoinGroupResponse,
   LeaveGroupRequest, LeaveGroupResponse, ListedGroup, OffsetCommitRequest, OffsetCommitResponse, OffsetDeleteRequest,
   OffsetDeleteResponse, OffsetFetchRequest, OffsetFetchResponse, RequestContext, SyncGroupRequest, SyncGroupResponse,
 } from './group/types';
@@ -466,6 +467,17 @@ export class GroupCoordinator {
 
   groups(): GroupView[] {
     return [...this.groupsById.values()].map((g) => viewGroup(g, this.offsetStore));
+  }
+
+  /** A KIP-848 consumer group with its committed offsets, or undefined. */
+  consumerGroup(groupId: string): (ConsumerGroupView & { offsets: CommittedOffsetView[] }) | undefined {
+    const v = this.consumerGroups.view(groupId);
+    return v && { ...v, offsets: this.offsetStore.view(groupId) };
+  }
+
+  /** Every KIP-848 consumer group, with committed offsets. */
+  consumerGroupViews(): (ConsumerGroupView & { offsets: CommittedOffsetView[] })[] {
+    return this.consumerGroups.all().map((g) => this.consumerGroup(g.groupId)!);
   }
 
   /** Number of live timers (heartbeat, join and sync); 0 after {@link close}. */
