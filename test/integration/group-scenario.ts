@@ -113,6 +113,9 @@ export async function runGroupScenario(cluster: MockCluster, opts: GroupScenario
     produce(cluster, topic, n, 'a');
     await waitFor(() => consumedKeys(workers).length >= n, 90_000, `${n} messages: ${diagnose(workers, cluster, group)}`);
     const keys = consumedKeys(workers);
+    if (process.env.SCENARIO_DEBUG) {
+      process.stdout.write(JSON.stringify(workers.map((w) => ({ assigned: w.assigned, perPartition: Object.entries(w.consumed.reduce<Record<number, number>>((acc, [p]) => ({ ...acc, [p]: (acc[p] ?? 0) + 1 }), {})) }))) + '\n');
+    }
     expect(keys.length).toBe(n);
     expect(new Set(keys).size).toBe(n);
     for (const w of workers) for (const [p] of w.consumed) expect(w.assigned).toContain(p);

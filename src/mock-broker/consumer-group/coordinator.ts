@@ -116,7 +116,7 @@ export class ConsumerGroupCoordinator {
       throw new HeartbeatError(ErrorCode.UNSUPPORTED_ASSIGNOR,
         `ServerAssignor ${req.serverAssignor} is not supported. Supported assignors: ${[...SERVER_ASSIGNORS.keys()].join(', ')}.`);
     }
-    if (req.subscribedTopicRegex !== null) compileRegex(req.subscribedTopicRegex);
+    if (req.subscribedTopicRegex) compileRegex(req.subscribedTopicRegex);
   }
 
   private join(req: ConsumerGroupHeartbeatRequest, ctx: HeartbeatContext): ConsumerGroupHeartbeatResponse {
@@ -238,9 +238,11 @@ export class ConsumerGroupCoordinator {
     if (req.rackId !== null) member.rackId = req.rackId;
     if (req.rebalanceTimeoutMs !== -1) member.rebalanceTimeoutMs = req.rebalanceTimeoutMs;
     const before = member.subscription;
+    // An empty regex is no regex (Kafka's member record uses "" for none; librdkafka sends it).
+    const regex = req.subscribedTopicRegex === '' ? null : req.subscribedTopicRegex;
     const next = {
       subscribedTopicNames: req.subscribedTopicNames !== null ? [...req.subscribedTopicNames].sort() : before.subscribedTopicNames,
-      subscribedTopicRegex: req.subscribedTopicNames !== null && req.subscribedTopicRegex === null ? null : req.subscribedTopicRegex ?? before.subscribedTopicRegex,
+      subscribedTopicRegex: req.subscribedTopicNames !== null && regex === null ? null : regex ?? before.subscribedTopicRegex,
       serverAssignor: req.serverAssignor ?? before.serverAssignor,
     };
     member.subscription = next;
