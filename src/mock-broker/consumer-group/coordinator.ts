@@ -200,11 +200,12 @@ export class ConsumerGroupCoordinator {
   private replaceStaticMember(group: ConsumerGroup, old: ConsumerGroupMember, memberId: string, ctx: HeartbeatContext): ConsumerGroupMember {
     const member = new ConsumerGroupMember(memberId, old.instanceId, ctx.clientId, ctx.clientHost);
     Object.assign(member, {
-      state: old.state, memberEpoch: old.previousMemberEpoch >= 0 && old.memberEpoch < 0 ? old.previousMemberEpoch : old.memberEpoch,
+      memberEpoch: old.previousMemberEpoch >= 0 && old.memberEpoch < 0 ? old.previousMemberEpoch : old.memberEpoch,
       previousMemberEpoch: old.previousMemberEpoch, assigned: old.assigned, pendingRevocation: old.pendingRevocation,
       subscription: old.subscription, rackId: old.rackId, rebalanceTimeoutMs: old.rebalanceTimeoutMs,
     });
     const target = group.targetOf(old.memberId);
+    old.transition('left');
     group.remove(old);
     this.cancelTimers(group, old);
     group.add(member);
@@ -344,6 +345,8 @@ export class ConsumerGroupCoordinator {
       // The static member keeps its partitions until it returns or its session times out.
       member.previousMemberEpoch = member.memberEpoch;
       member.memberEpoch = STATIC_LEAVE_EPOCH;
+      member.transition('static_left');
+      this.timers.cancel(this.key(group, member, 'rebalance'));
       this.scheduleSession(group, member);
     } else {
       this.removeMember(group, member, `member ${member.memberId} left the group`);
@@ -353,6 +356,7 @@ export class ConsumerGroupCoordinator {
   }
 
   private removeMember(group: ConsumerGroup, member: ConsumerGroupMember, reason: string): void {
+    member.transition('left');
     group.remove(member);
     this.cancelTimers(group, member);
     this.bumpGroupEpoch(group, reason);

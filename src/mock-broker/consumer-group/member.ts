@@ -8,7 +8,10 @@
  *   heartbeat without them (its owned partitions) before it gets anything new;
  * - `unreleased_partitions`: the member is at the target epoch but some of its target partitions are
  *   still owned (assigned or pending revocation) by other members; it gets them once they are released;
- * - `stable`: the member owns its whole target assignment at the target epoch.
+ * - `stable`: the member owns its whole target assignment at the target epoch;
+ * - `static_left`: a static member left with epoch -2: it keeps its partitions until it comes back (under a new
+ *   member id that takes them over, or its own id rejoining with epoch 0) or its session times out;
+ * - `left`: removed (left with epoch -1, fenced, expired); terminal.
  *
  * A partition is given to a member only when no other member owns it: revocation always comes first.
  */
@@ -16,14 +19,21 @@ import {
   Assignment, EMPTY, equals, intersect, isEmpty, partitionsOf, subtract, union,
 } from './assignment';
 
-export type MemberState = 'unknown' | 'stable' | 'unrevoked_partitions' | 'unreleased_partitions';
+export type MemberState = 'unknown' | 'stable' | 'unrevoked_partitions' | 'unreleased_partitions' | 'static_left' | 'left';
 
-/** Allowed reconciliation transitions. Any state may go back to `unknown` (a rejoin with epoch 0). */
+const LIVE: readonly MemberState[] = ['unknown', 'stable', 'unrevoked_partitions', 'unreleased_partitions', 'static_left', 'left'];
+
+/**
+ * Allowed transitions. A live member may move between the reconciliation states, go back to `unknown`
+ * (a rejoin with epoch 0), leave for a while (`static_left`) or for good (`left`).
+ */
 export const MEMBER_TRANSITIONS: Readonly<Record<MemberState, readonly MemberState[]>> = {
-  unknown: ['unknown', 'stable', 'unrevoked_partitions', 'unreleased_partitions'],
-  stable: ['unknown', 'stable', 'unrevoked_partitions', 'unreleased_partitions'],
-  unrevoked_partitions: ['unknown', 'unrevoked_partitions', 'stable', 'unreleased_partitions'],
-  unreleased_partitions: ['unknown', 'unreleased_partitions', 'stable', 'unrevoked_partitions'],
+  unknown: LIVE,
+  stable: LIVE,
+  unrevoked_partitions: LIVE,
+  unreleased_partitions: LIVE,
+  static_left: ['unknown', 'left'],
+  left: [],
 };
 
 /** Thrown when a reconciliation step would take a transition {@link MEMBER_TRANSITIONS} does not allow. */
