@@ -1,14 +1,18 @@
 /**
  * Every schema the mock serves, checked against the facts of Apache Kafka's message definitions
  * (clients/src/main/resources/common/message/*.json, Kafka 3.9, transcribed into
- * kafka-message-facts.json: field names, types, version ranges, nullable versions, tags, and each
+ * kafka-message-facts.json; ConsumerGroupHeartbeat and ConsumerGroupDescribe as Kafka 4.0 serves them in
+ * kafka-message-facts-kip848.json: field names, types, version ranges, nullable versions, tags, and each
  * message's valid and flexible versions). At every version a handler serves, the fields present,
  * their order, types, nullability and tags must be Kafka's, so a typo in a version range is caught
  * without a client. Deliberate differences are listed, with their reason, in DIFFERENCES.
  */
 import { createRegistry } from '../../src/mock-broker/handlers';
 import { Field, inRange, isFlexible, range } from '../../src/protocol/schema';
-import facts from './kafka-message-facts.json';
+import baseFacts from './kafka-message-facts.json';
+import kip848Facts from './kafka-message-facts-kip848.json';
+
+const facts = { ...baseFacts, ...kip848Facts };
 
 interface FactField {
   name: string;
