@@ -29,7 +29,10 @@ const PARTITIONS = 6;
 let run = 0;
 
 function startWorker(file, env) {
-  const child = spawn(process.execPath, [path.join(__dirname, '..', 'test', 'fixtures', file)], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const child = spawn(
+    process.execPath, [path.join(__dirname, '..', 'test', 'fixtures', file)],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } },
+  );
   const w = { child, assigned: [], exited: new Promise((r) => child.once('exit', r)) };
   child.stderr.resume();
   readline.createInterface({ input: child.stdout }).on('line', (line) => {
@@ -60,10 +63,15 @@ async function settle(target, client, protocol) {
 }
 
 async function main() {
-  if (!process.env.KAFKA_EOS_INTEROP_CLIENTS) throw new Error('set KAFKA_EOS_INTEROP_CLIENTS to the interop clients\' node_modules (scripts/install-interop-clients.sh)');
+  if (!process.env.KAFKA_EOS_INTEROP_CLIENTS) {
+    throw new Error('set KAFKA_EOS_INTEROP_CLIENTS to the interop clients\' node_modules (scripts/install-interop-clients.sh)');
+  }
   const rounds = Number(arg('--rounds', '5'));
   const clients = arg('--clients', Object.keys(WORKERS).join(',')).split(',');
-  const target = await startOursInProcess([], { group: { initialRebalanceDelayMs: 0, minSessionTimeoutMs: 1000, consumerHeartbeatIntervalMs: 500, consumerSessionTimeoutMs: 6000 } });
+  const target = await startOursInProcess(
+    [],
+    { group: { initialRebalanceDelayMs: 0, minSessionTimeoutMs: 1000, consumerHeartbeatIntervalMs: 500, consumerSessionTimeoutMs: 6000 } },
+  );
   const lines = ['| client | classic (median) | KIP-848 (median) | ratio classic/KIP-848 | rounds |', '|---|---|---|---|---|'];
   try {
     for (const client of clients) {
@@ -72,7 +80,8 @@ async function main() {
         consumer: () => settle(target, client, 'consumer'),
       }, rounds, (l) => console.log(`${client}${l}`));
       const ratios = times.classic.map((c, i) => c / times.consumer[i]);
-      lines.push(`| ${client} | ${median(times.classic).toFixed(2)} s | ${median(times.consumer).toFixed(2)} s | **${median(ratios).toFixed(2)}×** | ${rounds} |`);
+      const [classic, kip848] = [median(times.classic), median(times.consumer)];
+      lines.push(`| ${client} | ${classic.toFixed(2)} s | ${kip848.toFixed(2)} s | **${median(ratios).toFixed(2)}×** | ${rounds} |`);
     }
   } finally {
     await target.stop();

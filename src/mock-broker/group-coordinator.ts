@@ -58,7 +58,8 @@ const SKIP_ASSIGNMENT_MIN_VERSION = 9;
 /** JoinGroup v4+ requires a known member id (KIP-394). */
 const MEMBER_ID_REQUIRED_MIN_VERSION = 4;
 
-export type ResolvedConfig = Required<Omit<GroupCoordinatorConfig, 'partitionExists' | 'topics'>> & Pick<GroupCoordinatorConfig, 'partitionExists'>;
+export type ResolvedConfig = Required<Omit<GroupCoordinatorConfig, 'partitionExists' | 'topics'>>
+  & Pick<GroupCoordinatorConfig, 'partitionExists'>;
 
 export class GroupCoordinator {
   readonly config: Readonly<ResolvedConfig>;

@@ -145,7 +145,8 @@ function decodeMember(m: MemberView, protocolType: string | null): MemberInspect
 
 function toInspection(g: GroupView): GroupInspection {
   return {
-    groupId: g.groupId, groupType: 'classic', state: g.state, generationId: g.generationId, protocolType: g.protocolType, protocolName: g.protocolName,
+    groupId: g.groupId, groupType: 'classic', state: g.state, generationId: g.generationId,
+    protocolType: g.protocolType, protocolName: g.protocolName,
     leader: g.leader, members: g.members.map((m) => decodeMember(m, g.protocolType)), pendingMemberIds: [...g.pendingMemberIds],
     subscribedTopics: g.subscribedTopics, offsets: g.offsets.map((o) => ({
       topic: o.topic, partition: o.partition, offset: Number(o.committedOffset), leaderEpoch: o.committedLeaderEpoch,
@@ -190,7 +191,8 @@ export class Inspector {
 
   /** Every group, classic ones first, then KIP-848 consumer groups. */
   groups(): GroupInspection[] {
-    const consumer = this.state.groups.consumerGroupViews().map((c) => consumerGroupInspection(c, this.state.groups.config.consumerSessionTimeoutMs));
+    const sessionMs = this.state.groups.config.consumerSessionTimeoutMs;
+    const consumer = this.state.groups.consumerGroupViews().map((c) => consumerGroupInspection(c, sessionMs));
     return [...this.state.groups.groups().map(toInspection), ...consumer];
   }
 

@@ -114,7 +114,8 @@ export async function runGroupScenario(cluster: MockCluster, opts: GroupScenario
     await waitFor(() => consumedKeys(workers).length >= n, 90_000, `${n} messages: ${diagnose(workers, cluster, group)}`);
     const keys = consumedKeys(workers);
     if (process.env.SCENARIO_DEBUG) {
-      process.stdout.write(JSON.stringify(workers.map((w) => ({ assigned: w.assigned, perPartition: Object.entries(w.consumed.reduce<Record<number, number>>((acc, [p]) => ({ ...acc, [p]: (acc[p] ?? 0) + 1 }), {})) }))) + '\n');
+      const perPartition = (w: Worker) => w.consumed.reduce<Record<number, number>>((acc, [p]) => ({ ...acc, [p]: (acc[p] ?? 0) + 1 }), {});
+      process.stdout.write(`${JSON.stringify(workers.map((w) => ({ assigned: w.assigned, perPartition: perPartition(w) })))}\n`);
     }
     expect(keys.length).toBe(n);
     expect(new Set(keys).size).toBe(n);
@@ -142,7 +143,9 @@ export async function runGroupScenario(cluster: MockCluster, opts: GroupScenario
     const fresh = new Worker(opts.worker, env(`${opts.label}-restarted`));
     workers.push(fresh);
     await waitForStableGroup(cluster, group, { members: 1, allAssigned: [topic], timeoutMs: 90_000 });
-    await waitFor(() => fresh.assigned.length === PARTITIONS, 60_000, `restarted member's assignment: ${diagnose([fresh], cluster, group)}`);
+    await waitFor(
+      () => fresh.assigned.length === PARTITIONS, 60_000, `restarted member's assignment: ${diagnose([fresh], cluster, group)}`,
+    );
     produce(cluster, topic, 60, 'c');
     await waitFor(() => fresh.consumed.length >= 60, 60_000, `60 messages after restart: ${diagnose([fresh], cluster, group)}`);
     const firstNew = 2 * n / PARTITIONS;

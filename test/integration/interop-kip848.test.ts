@@ -32,7 +32,8 @@ describeWithInteropClients('KIP-848 consumer groups with real clients', () => {
     ['confluent-native', 'confluent-native-group-worker.js', 'consumer', CONSUMER_SESSION_MS],
   ];
   for (const [label, worker, protocol, sessionTimeoutMs] of cases) {
-    test(`${label}, group.protocol=${protocol}: 3 members, each partition once, kill moves partitions, commits survive restart`, async () => {
+    const title = `${label}, group.protocol=${protocol}: 3 members, each partition once, kill moves partitions, commits survive restart`;
+    test(title, async () => {
       const r = await runGroupScenario(cluster, { worker, protocol, label, sessionTimeoutMs, env });
       // The figures go to the report through the test output; bench/ has the settle-time comparison.
       process.stdout.write(`${label} ${protocol}: settle ${r.settleMs} ms, partitions moved ${r.moveMs} ms after SIGKILL\n`);

@@ -44,7 +44,9 @@ function hb(groupId: string, over: Body = {}, version = 1): Promise<Body> {
 /** A heartbeat of an existing member: only member id, epoch and (optionally) owned partitions. */
 function beat(groupId: string, memberId: string, memberEpoch: number, owned: number[] | null = null): Promise<Body> {
   return hb(groupId, {
-    memberId, memberEpoch, rebalanceTimeoutMs: -1, subscribedTopicNames: null, topicPartitions: owned === null ? null : [{ topicId, partitions: owned }],
+    memberId, memberEpoch, rebalanceTimeoutMs: -1, subscribedTopicNames: null, topicPartitions: owned === null ? null : [{
+      topicId, partitions: owned,
+    }],
   });
 }
 
@@ -62,7 +64,10 @@ describe('ConsumerGroupHeartbeat', () => {
     ['v1 without a member id', { memberId: '' }, ErrorCode.INVALID_REQUEST],
     ['an empty group id', { groupId: '', memberId: 'm' }, ErrorCode.INVALID_REQUEST],
     ['a join without rebalance timeout', { memberId: 'm', rebalanceTimeoutMs: -1 }, ErrorCode.INVALID_REQUEST],
-    ['a join with owned partitions', { memberId: 'm', topicPartitions: [{ topicId: '0'.repeat(32), partitions: [0] }] }, ErrorCode.INVALID_REQUEST],
+    [
+      'a join with owned partitions', { memberId: 'm', topicPartitions: [{ topicId: '0'.repeat(32), partitions: [0] }] },
+      ErrorCode.INVALID_REQUEST,
+    ],
     ['a join without subscription', { memberId: 'm', subscribedTopicNames: null }, ErrorCode.INVALID_REQUEST],
     ['an epoch below -2', { memberId: 'm', memberEpoch: -3 }, ErrorCode.INVALID_REQUEST],
     ['a static leave without instance id', { memberId: 'm', memberEpoch: -2 }, ErrorCode.INVALID_REQUEST],
@@ -70,7 +75,7 @@ describe('ConsumerGroupHeartbeat', () => {
     ['a regex that does not compile', { memberId: 'm', subscribedTopicRegex: 'cg-(' }, ErrorCode.INVALID_REGULAR_EXPRESSION],
     ['epoch 1 to a group that does not exist', { memberId: 'm', memberEpoch: 1 }, ErrorCode.GROUP_ID_NOT_FOUND],
   ])('%s is refused as Kafka refuses it', async (_what, over, errorCode) => {
-    const res = await hb(over.groupId ?? newGroup(), over);
+    const res = await hb((over as Body).groupId ?? newGroup(), over);
     expect(res.errorCode).toBe(errorCode);
     expect(res.errorMessage).toEqual(expect.any(String));
   });
@@ -126,7 +131,9 @@ describe('ConsumerGroupHeartbeat', () => {
     const g = newGroup();
     const a = await hb(g, { memberId: 'a', instanceId: 'i1' });
     expect((await hb(g, { memberId: 'a2', instanceId: 'i1' })).errorCode).toBe(ErrorCode.UNRELEASED_INSTANCE_ID);
-    expect((await hb(g, { memberId: 'a', memberEpoch: -2, instanceId: 'i1', rebalanceTimeoutMs: -1, subscribedTopicNames: null, topicPartitions: null })).memberEpoch).toBe(-2);
+    const leave = { memberId: 'a', memberEpoch: -2, instanceId: 'i1', rebalanceTimeoutMs: -1 };
+    Object.assign(leave, { subscribedTopicNames: null, topicPartitions: null });
+    expect((await hb(g, leave)).memberEpoch).toBe(-2);
     const back = await hb(g, { memberId: 'a2', instanceId: 'i1' });
     expect(back).toMatchObject({ errorCode: 0, memberId: 'a2', memberEpoch: a.memberEpoch });
     expect(parts(back)).toEqual([0, 1, 2, 3]);
@@ -229,7 +236,8 @@ describe('classic and consumer groups side by side', () => {
     const g = newGroup();
     const first = await join(g);
     await client.request(JoinGroup, 6, {
-      groupId: g, sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 10_000, memberId: first.memberId, groupInstanceId: null, protocolType: 'consumer',
+      groupId: g, sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 10_000, memberId: first.memberId, groupInstanceId: null,
+      protocolType: 'consumer',
       protocols: [{ name: 'range', metadata: subscription(['cg-t']) }],
     });
     const res = await hb(g, { memberId: 'a' });
@@ -241,7 +249,9 @@ describe('classic and consumer groups side by side', () => {
     const g = newGroup();
     await hb(g, { memberId: 'a' });
     const all = await client.request(ListGroups, 5, { statesFilter: [], typesFilter: [] });
-    expect(all.groups.find((x: Body) => x.groupId === g)).toEqual({ groupId: g, protocolType: 'consumer', groupState: 'Stable', groupType: 'consumer' });
+    expect(all.groups.find((x: Body) => x.groupId === g)).toEqual({
+      groupId: g, protocolType: 'consumer', groupState: 'Stable', groupType: 'consumer',
+    });
     const classic = await client.request(ListGroups, 5, { statesFilter: [], typesFilter: ['classic'] });
     expect(classic.groups.some((x: Body) => x.groupId === g)).toBe(false);
     expect(classic.groups.every((x: Body) => x.groupType === 'classic')).toBe(true);

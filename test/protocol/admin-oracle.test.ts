@@ -134,7 +134,8 @@ describe('flexible versions: golden bytes (compact lengths are N+1 varints; each
   });
   test('OffsetFetch v6 and v7 requests, v7 response', () => {
     expect(decodeAll(OffsetFetch, 7, hex('0267 00 01 00'))).toEqual({ groupId: 'g', topics: null, groups: [], requireStable: true });
-    expect(decodeAll(OffsetFetch, 6, hex('0267 02 0274 02 00000000 00 00'))).toEqual({ groupId: 'g', topics: [{ name: 't', partitionIndexes: [0] }], groups: [], requireStable: false });
+    expect(decodeAll(OffsetFetch, 6, hex('0267 02 0274 02 00000000 00 00')))
+      .toEqual({ groupId: 'g', topics: [{ name: 't', partitionIndexes: [0] }], groups: [], requireStable: false });
     const body = { throttleTimeMs: 0, errorCode: 0, topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 9n, committedLeaderEpoch: -1, metadata: '', errorCode: 0 }] }] };
     expect(ours(OffsetFetch, 7, body)).toEqual(hex('00000000 02 0274 02 00000000 0000000000000009 ffffffff 01 0000 00 00 0000 00'));
   });

@@ -92,7 +92,10 @@ export class ConsumerGroupCoordinator {
     } catch (e) {
       if (!(e instanceof HeartbeatError)) throw e;
       if (e.errorCode === ErrorCode.FENCED_MEMBER_EPOCH || e.errorCode === ErrorCode.UNKNOWN_MEMBER_ID) {
-        this.events.record('member.fenced', { groupId: req.groupId, groupType: 'consumer', memberId: req.memberId, errorCode: e.errorCode, receivedEpoch: req.memberEpoch });
+        this.events.record(
+          'member.fenced',
+          { groupId: req.groupId, groupType: 'consumer', memberId: req.memberId, errorCode: e.errorCode, receivedEpoch: req.memberEpoch },
+        );
       }
       return { errorCode: e.errorCode, errorMessage: e.message, memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null };
     }
@@ -122,7 +125,9 @@ export class ConsumerGroupCoordinator {
   private join(req: ConsumerGroupHeartbeatRequest, ctx: HeartbeatContext): ConsumerGroupHeartbeatResponse {
     const group = this.groupFor(req.groupId, req.memberEpoch === 0);
     const before = group.state;
-    const { member, isNew } = req.memberEpoch === 0 ? this.joiningMember(group, req, ctx) : { member: this.existingMember(group, req), isNew: false };
+    const { member, isNew } = req.memberEpoch === 0 ? this.joiningMember(group, req, ctx) : {
+      member: this.existingMember(group, req), isNew: false,
+    };
     const reasons: string[] = [];
     if (isNew) reasons.push(`member ${member.memberId} joined`);
     if (this.updateSubscription(member, req)) reasons.push(`member ${member.memberId} updated its subscription`);
@@ -133,8 +138,8 @@ export class ConsumerGroupCoordinator {
     this.reconcileMember(group, member, fromWire(req.topicPartitions), 'heartbeat');
     this.scheduleSession(group, member);
     this.updateState(group, before, `heartbeat of member ${member.memberId} (epoch ${req.memberEpoch})`);
-    const full = req.memberEpoch === 0
-      || (req.rebalanceTimeoutMs !== -1 && (req.subscribedTopicNames !== null || req.subscribedTopicRegex !== null) && req.topicPartitions !== null);
+    const subscribes = req.subscribedTopicNames !== null || req.subscribedTopicRegex !== null;
+    const full = req.memberEpoch === 0 || (req.rebalanceTimeoutMs !== -1 && subscribes && req.topicPartitions !== null);
     return {
       errorCode: ErrorCode.NONE, errorMessage: null, memberId: member.memberId, memberEpoch: member.memberEpoch,
       heartbeatIntervalMs: this.config.heartbeatIntervalMs,
@@ -162,13 +167,17 @@ export class ConsumerGroupCoordinator {
     return group;
   }
 
-  private joiningMember(group: ConsumerGroup, req: ConsumerGroupHeartbeatRequest, ctx: HeartbeatContext): { member: ConsumerGroupMember; isNew: boolean } {
+  private joiningMember(
+    group: ConsumerGroup, req: ConsumerGroupHeartbeatRequest, ctx: HeartbeatContext,
+  ): { member: ConsumerGroupMember; isNew: boolean } {
     const memberId = req.memberId || randomUUID();
     if (req.instanceId !== null) {
       const old = group.staticMember(req.instanceId);
       if (old && old.memberId !== memberId) {
         if (old.memberEpoch !== STATIC_LEAVE_EPOCH) {
-          throw new HeartbeatError(ErrorCode.UNRELEASED_INSTANCE_ID, `Static member ${old.memberId} with instance id ${req.instanceId} is not released yet.`);
+          throw new HeartbeatError(
+            ErrorCode.UNRELEASED_INSTANCE_ID, `Static member ${old.memberId} with instance id ${req.instanceId} is not released yet.`,
+          );
         }
         return { member: this.replaceStaticMember(group, old, memberId, ctx), isNew: false };
       }
@@ -185,19 +194,24 @@ export class ConsumerGroupCoordinator {
       return { member: known, isNew: false };
     }
     if (group.members.size >= this.config.maxSize) {
-      throw new HeartbeatError(ErrorCode.GROUP_MAX_SIZE_REACHED, `The consumer group has reached its maximum capacity of ${this.config.maxSize} members.`);
+      throw new HeartbeatError(
+        ErrorCode.GROUP_MAX_SIZE_REACHED, `The consumer group has reached its maximum capacity of ${this.config.maxSize} members.`,
+      );
     }
     const member = new ConsumerGroupMember(memberId, req.instanceId, ctx.clientId, ctx.clientHost);
     group.add(member);
     this.events.record('member.joined', {
-      groupId: group.groupId, groupType: 'consumer', memberId, instanceId: req.instanceId, clientId: ctx.clientId, clientHost: ctx.clientHost,
+      groupId: group.groupId, groupType: 'consumer', memberId, instanceId: req.instanceId,
+      clientId: ctx.clientId, clientHost: ctx.clientHost,
       subscribedTopicNames: req.subscribedTopicNames, subscribedTopicRegex: req.subscribedTopicRegex, serverAssignor: req.serverAssignor,
     });
     return { member, isNew: true };
   }
 
   /** A static member back under a new member id takes over the old one's epoch and partitions. */
-  private replaceStaticMember(group: ConsumerGroup, old: ConsumerGroupMember, memberId: string, ctx: HeartbeatContext): ConsumerGroupMember {
+  private replaceStaticMember(
+    group: ConsumerGroup, old: ConsumerGroupMember, memberId: string, ctx: HeartbeatContext,
+  ): ConsumerGroupMember {
     const member = new ConsumerGroupMember(memberId, old.instanceId, ctx.clientId, ctx.clientHost);
     Object.assign(member, {
       memberEpoch: old.previousMemberEpoch >= 0 && old.memberEpoch < 0 ? old.previousMemberEpoch : old.memberEpoch,
@@ -211,7 +225,10 @@ export class ConsumerGroupCoordinator {
     group.add(member);
     group.targetAssignment.set(memberId, target);
     group.updateOwnership(member, EMPTY);
-    this.events.record('member.replaced', { groupId: group.groupId, groupType: 'consumer', instanceId: old.instanceId, oldMemberId: old.memberId, newMemberId: memberId });
+    this.events.record(
+      'member.replaced',
+      { groupId: group.groupId, groupType: 'consumer', instanceId: old.instanceId, oldMemberId: old.memberId, newMemberId: memberId },
+    );
     return member;
   }
 
@@ -219,16 +236,24 @@ export class ConsumerGroupCoordinator {
     const member = group.members.get(req.memberId);
     if (!member) throw new HeartbeatError(ErrorCode.UNKNOWN_MEMBER_ID, `Member ${req.memberId} is not a member of group ${group.groupId}.`);
     if (req.instanceId !== null && group.staticMembers.get(req.instanceId) !== member.memberId) {
-      throw new HeartbeatError(ErrorCode.FENCED_INSTANCE_ID, `Static member ${req.memberId} with instance id ${req.instanceId} was fenced by another member.`);
+      throw new HeartbeatError(
+        ErrorCode.FENCED_INSTANCE_ID, `Static member ${req.memberId} with instance id ${req.instanceId} was fenced by another member.`,
+      );
     }
     if (req.memberEpoch > member.memberEpoch) {
-      throw new HeartbeatError(ErrorCode.FENCED_MEMBER_EPOCH, `The consumer group member has a greater member epoch (${req.memberEpoch}) than the one known by the group coordinator (${member.memberEpoch}). The member must abandon all its partitions and rejoin.`);
+      throw new HeartbeatError(
+        ErrorCode.FENCED_MEMBER_EPOCH,
+        fencedMessage('greater', req.memberEpoch, member.memberEpoch),
+      );
     }
     if (req.memberEpoch < member.memberEpoch) {
       const owned = fromWire(req.topicPartitions);
       const lostResponse = req.memberEpoch === member.previousMemberEpoch && owned !== null && isEmpty(subtract(owned, member.assigned));
       if (!lostResponse) {
-        throw new HeartbeatError(ErrorCode.FENCED_MEMBER_EPOCH, `The consumer group member has a smaller member epoch (${req.memberEpoch}) than the one known by the group coordinator (${member.memberEpoch}). The member must abandon all its partitions and rejoin.`);
+        throw new HeartbeatError(
+          ErrorCode.FENCED_MEMBER_EPOCH,
+          fencedMessage('smaller', req.memberEpoch, member.memberEpoch),
+        );
       }
     }
     return member;
@@ -299,13 +324,18 @@ export class ConsumerGroupCoordinator {
     const members = [...group.members.values()].map((m) => {
       const subscribed = this.subscribedTopics(m);
       for (const t of subscribed) topics.set(t.topicId, t);
-      return { memberId: m.memberId, subscribedTopicIds: new Set(subscribed.map((t) => t.topicId)), previousTarget: group.targetOf(m.memberId) };
+      return {
+        memberId: m.memberId, subscribedTopicIds: new Set(subscribed.map((t) => t.topicId)), previousTarget: group.targetOf(m.memberId),
+      };
     });
     group.targetAssignment = assignor.assign(members, topics);
     group.assignmentEpoch = group.groupEpoch;
     const target: Record<string, Record<string, number[]>> = {};
     for (const [id, a] of group.targetAssignment) target[id] = namedAssignment(a, this.topics);
-    this.events.record('group.assignment', { groupId: group.groupId, groupType: 'consumer', assignmentEpoch: group.assignmentEpoch, assignor: group.assignorName, target });
+    this.events.record(
+      'group.assignment',
+      { groupId: group.groupId, groupType: 'consumer', assignmentEpoch: group.assignmentEpoch, assignor: group.assignorName, target },
+    );
   }
 
   private reconcileMember(group: ConsumerGroup, member: ConsumerGroupMember, owned: Assignment | null, reason: string): void {
@@ -318,14 +348,21 @@ export class ConsumerGroupCoordinator {
     const changed = from !== next.state || member.memberEpoch !== next.memberEpoch
       || !equals(member.assigned, next.assigned) || !equals(member.pendingRevocation, next.pendingRevocation);
     member.transition(next.state);
-    Object.assign(member, { memberEpoch: next.memberEpoch, previousMemberEpoch: next.previousMemberEpoch, assigned: next.assigned, pendingRevocation: next.pendingRevocation });
+    Object.assign(
+      member,
+      {
+        memberEpoch: next.memberEpoch, previousMemberEpoch: next.previousMemberEpoch, assigned: next.assigned,
+        pendingRevocation: next.pendingRevocation,
+      },
+    );
     group.updateOwnership(member, ownedBefore);
     if (next.state === 'unrevoked_partitions') this.scheduleRebalanceTimeout(group, member);
     else this.timers.cancel(this.key(group, member, 'rebalance'));
     if (!changed) return;
     this.events.record('member.reconciled', {
       groupId: group.groupId, groupType: 'consumer', memberId: member.memberId, from, to: next.state, memberEpoch: member.memberEpoch,
-      assigned: namedAssignment(member.assigned, this.topics), pendingRevocation: namedAssignment(member.pendingRevocation, this.topics), reason,
+      assigned: namedAssignment(member.assigned, this.topics),
+      pendingRevocation: namedAssignment(member.pendingRevocation, this.topics), reason,
     });
   }
 
@@ -337,10 +374,18 @@ export class ConsumerGroupCoordinator {
     const member = req.instanceId !== null ? group.staticMember(req.instanceId) : group.members.get(req.memberId);
     if (!member) throw new HeartbeatError(ErrorCode.UNKNOWN_MEMBER_ID, `Member ${req.memberId} is not a member of group ${group.groupId}.`);
     if (member.memberId !== req.memberId) {
-      throw new HeartbeatError(ErrorCode.FENCED_INSTANCE_ID, `Static member ${req.memberId} with instance id ${req.instanceId} was fenced by another member.`);
+      throw new HeartbeatError(
+        ErrorCode.FENCED_INSTANCE_ID, `Static member ${req.memberId} with instance id ${req.instanceId} was fenced by another member.`,
+      );
     }
     const before = group.state;
-    this.events.record('member.left', { groupId: group.groupId, groupType: 'consumer', memberId: member.memberId, instanceId: member.instanceId, memberEpoch: req.memberEpoch });
+    this.events.record(
+      'member.left',
+      {
+        groupId: group.groupId, groupType: 'consumer', memberId: member.memberId, instanceId: member.instanceId,
+        memberEpoch: req.memberEpoch,
+      },
+    );
     if (req.memberEpoch === STATIC_LEAVE_EPOCH) {
       // The static member keeps its partitions until it returns or its session times out.
       member.previousMemberEpoch = member.memberEpoch;
@@ -352,7 +397,10 @@ export class ConsumerGroupCoordinator {
       this.removeMember(group, member, `member ${member.memberId} left the group`);
     }
     this.updateState(group, before, `member ${member.memberId} left (epoch ${req.memberEpoch})`);
-    return { errorCode: ErrorCode.NONE, errorMessage: null, memberId: member.memberId, memberEpoch: req.memberEpoch, heartbeatIntervalMs: 0, assignment: null };
+    return {
+      errorCode: ErrorCode.NONE, errorMessage: null, memberId: member.memberId, memberEpoch: req.memberEpoch, heartbeatIntervalMs: 0,
+      assignment: null,
+    };
   }
 
   private removeMember(group: ConsumerGroup, member: ConsumerGroupMember, reason: string): void {
@@ -367,7 +415,9 @@ export class ConsumerGroupCoordinator {
   private expire(group: ConsumerGroup, member: ConsumerGroupMember, cause: 'session-timeout' | 'rebalance-timeout'): void {
     if (group.members.get(member.memberId) !== member) return;
     const before = group.state;
-    this.events.record('member.expired', { groupId: group.groupId, groupType: 'consumer', memberId: member.memberId, instanceId: member.instanceId, cause });
+    this.events.record(
+      'member.expired', { groupId: group.groupId, groupType: 'consumer', memberId: member.memberId, instanceId: member.instanceId, cause },
+    );
     this.removeMember(group, member, `member ${member.memberId} removed: ${cause}`);
     this.updateState(group, before, `member ${member.memberId} expired (${cause})`);
   }
@@ -377,7 +427,9 @@ export class ConsumerGroupCoordinator {
   }
 
   private scheduleSession(group: ConsumerGroup, member: ConsumerGroupMember): void {
-    this.timers.schedule(this.key(group, member, 'session'), this.config.sessionTimeoutMs, () => this.expire(group, member, 'session-timeout'));
+    this.timers.schedule(
+      this.key(group, member, 'session'), this.config.sessionTimeoutMs, () => this.expire(group, member, 'session-timeout'),
+    );
   }
 
   private scheduleRebalanceTimeout(group: ConsumerGroup, member: ConsumerGroupMember): void {
@@ -399,7 +451,13 @@ export class ConsumerGroupCoordinator {
     if (to === group.state) return;
     const from = before;
     group.transition(to);
-    this.events.record('group.state', { groupId: group.groupId, groupType: 'consumer', from, to, reason, groupEpoch: group.groupEpoch, assignmentEpoch: group.assignmentEpoch });
+    this.events.record(
+      'group.state',
+      {
+        groupId: group.groupId, groupType: 'consumer', from, to, reason, groupEpoch: group.groupEpoch,
+        assignmentEpoch: group.assignmentEpoch,
+      },
+    );
   }
 
   // ---------------------------------------------------------------- offsets, admin, inspection
@@ -443,7 +501,13 @@ export class ConsumerGroupCoordinator {
     if (!group || group.members.size > 0) return false;
     group.transition('Dead');
     this.groupsById.delete(groupId);
-    this.events.record('group.state', { groupId, groupType: 'consumer', from: 'Empty', to: 'Dead', reason: why, groupEpoch: group.groupEpoch, assignmentEpoch: group.assignmentEpoch });
+    this.events.record(
+      'group.state',
+      {
+        groupId, groupType: 'consumer', from: 'Empty', to: 'Dead', reason: why, groupEpoch: group.groupEpoch,
+        assignmentEpoch: group.assignmentEpoch,
+      },
+    );
     if (why === 'converted') this.events.record('group.converted', { groupId, groupType: 'classic', from: 'consumer' });
     return true;
   }
@@ -456,7 +520,9 @@ export class ConsumerGroupCoordinator {
       if (!groupId) return { ...none, errorCode: ErrorCode.INVALID_GROUP_ID, errorMessage: 'Group id must not be empty.' };
       const group = this.groupsById.get(groupId);
       if (!group) {
-        const message = this.classic.classicGroupState(groupId) === 'none' ? `Group ${groupId} not found.` : `Group ${groupId} is not a consumer group.`;
+        const message = this.classic.classicGroupState(groupId) === 'none'
+          ? `Group ${groupId} not found.`
+          : `Group ${groupId} is not a consumer group.`;
         return { ...none, errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage: message };
       }
       return {
@@ -501,12 +567,21 @@ export class ConsumerGroupCoordinator {
   }
 }
 
+/** Kafka's FENCED_MEMBER_EPOCH message. */
+function fencedMessage(which: 'greater' | 'smaller', received: number, known: number): string {
+  return `The consumer group member has a ${which} member epoch (${received}) than the one known by the group coordinator (${known}). `
+    + 'The member must abandon all its partitions and rejoin.';
+}
+
 /** Compiles a subscription regex as a full match; INVALID_REGULAR_EXPRESSION when it does not compile. */
 function compileRegex(source: string): RegExp {
   try {
     return new RegExp(`^(?:${source})$`);
   } catch (e) {
-    throw new HeartbeatError(ErrorCode.INVALID_REGULAR_EXPRESSION, `SubscribedTopicRegex \`${source}\` is not a valid regular expression: ${(e as Error).message}.`);
+    throw new HeartbeatError(
+      ErrorCode.INVALID_REGULAR_EXPRESSION,
+      `SubscribedTopicRegex \`${source}\` is not a valid regular expression: ${(e as Error).message}.`,
+    );
   }
 }
 

@@ -93,7 +93,9 @@ export class ConsumerGroup {
     for (const [t, p] of partitionsOf(member.owned())) if (this.owners.get(key(t, p)) === member.memberId) this.owners.delete(key(t, p));
     this.members.delete(member.memberId);
     this.targetAssignment.delete(member.memberId);
-    if (member.instanceId !== null && this.staticMembers.get(member.instanceId) === member.memberId) this.staticMembers.delete(member.instanceId);
+    if (member.instanceId !== null && this.staticMembers.get(member.instanceId) === member.memberId) {
+      this.staticMembers.delete(member.instanceId);
+    }
   }
 
   staticMember(instanceId: string): ConsumerGroupMember | undefined {

@@ -8,7 +8,10 @@ import type { CommittedOffsetView } from '../group/types';
 import type { GroupInspection, MemberInspection } from '../inspect';
 import type { ConsumerGroupView } from './types';
 
-export function consumerGroupInspection(v: ConsumerGroupView & { offsets: CommittedOffsetView[] }, sessionTimeoutMs: number): GroupInspection {
+/** One consumer group as a GroupInspection; `sessionTimeoutMs` is the cluster's group.consumer.session.timeout.ms. */
+export function consumerGroupInspection(
+  v: ConsumerGroupView & { offsets: CommittedOffsetView[] }, sessionTimeoutMs: number,
+): GroupInspection {
   const members: MemberInspection[] = v.members.map((m) => ({
     memberId: m.memberId, clientId: m.clientId, clientHost: m.clientHost, groupInstanceId: m.instanceId, sessionTimeoutMs,
     rebalanceTimeoutMs: m.rebalanceTimeoutMs, protocols: m.serverAssignor === null ? [] : [m.serverAssignor],
@@ -17,7 +20,8 @@ export function consumerGroupInspection(v: ConsumerGroupView & { offsets: Commit
   }));
   const subscribed = [...new Set(v.members.flatMap((m) => m.subscribedTopicNames))].sort();
   return {
-    groupId: v.groupId, groupType: 'consumer', state: v.state, generationId: v.groupEpoch, protocolType: 'consumer', protocolName: v.assignorName,
+    groupId: v.groupId, groupType: 'consumer', state: v.state, generationId: v.groupEpoch,
+    protocolType: 'consumer', protocolName: v.assignorName,
     leader: null, members, pendingMemberIds: [], subscribedTopics: subscribed,
     offsets: v.offsets.map((o) => ({
       topic: o.topic, partition: o.partition, offset: Number(o.committedOffset), leaderEpoch: o.committedLeaderEpoch,

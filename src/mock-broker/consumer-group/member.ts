@@ -120,7 +120,10 @@ export function reconcile(
   const retained = intersect(member.assigned, target);
   const toRevoke = subtract(member.assigned, target);
   if (!isEmpty(toRevoke)) {
-    return { state: 'unrevoked_partitions', memberEpoch: member.memberEpoch, previousMemberEpoch: member.previousMemberEpoch, assigned: retained, pendingRevocation: toRevoke };
+    return {
+      state: 'unrevoked_partitions', memberEpoch: member.memberEpoch, previousMemberEpoch: member.previousMemberEpoch, assigned: retained,
+      pendingRevocation: toRevoke,
+    };
   }
   const wanted = subtract(target, member.assigned);
   const free: [string, number][] = [];

@@ -17,12 +17,15 @@ export function namedAssignment(a: Assignment, topics: TopicSource): Record<stri
 }
 
 function describedAssignment(a: Assignment, topics: TopicSource) {
-  return { topicPartitions: [...a].map(([topicId, partitions]) => ({ topicId, topicName: topics.byId(topicId)?.name ?? '', partitions: [...partitions] })) };
+  return { topicPartitions: [...a].map(([topicId, partitions]) => ({
+    topicId, topicName: topics.byId(topicId)?.name ?? '', partitions: [...partitions],
+  })) };
 }
 
 export function describeMember(m: ConsumerGroupMember, target: Assignment, topics: TopicSource): DescribedConsumerGroup['members'][number] {
   return {
-    memberId: m.memberId, instanceId: m.instanceId, rackId: m.rackId, memberEpoch: m.memberEpoch, clientId: m.clientId, clientHost: m.clientHost,
+    memberId: m.memberId, instanceId: m.instanceId, rackId: m.rackId, memberEpoch: m.memberEpoch,
+    clientId: m.clientId, clientHost: m.clientHost,
     subscribedTopicNames: [...m.subscription.subscribedTopicNames], subscribedTopicRegex: m.subscription.subscribedTopicRegex,
     assignment: describedAssignment(m.assigned, topics), targetAssignment: describedAssignment(target, topics),
   };
@@ -39,7 +42,10 @@ export function describeAsClassic(g: ConsumerGroup, topics: TopicSource) {
     members: [...g.members.values()].map((m) => ({
       memberId: m.memberId, groupInstanceId: m.instanceId, clientId: m.clientId, clientHost: m.clientHost,
       memberMetadata: encodeSubscription({ topics: [...m.subscription.subscribedTopicNames], userData: null }),
-      memberAssignment: encodeAssignment({ assignedPartitions: tps(m.assigned).flatMap((t) => t.partitions.map((partition) => ({ topic: t.topic, partition }))), userData: null }),
+      memberAssignment: encodeAssignment({
+        assignedPartitions: tps(m.assigned).flatMap((t) => t.partitions.map((partition) => ({ topic: t.topic, partition }))),
+        userData: null,
+      }),
     })),
   };
 }

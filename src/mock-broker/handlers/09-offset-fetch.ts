@@ -18,7 +18,9 @@ import { Body, Handler, HandlerContext } from './types';
 function fetchGroup(g: Body, ctx: HandlerContext): Body {
   if (!isCoordinator(ctx, g.groupId)) return { groupId: g.groupId, topics: [], errorCode: ErrorCode.NOT_COORDINATOR };
   const memberId = ctx.version >= 9 ? (g.memberId as string | null) : null;
-  const res = ctx.cluster.groups.fetchOffsets({ groupId: g.groupId, topics: g.topics, memberId, memberEpoch: ctx.version >= 9 ? g.memberEpoch : -1 }, requestContext(ctx));
+  const res = ctx.cluster.groups.fetchOffsets(
+    { groupId: g.groupId, topics: g.topics, memberId, memberEpoch: ctx.version >= 9 ? g.memberEpoch : -1 }, requestContext(ctx),
+  );
   return { groupId: g.groupId, topics: res.topics, errorCode: res.errorCode };
 }
 

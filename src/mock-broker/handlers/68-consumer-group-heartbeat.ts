@@ -16,7 +16,10 @@ export const consumerGroupHeartbeatHandler: Handler = {
   maxVersion: 1,
   handle(req, ctx) {
     if (!isCoordinator(ctx, req.groupId)) {
-      return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_COORDINATOR, errorMessage: null, memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null };
+      return {
+        throttleTimeMs: 0, errorCode: ErrorCode.NOT_COORDINATOR, errorMessage: null, memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0,
+        assignment: null,
+      };
     }
     const res = ctx.cluster.groups.consumerGroups.heartbeat(req as ConsumerGroupHeartbeatRequest, requestContext(ctx));
     return { throttleTimeMs: 0, ...res };

@@ -18,7 +18,10 @@ export const consumerGroupDescribeHandler: Handler = {
   handle(req, ctx) {
     const groups = (req.groupIds as string[]).map((groupId) => {
       if (!isCoordinator(ctx, groupId)) {
-        return { errorCode: ErrorCode.NOT_COORDINATOR, errorMessage: null, groupId, groupState: '', groupEpoch: 0, assignmentEpoch: 0, assignorName: '', members: [], authorizedOperations: NOT_REQUESTED };
+        return {
+          errorCode: ErrorCode.NOT_COORDINATOR, errorMessage: null, groupId, groupState: '', groupEpoch: 0, assignmentEpoch: 0,
+          assignorName: '', members: [], authorizedOperations: NOT_REQUESTED,
+        };
       }
       const [described] = ctx.cluster.groups.consumerGroups.describe([groupId]);
       const ops = req.includeAuthorizedOperations && described.errorCode === ErrorCode.NONE ? GROUP_AUTHORIZED_OPERATIONS : NOT_REQUESTED;

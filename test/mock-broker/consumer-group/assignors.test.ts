@@ -11,7 +11,9 @@ const member = (memberId: string, subscribed: TopicMetadata[], previousTarget: A
 
 function owners(result: Map<string, Assignment>): Map<string, string[]> {
   const out = new Map<string, string[]>();
-  for (const [id, a] of result) for (const [t, parts] of a) for (const p of parts) out.set(`${t}:${p}`, [...(out.get(`${t}:${p}`) ?? []), id]);
+  for (const [id, a] of result) for (const [t, parts] of a) for (const p of parts) out.set(
+    `${t}:${p}`, [...(out.get(`${t}:${p}`) ?? []), id],
+  );
   return out;
 }
 
@@ -44,7 +46,9 @@ describe.each([['uniform', uniformAssignor], ['range', rangeAssignor]])('%s assi
 
   test('is sticky: a member joining takes partitions only from the others, who keep the rest', () => {
     const first = assignor.assign([member('m1', [T1]), member('m2', [T1])], topics(T1));
-    const second = assignor.assign([member('m1', [T1], first.get('m1')), member('m2', [T1], first.get('m2')), member('m3', [T1])], topics(T1));
+    const second = assignor.assign(
+      [member('m1', [T1], first.get('m1')), member('m2', [T1], first.get('m2')), member('m3', [T1])], topics(T1),
+    );
     expectEachPartitionOnce(second, [T1]);
     for (const id of ['m1', 'm2']) {
       const kept = second.get(id)!.get(T1.topicId) ?? [];
