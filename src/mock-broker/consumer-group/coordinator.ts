@@ -130,7 +130,7 @@ export class ConsumerGroupCoordinator {
     };
     const reasons: string[] = [];
     if (isNew) reasons.push(`member ${member.memberId} joined`);
-    if (this.updateSubscription(member, req)) reasons.push(`member ${member.memberId} updated its subscription`);
+    if (this.updateSubscription(member, req) && !isNew) reasons.push(`member ${member.memberId} updated its subscription`);
     if (this.metadataChanged(group)) reasons.push('subscribed topic metadata changed');
     if (reasons.length > 0) this.bumpGroupEpoch(group, reasons.join('; '));
     if (group.groupEpoch > group.assignmentEpoch) this.computeTargetAssignment(group);
