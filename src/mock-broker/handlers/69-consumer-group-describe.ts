@@ -5,11 +5,9 @@
  */
 import { ErrorCode } from '../../protocol/error-codes';
 import { ConsumerGroupDescribe } from '../../protocol/messages/consumer-group';
-import { GROUP_AUTHORIZED_OPERATIONS } from './15-describe-groups';
+import { GROUP_AUTHORIZED_OPERATIONS, NOT_REQUESTED } from './15-describe-groups';
 import { isCoordinator } from './group-common';
 import { Handler } from './types';
-
-const NOT_REQUESTED = -2147483648;
 
 export const consumerGroupDescribeHandler: Handler = {
   schema: ConsumerGroupDescribe,
