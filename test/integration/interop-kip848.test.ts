@@ -27,6 +27,7 @@ describeWithInteropClients('KIP-848 consumer groups with real clients', () => {
 
   const cases: [string, string, 'classic' | 'consumer', number][] = [
     ['platformatic', 'platformatic-group-worker.js', 'consumer', CONSUMER_SESSION_MS],
+    ['platformatic', 'platformatic-group-worker.js', 'classic', CLASSIC_SESSION_MS],
     ['confluent-kafkajs', 'confluent-kafkajs-group-worker.js', 'consumer', CONSUMER_SESSION_MS],
     ['confluent-kafkajs', 'confluent-kafkajs-group-worker.js', 'classic', CLASSIC_SESSION_MS],
     ['confluent-native', 'confluent-native-group-worker.js', 'consumer', CONSUMER_SESSION_MS],
