@@ -141,8 +141,14 @@ export const KAFKA_ERRORS = {
   PRODUCER_FENCED: e(90, { fenced: true }),
   UNKNOWN_TOPIC_ID: e(100, RM),
   TRANSACTIONAL_ID_NOT_FOUND: e(105),
+  // KIP-848 consumer groups: a fenced or unknown member epoch means rejoin with epoch 0.
+  FENCED_MEMBER_EPOCH: e(110, { needsRejoin: true }),
+  UNRELEASED_INSTANCE_ID: e(111),
+  UNSUPPORTED_ASSIGNOR: e(112),
+  STALE_MEMBER_EPOCH: e(113),
   UNSUPPORTED_ENDPOINT_TYPE: e(115),
   TRANSACTION_ABORTABLE: e(120),
+  INVALID_REGULAR_EXPRESSION: e(128),
 } as const satisfies Record<string, KafkaErrorInfo>;
 
 /** The name of a Kafka protocol error, as in Java's `Errors` enum (e.g. `NOT_LEADER_OR_FOLLOWER`). */

@@ -15,7 +15,7 @@ export const API_KEYS = {
   ElectLeaders: 43, IncrementalAlterConfigs: 44, AlterPartitionReassignments: 45, ListPartitionReassignments: 46,
   OffsetDelete: 47, DescribeClientQuotas: 48, AlterClientQuotas: 49, DescribeUserScramCredentials: 50,
   AlterUserScramCredentials: 51, DescribeCluster: 60, DescribeProducers: 61, DescribeTransactions: 65,
-  ListTransactions: 66, ConsumerGroupHeartbeat: 68,
+  ListTransactions: 66, ConsumerGroupHeartbeat: 68, ConsumerGroupDescribe: 69,
 } as const;
 
 export type ApiKeyName = keyof typeof API_KEYS;

@@ -100,8 +100,18 @@ export class ClusterState {
     this.groups = new GroupCoordinator({
       ...config.group,
       partitionExists: (topic, partition) => this.partition(topic, partition) !== undefined,
+      topics: {
+        byName: (name) => this.topicMetadata(this.topics.get(name)),
+        byId: (id) => this.topicMetadata([...this.topics.values()].find((t) => t.topicId === id)),
+        all: () => [...this.topics.values()].map((t) => this.topicMetadata(t)!),
+      },
     }, this.events);
     this.transactions = new TransactionCoordinator(this);
+  }
+
+  /** A topic as KIP-848 assignment sees it (id, name, partition count). */
+  private topicMetadata(t: Topic | undefined): { topicId: string; name: string; numPartitions: number } | undefined {
+    return t && { topicId: t.topicId, name: t.name, numPartitions: t.partitions.length };
   }
 
   get controllerId(): number {

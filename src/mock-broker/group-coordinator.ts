@@ -38,8 +38,11 @@ import { OffsetApi, TxnOffsetCommitRequest } from './group/offset-api';
 import { describeGroups, listGroups, viewGroup } from './group/admin-api';
 import { KeyedTimers } from './group/timers';
 import { Rebalancer, hbKey, hbKeyPrefix, joinKey, syncKey } from './group/rebalance';
+import { ConsumerGroupCoordinator } from './consumer-group/coordinator';
+import { describeAsClassic } from './consumer-group/views';
+import type { ConsumerGroupView } from './consumer-group/types';
 import type {
-  DescribedGroup, GroupCoordinatorConfig, GroupState, GroupView, HeartbeatRequest, JoinGroupRequest, JoinGroupResponse,
+  CommittedOffsetView, DescribedGroup, GroupCoordinatorConfig, GroupState, GroupView, HeartbeatRequest, JoinGroupRequest, JoinGroupResponse,
   LeaveGroupRequest, LeaveGroupResponse, ListedGroup, OffsetCommitRequest, OffsetCommitResponse, OffsetDeleteRequest,
   OffsetDeleteResponse, OffsetFetchRequest, OffsetFetchResponse, RequestContext, SyncGroupRequest, SyncGroupResponse,
 } from './group/types';
@@ -55,7 +58,8 @@ const SKIP_ASSIGNMENT_MIN_VERSION = 9;
 /** JoinGroup v4+ requires a known member id (KIP-394). */
 const MEMBER_ID_REQUIRED_MIN_VERSION = 4;
 
-export type ResolvedConfig = Required<Omit<GroupCoordinatorConfig, 'partitionExists'>> & Pick<GroupCoordinatorConfig, 'partitionExists'>;
+export type ResolvedConfig = Required<Omit<GroupCoordinatorConfig, 'partitionExists' | 'topics'>>
+  & Pick<GroupCoordinatorConfig, 'partitionExists'>;
 
 export class GroupCoordinator {
   readonly config: Readonly<ResolvedConfig>;
@@ -64,6 +68,8 @@ export class GroupCoordinator {
   private readonly timers = new KeyedTimers();
   private readonly offsetApi: OffsetApi;
   private readonly rb: Rebalancer;
+  /** KIP-848 consumer groups, sharing this coordinator's group ids and offsets (consumer-group/coordinator.ts). */
+  readonly consumerGroups: ConsumerGroupCoordinator;
   private closed = false;
 
   constructor(
@@ -79,7 +85,20 @@ export class GroupCoordinator {
       offsetMetadataMaxBytes: config.offsetMetadataMaxBytes ?? 4096,
       partitionExists: config.partitionExists,
       now: config.now ?? (() => Date.now()),
+      consumerHeartbeatIntervalMs: config.consumerHeartbeatIntervalMs ?? 5000,
+      consumerSessionTimeoutMs: config.consumerSessionTimeoutMs ?? 45_000,
+      consumerMaxGroupSize: config.consumerMaxGroupSize ?? Number.MAX_SAFE_INTEGER,
     };
+    this.consumerGroups = new ConsumerGroupCoordinator({
+      heartbeatIntervalMs: this.config.consumerHeartbeatIntervalMs, sessionTimeoutMs: this.config.consumerSessionTimeoutMs,
+      maxSize: this.config.consumerMaxGroupSize, now: this.config.now,
+    }, config.topics ?? { byName: () => undefined, byId: () => undefined, all: () => [] }, {
+      classicGroupState: (id) => {
+        const g = this.groupsById.get(id);
+        return !g || g.is('Dead') ? 'none' : g.is('Empty') ? 'empty' : 'active';
+      },
+      dropEmptyClassicGroup: (id) => this.dropEmptyClassicGroup(id),
+    }, events);
     this.rb = new Rebalancer(this.groupsById, this.timers, events, this.config);
     this.offsetApi = new OffsetApi({
       config: this.config,
@@ -88,6 +107,7 @@ export class GroupCoordinator {
       getOrCreateGroup: (id) => this.getOrCreateGroup(id),
       touchMember: (g, m) => this.rb.rescheduleHeartbeat(g, m, m.sessionTimeoutMs),
       record: (type, data) => this.events.record(type, data),
+      consumerGroups: this.consumerGroups,
     });
   }
 
@@ -110,6 +130,10 @@ export class GroupCoordinator {
 
   private join(req: NormalizedJoin, ctx: RequestContext, resolve: (r: JoinGroupResponse) => void): void {
     const isUnknownMember = req.memberId === '';
+    if (this.consumerGroups.has(req.groupId) && !this.consumerGroups.deleteEmpty(req.groupId, 'converted')) {
+      // Kafka 4 lets classic members into a consumer group (mixed groups); the mock answers as Kafka 3.7-3.9 did.
+      return resolve(joinError(ErrorCode.GROUP_ID_NOT_FOUND, req.memberId));
+    }
     let group = this.groupsById.get(req.groupId);
     if (!group) {
       // Only a member without an id may create a group (GroupIdNotFound is reported as UNKNOWN_MEMBER_ID).
@@ -366,6 +390,10 @@ export class GroupCoordinator {
 
   fetchOffsets(req: OffsetFetchRequest, _ctx?: RequestContext): OffsetFetchResponse {
     if (this.closed) return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, topics: [] };
+    if (req.memberId !== undefined && this.consumerGroups.has(req.groupId)) {
+      const errorCode = this.consumerGroups.validateOffsetFetch(req.groupId, req.memberId, req.memberEpoch ?? -1);
+      if (errorCode !== ErrorCode.NONE) return { errorCode, topics: [] };
+    }
     return this.offsetApi.fetch(req);
   }
 
@@ -389,12 +417,22 @@ export class GroupCoordinator {
 
   /** DescribeGroups: unknown groups are reported as Dead with no error (Kafka, DescribeGroups v0-v5). */
   describeGroups(groupIds: string[]): DescribedGroup[] {
-    return describeGroups(this.groupsById, groupIds, this.closed);
+    return describeGroups(this.groupsById, groupIds, this.closed).map((d) => {
+      const cg = this.closed ? undefined : this.consumerGroups.get(d.groupId);
+      return cg ? describeAsClassic(cg, this.consumerGroups.topicSource()) : d;
+    });
   }
 
   /** ListGroups; `statesFilter` matches case-insensitively (KIP-518), empty or absent lists all. */
-  listGroups(statesFilter?: string[]): ListedGroup[] {
-    return this.closed ? [] : listGroups(this.groupsById, statesFilter);
+  listGroups(statesFilter?: string[], typesFilter?: string[]): ListedGroup[] {
+    if (this.closed) return [];
+    const states = new Set((statesFilter ?? []).map((x) => x.trim().toLowerCase()));
+    const types = new Set((typesFilter ?? []).map((x) => x.trim().toLowerCase()));
+    const consumer = this.consumerGroups.all()
+      .filter((g) => states.size === 0 || states.has(g.state.toLowerCase()))
+      .map((g) => ({ groupId: g.groupId, protocolType: 'consumer', groupState: g.state, groupType: 'consumer' }));
+    const classic = listGroups(this.groupsById, statesFilter).map((g) => ({ ...g, groupType: 'classic' }));
+    return [...classic, ...consumer].filter((g) => types.size === 0 || types.has(g.groupType));
   }
 
   /** DeleteGroups: only Empty groups (NON_EMPTY_GROUP otherwise); removes the group and its offsets. */
@@ -402,6 +440,11 @@ export class GroupCoordinator {
     return groupIds.map((groupId) => {
       if (this.closed) return { groupId, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE };
       if (!groupId) return { groupId, errorCode: ErrorCode.INVALID_GROUP_ID };
+      if (this.consumerGroups.has(groupId)) {
+        if (!this.consumerGroups.deleteEmpty(groupId, 'deleted')) return { groupId, errorCode: ErrorCode.NON_EMPTY_GROUP };
+        this.events.record('group.deleted', { groupId, groupType: 'consumer', offsetsDeleted: this.offsetStore.deleteGroup(groupId) });
+        return { groupId, errorCode: ErrorCode.NONE };
+      }
       const group = this.groupsById.get(groupId);
       if (!group || group.is('Dead')) return { groupId, errorCode: ErrorCode.GROUP_ID_NOT_FOUND };
       if (!group.is('Empty')) return { groupId, errorCode: ErrorCode.NON_EMPTY_GROUP };
@@ -427,9 +470,20 @@ export class GroupCoordinator {
     return [...this.groupsById.values()].map((g) => viewGroup(g, this.offsetStore));
   }
 
+  /** A KIP-848 consumer group with its committed offsets, or undefined. */
+  consumerGroup(groupId: string): (ConsumerGroupView & { offsets: CommittedOffsetView[] }) | undefined {
+    const v = this.consumerGroups.view(groupId);
+    return v && { ...v, offsets: this.offsetStore.view(groupId) };
+  }
+
+  /** Every KIP-848 consumer group, with committed offsets. */
+  consumerGroupViews(): (ConsumerGroupView & { offsets: CommittedOffsetView[] })[] {
+    return this.consumerGroups.all().map((g) => this.consumerGroup(g.groupId)!);
+  }
+
   /** Number of live timers (heartbeat, join and sync); 0 after {@link close}. */
   get pendingTimers(): number {
-    return this.timers.size;
+    return this.timers.size + this.consumerGroups.pendingTimers;
   }
 
   /** Stop: clear every timer; parked JoinGroup/SyncGroup answer COORDINATOR_NOT_AVAILABLE; later calls too. */
@@ -439,6 +493,7 @@ export class GroupCoordinator {
     this.rb.closed = true;
     this.answerAllParked(ErrorCode.COORDINATOR_NOT_AVAILABLE);
     this.timers.cancelAll();
+    this.consumerGroups.close();
   }
 
   /**
@@ -450,6 +505,16 @@ export class GroupCoordinator {
     if (this.closed) return;
     this.answerAllParked(ErrorCode.NOT_COORDINATOR);
     for (const g of this.groupsById.values()) for (const m of g.members.values()) this.rb.rescheduleHeartbeat(g, m, m.sessionTimeoutMs);
+    this.consumerGroups.moveAway();
+  }
+
+  /** An empty classic group whose id a KIP-848 member takes: the group goes, its offsets stay. */
+  private dropEmptyClassicGroup(groupId: string): void {
+    const group = this.groupsById.get(groupId);
+    if (!group || !group.is('Empty')) return;
+    this.rb.transition(group, 'Dead', 'converted to a consumer group');
+    this.timers.cancelPrefix(hbKeyPrefix(groupId));
+    this.groupsById.delete(groupId);
   }
 
   private answerAllParked(errorCode: number): void {

@@ -10,6 +10,9 @@ import type { ClusterState } from './cluster';
 import type { EventLogEntry } from './event-log';
 import type { GroupState, GroupView, MemberView } from './group/types';
 import { lastStableOffset } from './transactions/producer-state';
+import type { ConsumerGroupState } from './consumer-group/group';
+import type { ConsumerGroupView } from './consumer-group/types';
+import { consumerGroupInspection } from './consumer-group/inspection';
 
 export interface PartitionView {
   topic: string;
@@ -74,7 +77,11 @@ export interface CommittedOffset {
 
 export interface GroupInspection {
   groupId: string;
-  state: GroupState;
+  /** `classic` (JoinGroup/SyncGroup) or `consumer` (KIP-848 ConsumerGroupHeartbeat). */
+  groupType: 'classic' | 'consumer';
+  /** Classic states, or a consumer group's Empty, Assigning, Reconciling, Stable, Dead. */
+  state: GroupState | ConsumerGroupState;
+  /** The generation; for a consumer group, the group epoch. */
   generationId: number;
   protocolType: string | null;
   /** The selected protocol (assignor), null before the first generation. */
@@ -86,6 +93,8 @@ export interface GroupInspection {
   pendingMemberIds: string[];
   subscribedTopics: string[] | null;
   offsets: CommittedOffset[];
+  /** KIP-848 groups only: epochs, assignor, and each member's epoch, reconciliation state and target. */
+  consumer?: Pick<ConsumerGroupView, 'groupEpoch' | 'assignmentEpoch' | 'assignorName' | 'members'>;
 }
 
 /** Filter for {@link Inspector.events}. Every given criterion must hold. */
@@ -136,7 +145,8 @@ function decodeMember(m: MemberView, protocolType: string | null): MemberInspect
 
 function toInspection(g: GroupView): GroupInspection {
   return {
-    groupId: g.groupId, state: g.state, generationId: g.generationId, protocolType: g.protocolType, protocolName: g.protocolName,
+    groupId: g.groupId, groupType: 'classic', state: g.state, generationId: g.generationId,
+    protocolType: g.protocolType, protocolName: g.protocolName,
     leader: g.leader, members: g.members.map((m) => decodeMember(m, g.protocolType)), pendingMemberIds: [...g.pendingMemberIds],
     subscribedTopics: g.subscribedTopics, offsets: g.offsets.map((o) => ({
       topic: o.topic, partition: o.partition, offset: Number(o.committedOffset), leaderEpoch: o.committedLeaderEpoch,
@@ -174,11 +184,16 @@ export class Inspector {
   /** One group, or undefined if the coordinator never saw it. */
   group(groupId: string): GroupInspection | undefined {
     const g = this.state.groups.group(groupId);
-    return g ? toInspection(g) : undefined;
+    if (g) return toInspection(g);
+    const c = this.state.groups.consumerGroup(groupId);
+    return c ? consumerGroupInspection(c, this.state.groups.config.consumerSessionTimeoutMs) : undefined;
   }
 
+  /** Every group, classic ones first, then KIP-848 consumer groups. */
   groups(): GroupInspection[] {
-    return this.state.groups.groups().map(toInspection);
+    const sessionMs = this.state.groups.config.consumerSessionTimeoutMs;
+    const consumer = this.state.groups.consumerGroupViews().map((c) => consumerGroupInspection(c, sessionMs));
+    return [...this.state.groups.groups().map(toInspection), ...consumer];
   }
 
   /**

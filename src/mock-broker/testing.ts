@@ -20,8 +20,12 @@ import { MockCluster, MockClusterOptions } from './mock-cluster';
  *   known member has rejoined.
  * - `minSessionTimeoutMs: 1000` — tests may use session timeouts down to 1 s (Kafka's floor is
  *   6 s), so expiry scenarios run fast; below 1 s a loaded CI machine expires healthy members.
+ * - KIP-848 groups: `consumerHeartbeatIntervalMs: 500` and `consumerSessionTimeoutMs: 6000` (Kafka's 5 s
+ *   and 45 s): members reconcile within a second or two, and a killed member's partitions move in ~6 s.
  */
-export const TEST_GROUP_DEFAULTS = { initialRebalanceDelayMs: 0, minSessionTimeoutMs: 1000 } as const;
+export const TEST_GROUP_DEFAULTS = {
+  initialRebalanceDelayMs: 0, minSessionTimeoutMs: 1000, consumerHeartbeatIntervalMs: 500, consumerSessionTimeoutMs: 6000,
+} as const;
 
 /** Default timeout of every wait helper, in ms. */
 export const DEFAULT_WAIT_TIMEOUT_MS = 30_000;
@@ -125,7 +129,9 @@ export interface StableGroupOptions extends WaitOptions {
 
 /**
  * Waits until `groupId` is Stable, every member has its assignment (none parked in JoinGroup or
- * SyncGroup), and the options hold. Resolves with the group's inspection.
+ * SyncGroup), and the options hold. A KIP-848 consumer group is Stable when every member is at the
+ * target assignment epoch with nothing pending revocation or release; `afterGeneration` then compares
+ * the group epoch. Resolves with the group's inspection.
  * Rejects with MockTimeoutError (its `lastSeen` is the group as last inspected).
  */
 export function waitForStableGroup(cluster: MockCluster, groupId: string, options: StableGroupOptions = {}): Promise<GroupInspection> {

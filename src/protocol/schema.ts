@@ -170,7 +170,11 @@ function readValue(r: Reader, field: Field, version: number, flexible: boolean):
     }
     return out;
   }
-  if (Array.isArray(field.type)) return readStruct(r, field.type as Field[], version, flexible);
+  if (Array.isArray(field.type)) {
+    // A nullable struct is preceded by an int8: -1 for null, 1 for present (Kafka's generated code).
+    if (nullable && r.int8() < 0) return null;
+    return readStruct(r, field.type as Field[], version, flexible);
+  }
   return readPrimitive(r, field.type as Primitive, flexible, nullable, field.name);
 }
 
@@ -240,6 +244,10 @@ function writeValue(w: Writer, field: Field, value: unknown, version: number, fl
     return;
   }
   if (Array.isArray(field.type)) {
+    if (nullable) {
+      w.int8(value == null ? -1 : 1);
+      if (value == null) return;
+    }
     writeStruct(w, field.type as Field[], (value ?? {}) as Struct, version, flexible);
     return;
   }

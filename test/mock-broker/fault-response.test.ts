@@ -38,7 +38,7 @@ function errorCodes(fields: readonly Field[], v: Struct, version: number, acc: n
     if (!inRange(f.versions, version)) continue;
     if (f.name === 'errorCode') acc.push(v.errorCode as number);
     else if (Array.isArray(f.type)) {
-      const items = f.array ? ((v[f.name] as Struct[] | null) ?? []) : [v[f.name] as Struct];
+      const items = f.array ? ((v[f.name] as Struct[] | null) ?? []) : [v[f.name] as Struct].filter((x) => x != null); // nullable structs
       for (const item of items) errorCodes(f.type as Field[], item, version, acc);
     }
   }

@@ -90,8 +90,8 @@ describe('describe, list, delete groups', () => {
     await stableGroup(coordinator, 'stable');
     coordinator.commitOffsets({ groupId: 'simple', generationId: -1, memberId: '', groupInstanceId: null, topics: [{ name: 't', partitions: [part(0, 1n)] }] }, ctx());
     expect(coordinator.listGroups()).toEqual([
-      { groupId: 'stable', protocolType: 'consumer', groupState: 'Stable' },
-      { groupId: 'simple', protocolType: '', groupState: 'Empty' },
+      { groupId: 'stable', protocolType: 'consumer', groupState: 'Stable', groupType: 'classic' },
+      { groupId: 'simple', protocolType: '', groupState: 'Empty', groupType: 'classic' },
     ]);
     expect(coordinator.listGroups(['empty']).map((g) => g.groupId)).toEqual(['simple']);
     expect(coordinator.listGroups(['STABLE', 'Dead']).map((g) => g.groupId)).toEqual(['stable']);

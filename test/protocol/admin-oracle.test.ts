@@ -29,7 +29,7 @@ describe('KafkaJS requests decode', () => {
     expect(decodeAll(admin.DescribeGroups, v, await kafkajsRequest('describeGroups', v, { groupIds: ['a', 'b'] })).groups).toEqual(['a', 'b']);
   });
   test.each([0, 1, 2])('ListGroups v%i', async (v) => {
-    expect(decodeAll(admin.ListGroups, v, await kafkajsRequest('listGroups', v, {}))).toEqual({ statesFilter: [] });
+    expect(decodeAll(admin.ListGroups, v, await kafkajsRequest('listGroups', v, {}))).toEqual({ statesFilter: [], typesFilter: [] });
   });
   test.each([0, 1])('DeleteTopics v%i', async (v) => {
     const req = decodeAll(admin.DeleteTopics, v, await kafkajsRequest('deleteTopics', v, { topics: ['x', 'y'], timeout: 1234 }));
@@ -113,7 +113,7 @@ describe('our responses are read by KafkaJS', () => {
 
 describe('flexible versions: golden bytes (compact lengths are N+1 varints; each struct ends with a tag count)', () => {
   test('ListGroups v4 request and response', () => {
-    expect(decodeAll(admin.ListGroups, 4, hex('02 07 537461626c65 00'))).toEqual({ statesFilter: ['Stable'] });
+    expect(decodeAll(admin.ListGroups, 4, hex('02 07 537461626c65 00'))).toEqual({ statesFilter: ['Stable'], typesFilter: [] });
     expect(ours(admin.ListGroups, 4, { throttleTimeMs: 0, errorCode: 0, groups: [{ groupId: 'g', protocolType: 'consumer', groupState: 'Stable' }] }))
       .toEqual(hex('00000000 0000 02 0267 09636f6e73756d6572 07537461626c65 00 00'));
     // v3 has no groupState and no filter.
@@ -134,8 +134,9 @@ describe('flexible versions: golden bytes (compact lengths are N+1 varints; each
       .toEqual(hex('0000 00 01 0000000000000000 00'));
   });
   test('OffsetFetch v6 and v7 requests, v7 response', () => {
-    expect(decodeAll(OffsetFetch, 7, hex('0267 00 01 00'))).toEqual({ groupId: 'g', topics: null, requireStable: true });
-    expect(decodeAll(OffsetFetch, 6, hex('0267 02 0274 02 00000000 00 00'))).toEqual({ groupId: 'g', topics: [{ name: 't', partitionIndexes: [0] }], requireStable: false });
+    expect(decodeAll(OffsetFetch, 7, hex('0267 00 01 00'))).toEqual({ groupId: 'g', topics: null, groups: [], requireStable: true });
+    expect(decodeAll(OffsetFetch, 6, hex('0267 02 0274 02 00000000 00 00')))
+      .toEqual({ groupId: 'g', topics: [{ name: 't', partitionIndexes: [0] }], groups: [], requireStable: false });
     const body = { throttleTimeMs: 0, errorCode: 0, topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 9n, committedLeaderEpoch: -1, metadata: '', errorCode: 0 }] }] };
     expect(ours(OffsetFetch, 7, body)).toEqual(hex('00000000 02 0274 02 00000000 0000000000000009 ffffffff 01 0000 00 00 0000 00'));
   });

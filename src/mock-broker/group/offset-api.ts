@@ -40,6 +40,11 @@ export interface OffsetApiDeps {
   getOrCreateGroup(groupId: string): ClassicGroup;
   touchMember(group: ClassicGroup, member: ClassicGroupMember): void;
   record(type: string, data: Record<string, unknown>): void;
+  /** KIP-848 groups (consumer-group/coordinator.ts): their commits are checked by member epoch. */
+  consumerGroups?: {
+    has(groupId: string): boolean;
+    validateOffsetCommit(groupId: string, memberId: string, memberEpoch: number, apiVersion: number, transactional?: boolean): number;
+  };
 }
 
 export class OffsetApi {
@@ -56,7 +61,10 @@ export class OffsetApi {
 
     let groupError: number = ErrorCode.NONE;
     let group: ClassicGroup | undefined;
-    if (anyKnown) {
+    const consumerGroups = this.deps.consumerGroups;
+    if (anyKnown && consumerGroups?.has(req.groupId)) {
+      groupError = consumerGroups.validateOffsetCommit(req.groupId, req.memberId, req.generationId, ctx.apiVersion);
+    } else if (anyKnown) {
       // KafkaApis does not call the coordinator when no partition is left: no simple group is created then.
       group = this.deps.groups.get(req.groupId);
       if (!group) {
@@ -119,7 +127,7 @@ export class OffsetApi {
   fetch(req: OffsetFetchRequest): OffsetFetchResponse {
     if (!req.groupId) return { errorCode: ErrorCode.INVALID_GROUP_ID, topics: [] };
     const group = this.deps.groups.get(req.groupId);
-    const known = group !== undefined && !group.is('Dead');
+    const known = (group !== undefined && !group.is('Dead')) || this.deps.consumerGroups?.has(req.groupId) === true;
     const none = (partitionIndex: number): OffsetFetchResponsePartition => ({
       partitionIndex, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.NONE,
     });
@@ -161,7 +169,9 @@ export class OffsetApi {
     if (!req.groupId) return this.failCommit(req, ErrorCode.INVALID_GROUP_ID);
     let group = this.deps.groups.get(req.groupId);
     let groupError: number = ErrorCode.NONE;
-    if (!group) {
+    if (this.deps.consumerGroups?.has(req.groupId)) {
+      groupError = this.deps.consumerGroups.validateOffsetCommit(req.groupId, req.memberId, req.generationId, 9, true);
+    } else if (!group) {
       if (req.generationId < 0) group = this.deps.getOrCreateGroup(req.groupId);
       else groupError = ErrorCode.ILLEGAL_GENERATION;
     }

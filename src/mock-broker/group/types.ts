@@ -33,6 +33,14 @@ export interface GroupCoordinatorConfig {
   partitionExists?: (topic: string, partition: number) => boolean;
   /** Clock for timestamps. Default `Date.now`. Timers always use the global `setTimeout`. */
   now?: () => number;
+  /** KIP-848 groups: group.consumer.heartbeat.interval.ms (Kafka default 5000). */
+  consumerHeartbeatIntervalMs?: number;
+  /** KIP-848 groups: group.consumer.session.timeout.ms (Kafka default 45000). */
+  consumerSessionTimeoutMs?: number;
+  /** KIP-848 groups: group.consumer.max.size (Kafka default Int.MaxValue) → GROUP_MAX_SIZE_REACHED. */
+  consumerMaxGroupSize?: number;
+  /** The cluster's topics, for KIP-848 server-side assignment. Default: no topics. */
+  topics?: import('../consumer-group/assignment').TopicSource;
 }
 
 export interface RequestContext {
@@ -129,6 +137,10 @@ export interface OffsetFetchRequest {
   groupId: string;
   /** null: every committed offset of the group. */
   topics: { name: string; partitionIndexes: number[] }[] | null;
+  /** v9+ (KIP-848): the member fetching; null with epoch -1 for an admin or a classic member. */
+  memberId?: string | null;
+  memberEpoch?: number;
+  requireStable?: boolean;
 }
 
 export interface OffsetFetchResponsePartition {
@@ -168,6 +180,8 @@ export interface ListedGroup {
   groupId: string;
   protocolType: string;
   groupState: string;
+  /** ListGroups v5: `classic` or `consumer` (KIP-848). */
+  groupType?: string;
 }
 
 export interface OffsetDeleteRequest {

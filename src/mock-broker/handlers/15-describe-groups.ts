@@ -13,7 +13,8 @@ import { Handler } from './types';
 
 /** AclOperation codes: READ 3, DELETE 6, DESCRIBE 8 (what a group resource supports). */
 export const GROUP_AUTHORIZED_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8);
-const NOT_REQUESTED = -2147483648;
+/** authorizedOperations when they were not asked for (Kafka's Integer.MIN_VALUE). */
+export const NOT_REQUESTED = -2147483648;
 
 export const describeGroupsHandler: Handler = {
   schema: DescribeGroups,

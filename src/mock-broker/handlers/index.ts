@@ -39,6 +39,8 @@ import { describeClusterHandler } from './60-describe-cluster';
 import { describeProducersHandler } from './61-describe-producers';
 import { describeTransactionsHandler } from './65-describe-transactions';
 import { listTransactionsHandler } from './66-list-transactions';
+import { consumerGroupHeartbeatHandler } from './68-consumer-group-heartbeat';
+import { consumerGroupDescribeHandler } from './69-consumer-group-describe';
 import { withSaslGate } from './sasl';
 import type { Handler } from './types';
 
@@ -54,6 +56,7 @@ export function createRegistry(): ReadonlyMap<number, Handler> {
     offsetForLeaderEpochHandler, describeAclsHandler, createAclsHandler, deleteAclsHandler, alterConfigsHandler,
     describeLogDirsHandler, incrementalAlterConfigsHandler, describeClientQuotasHandler, describeClusterHandler,
     describeProducersHandler, describeTransactionsHandler, listTransactionsHandler,
+    consumerGroupHeartbeatHandler, consumerGroupDescribeHandler,
   ];
   for (const h of all) {
     if (registry.has(h.schema.apiKey)) throw new Error(`two handlers for API key ${h.schema.apiKey}`);

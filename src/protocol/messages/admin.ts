@@ -56,8 +56,9 @@ export const DescribeGroups = message('DescribeGroups', 15, '0-5', '5+', [
   ]),
 ]);
 
-export const ListGroups = message('ListGroups', 16, '0-4', '3+', [
+export const ListGroups = message('ListGroups', 16, '0-5', '3+', [
   arrOf('statesFilter', 'string', '4+'),
+  arrOf('typesFilter', 'string', '5+'),
 ], [
   f('throttleTimeMs', 'int32', '1+'),
   f('errorCode', 'int16', '0+'),
@@ -65,6 +66,7 @@ export const ListGroups = message('ListGroups', 16, '0-4', '3+', [
     f('groupId', 'string', '0+'),
     f('protocolType', 'string', '0+'),
     f('groupState', 'string', '4+'),
+    f('groupType', 'string', '5+'),
   ]),
 ]);
 

@@ -2,7 +2,8 @@
  * Group coordination messages: FindCoordinator, JoinGroup, SyncGroup, Heartbeat, LeaveGroup,
  * OffsetCommit, OffsetFetch. Field names and version ranges follow Apache Kafka's message
  * definitions. OffsetCommit's `GenerationIdOrMemberEpoch` is called `generationId` here,
- * its name in the classic protocol.
+ * its name in the classic protocol (v9+: the member epoch for a KIP-848 consumer group).
+ * OffsetFetch v8 asks for several groups at once; v9 adds each group's memberId and memberEpoch (KIP-848).
  */
 import { arr, arrOf, f, message } from '../schema';
 
@@ -92,7 +93,7 @@ export const LeaveGroup = message('LeaveGroup', 13, '0-5', '4+', [
   ]),
 ]);
 
-export const OffsetCommit = message('OffsetCommit', 8, '0-8', '8+', [
+export const OffsetCommit = message('OffsetCommit', 8, '0-9', '8+', [
   f('groupId', 'string', '0+'),
   f('generationId', 'int32', '1+', { default: -1 }),
   f('memberId', 'string', '1+'),
@@ -116,9 +117,15 @@ export const OffsetCommit = message('OffsetCommit', 8, '0-8', '8+', [
   ]),
 ]);
 
-export const OffsetFetch = message('OffsetFetch', 9, '0-7', '6+', [
+export const OffsetFetch = message('OffsetFetch', 9, '0-9', '6+', [
   f('groupId', 'string', '0-7'),
   arr('topics', '0-7', [f('name', 'string', '0-7'), arrOf('partitionIndexes', 'int32', '0-7')], { nullable: '2-7' }),
+  arr('groups', '8+', [
+    f('groupId', 'string', '8+'),
+    f('memberId', 'string', '9+', { nullable: '9+' }),
+    f('memberEpoch', 'int32', '9+', { default: -1 }),
+    arr('topics', '8+', [f('name', 'string', '8+'), arrOf('partitionIndexes', 'int32', '8+')], { nullable: '8+' }),
+  ]),
   f('requireStable', 'bool', '7+'),
 ], [
   f('throttleTimeMs', 'int32', '3+'),
@@ -133,4 +140,18 @@ export const OffsetFetch = message('OffsetFetch', 9, '0-7', '6+', [
     ]),
   ]),
   f('errorCode', 'int16', '2-7'),
+  arr('groups', '8+', [
+    f('groupId', 'string', '8+'),
+    arr('topics', '8+', [
+      f('name', 'string', '8+'),
+      arr('partitions', '8+', [
+        f('partitionIndex', 'int32', '8+'),
+        f('committedOffset', 'int64', '8+'),
+        f('committedLeaderEpoch', 'int32', '8+', { default: -1 }),
+        f('metadata', 'string', '8+', { nullable: '8+' }),
+        f('errorCode', 'int16', '8+'),
+      ]),
+    ]),
+    f('errorCode', 'int16', '8+'),
+  ]),
 ]);
