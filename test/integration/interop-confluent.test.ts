@@ -12,7 +12,7 @@
 import { MockCluster, startCluster, waitForCommittedOffsets } from '../../src/mock-broker';
 import { describeWithInteropClients, interopClientsDir } from './interop-clients';
 import { describeClassicGroupScenario } from './interop-group-scenario';
-import { expectEveryRecordOnceInOrder, makeRecords } from './interop-records';
+import { ALL_TXN_VALUES, COMMITTED_TXN_VALUES, expectEveryRecordOnceInOrder, makeRecords } from './interop-records';
 import { RpcWorker } from './interop-rpc';
 
 jest.setTimeout(180000);
@@ -61,11 +61,11 @@ describeWithInteropClients('@confluentinc/kafka-javascript against the mock', ()
       await worker.call(`${api}Transactions`, { topic, transactionalId: `ck-${api}-txn-1`, partitions: [0, 1] });
       for (const pv of cluster.inspect.partitions(topic)) expect(pv.lastStableOffset).toBe(pv.highWatermark);
       const got: { value: string }[] = await worker.call(`${api}Consume`, { topic, groupId: `ck-${api}-txn-reader`, count: 4 });
-      expect(got.map((r) => r.value).sort()).toEqual(['committed-0', 'committed-1', 'committed-late-0', 'committed-late-1']);
+      expect(got.map((r) => r.value).sort()).toEqual(COMMITTED_TXN_VALUES);
       const dirty: { value: string }[] = await worker.call(`${api}Consume`, {
         topic, groupId: `ck-${api}-txn-dirty`, count: 6, isolationLevel: 'read_uncommitted',
       });
-      expect(dirty.map((r) => r.value).sort()).toEqual(['aborted-0', 'aborted-1', 'committed-0', 'committed-1', 'committed-late-0', 'committed-late-1']);
+      expect(dirty.map((r) => r.value).sort()).toEqual(ALL_TXN_VALUES);
     });
   });
 
@@ -74,8 +74,30 @@ describeWithInteropClients('@confluentinc/kafka-javascript against the mock', ()
     cluster.createTopic(topic, 2);
     cluster.append(topic, 0, [{ value: 'a' }, { value: 'b' }]);
     cluster.append(topic, 1, [{ value: 'c' }]);
-    await worker.call(`${api}HoldGroup`, { topic, groupId, count: 3, offsets: [{ topic, partition: 0, offset: 2 }, { topic, partition: 1, offset: 1 }] });
+    const offsets = [{ topic, partition: 0, offset: 2 }, { topic, partition: 1, offset: 1 }];
+    await worker.call(`${api}HoldGroup`, { topic, groupId, count: 3, offsets });
     await waitForCommittedOffsets(cluster, groupId, { [topic]: { 0: 2, 1: 1 } }, { timeoutMs: 20000 });
+  };
+  /**
+   * listGroups, describeGroups (both as the mock holds the group), the API's committed-offsets call (`offsets`,
+   * answering [topic, partition, offset] triples) and deleteGroups, on a group holding offsets 2 and 1.
+   */
+  type OffsetsCall = (groupId: string, topic: string) => Promise<[string, number, number][]>;
+  const expectGroupCalls = async (api: 'kjs' | 'native', offsets: OffsetsCall) => {
+    const call = api === 'kjs' ? kjs : native;
+    const topic = `ck-${api}-grp`;
+    const groupId = `ck-${api}-group`;
+    await holdGroup(api, topic, groupId);
+    const { groups } = await call('listGroups');
+    expect(groups).toEqual(expect.arrayContaining([expect.objectContaining({ groupId, protocolType: 'consumer' })]));
+    const described = (await call('describeGroups', [groupId])).groups[0];
+    const mock = cluster.inspect.group(groupId)!;
+    expect(described.protocol).toBe(mock.protocolName);
+    expect(described.members.map((m: Any) => m.memberId)).toEqual(mock.members.map((m) => m.memberId));
+    expect((await offsets(groupId, topic)).sort()).toEqual([[topic, 0, 2], [topic, 1, 1]]);
+    await worker.call('releaseGroups');
+    await call('deleteGroups', [groupId]);
+    expect(cluster.inspect.group(groupId)).toBeUndefined();
   };
   const topicWithRecords = (topic: string) => {
     cluster.createTopic(topic, 3);
@@ -108,18 +130,10 @@ describeWithInteropClients('@confluentinc/kafka-javascript against the mock', ()
     });
 
     test('listGroups, describeGroups, fetchOffsets and deleteGroups', async () => {
-      await holdGroup('kjs', 'ck-kjs-grp', 'ck-kjs-group');
-      const { groups } = await kjs('listGroups');
-      expect(groups).toEqual(expect.arrayContaining([expect.objectContaining({ groupId: 'ck-kjs-group', protocolType: 'consumer' })]));
-      const described = (await kjs('describeGroups', ['ck-kjs-group'])).groups[0];
-      const mock = cluster.inspect.group('ck-kjs-group')!;
-      expect(described.protocol).toBe(mock.protocolName);
-      expect(described.members.map((m: Any) => m.memberId)).toEqual(mock.members.map((m) => m.memberId));
-      const fetched = await kjs('fetchOffsets', { groupId: 'ck-kjs-group', topics: ['ck-kjs-grp'] });
-      expect(fetched[0].partitions.map((p: Any) => [p.partition, p.offset]).sort()).toEqual([[0, '2'], [1, '1']]);
-      await worker.call('releaseGroups');
-      await kjs('deleteGroups', ['ck-kjs-group']);
-      expect(cluster.inspect.group('ck-kjs-group')).toBeUndefined();
+      await expectGroupCalls('kjs', async (groupId, topic) => {
+        const [fetched] = await kjs('fetchOffsets', { groupId, topics: [topic] });
+        return fetched.partitions.map((p: Any) => [topic, p.partition, Number(p.offset)]);
+      });
     });
   });
 
@@ -153,21 +167,16 @@ describeWithInteropClients('@confluentinc/kafka-javascript against the mock', ()
     });
 
     test('listGroups, describeGroups, listConsumerGroupOffsets and deleteGroups', async () => {
-      await holdGroup('native', 'ck-native-grp', 'ck-native-group');
-      const { groups } = await native('listGroups');
-      expect(groups).toEqual(expect.arrayContaining([expect.objectContaining({ groupId: 'ck-native-group', protocolType: 'consumer' })]));
-      const described = (await native('describeGroups', ['ck-native-group'])).groups[0];
-      const mock = cluster.inspect.group('ck-native-group')!;
-      expect(described.protocol).toBe(mock.protocolName);
-      expect(described.members.map((m: Any) => m.memberId)).toEqual(mock.members.map((m) => m.memberId));
-      const [offsets] = await native('listConsumerGroupOffsets', [{ groupId: 'ck-native-group' }], {});
-      expect(offsets.partitions.map((p: Any) => [p.topic, p.partition, p.offset]).sort()).toEqual([['ck-native-grp', 0, 2], ['ck-native-grp', 1, 1]]);
-      await worker.call('releaseGroups');
-      await native('deleteGroups', ['ck-native-group']);
-      expect(cluster.inspect.group('ck-native-group')).toBeUndefined();
+      await expectGroupCalls('native', async (groupId) => {
+        const [offsets] = await native('listConsumerGroupOffsets', [{ groupId }], {});
+        return offsets.partitions.map((p: Any) => [p.topic, p.partition, p.offset]);
+      });
     });
   });
 
-  describeClassicGroupScenario({ client: 'confluent-kafkajs', worker: 'confluent-kafkajs-group-worker.js', cluster: () => cluster, clientsDir: () => interopClientsDir()! });
-  describeClassicGroupScenario({ client: 'confluent-native', worker: 'confluent-native-group-worker.js', cluster: () => cluster, clientsDir: () => interopClientsDir()! });
+  for (const client of ['confluent-kafkajs', 'confluent-native']) {
+    describeClassicGroupScenario({
+      client, worker: `${client}-group-worker.js`, cluster: () => cluster, clientsDir: () => interopClientsDir()!,
+    });
+  }
 });

@@ -5,14 +5,14 @@
  * client offers that the mock serves. The client runs in a worker process (test/fixtures/platformatic-rpc-worker.js):
  * it is an ES module, which jest's CommonJS sandbox cannot require.
  *
- * The client needs Node 22+ for `Promise.withResolvers`; on Node 20 both fixtures install a three-line polyfill
- * before it loads. Skipped (reported as skipped) without the interop clients (KAFKA_EOS_INTEROP_CLIENTS); with CI
- * set, missing clients fail the run.
+ * The client needs Node 22+ for `Promise.withResolvers`; on Node 20 both fixtures first load the few lines of
+ * test/fixtures/platformatic-node20-polyfill.js. Skipped (reported as skipped) without the interop clients
+ * (KAFKA_EOS_INTEROP_CLIENTS); with CI set, missing clients fail the run.
  */
 import { MockCluster, startCluster } from '../../src/mock-broker';
 import { describeWithInteropClients, interopClientsDir } from './interop-clients';
 import { describeClassicGroupScenario } from './interop-group-scenario';
-import { expectEveryRecordOnceInOrder, makeRecords } from './interop-records';
+import { ALL_TXN_VALUES, COMMITTED_TXN_VALUES, expectEveryRecordOnceInOrder, makeRecords } from './interop-records';
 import { RpcWorker } from './interop-rpc';
 
 jest.setTimeout(180000);
@@ -53,11 +53,13 @@ describeWithInteropClients('@platformatic/kafka against the mock', () => {
     await worker.call('transactions', { topic: 'plt-txn', transactionalId: 'plt-txn-1', partitions: [0, 1] });
     // The mock's view: both partitions end past three markers, nothing left open.
     for (const pv of cluster.inspect.partitions('plt-txn')) expect(pv.lastStableOffset).toBe(pv.highWatermark);
-    const got: { value: string }[] = await worker.call('consume', { topic: 'plt-txn', groupId: 'plt-txn-reader', count: 4, isolationLevel: 1 });
-    expect(got.map((r) => r.value).sort()).toEqual(['committed-0', 'committed-1', 'committed-late-0', 'committed-late-1']);
+    const read = (groupId: string, count: number, isolationLevel: number): Promise<{ value: string }[]> =>
+      worker.call('consume', { topic: 'plt-txn', groupId, count, isolationLevel });
+    const got = await read('plt-txn-reader', 4, 1);
+    expect(got.map((r) => r.value).sort()).toEqual(COMMITTED_TXN_VALUES);
     // read_uncommitted sees the aborted records too (the control records are never delivered).
-    const dirty: { value: string }[] = await worker.call('consume', { topic: 'plt-txn', groupId: 'plt-txn-dirty', count: 6, isolationLevel: 0 });
-    expect(dirty.map((r) => r.value).sort()).toEqual(['aborted-0', 'aborted-1', 'committed-0', 'committed-1', 'committed-late-0', 'committed-late-1']);
+    const dirty = await read('plt-txn-dirty', 6, 0);
+    expect(dirty.map((r) => r.value).sort()).toEqual(ALL_TXN_VALUES);
   });
 
   describe('admin calls return what the mock holds', () => {
@@ -86,24 +88,29 @@ describeWithInteropClients('@platformatic/kafka against the mock', () => {
     test('describeConfigs, alterConfigs and incrementalAlterConfigs', async () => {
       const TOPIC = plt.ConfigResourceTypes.TOPIC;
       const read = async () => {
-        const [d] = await admin('describeConfigs', { resources: [{ resourceType: TOPIC, resourceName: 'plt-admin', configurationKeys: ['retention.ms', 'cleanup.policy'] }] });
+        const configurationKeys = ['retention.ms', 'cleanup.policy'];
+        const [d] = await admin('describeConfigs', { resources: [{ resourceType: TOPIC, resourceName: 'plt-admin', configurationKeys }] });
         return Object.fromEntries(d.configs.map((c: Plt) => [c.name, c.value]));
       };
       expect(await read()).toEqual({ 'retention.ms': '3600000', 'cleanup.policy': 'delete' });
-      await admin('alterConfigs', { resources: [{ resourceType: TOPIC, resourceName: 'plt-admin', configs: [{ name: 'retention.ms', value: '7200000' }] }] });
+      const configs = [{ name: 'retention.ms', value: '7200000' }];
+      await admin('alterConfigs', { resources: [{ resourceType: TOPIC, resourceName: 'plt-admin', configs }] });
       expect(cluster.inspect.topics().find((t) => t.name === 'plt-admin')!.configs['retention.ms']).toBe('7200000');
       await admin('incrementalAlterConfigs', {
-        resources: [{ resourceType: TOPIC, resourceName: 'plt-admin', configs: [{ name: 'max.message.bytes', configOperation: 0, value: '65536' }] }],
+        resources: [{
+          resourceType: TOPIC, resourceName: 'plt-admin', configs: [{ name: 'max.message.bytes', configOperation: 0, value: '65536' }],
+        }],
       });
-      const configs = cluster.inspect.topics().find((t) => t.name === 'plt-admin')!.configs;
-      expect(configs['max.message.bytes']).toBe('65536');
-      expect(configs['retention.ms']).toBe('7200000');
+      const stored = cluster.inspect.topics().find((t) => t.name === 'plt-admin')!.configs;
+      expect(stored['max.message.bytes']).toBe('65536');
+      expect(stored['retention.ms']).toBe('7200000');
       expect(await read()).toEqual({ 'retention.ms': '7200000', 'cleanup.policy': 'delete' });
     });
 
     test('describeLogDirs', async () => {
       const dirs = await admin('describeLogDirs', { topics: [{ name: 'plt-admin', partitions: [0, 1, 2] }] });
-      const held = dirs.flatMap((d: Plt) => d.results.flatMap((r: Plt) => r.topics.flatMap((t: Plt) => t.partitions.map((p: Plt) => [t.name, p.partitionIndex, Number(p.partitionSize)]))));
+      const topics = dirs.flatMap((d: Plt) => d.results.flatMap((r: Plt) => r.topics));
+      const held = topics.flatMap((t: Plt) => t.partitions.map((p: Plt) => [t.name, p.partitionIndex, Number(p.partitionSize)]));
       const views = cluster.inspect.partitions('plt-admin');
       expect(held.sort()).toEqual(views.map((v) => ['plt-admin', v.partition, v.sizeBytes]).sort());
     });
@@ -118,7 +125,9 @@ describeWithInteropClients('@platformatic/kafka against the mock', () => {
       const described = await admin('describeAcls', { filter });
       expect(described).toEqual([expect.objectContaining({
         resourceType: acl.resourceType, resourceName: 'plt-admin', resourcePatternType: acl.resourcePatternType,
-        acls: [expect.objectContaining({ principal: 'User:alice', host: '*', operation: acl.operation, permissionType: acl.permissionType })],
+        acls: [expect.objectContaining({
+          principal: 'User:alice', host: '*', operation: acl.operation, permissionType: acl.permissionType,
+        })],
       })]);
       const deleted = await admin('deleteAcls', { filters: [filter] });
       expect(deleted).toHaveLength(1);
@@ -126,7 +135,8 @@ describeWithInteropClients('@platformatic/kafka against the mock', () => {
     });
 
     test('describeClientQuotas answers no quotas (the mock stores none)', async () => {
-      const entries = await admin('describeClientQuotas', { components: [{ entityType: 'client-id', matchType: plt.ClientQuotaMatchTypes.ANY }] });
+      const components = [{ entityType: 'client-id', matchType: plt.ClientQuotaMatchTypes.ANY }];
+      const entries = await admin('describeClientQuotas', { components });
       expect(entries).toEqual([]);
     });
 
@@ -139,16 +149,19 @@ describeWithInteropClients('@platformatic/kafka against the mock', () => {
         offsets: [{ topic: 'plt-admin-grp', partition: 0, offset: 2 }, { topic: 'plt-admin-grp', partition: 1, offset: 1 }],
       });
       const groups = await admin('listGroups');
-      expect(groups.get('plt-admin-group')).toEqual(expect.objectContaining({ id: 'plt-admin-group', protocolType: 'consumer', state: 'Stable' }));
+      const listed = groups.get('plt-admin-group');
+      expect(listed).toEqual(expect.objectContaining({ id: 'plt-admin-group', protocolType: 'consumer', state: 'Stable' }));
       const described = (await admin('describeGroups', { groups: ['plt-admin-group'] })).get('plt-admin-group');
       const mock = cluster.inspect.group('plt-admin-group')!;
       expect(described.protocol).toBe(mock.protocolName);
       expect([...described.members.keys()]).toEqual(mock.members.map((m) => m.memberId));
       const offsets = await admin('listConsumerGroupOffsets', { groups: ['plt-admin-group'] });
-      const listed = offsets[0].topics.flatMap((t: Plt) => t.partitions.map((p: Plt) => [t.name, p.partitionIndex, Number(p.committedOffset)]));
-      expect(listed.sort()).toEqual([['plt-admin-grp', 0, 2], ['plt-admin-grp', 1, 1]]);
+      const committed = offsets[0].topics
+        .flatMap((t: Plt) => t.partitions.map((p: Plt) => [t.name, p.partitionIndex, Number(p.committedOffset)]));
+      expect(committed.sort()).toEqual([['plt-admin-grp', 0, 2], ['plt-admin-grp', 1, 1]]);
       await worker.call('releaseGroups');
-      await admin('alterConsumerGroupOffsets', { groupId: 'plt-admin-group', topics: [{ name: 'plt-admin-grp', partitionOffsets: [{ partition: 0, offset: 1n }] }] });
+      const partitionOffsets = [{ partition: 0, offset: 1n }];
+      await admin('alterConsumerGroupOffsets', { groupId: 'plt-admin-group', topics: [{ name: 'plt-admin-grp', partitionOffsets }] });
       expect(cluster.inspect.committedOffset('plt-admin-group', 'plt-admin-grp', 0)).toBe(1);
       await admin('deleteConsumerGroupOffsets', { groupId: 'plt-admin-group', topics: [{ name: 'plt-admin-grp', partitionIndexes: [1] }] });
       expect(cluster.inspect.committedOffset('plt-admin-group', 'plt-admin-grp', 1)).toBeUndefined();
@@ -167,5 +180,7 @@ describeWithInteropClients('@platformatic/kafka against the mock', () => {
     });
   });
 
-  describeClassicGroupScenario({ client: 'platformatic', worker: 'platformatic-group-worker.js', cluster: () => cluster, clientsDir: () => interopClientsDir()! });
+  describeClassicGroupScenario({
+    client: 'platformatic', worker: 'platformatic-group-worker.js', cluster: () => cluster, clientsDir: () => interopClientsDir()!,
+  });
 });

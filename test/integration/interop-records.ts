@@ -3,6 +3,11 @@
 /** One record to produce: its partition, key and value (the value names the partition and the sequence number). */
 export interface TestRecord { partition: number; key: string; value: string }
 
+/** The values a committed, an aborted and a committed transaction leave, as read_uncommitted reads them (sorted). */
+export const ALL_TXN_VALUES = ['aborted-0', 'aborted-1', 'committed-0', 'committed-1', 'committed-late-0', 'committed-late-1'];
+/** The values of the two committed transactions (sorted): what read_committed reads. */
+export const COMMITTED_TXN_VALUES = ALL_TXN_VALUES.filter((v) => v.startsWith('committed'));
+
 /** `count` records spread round-robin over `partitions` partitions; values are `p<partition>-<sequence>`. */
 export function makeRecords(count: number, partitions: number): TestRecord[] {
   const seq = new Array<number>(partitions).fill(0);

@@ -5,8 +5,9 @@
 import { join } from 'node:path';
 import { Child } from './interop-helpers';
 
+type JsonHook = (key: string, value: unknown) => unknown;
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- plain JS shared with the worker processes
-const codec = require('../fixtures/interop-rpc-codec.js') as { replace: (k: string, v: unknown) => unknown; revive: (k: string, v: unknown) => unknown };
+const codec = require('../fixtures/interop-rpc-codec.js') as { replace: JsonHook; revive: JsonHook };
 
 /** One worker process serving ops over stdin/stdout; one call at a time (await each). */
 export class RpcWorker {

@@ -12,7 +12,8 @@ afterAll(async () => { await cluster.stop(); });
 
 test('append keeps the batch max timestamp, so ListOffsets by timestamp finds appended records', async () => {
   cluster.createTopic('append-ts', 1);
-  cluster.append('append-ts', 0, Array.from({ length: 10 }, (_, i) => ({ value: `v${i}`, timestamp: BigInt(1_700_000_000_000 + i * 1000) })));
+  const records = Array.from({ length: 10 }, (_, i) => ({ value: `v${i}`, timestamp: BigInt(1_700_000_000_000 + i * 1000) }));
+  cluster.append('append-ts', 0, records);
   const admin = new Kafka({ brokers: cluster.bootstrap, logLevel: logLevel.NOTHING }).admin();
   await admin.connect();
   try {
