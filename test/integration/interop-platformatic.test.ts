@@ -169,6 +169,13 @@ describeWithInteropClients('@platformatic/kafka against the mock', () => {
       expect(cluster.inspect.group('plt-admin-group')).toBeUndefined();
     });
 
+    test('findCoordinator answers the broker coordinating the group', async () => {
+      cluster.moveCoordinator('plt-coord-group', 2);
+      const [found] = await admin('findCoordinator', { keyType: 0, keys: ['plt-coord-group'] });
+      expect(found).toEqual(expect.objectContaining({ key: 'plt-coord-group', nodeId: 2 }));
+      expect(`${found.host}:${found.port}`).toBe(cluster.bootstrap[1]);
+    });
+
     test('listOffsets and deleteRecords', async () => {
       const latest = await admin('listOffsets', { topics: [{ name: 'plt-admin', partitions: [{ partitionIndex: 0, timestamp: -1n }] }] });
       expect(Number(latest[0].partitions[0].offset)).toBe(10);
