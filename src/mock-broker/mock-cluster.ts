@@ -20,7 +20,7 @@ import { Faults, StartBrokerOptions } from './faults';
 import { createRegistry } from './handlers';
 import { Inspector, PartitionView } from './inspect';
 import { configureSasl, type SaslOptions } from './handlers/sasl';
-import { encodeBatch, RecordHeader } from '../protocol/record-batch';
+import { encodeBatch, RecordHeader, splitBatches } from '../protocol/record-batch';
 import type { RequestHeader } from '../protocol/frame';
 import { RequestVersionLog } from './request-log';
 // Registers snappy, lz4 and zstd into the record-batch codecs.
@@ -171,9 +171,8 @@ export class MockCluster {
   append(topic: string, partition: number, records: { key?: string | Buffer | null; value: string | Buffer | null; headers?: RecordHeader[]; timestamp?: bigint }[]): number {
     const log = this.state.partition(topic, partition);
     if (!log) throw new MockClusterError('UNKNOWN_TOPIC_OR_PARTITION', `no partition ${topic}-${partition}`);
-    const bytes = encodeBatch({ records });
-    const header = { lastOffsetDelta: records.length - 1, maxTimestamp: 0n, isControl: false, isTransactional: false, producerId: -1n } as never;
-    return log.append([{ header, bytes }], Date.now());
+    // The batch's own header (max timestamp included: ListOffsets by timestamp and retention.ms read it).
+    return log.append(splitBatches(encodeBatch({ records })), Date.now());
   }
 
   /** Read-only views of every partition: leader, epoch, log start offset, high watermark, LSO, size. */

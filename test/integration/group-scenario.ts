@@ -1,6 +1,6 @@
 /**
  * The group scenario the interop tests run for each client and group protocol: a group of 3 worker processes
- * (test/fixtures/*-group-worker.js, output in group-worker-output.js) on a 6-partition topic.
+ * (test/fixtures/*-group-protocol-worker.js, output in group-worker-output.js) on a 6-partition topic.
  * 1. settle: every partition assigned to exactly one member (the mock's view and the members' own reports);
  * 2. consume: each message exactly once, by the member owning its partition; commits catch up;
  * 3. kill: one member SIGKILLed, its partitions moved to the others within the session timeout (+ slack);

@@ -26,11 +26,11 @@ describeWithInteropClients('KIP-848 consumer groups with real clients', () => {
   });
 
   const cases: [string, string, 'classic' | 'consumer', number][] = [
-    ['platformatic', 'platformatic-group-worker.js', 'consumer', CONSUMER_SESSION_MS],
-    ['platformatic', 'platformatic-group-worker.js', 'classic', CLASSIC_SESSION_MS],
-    ['confluent-kafkajs', 'confluent-kafkajs-group-worker.js', 'consumer', CONSUMER_SESSION_MS],
-    ['confluent-kafkajs', 'confluent-kafkajs-group-worker.js', 'classic', CLASSIC_SESSION_MS],
-    ['confluent-native', 'confluent-native-group-worker.js', 'consumer', CONSUMER_SESSION_MS],
+    ['platformatic', 'platformatic-group-protocol-worker.js', 'consumer', CONSUMER_SESSION_MS],
+    ['platformatic', 'platformatic-group-protocol-worker.js', 'classic', CLASSIC_SESSION_MS],
+    ['confluent-kafkajs', 'confluent-kafkajs-group-protocol-worker.js', 'consumer', CONSUMER_SESSION_MS],
+    ['confluent-kafkajs', 'confluent-kafkajs-group-protocol-worker.js', 'classic', CLASSIC_SESSION_MS],
+    ['confluent-native', 'confluent-native-group-protocol-worker.js', 'consumer', CONSUMER_SESSION_MS],
   ];
   for (const [label, worker, protocol, sessionTimeoutMs] of cases) {
     const title = `${label}, group.protocol=${protocol}: 3 members, each partition once, kill moves partitions, commits survive restart`;
