@@ -13,6 +13,7 @@ import { PartitionLog, RetentionPolicy } from './partition-log';
 import { TransactionCoordinator } from './transactions/coordinator';
 import { DEFAULT_MAX_DECOMPRESSED_BATCH_BYTES } from '../protocol/record-batch';
 import { topicConfigDef, topicConfigError } from './config-defaults';
+import type { ClusterConfig } from './cluster-config';
 
 export interface BrokerInfo {
   nodeId: number;
@@ -28,21 +29,7 @@ export interface Topic {
   configs: Map<string, string>;
 }
 
-export interface ClusterConfig {
-  clusterId: string;
-  /** auto.create.topics.enable (Kafka default true). */
-  autoCreateTopics: boolean;
-  /** num.partitions for auto-created topics and CreateTopics with -1 (Kafka default 1). */
-  defaultPartitions: number;
-  /** default.replication.factor (capped at the broker count). */
-  defaultReplicationFactor: number;
-  retention: RetentionPolicy;
-  /** message.max.bytes: largest record batch accepted (Kafka default 1048588). */
-  maxMessageBytes: number;
-  /** The most bytes one compressed record batch may decompress to (a mock bound, default 32 MiB; see record-batch.ts). */
-  maxDecompressedBatchBytes?: number;
-  group: Partial<GroupCoordinatorConfig>;
-}
+export type { ClusterConfig } from './cluster-config';
 
 export class TopicError extends KafkaEosError {
   constructor(
@@ -101,7 +88,11 @@ export class ClusterState {
       ...config.group,
       partitionExists: (topic, partition) => this.partition(topic, partition) !== undefined,
     }, this.events);
-    this.transactions = new TransactionCoordinator(this);
+    this.transactions = new TransactionCoordinator({
+      events: this.events,
+      partition: (topic, partition) => this.partition(topic, partition),
+      completeTxnOffsets: (groupId, producerId, commit) => this.groups.completeTxnOffsets(groupId, producerId, commit),
+    });
   }
 
   get controllerId(): number {

@@ -30,6 +30,7 @@ import { KafkaEosError } from '../errors';
 import { apiKeyName, apiKeyNumber, ApiKeyRef } from './api-keys';
 import type { Broker } from './broker';
 import type { ClusterState } from './cluster';
+import type { InterceptVerdict } from './connection';
 import type { RequestHeader } from '../protocol/frame';
 import { ErrorCode, ErrorCodeName } from '../protocol/error-codes';
 
@@ -40,8 +41,7 @@ export class FaultError extends KafkaEosError {
   }
 }
 
-/** What a connection does with a request: run it, close the connection, or answer with an error. */
-export type InterceptVerdict = 'pass' | 'drop' | { errorCode: number };
+export type { InterceptVerdict } from './connection';
 
 export interface FailNextOptions {
   /** The API to fail, by name (`'Fetch'`) or key (`1`). */
