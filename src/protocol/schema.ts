@@ -17,8 +17,15 @@ export type Primitive =
 
 export interface VersionRange { min: number; max: number }
 
-export interface Field {
-  readonly name: string;
+/** Type-level only: the decoded value type a field carries (never present at run time). */
+declare const VALUE: unique symbol;
+
+/**
+ * One field of a schema. `N` and `T` are its name and decoded value type at the type level (so
+ * {@link StructOf} can infer a struct from its fields); plain `Field` accepts any field.
+ */
+export interface Field<N extends string = string, T = unknown> {
+  readonly name: N;
   /** A primitive, or a struct given by its fields. */
   readonly type: Primitive | readonly Field[];
   readonly array: boolean;
@@ -26,9 +33,41 @@ export interface Field {
   readonly nullable: VersionRange | null;
   readonly tag: number | null;
   readonly defaultValue: unknown;
+  /** Phantom: the decoded value type. */
+  readonly [VALUE]?: T;
 }
 
-export interface MessageSchema {
+/** The value a primitive decodes to: int64 is `bigint`, uuid a 32-digit hex string, bytes and records a Buffer. */
+export type PrimitiveValue<P extends Primitive> =
+  P extends 'int64' ? bigint
+    : P extends 'bool' ? boolean
+      : P extends 'uuid' | 'string' ? string
+        : P extends 'bytes' | 'records' ? Buffer
+          : number;
+
+/** The decoded value type of one field. */
+export type FieldValue<F> = F extends { readonly [VALUE]?: infer T } ? Exclude<T, undefined> : never;
+
+/** The decoded struct of a list of fields: every field present (absent versions read as defaults). */
+export type StructOf<F extends readonly Field[]> = { [K in F[number] as K['name']]: FieldValue<K> };
+
+type Nullable<V, O> = O extends { nullable: string } ? V | null : V;
+
+/**
+ * A value the codec can encode for a decoded type `T`: every field optional (an absent field is
+ * written as its default), int64 also as a number.
+ */
+export type EncodeInput<T> = T extends bigint ? bigint | number
+  : T extends Buffer ? Buffer
+    : T extends readonly (infer E)[] ? EncodeInput<E>[]
+      : T extends object ? { [K in keyof T]?: EncodeInput<T[K]> }
+        : T;
+
+/**
+ * A message schema. `Req` and `Res` are the decoded request and response bodies at the type level
+ * (see {@link RequestOf} / {@link ResponseOf}); the plain `MessageSchema` is any schema.
+ */
+export interface MessageSchema<Req = Struct, Res = Struct> {
   readonly name: string;
   readonly apiKey: number;
   /** Versions this schema describes (handlers may serve fewer). */
@@ -37,7 +76,14 @@ export interface MessageSchema {
   readonly flexibleFrom: number | null;
   readonly request: readonly Field[];
   readonly response: readonly Field[];
+  /** Phantom: the decoded request and response types. */
+  readonly [VALUE]?: { request: Req; response: Res };
 }
+
+/** The decoded request body of a schema (every field of every version, absent ones as defaults). */
+export type RequestOf<S> = S extends { readonly [VALUE]?: { request: infer R } } ? R : never;
+/** The decoded response body of a schema. */
+export type ResponseOf<S> = S extends { readonly [VALUE]?: { response: infer R } } ? R : never;
 
 const NONE: VersionRange = { min: 1, max: 0 };
 
@@ -62,27 +108,35 @@ interface FieldOptions {
   default?: unknown;
 }
 
-/** A scalar field. */
-export function f(name: string, type: Primitive, versions: string, opts: FieldOptions = {}): Field {
-  return make(name, type, false, versions, opts);
+/** A scalar field. The name and primitive are kept at the type level; `nullable` adds `| null`. */
+export function f<N extends string, P extends Primitive, O extends FieldOptions = {}>( // eslint-disable-line @typescript-eslint/no-empty-object-type
+  name: N, type: P, versions: string, opts?: O,
+): Field<N, Nullable<PrimitiveValue<P>, O>> {
+  return make(name, type, false, versions, opts ?? {});
 }
 
 /** An array of primitives. */
-export function arrOf(name: string, type: Primitive, versions: string, opts: FieldOptions = {}): Field {
-  return make(name, type, true, versions, opts);
+export function arrOf<N extends string, P extends Primitive, O extends FieldOptions = {}>( // eslint-disable-line @typescript-eslint/no-empty-object-type
+  name: N, type: P, versions: string, opts?: O,
+): Field<N, Nullable<PrimitiveValue<P>[], O>> {
+  return make(name, type, true, versions, opts ?? {});
 }
 
 /** An array of structs. */
-export function arr(name: string, versions: string, fields: Field[], opts: FieldOptions = {}): Field {
-  return make(name, fields, true, versions, opts);
+export function arr<N extends string, F extends readonly Field[], O extends FieldOptions = {}>( // eslint-disable-line @typescript-eslint/no-empty-object-type
+  name: N, versions: string, fields: F, opts?: O,
+): Field<N, Nullable<StructOf<F>[], O>> {
+  return make(name, fields, true, versions, opts ?? {});
 }
 
 /** A single nested struct (used by tagged fields such as CurrentLeader). */
-export function struct(name: string, versions: string, fields: Field[], opts: FieldOptions = {}): Field {
-  return make(name, fields, false, versions, opts);
+export function struct<N extends string, F extends readonly Field[], O extends FieldOptions = {}>( // eslint-disable-line @typescript-eslint/no-empty-object-type
+  name: N, versions: string, fields: F, opts?: O,
+): Field<N, Nullable<StructOf<F>, O>> {
+  return make(name, fields, false, versions, opts ?? {});
 }
 
-function make(name: string, type: Field['type'], array: boolean, versions: string, opts: FieldOptions): Field {
+function make<N extends string>(name: N, type: Field['type'], array: boolean, versions: string, opts: FieldOptions): Field<N, never> {
   return {
     name,
     type,
@@ -94,10 +148,14 @@ function make(name: string, type: Field['type'], array: boolean, versions: strin
   };
 }
 
-export function message(
+/**
+ * A message schema: API key, versions ("0-9"), first flexible version ("6+", or "none"), and the
+ * request and response fields. The decoded request and response types are inferred from the fields.
+ */
+export function message<Req extends readonly Field[], Res extends readonly Field[]>(
   name: string, apiKey: number, versions: string, flexible: string,
-  request: Field[], response: Field[],
-): MessageSchema {
+  request: Req, response: Res,
+): MessageSchema<StructOf<Req>, StructOf<Res>> {
   const flex = range(flexible);
   return { name, apiKey, versions: range(versions), flexibleFrom: flexible === 'none' ? null : flex.min, request, response };
 }
@@ -281,8 +339,8 @@ export function writeStruct(w: Writer, fields: readonly Field[], value: Struct, 
 }
 
 /** Decodes a request body (after the header). */
-export function decodeRequest(schema: MessageSchema, version: number, r: Reader): Struct {
-  return readStruct(r, schema.request, version, isFlexible(schema, version));
+export function decodeRequest<S extends MessageSchema>(schema: S, version: number, r: Reader): RequestOf<S> {
+  return readStruct(r, schema.request, version, isFlexible(schema, version)) as RequestOf<S>;
 }
 
 /** Encodes a response body (without the header). */
@@ -295,6 +353,6 @@ export function encodeRequest(schema: MessageSchema, version: number, body: Stru
   writeStruct(w, schema.request, body, version, isFlexible(schema, version));
 }
 
-export function decodeResponse(schema: MessageSchema, version: number, r: Reader): Struct {
-  return readStruct(r, schema.response, version, isFlexible(schema, version));
+export function decodeResponse<S extends MessageSchema>(schema: S, version: number, r: Reader): ResponseOf<S> {
+  return readStruct(r, schema.response, version, isFlexible(schema, version)) as ResponseOf<S>;
 }

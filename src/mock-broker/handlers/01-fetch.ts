@@ -28,7 +28,7 @@ import { Fetch } from '../../protocol/messages/data';
 import { PartitionLog } from '../partition-log';
 import { lastStableOffset, producerState } from '../transactions/producer-state';
 import { FetchSession, sessionKey } from '../fetch-sessions';
-import { Body, Handler, HandlerContext } from './types';
+import { Body, defineHandler, HandlerContext } from './types';
 
 interface Built { body: Body; bytes: number; error: boolean; logs: PartitionLog[] }
 
@@ -107,8 +107,7 @@ function waitForData(logs: PartitionLog[], ms: number, signal: AbortSignal): Pro
   });
 }
 
-export const fetchHandler: Handler = {
-  schema: Fetch,
+export const fetchHandler = defineHandler(Fetch, {
   minVersion: 0,
   maxVersion: 13,
   async handle(req, ctx) {
@@ -125,7 +124,7 @@ export const fetchHandler: Handler = {
     }
     return plan.session ? reportToSession(built.body, plan.session, plan.incremental) : built.body;
   },
-};
+});
 
 /** The request's topics with names resolved (v13+ name topics by id; an unknown id keeps a null name). */
 function requestedTopics(req: Body, ctx: HandlerContext): Body[] {

@@ -10,19 +10,18 @@
 import { ErrorCode } from '../../protocol/error-codes';
 import { OffsetFetch } from '../../protocol/messages/group';
 import { isCoordinator, requestContext } from './group-common';
-import { Handler } from './types';
+import { defineHandler } from './types';
 
-export const offsetFetchHandler: Handler = {
-  schema: OffsetFetch,
+export const offsetFetchHandler = defineHandler(OffsetFetch, {
   minVersion: 1,
   maxVersion: 7,
   handle(req, ctx) {
     if (!isCoordinator(ctx, req.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_COORDINATOR, topics: [] };
-    const res = ctx.cluster.groups.fetchOffsets({ groupId: req.groupId, topics: req.topics } as never, requestContext(ctx));
+    const res = ctx.cluster.groups.fetchOffsets({ groupId: req.groupId, topics: req.topics }, requestContext(ctx));
     // v1 has no top-level error: carry a group-level error on every partition instead.
     if (ctx.version < 2 && res.errorCode !== 0) {
       return { topics: res.topics.map((t) => ({ ...t, partitions: t.partitions.map((p) => ({ ...p, errorCode: res.errorCode })) })) };
     }
     return { throttleTimeMs: 0, ...res };
   },
-};
+});

@@ -6,10 +6,9 @@
  */
 import { ErrorCode } from '../../protocol/error-codes';
 import { FindCoordinator } from '../../protocol/messages/group';
-import { Handler } from './types';
+import { defineHandler } from './types';
 
-export const findCoordinatorHandler: Handler = {
-  schema: FindCoordinator,
+export const findCoordinatorHandler = defineHandler(FindCoordinator, {
   minVersion: 0,
   maxVersion: 3,
   handle(req, ctx) {
@@ -24,4 +23,4 @@ export const findCoordinatorHandler: Handler = {
     }
     return { throttleTimeMs: 0, errorCode: 0, errorMessage: null, nodeId, host: broker.host, port: broker.port };
   },
-};
+});

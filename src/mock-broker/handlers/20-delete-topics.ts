@@ -8,15 +8,14 @@
  */
 import { ErrorCode } from '../../protocol/error-codes';
 import { DeleteTopics } from '../../protocol/messages/admin';
-import { Handler } from './types';
+import { defineHandler } from './types';
 
-export const deleteTopicsHandler: Handler = {
-  schema: DeleteTopics,
+export const deleteTopicsHandler = defineHandler(DeleteTopics, {
   minVersion: 0,
   maxVersion: 5,
   handle(req, ctx) {
     const { cluster } = ctx;
-    const names = req.topicNames as string[];
+    const names = req.topicNames;
     const count = new Map<string, number>();
     for (const n of names) count.set(n, (count.get(n) ?? 0) + 1);
     const responses = names.map((name) => {
@@ -29,4 +28,4 @@ export const deleteTopicsHandler: Handler = {
     });
     return { throttleTimeMs: 0, responses };
   },
-};
+});
