@@ -5,7 +5,7 @@
  *
  * Offsets are plain numbers (exact up to 2^53), not the bigint of the wire.
  */
-import { decodeAssignment } from '../consumer/assignors/consumer-protocol';
+import { ConsumerProtocolAssignment, decodeVersioned } from '../protocol/messages/consumer-protocol';
 import type { ClusterState } from './cluster';
 import type { EventLogEntry } from './event-log';
 import type { GroupState, GroupView, MemberView } from './group/types';
@@ -118,9 +118,9 @@ function decodeMember(m: MemberView, protocolType: string | null): MemberInspect
   if (m.assignment.length === 0) assignment = {};
   else if (protocolType === 'consumer') {
     try {
-      const a = decodeAssignment(m.assignment);
+      const a = decodeVersioned(ConsumerProtocolAssignment, m.assignment).value;
       assignment = {};
-      for (const tp of a.assignedPartitions) (assignment[tp.topic] ??= []).push(tp.partition);
+      for (const tp of a.assignedPartitions) (assignment[tp.topic] ??= []).push(...tp.partitions);
       for (const list of Object.values(assignment)) list.sort((x, y) => x - y);
       userData = a.userData;
     } catch {

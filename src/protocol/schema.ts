@@ -33,6 +33,8 @@ export interface Field<N extends string = string, T = unknown> {
   readonly nullable: VersionRange | null;
   readonly tag: number | null;
   readonly defaultValue: unknown;
+  /** See FieldOptions.optionalAtEnd. */
+  readonly optionalAtEnd: boolean;
   /** Phantom: the decoded value type. */
   readonly [VALUE]?: T;
 }
@@ -106,6 +108,12 @@ interface FieldOptions {
   nullable?: string;
   tag?: number;
   default?: unknown;
+  /**
+   * A buffer that ends exactly where this (non-flexible, top-level) field would begin reads it as
+   * its default. Our leniency, not in Kafka's JSON: ConsumerProtocol metadata from clients that
+   * write only the v0 fields whatever version they claim (KafkaJS) decodes instead of failing.
+   */
+  optionalAtEnd?: boolean;
 }
 
 /** A scalar field. The name and primitive are kept at the type level; `nullable` adds `| null`. */
@@ -145,6 +153,7 @@ function make<N extends string>(name: N, type: Field['type'], array: boolean, ve
     nullable: opts.nullable ? range(opts.nullable) : null,
     tag: opts.tag ?? null,
     defaultValue: opts.default,
+    optionalAtEnd: opts.optionalAtEnd ?? false,
   };
 }
 
@@ -158,6 +167,39 @@ export function message<Req extends readonly Field[], Res extends readonly Field
 ): MessageSchema<StructOf<Req>, StructOf<Res>> {
   const flex = range(flexible);
   return { name, apiKey, versions: range(versions), flexibleFrom: flexible === 'none' ? null : flex.min, request, response };
+}
+
+/**
+ * A data message (Kafka's `"type": "data"` JSON, e.g. ConsumerProtocolSubscription): a versioned
+ * struct that is no request or response. Its version travels outside it (ConsumerProtocol writes
+ * an int16 before the struct), so the codec takes it as an argument. `T` is the decoded type.
+ */
+export interface DataSchema<T = Struct> {
+  readonly name: string;
+  readonly versions: VersionRange;
+  /** First flexible version, or null if none is described. */
+  readonly flexibleFrom: number | null;
+  readonly fields: readonly Field[];
+  /** Phantom: the decoded type. */
+  readonly [VALUE]?: T;
+}
+
+/** The decoded struct of a data schema. */
+export type DataOf<S> = S extends { readonly [VALUE]?: infer T } ? Exclude<T, undefined> : never;
+
+/** Declares a data message: name, versions ("0-3"), first flexible version ("none") and fields. */
+export function data<F extends readonly Field[]>(name: string, versions: string, flexible: string, fields: F): DataSchema<StructOf<F>> {
+  return { name, versions: range(versions), flexibleFrom: flexible === 'none' ? null : range(flexible).min, fields };
+}
+
+/** Decodes a data message at `version`. Throws MalformedFrameError on truncated or invalid input. */
+export function readData<S extends DataSchema>(schema: S, version: number, r: Reader): DataOf<S> {
+  return readStruct(r, schema.fields, version, schema.flexibleFrom !== null && version >= schema.flexibleFrom) as DataOf<S>;
+}
+
+/** Encodes a data message at `version`; fields outside their version range are skipped. */
+export function writeData<S extends DataSchema>(schema: S, version: number, value: EncodeInput<DataOf<S>>, w: Writer): void {
+  writeStruct(w, schema.fields, value as Struct, version, schema.flexibleFrom !== null && version >= schema.flexibleFrom);
 }
 
 export function isFlexible(schema: MessageSchema, version: number): boolean {
@@ -240,7 +282,7 @@ export function readStruct(r: Reader, fields: readonly Field[], version: number,
       out[field.name] = defaultFor(field, version);
       continue;
     }
-    if (field.tag !== null) {
+    if (field.tag !== null || (field.optionalAtEnd && !flexible && r.remaining === 0)) {
       out[field.name] = defaultFor(field, version);
       continue;
     }
