@@ -4,6 +4,7 @@
  */
 import type { GroupCoordinatorConfig } from './group/types';
 import type { RetentionPolicy } from './partition-log';
+import type { TransactionCoordinatorConfig } from './transactions/coordinator';
 
 export interface ClusterConfig {
   clusterId: string;
@@ -19,6 +20,8 @@ export interface ClusterConfig {
   /** The most bytes one compressed record batch may decompress to (a mock bound, default 32 MiB; see record-batch.ts). */
   maxDecompressedBatchBytes?: number;
   group: Partial<GroupCoordinatorConfig>;
+  /** Transaction coordinator settings (transaction.max.timeout.ms, marker delay). */
+  transactions?: Partial<TransactionCoordinatorConfig>;
 }
 
 /** What DescribeConfigs' defaults read: the cluster's configuration and the group coordinator's. */

@@ -15,11 +15,12 @@ import { KafkaEosError } from '../errors';
 import { Broker } from './broker';
 import { ClusterConfig, ClusterState, Topic } from './cluster';
 import type { GroupCoordinatorConfig } from './group-coordinator';
+import type { TransactionCoordinatorConfig } from './transactions/coordinator';
 import { Faults, StartBrokerOptions } from './faults';
 import { createRegistry } from './handlers';
 import { Inspector, PartitionView } from './inspect';
 import { configureSasl, type SaslOptions } from './handlers/sasl';
-import { encodeBatch, RecordHeader } from '../protocol/record-batch';
+import { encodeBatch, RecordHeader, splitBatches } from '../protocol/record-batch';
 // Registers snappy, lz4 and zstd into the record-batch codecs.
 import '../protocol/compression';
 
@@ -61,6 +62,11 @@ export interface MockClusterOptions {
   /** Group coordinator settings, e.g. { initialRebalanceDelayMs: 0, minSessionTimeoutMs: 1000 }. */
   group?: Partial<GroupCoordinatorConfig>;
   /**
+   * Transaction coordinator settings: `maxTimeoutMs` (transaction.max.timeout.ms, default 900000),
+   * `markerDelayMs` (delay between Prepare* and Complete*, default 0 = markers written at EndTxn).
+   */
+  transactions?: Partial<Omit<TransactionCoordinatorConfig, 'firstProducerId'>>;
+  /**
    * SASL/PLAIN. Without `users` (the default) plaintext and SASL clients are both accepted, SASL
    * with any user and password. With `users`, every connection must authenticate as one of them.
    */
@@ -72,7 +78,8 @@ export class MockClusterError extends KafkaEosError {}
 export type { PartitionView } from './inspect';
 
 export class MockCluster {
-  readonly state: ClusterState;
+  /** The cluster state, changed only by handlers and faults through its methods; tests read it through `inspect`. */
+  private readonly state: ClusterState;
   /** Fault injection: request errors, latency, dropped connections, topology changes (faults.ts). */
   readonly faults: Faults;
   /** Read-only views: partitions, groups with decoded assignments, offsets, events (inspect.ts). */
@@ -109,6 +116,7 @@ export class MockCluster {
       maxMessageBytes: options.maxMessageBytes ?? 1048588,
       maxDecompressedBatchBytes: options.maxDecompressedBatchBytes,
       group: options.group ?? {},
+      transactions: options.transactions,
     };
     const state = new ClusterState(config);
     configureSasl(state, options.sasl);
@@ -125,7 +133,7 @@ export class MockCluster {
         const broker = new Broker(nodeId, host, options.port ? options.port + i : 0, state, handlers, hooks, limits);
         await broker.start();
         cluster.brokersById.set(nodeId, broker);
-        state.brokers.push({ nodeId, host, port: broker.port, rack: null });
+        state.addBroker({ nodeId, host, port: broker.port, rack: null });
       }
     } catch (e) {
       await cluster.stop();
@@ -159,6 +167,27 @@ export class MockCluster {
     const bytes = encodeBatch({ records });
     const header = { lastOffsetDelta: records.length - 1, maxTimestamp: 0n, isControl: false, isTransactional: false, producerId: -1n } as never;
     return log.append([{ header, bytes }], Date.now());
+  }
+
+  /**
+   * Appends encoded record batches (v2, e.g. compressed by a codec under test) straight into a
+   * partition's log, bypassing the network and produce validation. Returns the base offset.
+   * Throws MockClusterError(UNKNOWN_TOPIC_OR_PARTITION); MalformedFrameError for bytes that are no batches.
+   */
+  appendBatches(topic: string, partition: number, recordBatches: Buffer): number {
+    const log = this.state.partition(topic, partition);
+    if (!log) throw new MockClusterError('UNKNOWN_TOPIC_OR_PARTITION', `no partition ${topic}-${partition}`);
+    return log.append(splitBatches(recordBatches), Date.now());
+  }
+
+  /**
+   * Moves a partition's log start offset to `offset` (as DeleteRecords does), dropping the batches
+   * wholly below it (test set-up). Throws MockClusterError(UNKNOWN_TOPIC_OR_PARTITION).
+   */
+  deleteRecordsBefore(topic: string, partition: number, offset: number): void {
+    const log = this.state.partition(topic, partition);
+    if (!log) throw new MockClusterError('UNKNOWN_TOPIC_OR_PARTITION', `no partition ${topic}-${partition}`);
+    log.deleteBefore(offset);
   }
 
   /** Read-only views of every partition: leader, epoch, log start offset, high watermark, LSO, size. */

@@ -22,8 +22,7 @@ export const deleteTopicsHandler = defineHandler(DeleteTopics, {
       if ((count.get(name) ?? 0) > 1) return { name, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `topic '${name}' appears more than once in the request` };
       const topic = cluster.topics.get(name);
       if (!topic) return { name, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: 'This server does not host this topic-partition.' };
-      cluster.topics.delete(name);
-      cluster.events.record('topic-deleted', { topic: name, partitions: topic.partitions.length });
+      cluster.deleteTopic(name);
       return { name, errorCode: 0, errorMessage: null };
     });
     return { throttleTimeMs: 0, responses };

@@ -9,7 +9,6 @@
  */
 import { MAX_CLUSTER_PARTITIONS } from '../cluster';
 import type { ClusterState, Topic } from '../cluster';
-import { PartitionLog } from '../partition-log';
 import { ErrorCode } from '../../protocol/error-codes';
 import { CreatePartitions } from '../../protocol/messages/admin';
 import { Body, defineHandler } from './types';
@@ -77,10 +76,7 @@ export const createPartitionsHandler = defineHandler(CreatePartitions, {
       const replicas = plan(cluster, topic, t.count, t.assignments);
       if (!Array.isArray(replicas)) return answer(replicas);
       if (!req.validateOnly) {
-        const retention = cluster.retentionOf(topic);
-        const from = topic.partitions.length;
-        replicas.forEach((r, i) => topic.partitions.push(new PartitionLog(t.name, from + i, r[0], r, retention)));
-        cluster.events.record('partitions-created', { topic: t.name, from, to: t.count });
+        cluster.addPartitions(topic, replicas);
       }
       return answer({ errorCode: 0, errorMessage: null });
     });
