@@ -34,7 +34,7 @@ export interface Field<N extends string = string, T = unknown> {
   readonly tag: number | null;
   readonly defaultValue: unknown;
   /** See FieldOptions.optionalAtEnd. */
-  readonly optionalAtEnd: boolean;
+  readonly optionalAtEnd?: boolean;
   /** Phantom: the decoded value type. */
   readonly [VALUE]?: T;
 }
