@@ -107,4 +107,9 @@ export class AclStore {
   get size(): number {
     return this.bindings.length;
   }
+
+  /** Every binding (copies), in creation order. */
+  all(): AclBinding[] {
+    return this.bindings.map((b) => ({ ...b }));
+  }
 }

@@ -1,7 +1,9 @@
 /**
  * The one owner of cluster state: brokers, topics and partition logs, the group coordinator
- * and the event log. Connections decode requests and hand them to handlers that read and
- * change this state; Node's single thread makes each handler step atomic.
+ * and the event log. Connections decode requests and hand them to handlers that read this state
+ * and change it only through its methods (createTopic, deleteTopic, addPartitions,
+ * setTopicConfigs, setBrokerDown/Up, moveLeader, moveCoordinator); faults.ts does the same. The
+ * collections it exposes are read-only views. Node's single thread makes each handler step atomic.
  */
 import { randomBytes } from 'node:crypto';
 import { KafkaEosError } from '../errors';
@@ -13,6 +15,7 @@ import { PartitionLog, RetentionPolicy } from './partition-log';
 import { TransactionCoordinator } from './transactions/coordinator';
 import { DEFAULT_MAX_DECOMPRESSED_BATCH_BYTES } from '../protocol/record-batch';
 import { topicConfigDef, topicConfigError } from './config-defaults';
+import type { ClusterConfig } from './cluster-config';
 
 export interface BrokerInfo {
   nodeId: number;
@@ -21,28 +24,23 @@ export interface BrokerInfo {
   rack: string | null;
 }
 
+/** A topic as handlers read it. Changed only through ClusterState's methods. */
 export interface Topic {
-  name: string;
-  topicId: string;
-  partitions: PartitionLog[];
-  configs: Map<string, string>;
+  readonly name: string;
+  /** 32 hex digits (KIP-516). */
+  readonly topicId: string;
+  readonly partitions: readonly PartitionLog[];
+  /** The topic's config overrides (DescribeConfigs' DYNAMIC_TOPIC_CONFIG). */
+  readonly configs: ReadonlyMap<string, string>;
 }
 
-export interface ClusterConfig {
-  clusterId: string;
-  /** auto.create.topics.enable (Kafka default true). */
-  autoCreateTopics: boolean;
-  /** num.partitions for auto-created topics and CreateTopics with -1 (Kafka default 1). */
-  defaultPartitions: number;
-  /** default.replication.factor (capped at the broker count). */
-  defaultReplicationFactor: number;
-  retention: RetentionPolicy;
-  /** message.max.bytes: largest record batch accepted (Kafka default 1048588). */
-  maxMessageBytes: number;
-  /** The most bytes one compressed record batch may decompress to (a mock bound, default 32 MiB; see record-batch.ts). */
-  maxDecompressedBatchBytes?: number;
-  group: Partial<GroupCoordinatorConfig>;
+/** The mutable record behind a {@link Topic}, private to ClusterState. */
+interface TopicRecord extends Topic {
+  readonly partitions: PartitionLog[];
+  readonly configs: Map<string, string>;
 }
+
+export type { ClusterConfig } from './cluster-config';
 
 export class TopicError extends KafkaEosError {
   constructor(
@@ -80,8 +78,8 @@ function javaHash(s: string): number {
 }
 
 export class ClusterState {
-  readonly brokers: BrokerInfo[] = [];
-  readonly topics = new Map<string, Topic>();
+  private readonly brokerList: BrokerInfo[] = [];
+  private readonly topicMap = new Map<string, TopicRecord>();
   readonly events: EventLog;
   readonly groups: GroupCoordinator;
   /** The transaction coordinator (InitProducerId, AddPartitionsToTxn, EndTxn...). */
@@ -90,9 +88,9 @@ export class ClusterState {
   readonly acls = new AclStore();
   private readonly sessionCaches = new Map<number, FetchSessionCache>();
   /** Broker ids that are down (faults); their listeners are closed. */
-  readonly down = new Set<number>();
+  private readonly downSet = new Set<number>();
   /** Coordinator placement overrides (faults: coordinator moved). */
-  readonly coordinatorOverrides = new Map<string, number>();
+  private readonly coordinatorOverrides = new Map<string, number>();
   private nextLeader = 0;
 
   constructor(readonly config: ClusterConfig) {
@@ -106,7 +104,26 @@ export class ClusterState {
         all: () => [...this.topics.values()].map((t) => this.topicMetadata(t)!),
       },
     }, this.events);
-    this.transactions = new TransactionCoordinator(this);
+    this.transactions = new TransactionCoordinator({
+      events: this.events,
+      partition: (topic, partition) => this.partition(topic, partition),
+      completeTxnOffsets: (groupId, producerId, commit) => this.groups.completeTxnOffsets(groupId, producerId, commit),
+    }, config.transactions);
+  }
+
+  /** The brokers, in node id order of registration (read-only view). */
+  get brokers(): readonly Readonly<BrokerInfo>[] {
+    return this.brokerList;
+  }
+
+  /** Topics by name, in creation order (read-only view). */
+  get topics(): ReadonlyMap<string, Topic> {
+    return this.topicMap;
+  }
+
+  /** Broker ids that are down (read-only view; see setBrokerDown). */
+  get down(): ReadonlySet<number> {
+    return this.downSet;
   }
 
   /** A topic as KIP-848 assignment sees it (id, name, partition count). */
@@ -115,7 +132,7 @@ export class ClusterState {
   }
 
   get controllerId(): number {
-    const up = this.brokers.find((b) => !this.down.has(b.nodeId));
+    const up = this.brokerList.find((b) => !this.downSet.has(b.nodeId));
     return up ? up.nodeId : -1;
   }
 
@@ -145,7 +162,7 @@ export class ClusterState {
       const invalid = topicConfigError(key, value);
       if (invalid) throw new TopicError('INVALID_CONFIG', invalid);
     }
-    const topic: Topic = {
+    const topic: TopicRecord = {
       name,
       topicId: randomBytes(16).toString('hex'),
       partitions: [],
@@ -161,7 +178,7 @@ export class ClusterState {
       topic.partitions.push(new PartitionLog(name, p, replicas[0], replicas, retention));
     }
     this.nextLeader = (start + 1) % n;
-    this.topics.set(name, topic);
+    this.topicMap.set(name, topic);
     this.events.record('topic-created', { topic: name, partitions, replicationFactor: rf });
     return topic;
   }
@@ -191,8 +208,9 @@ export class ClusterState {
    * max.message.bytes from the next produce.
    */
   setTopicConfigs(topic: Topic, configs: ReadonlyMap<string, string>): void {
-    topic.configs.clear();
-    for (const [k, v] of configs) topic.configs.set(k, v);
+    const record = this.record(topic);
+    record.configs.clear();
+    for (const [k, v] of configs) record.configs.set(k, v);
     const retention = this.retentionOf(topic);
     for (const log of topic.partitions) log.setRetention(retention);
     this.events.record('topic-configs-changed', { topic: topic.name, configs: Object.fromEntries(configs) });
@@ -208,7 +226,7 @@ export class ClusterState {
   /** Partitions in all topics. */
   get partitionCount(): number {
     let n = 0;
-    for (const t of this.topics.values()) n += t.partitions.length;
+    for (const t of this.topicMap.values()) n += t.partitions.length;
     return n;
   }
 
@@ -219,12 +237,12 @@ export class ClusterState {
 
   /** The largest record batch `topic` accepts: its max.message.bytes, else message.max.bytes (bytes). */
   maxMessageBytes(topic: string): number {
-    const t = this.topics.get(topic);
+    const t = this.topicMap.get(topic);
     return t ? Number(this.topicConfig(t, 'max.message.bytes')) : this.config.maxMessageBytes;
   }
 
   partition(topic: string, partition: number): PartitionLog | undefined {
-    return this.topics.get(topic)?.partitions[partition];
+    return this.topicMap.get(topic)?.partitions[partition];
   }
 
   /**
@@ -237,11 +255,11 @@ export class ClusterState {
     const n = this.brokers.length;
     const override = this.coordinatorOverrides.get(key);
     const preferred = override ?? this.brokers[Math.abs(javaHash(key) % n)].nodeId;
-    if (!this.down.has(preferred)) return preferred;
+    if (!this.downSet.has(preferred)) return preferred;
     const at = this.brokers.findIndex((b) => b.nodeId === preferred);
     for (let k = 1; k < n; k++) {
       const b = this.brokers[(at + k) % n];
-      if (!this.down.has(b.nodeId)) return b.nodeId;
+      if (!this.downSet.has(b.nodeId)) return b.nodeId;
     }
     return preferred;
   }
@@ -249,5 +267,133 @@ export class ClusterState {
   close(): void {
     this.groups.close();
     this.transactions.close();
+  }
+
+  // ------------------------------------------------------------ changes (the only writers)
+
+  /** Registers a broker that started listening (MockCluster.start). */
+  addBroker(info: BrokerInfo): void {
+    if (this.broker(info.nodeId)) throw new Error(`broker ${info.nodeId} is already registered`);
+    this.brokerList.push({ ...info });
+  }
+
+  /** Deletes a topic and its logs (DeleteTopics). Returns false when there is no such topic. */
+  deleteTopic(name: string): boolean {
+    const topic = this.topicMap.get(name);
+    if (!topic) return false;
+    this.topicMap.delete(name);
+    this.events.record('topic-deleted', { topic: name, partitions: topic.partitions.length });
+    return true;
+  }
+
+  /**
+   * Adds partitions to a topic (CreatePartitions; the caller has validated the plan): one new
+   * partition per replica list, its leader the list's first broker, with the topic's retention.
+   */
+  addPartitions(topic: Topic, replicas: readonly (readonly number[])[]): void {
+    const record = this.record(topic);
+    const retention = this.retentionOf(record);
+    const from = record.partitions.length;
+    replicas.forEach((r, i) => record.partitions.push(new PartitionLog(record.name, from + i, r[0], [...r], retention)));
+    this.events.record('partitions-created', { topic: record.name, from, to: record.partitions.length });
+  }
+
+  /**
+   * Marks broker `id` down: each partition it leads moves to its first live replica (leader epoch
+   * bumped) or goes offline, and groups it coordinated move to the next live broker. Records
+   * `partition.leader` / `partition.offline` and `coordinator.moved`.
+   */
+  setBrokerDown(id: number): void {
+    const before = this.coordinatorsOfGroups();
+    this.downSet.add(id);
+    for (const log of this.allPartitions()) {
+      if (log.leaderId !== id) continue;
+      const live = log.replicas.find((r) => !this.downSet.has(r));
+      log.changeLeader(live ?? -1);
+      if (live !== undefined) {
+        this.events.record('partition.leader', {
+          topic: log.topic, partition: log.partition, from: id, to: live, leaderEpoch: log.leaderEpoch, reason: 'broker-stopped',
+        });
+      } else {
+        this.events.record('partition.offline', { topic: log.topic, partition: log.partition, broker: id, leaderEpoch: log.leaderEpoch });
+      }
+    }
+    this.releaseMovedGroups(before, 'broker-stopped');
+  }
+
+  /**
+   * Marks broker `id` up again: its offline partitions come back led by it and, with
+   * `preferredLeaderElection`, so do those whose first replica it is (Kafka's
+   * auto.leader.rebalance.enable); its groups return to it. Records the same events as setBrokerDown.
+   */
+  setBrokerUp(id: number, preferredLeaderElection: boolean): void {
+    const before = this.coordinatorsOfGroups();
+    this.downSet.delete(id);
+    for (const log of this.allPartitions()) {
+      const offline = log.leaderId === id;
+      const electPreferred = preferredLeaderElection && log.replicas[0] === id && log.leaderId !== id;
+      if (!offline && !electPreferred) continue;
+      const from = log.leaderId;
+      log.changeLeader(id);
+      this.events.record('partition.leader', {
+        topic: log.topic, partition: log.partition, from: offline ? null : from, to: id, leaderEpoch: log.leaderEpoch,
+        reason: offline ? 'broker-started' : 'preferred-leader-election',
+      });
+    }
+    this.releaseMovedGroups(before, 'broker-started');
+  }
+
+  /**
+   * Moves the leadership of a partition to broker `to` (which becomes a replica if it was not),
+   * bumping the leader epoch; records `partition.leader`. Returns the leader epoch, or null when
+   * there is no such partition. The caller checks that `to` is a live broker.
+   */
+  moveLeader(topic: string, partition: number, to: number): number | null {
+    const log = this.partition(topic, partition);
+    if (!log) return null;
+    if (log.leaderId === to) return log.leaderEpoch;
+    const from = log.leaderId;
+    if (!log.replicas.includes(to)) log.replicas = [...log.replicas, to];
+    log.changeLeader(to);
+    this.events.record('partition.leader', { topic, partition, from, to, leaderEpoch: log.leaderEpoch, reason: 'moved' });
+    return log.leaderEpoch;
+  }
+
+  /**
+   * Makes broker `to` the coordinator of `key` (a group or transactional id); parked JoinGroup /
+   * SyncGroup requests are released (NOT_COORDINATOR). Records `coordinator.moved` when it changed.
+   */
+  moveCoordinator(key: string, to: number): void {
+    const from = this.coordinatorFor(key);
+    this.coordinatorOverrides.set(key, to);
+    if (from === to) return;
+    this.events.record('coordinator.moved', { key, from, to, reason: 'moved' });
+    this.groups.moveAway();
+  }
+
+  private record(topic: Topic): TopicRecord {
+    const record = this.topicMap.get(topic.name);
+    if (!record || record !== topic) throw new Error(`topic ${topic.name} is not (or no longer) in this cluster`);
+    return record;
+  }
+
+  private *allPartitions(): Iterable<PartitionLog> {
+    for (const t of this.topicMap.values()) yield* t.partitions;
+  }
+
+  private coordinatorsOfGroups(): Map<string, number> {
+    return new Map(this.groups.groups().map((g) => [g.groupId, this.coordinatorFor(g.groupId)]));
+  }
+
+  /** Records each group whose coordinator changed and releases parked requests, as a coordinator change does. */
+  private releaseMovedGroups(before: Map<string, number>, reason: string): void {
+    let moved = false;
+    for (const [key, from] of before) {
+      const to = this.coordinatorFor(key);
+      if (to === from) continue;
+      moved = true;
+      this.events.record('coordinator.moved', { key, from, to, reason });
+    }
+    if (moved) this.groups.moveAway();
   }
 }

@@ -7,7 +7,7 @@
  * cluster's configuration or the topic's overrides (ClusterState.topicConfig); the rest are Kafka's
  * defaults, reported for fidelity but not enforced.
  */
-import type { ClusterState } from './cluster';
+import type { ConfigInputs } from './cluster-config';
 
 /** DescribeConfigs ConfigSource (org.apache.kafka.clients.admin.ConfigEntry.ConfigSource ids). */
 export const ConfigSource = { DYNAMIC_TOPIC_CONFIG: 1, STATIC_BROKER_CONFIG: 4, DEFAULT_CONFIG: 5 } as const;
@@ -22,9 +22,9 @@ export interface ConfigDef {
   /** The broker config that supplies the default (a synonym), if any. */
   brokerSynonym?: string;
   doc: string;
-  value: (c: ClusterState) => string | null;
+  value: (c: ConfigInputs) => string | null;
   /** Broker configs: true when the value comes from the mock's options rather than Kafka's default. */
-  configured?: (c: ClusterState) => boolean;
+  configured?: (c: ConfigInputs) => boolean;
   readOnly?: boolean;
   sensitive?: boolean;
 }
@@ -99,7 +99,7 @@ export const TOPIC_CONFIGS: readonly TopicConfigDef[] = [
   topic('unclean.leader.election.enable', BOOLEAN, 'unclean.leader.election.enable', fixed('false'), 'Allow out-of-sync replicas to lead.'),
 ];
 
-const group = (c: ClusterState) => c.groups.config;
+const group = (c: ConfigInputs) => c.groups.config;
 /** A broker config set from MockCluster.start options (STATIC_BROKER_CONFIG), read-only unless `readOnly` is false. */
 const configured = (name: string, type: number, doc: string, value: ConfigDef['value'], readOnly = true): ConfigDef =>
   ({ name, type, doc, value, configured: () => true, readOnly });

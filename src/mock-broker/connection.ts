@@ -15,7 +15,6 @@ import type { Socket } from 'node:net';
 import { ClusterState } from './cluster';
 import { Handler, HandlerContext, SerialQueue } from './handlers/types';
 import { buildErrorResponse } from './fault-response';
-import type { InterceptVerdict } from './faults';
 import { ErrorCode } from '../protocol/error-codes';
 import { beginResponse, FrameSplitter, readRequestHeader, RequestHeader, skipTaggedFields } from '../protocol/frame';
 import { MalformedFrameError, Reader } from '../protocol/primitives';
@@ -26,6 +25,9 @@ interface Slot {
   ready: boolean;
   chunks: Buffer[] | null;
 }
+
+/** What a connection does with a request (fault injection decides, see faults.ts): run it, close the connection, or answer with an error. */
+export type InterceptVerdict = 'pass' | 'drop' | { errorCode: number };
 
 export interface ConnectionHooks {
   /**

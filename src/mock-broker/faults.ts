@@ -30,6 +30,7 @@ import { KafkaEosError } from '../errors';
 import { apiKeyName, apiKeyNumber, ApiKeyRef } from './api-keys';
 import type { Broker } from './broker';
 import type { ClusterState } from './cluster';
+import type { InterceptVerdict } from './connection';
 import type { RequestHeader } from '../protocol/frame';
 import { ErrorCode, ErrorCodeName } from '../protocol/error-codes';
 
@@ -40,8 +41,7 @@ export class FaultError extends KafkaEosError {
   }
 }
 
-/** What a connection does with a request: run it, close the connection, or answer with an error. */
-export type InterceptVerdict = 'pass' | 'drop' | { errorCode: number };
+export type { InterceptVerdict } from './connection';
 
 export interface FailNextOptions {
   /** The API to fail, by name (`'Fetch'`) or key (`1`). */
@@ -217,19 +217,7 @@ export class Faults {
   async stopBroker(id: number): Promise<void> {
     const broker = this.brokerOf(id);
     this.transition(id, 'up', 'stopping');
-    const coordinatorsBefore = this.coordinatorsOfGroups();
-    this.state.down.add(id);
-    for (const { log } of this.partitions()) {
-      if (log.leaderId !== id) continue;
-      const live = log.replicas.find((r) => !this.state.down.has(r));
-      log.changeLeader(live ?? -1);
-      if (live !== undefined) {
-        this.state.events.record('partition.leader', { topic: log.topic, partition: log.partition, from: id, to: live, leaderEpoch: log.leaderEpoch, reason: 'broker-stopped' });
-      } else {
-        this.state.events.record('partition.offline', { topic: log.topic, partition: log.partition, broker: id, leaderEpoch: log.leaderEpoch });
-      }
-    }
-    this.releaseMovedGroups(coordinatorsBefore, 'broker-stopped');
+    this.state.setBrokerDown(id);
     await broker.stop();
     this.status.set(id, 'down');
     this.state.events.record('broker.stopped', { broker: id });
@@ -248,18 +236,7 @@ export class Faults {
       this.status.set(id, 'down');
       throw new FaultError('INVALID_FAULT', `broker ${id} cannot listen again on port ${broker.port}: ${(e as Error).message}`, e);
     }
-    const coordinatorsBefore = this.coordinatorsOfGroups();
-    this.state.down.delete(id);
-    const preferred = options.preferredLeaderElection ?? true;
-    for (const { log } of this.partitions()) {
-      const offline = log.leaderId === id;
-      const electPreferred = preferred && log.replicas[0] === id && log.leaderId !== id;
-      if (!offline && !electPreferred) continue;
-      const from = log.leaderId;
-      log.changeLeader(id);
-      this.state.events.record('partition.leader', { topic: log.topic, partition: log.partition, from: offline ? null : from, to: id, leaderEpoch: log.leaderEpoch, reason: offline ? 'broker-started' : 'preferred-leader-election' });
-    }
-    this.releaseMovedGroups(coordinatorsBefore, 'broker-started');
+    this.state.setBrokerUp(id, options.preferredLeaderElection ?? true);
     this.status.set(id, 'up');
     this.state.events.record('broker.started', { broker: id, port: broker.port });
   }
@@ -270,15 +247,9 @@ export class Faults {
    * UNKNOWN_BROKER, BROKER_DOWN.
    */
   moveLeader(topic: string, partition: number, to: number): number {
-    const log = this.state.partition(topic, partition);
-    if (!log) throw new FaultError('UNKNOWN_TOPIC_OR_PARTITION', `no partition ${topic}-${partition}`);
+    if (!this.state.partition(topic, partition)) throw new FaultError('UNKNOWN_TOPIC_OR_PARTITION', `no partition ${topic}-${partition}`);
     this.liveBroker(to);
-    if (log.leaderId === to) return log.leaderEpoch;
-    const from = log.leaderId;
-    if (!log.replicas.includes(to)) log.replicas = [...log.replicas, to];
-    log.changeLeader(to);
-    this.state.events.record('partition.leader', { topic, partition, from, to, leaderEpoch: log.leaderEpoch, reason: 'moved' });
-    return log.leaderEpoch;
+    return this.state.moveLeader(topic, partition, to) as number;
   }
 
   /**
@@ -288,11 +259,7 @@ export class Faults {
    */
   moveCoordinator(key: string, to: number): void {
     this.liveBroker(to);
-    const from = this.state.coordinatorFor(key);
-    this.state.coordinatorOverrides.set(key, to);
-    if (from === to) return;
-    this.state.events.record('coordinator.moved', { key, from, to, reason: 'moved' });
-    this.state.groups.moveAway();
+    this.state.moveCoordinator(key, to);
   }
 
   // ------------------------------------------------------------ internals
@@ -347,25 +314,5 @@ export class Faults {
     const now = this.status.get(id) ?? 'up';
     if (now !== from) throw new FaultError('ILLEGAL_BROKER_TRANSITION', `broker ${id} is ${now}: cannot go ${from} → ${to}`);
     this.status.set(id, to);
-  }
-
-  private *partitions() {
-    for (const t of this.state.topics.values()) for (const log of t.partitions) yield { topic: t, log };
-  }
-
-  private coordinatorsOfGroups(): Map<string, number> {
-    return new Map(this.state.groups.groups().map((g) => [g.groupId, this.state.coordinatorFor(g.groupId)]));
-  }
-
-  /** Record each group whose coordinator changed and release parked requests, as a coordinator change does. */
-  private releaseMovedGroups(before: Map<string, number>, reason: string): void {
-    let moved = false;
-    for (const [key, from] of before) {
-      const to = this.state.coordinatorFor(key);
-      if (to === from) continue;
-      moved = true;
-      this.state.events.record('coordinator.moved', { key, from, to, reason });
-    }
-    if (moved) this.state.groups.moveAway();
   }
 }

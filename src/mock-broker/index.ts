@@ -9,7 +9,11 @@ export type { BrokerStatus, DelayOptions, DropNextOptions, FailNextOptions, Faul
 export { API_KEYS, apiKeyName, apiKeyNumber } from './api-keys';
 export type { ApiKeyName, ApiKeyRef } from './api-keys';
 export { Inspector } from './inspect';
-export type { CommittedOffset, DecodedAssignment, EventFilter, GroupInspection, MemberInspection, TopicView } from './inspect';
+export type {
+  BatchView, BrokerView, CommittedOffset, DecodedAssignment, EventFilter, GroupInspection, MemberInspection, TopicView,
+} from './inspect';
+export type { AclBinding } from './acls';
+export type { TransactionView } from './transactions/coordinator';
 export type { EventLogEntry } from './event-log';
 export type { RequestVersionLog, RequestVersionView } from './request-log';
 export * from './testing';

@@ -5,8 +5,10 @@
  *
  * Offsets are plain numbers (exact up to 2^53), not the bigint of the wire.
  */
-import { decodeAssignment } from '../consumer/assignors/consumer-protocol';
+import { ConsumerProtocolAssignment, decodeVersioned } from '../protocol/messages/consumer-protocol';
 import type { ClusterState } from './cluster';
+import type { AclBinding } from './acls';
+import type { TransactionView } from './transactions/coordinator';
 import type { EventLogEntry } from './event-log';
 import type { GroupState, GroupView, MemberView } from './group/types';
 import { lastStableOffset } from './transactions/producer-state';
@@ -34,9 +36,30 @@ export interface PartitionView {
 
 export interface TopicView {
   name: string;
+  /** 32 hex digits (KIP-516). */
   topicId: string;
+  /** The topic's config overrides (what AlterConfigs set; defaults are not listed, see topicConfig). */
   configs: Record<string, string>;
   partitions: PartitionView[];
+}
+
+/** One broker of the cluster. */
+export interface BrokerView {
+  nodeId: number;
+  host: string;
+  port: number;
+  rack: string | null;
+  /** False while the broker is stopped (faults.stopBroker). */
+  up: boolean;
+}
+
+/** A record batch as the partition stores it: offsets, and the bytes as the producer sent them (base offset rewritten). */
+export interface BatchView {
+  baseOffset: number;
+  lastOffset: number;
+  isControl: boolean;
+  isTransactional: boolean;
+  bytes: Buffer;
 }
 
 /** A member's assignment decoded with Java's ConsumerProtocol: topic → sorted partition indexes. */
@@ -127,9 +150,9 @@ function decodeMember(m: MemberView, protocolType: string | null): MemberInspect
   if (m.assignment.length === 0) assignment = {};
   else if (protocolType === 'consumer') {
     try {
-      const a = decodeAssignment(m.assignment);
+      const a = decodeVersioned(ConsumerProtocolAssignment, m.assignment).value;
       assignment = {};
-      for (const tp of a.assignedPartitions) (assignment[tp.topic] ??= []).push(tp.partition);
+      for (const tp of a.assignedPartitions) (assignment[tp.topic] ??= []).push(...tp.partitions);
       for (const list of Object.values(assignment)) list.sort((x, y) => x - y);
       userData = a.userData;
     } catch {
@@ -242,5 +265,62 @@ export class Inspector {
   lastEventSeq(): number {
     const all = this.state.events.entries();
     return all.length === 0 ? 0 : all[all.length - 1].seq;
+  }
+
+  // ------------------------------------------------------------ cluster, topics, logs
+
+  /** The cluster id (DescribeCluster, Metadata v2+). */
+  clusterId(): string {
+    return this.state.config.clusterId;
+  }
+
+  /** Every broker, in node id order, with whether it is up. */
+  brokers(): BrokerView[] {
+    return this.state.brokers.map((b) => ({ nodeId: b.nodeId, host: b.host, port: b.port, rack: b.rack, up: !this.state.down.has(b.nodeId) }));
+  }
+
+  /** One topic, or undefined when it does not exist (never created, or deleted). */
+  topic(name: string): TopicView | undefined {
+    return this.topics().find((t) => t.name === name);
+  }
+
+  /**
+   * Topic config `name` of `topic` as the broker applies it: the override, else the default
+   * (the cluster's option or Kafka's). Undefined for an unknown topic or a name that is no topic config.
+   */
+  topicConfig(topic: string, name: string): string | undefined {
+    const t = this.state.topics.get(topic);
+    try {
+      return t ? this.state.topicConfig(t, name) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The record batches a partition holds (after retention and DeleteRecords), oldest first. Unknown partition: []. */
+  batches(topic: string, partition: number): BatchView[] {
+    return (this.state.partition(topic, partition)?.liveBatches() ?? []).map((b) => ({
+      baseOffset: b.baseOffset, lastOffset: b.lastOffset, isControl: b.isControl, isTransactional: b.isTransactional, bytes: b.bytes,
+    }));
+  }
+
+  /** The broker that coordinates `key` (a group or transactional id) now. */
+  coordinator(key: string): number {
+    return this.state.coordinatorFor(key);
+  }
+
+  /** A transactional id's state at the transaction coordinator, or undefined when it never initialised. */
+  transaction(transactionalId: string): TransactionView | undefined {
+    return this.state.transactions.transaction(transactionalId);
+  }
+
+  /** The ACL bindings stored (CreateAcls), in creation order. */
+  acls(): AclBinding[] {
+    return this.state.acls.all();
+  }
+
+  /** How many incremental fetch sessions (KIP-227) broker `nodeId` holds. */
+  fetchSessionCount(nodeId: number): number {
+    return this.state.fetchSessions(nodeId).size;
   }
 }

@@ -16,6 +16,7 @@ import { KafkaEosError } from '../errors';
 import { Broker } from './broker';
 import { ClusterConfig, ClusterState, Topic } from './cluster';
 import type { GroupCoordinatorConfig } from './group-coordinator';
+import type { TransactionCoordinatorConfig } from './transactions/coordinator';
 import { Faults, StartBrokerOptions } from './faults';
 import { createRegistry } from './handlers';
 import { Inspector, PartitionView } from './inspect';
@@ -64,6 +65,11 @@ export interface MockClusterOptions {
   /** Group coordinator settings, e.g. { initialRebalanceDelayMs: 0, minSessionTimeoutMs: 1000 }. */
   group?: Partial<GroupCoordinatorConfig>;
   /**
+   * Transaction coordinator settings: `maxTimeoutMs` (transaction.max.timeout.ms, default 900000),
+   * `markerDelayMs` (delay between Prepare* and Complete*, default 0 = markers written at EndTxn).
+   */
+  transactions?: Partial<Omit<TransactionCoordinatorConfig, 'firstProducerId'>>;
+  /**
    * SASL/PLAIN. Without `users` (the default) plaintext and SASL clients are both accepted, SASL
    * with any user and password. With `users`, every connection must authenticate as one of them.
    */
@@ -81,7 +87,8 @@ export class MockClusterError extends KafkaEosError {}
 export type { PartitionView } from './inspect';
 
 export class MockCluster {
-  readonly state: ClusterState;
+  /** The cluster state, changed only by handlers and faults through its methods; tests read it through `inspect`. */
+  private readonly state: ClusterState;
   /** Fault injection: request errors, latency, dropped connections, topology changes (faults.ts). */
   readonly faults: Faults;
   /** Read-only views: partitions, groups with decoded assignments, offsets, events (inspect.ts). */
@@ -123,6 +130,7 @@ export class MockCluster {
       maxMessageBytes: options.maxMessageBytes ?? 1048588,
       maxDecompressedBatchBytes: options.maxDecompressedBatchBytes,
       group: options.group ?? {},
+      transactions: options.transactions,
     };
     const state = new ClusterState(config);
     configureSasl(state, options.sasl);
@@ -140,7 +148,7 @@ export class MockCluster {
         const broker = new Broker(nodeId, host, options.port ? options.port + i : 0, state, handlers, hooks, limits, options.ssl);
         await broker.start();
         cluster.brokersById.set(nodeId, broker);
-        state.brokers.push({ nodeId, host, port: broker.port, rack: null });
+        state.addBroker({ nodeId, host, port: broker.port, rack: null });
       }
     } catch (e) {
       await cluster.stop();
@@ -173,6 +181,27 @@ export class MockCluster {
     if (!log) throw new MockClusterError('UNKNOWN_TOPIC_OR_PARTITION', `no partition ${topic}-${partition}`);
     // The batch's own header (max timestamp included: ListOffsets by timestamp and retention.ms read it).
     return log.append(splitBatches(encodeBatch({ records })), Date.now());
+  }
+
+  /**
+   * Appends encoded record batches (v2, e.g. compressed by a codec under test) straight into a
+   * partition's log, bypassing the network and produce validation. Returns the base offset.
+   * Throws MockClusterError(UNKNOWN_TOPIC_OR_PARTITION); MalformedFrameError for bytes that are no batches.
+   */
+  appendBatches(topic: string, partition: number, recordBatches: Buffer): number {
+    const log = this.state.partition(topic, partition);
+    if (!log) throw new MockClusterError('UNKNOWN_TOPIC_OR_PARTITION', `no partition ${topic}-${partition}`);
+    return log.append(splitBatches(recordBatches), Date.now());
+  }
+
+  /**
+   * Moves a partition's log start offset to `offset` (as DeleteRecords does), dropping the batches
+   * wholly below it (test set-up). Throws MockClusterError(UNKNOWN_TOPIC_OR_PARTITION).
+   */
+  deleteRecordsBefore(topic: string, partition: number, offset: number): void {
+    const log = this.state.partition(topic, partition);
+    if (!log) throw new MockClusterError('UNKNOWN_TOPIC_OR_PARTITION', `no partition ${topic}-${partition}`);
+    log.deleteBefore(offset);
   }
 
   /** Read-only views of every partition: leader, epoch, log start offset, high watermark, LSO, size. */

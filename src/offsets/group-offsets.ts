@@ -8,7 +8,8 @@
  *
  * Offsets are "next offset to consume" (Kafka's committed-offset convention); `null` means none.
  */
-import { AssignerProtocol, type Admin, type Kafka } from 'kafkajs';
+import type { Admin, Kafka } from 'kafkajs';
+import { ConsumerProtocolDecodeError, decodeAssignment } from '../consumer/assignors/consumer-protocol';
 import { KafkaEosError } from '../errors';
 import { partitionKey, type TopicPartition } from '../sinks/sink';
 import { sqlPositionStore } from './sql-positions';
@@ -131,12 +132,16 @@ export class GroupActiveError extends KafkaEosError {
   }
 }
 
-function decodeAssignment(buf: Buffer | undefined): Record<string, number[]> {
+/** A member's ConsumerProtocolAssignment as topic → partitions ({} when empty or not a consumer's). */
+function assignmentOf(buf: Buffer | undefined): Record<string, number[]> {
   if (!buf || buf.length === 0) return {};
   try {
-    return AssignerProtocol.MemberAssignment.decode(buf)?.assignment ?? {};
-  } catch {
-    return {};
+    const out: Record<string, number[]> = {};
+    for (const tp of decodeAssignment(buf).assignedPartitions) (out[tp.topic] ??= []).push(tp.partition);
+    return out;
+  } catch (err) {
+    if (err instanceof ConsumerProtocolDecodeError) return {};
+    throw err;
   }
 }
 
@@ -146,7 +151,7 @@ async function groupMembers(admin: Admin, groupId: string): Promise<{ state: str
   return {
     state: g?.state ?? 'Dead',
     members: (g?.members ?? []).map((m) => ({ memberId: m.memberId, clientId: m.clientId, clientHost: m.clientHost,
-      assignment: decodeAssignment(m.memberAssignment) })),
+      assignment: assignmentOf(m.memberAssignment) })),
   };
 }
 

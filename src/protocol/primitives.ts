@@ -94,7 +94,7 @@ export class Reader {
 
   nullableString(compact: boolean): string | null {
     const n = this.len(compact, false);
-    if (n < -1) throw new MalformedFrameError(`negative string length ${n}`);
+    if (n < -1) throw new MalformedFrameError(`Invalid length ${n} of a string`);
     if (n === -1) return null;
     const at = this.need(n);
     return this.buf.toString('utf8', at, at + n);
@@ -102,7 +102,7 @@ export class Reader {
 
   nullableBytes(compact: boolean): Buffer | null {
     const n = this.len(compact, true);
-    if (n < -1) throw new MalformedFrameError(`negative bytes length ${n}`);
+    if (n < -1) throw new MalformedFrameError(`Invalid length ${n} of bytes`);
     if (n === -1) return null;
     return this.raw(n);
   }
@@ -110,7 +110,7 @@ export class Reader {
   /** Array length; null arrays return -1. Guards against lengths larger than the bytes left. */
   arrayLength(compact: boolean): number {
     const n = this.len(compact, true);
-    if (n < -1) throw new MalformedFrameError(`negative array length ${n}`);
+    if (n < -1) throw new MalformedFrameError(`Invalid length ${n} of an array`);
     if (n > this.remaining) throw new MalformedFrameError(`array length ${n} exceeds the ${this.remaining} bytes left`);
     return n;
   }

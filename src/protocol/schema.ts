@@ -17,8 +17,15 @@ export type Primitive =
 
 export interface VersionRange { min: number; max: number }
 
-export interface Field {
-  readonly name: string;
+/** Type-level only: the decoded value type a field carries (never present at run time). */
+declare const VALUE: unique symbol;
+
+/**
+ * One field of a schema. `N` and `T` are its name and decoded value type at the type level (so
+ * {@link StructOf} can infer a struct from its fields); plain `Field` accepts any field.
+ */
+export interface Field<N extends string = string, T = unknown> {
+  readonly name: N;
   /** A primitive, or a struct given by its fields. */
   readonly type: Primitive | readonly Field[];
   readonly array: boolean;
@@ -26,9 +33,43 @@ export interface Field {
   readonly nullable: VersionRange | null;
   readonly tag: number | null;
   readonly defaultValue: unknown;
+  /** See FieldOptions.optionalAtEnd. */
+  readonly optionalAtEnd?: boolean;
+  /** Phantom: the decoded value type. */
+  readonly [VALUE]?: T;
 }
 
-export interface MessageSchema {
+/** The value a primitive decodes to: int64 is `bigint`, uuid a 32-digit hex string, bytes and records a Buffer. */
+export type PrimitiveValue<P extends Primitive> =
+  P extends 'int64' ? bigint
+    : P extends 'bool' ? boolean
+      : P extends 'uuid' | 'string' ? string
+        : P extends 'bytes' | 'records' ? Buffer
+          : number;
+
+/** The decoded value type of one field. */
+export type FieldValue<F> = F extends { readonly [VALUE]?: infer T } ? Exclude<T, undefined> : never;
+
+/** The decoded struct of a list of fields: every field present (absent versions read as defaults). */
+export type StructOf<F extends readonly Field[]> = { [K in F[number] as K['name']]: FieldValue<K> };
+
+type Nullable<V, O> = O extends { nullable: string } ? V | null : V;
+
+/**
+ * A value the codec can encode for a decoded type `T`: every field optional (an absent field is
+ * written as its default), int64 also as a number.
+ */
+export type EncodeInput<T> = T extends bigint ? bigint | number
+  : T extends Buffer ? Buffer
+    : T extends readonly (infer E)[] ? EncodeInput<E>[]
+      : T extends object ? { [K in keyof T]?: EncodeInput<T[K]> }
+        : T;
+
+/**
+ * A message schema. `Req` and `Res` are the decoded request and response bodies at the type level
+ * (see {@link RequestOf} / {@link ResponseOf}); the plain `MessageSchema` is any schema.
+ */
+export interface MessageSchema<Req = Struct, Res = Struct> {
   readonly name: string;
   readonly apiKey: number;
   /** Versions this schema describes (handlers may serve fewer). */
@@ -37,7 +78,14 @@ export interface MessageSchema {
   readonly flexibleFrom: number | null;
   readonly request: readonly Field[];
   readonly response: readonly Field[];
+  /** Phantom: the decoded request and response types. */
+  readonly [VALUE]?: { request: Req; response: Res };
 }
+
+/** The decoded request body of a schema (every field of every version, absent ones as defaults). */
+export type RequestOf<S> = S extends { readonly [VALUE]?: { request: infer R } } ? R : never;
+/** The decoded response body of a schema. */
+export type ResponseOf<S> = S extends { readonly [VALUE]?: { response: infer R } } ? R : never;
 
 const NONE: VersionRange = { min: 1, max: 0 };
 
@@ -60,29 +108,43 @@ interface FieldOptions {
   nullable?: string;
   tag?: number;
   default?: unknown;
+  /**
+   * A buffer that ends exactly where this (non-flexible, top-level) field would begin reads it as
+   * its default. Our leniency, not in Kafka's JSON: ConsumerProtocol metadata from clients that
+   * write only the v0 fields whatever version they claim (KafkaJS) decodes instead of failing.
+   */
+  optionalAtEnd?: boolean;
 }
 
-/** A scalar field. */
-export function f(name: string, type: Primitive, versions: string, opts: FieldOptions = {}): Field {
-  return make(name, type, false, versions, opts);
+/** A scalar field. The name and primitive are kept at the type level; `nullable` adds `| null`. */
+export function f<N extends string, P extends Primitive, O extends FieldOptions = {}>( // eslint-disable-line @typescript-eslint/no-empty-object-type
+  name: N, type: P, versions: string, opts?: O,
+): Field<N, Nullable<PrimitiveValue<P>, O>> {
+  return make(name, type, false, versions, opts ?? {});
 }
 
 /** An array of primitives. */
-export function arrOf(name: string, type: Primitive, versions: string, opts: FieldOptions = {}): Field {
-  return make(name, type, true, versions, opts);
+export function arrOf<N extends string, P extends Primitive, O extends FieldOptions = {}>( // eslint-disable-line @typescript-eslint/no-empty-object-type
+  name: N, type: P, versions: string, opts?: O,
+): Field<N, Nullable<PrimitiveValue<P>[], O>> {
+  return make(name, type, true, versions, opts ?? {});
 }
 
 /** An array of structs. */
-export function arr(name: string, versions: string, fields: Field[], opts: FieldOptions = {}): Field {
-  return make(name, fields, true, versions, opts);
+export function arr<N extends string, F extends readonly Field[], O extends FieldOptions = {}>( // eslint-disable-line @typescript-eslint/no-empty-object-type
+  name: N, versions: string, fields: F, opts?: O,
+): Field<N, Nullable<StructOf<F>[], O>> {
+  return make(name, fields, true, versions, opts ?? {});
 }
 
 /** A single nested struct (used by tagged fields such as CurrentLeader). */
-export function struct(name: string, versions: string, fields: Field[], opts: FieldOptions = {}): Field {
-  return make(name, fields, false, versions, opts);
+export function struct<N extends string, F extends readonly Field[], O extends FieldOptions = {}>( // eslint-disable-line @typescript-eslint/no-empty-object-type
+  name: N, versions: string, fields: F, opts?: O,
+): Field<N, Nullable<StructOf<F>, O>> {
+  return make(name, fields, false, versions, opts ?? {});
 }
 
-function make(name: string, type: Field['type'], array: boolean, versions: string, opts: FieldOptions): Field {
+function make<N extends string>(name: N, type: Field['type'], array: boolean, versions: string, opts: FieldOptions): Field<N, never> {
   return {
     name,
     type,
@@ -91,15 +153,53 @@ function make(name: string, type: Field['type'], array: boolean, versions: strin
     nullable: opts.nullable ? range(opts.nullable) : null,
     tag: opts.tag ?? null,
     defaultValue: opts.default,
+    optionalAtEnd: opts.optionalAtEnd ?? false,
   };
 }
 
-export function message(
+/**
+ * A message schema: API key, versions ("0-9"), first flexible version ("6+", or "none"), and the
+ * request and response fields. The decoded request and response types are inferred from the fields.
+ */
+export function message<Req extends readonly Field[], Res extends readonly Field[]>(
   name: string, apiKey: number, versions: string, flexible: string,
-  request: Field[], response: Field[],
-): MessageSchema {
+  request: Req, response: Res,
+): MessageSchema<StructOf<Req>, StructOf<Res>> {
   const flex = range(flexible);
   return { name, apiKey, versions: range(versions), flexibleFrom: flexible === 'none' ? null : flex.min, request, response };
+}
+
+/**
+ * A data message (Kafka's `"type": "data"` JSON, e.g. ConsumerProtocolSubscription): a versioned
+ * struct that is no request or response. Its version travels outside it (ConsumerProtocol writes
+ * an int16 before the struct), so the codec takes it as an argument. `T` is the decoded type.
+ */
+export interface DataSchema<T = Struct> {
+  readonly name: string;
+  readonly versions: VersionRange;
+  /** First flexible version, or null if none is described. */
+  readonly flexibleFrom: number | null;
+  readonly fields: readonly Field[];
+  /** Phantom: the decoded type. */
+  readonly [VALUE]?: T;
+}
+
+/** The decoded struct of a data schema. */
+export type DataOf<S> = S extends { readonly [VALUE]?: infer T } ? Exclude<T, undefined> : never;
+
+/** Declares a data message: name, versions ("0-3"), first flexible version ("none") and fields. */
+export function data<F extends readonly Field[]>(name: string, versions: string, flexible: string, fields: F): DataSchema<StructOf<F>> {
+  return { name, versions: range(versions), flexibleFrom: flexible === 'none' ? null : range(flexible).min, fields };
+}
+
+/** Decodes a data message at `version`. Throws MalformedFrameError on truncated or invalid input. */
+export function readData<S extends DataSchema>(schema: S, version: number, r: Reader): DataOf<S> {
+  return readStruct(r, schema.fields, version, schema.flexibleFrom !== null && version >= schema.flexibleFrom) as DataOf<S>;
+}
+
+/** Encodes a data message at `version`; fields outside their version range are skipped. */
+export function writeData<S extends DataSchema>(schema: S, version: number, value: EncodeInput<DataOf<S>>, w: Writer): void {
+  writeStruct(w, schema.fields, value as Struct, version, schema.flexibleFrom !== null && version >= schema.flexibleFrom);
 }
 
 export function isFlexible(schema: MessageSchema, version: number): boolean {
@@ -186,7 +286,7 @@ export function readStruct(r: Reader, fields: readonly Field[], version: number,
       out[field.name] = defaultFor(field, version);
       continue;
     }
-    if (field.tag !== null) {
+    if (field.tag !== null || (field.optionalAtEnd && !flexible && r.remaining === 0)) {
       out[field.name] = defaultFor(field, version);
       continue;
     }
@@ -289,8 +389,8 @@ export function writeStruct(w: Writer, fields: readonly Field[], value: Struct, 
 }
 
 /** Decodes a request body (after the header). */
-export function decodeRequest(schema: MessageSchema, version: number, r: Reader): Struct {
-  return readStruct(r, schema.request, version, isFlexible(schema, version));
+export function decodeRequest<S extends MessageSchema>(schema: S, version: number, r: Reader): RequestOf<S> {
+  return readStruct(r, schema.request, version, isFlexible(schema, version)) as RequestOf<S>;
 }
 
 /** Encodes a response body (without the header). */
@@ -303,6 +403,6 @@ export function encodeRequest(schema: MessageSchema, version: number, body: Stru
   writeStruct(w, schema.request, body, version, isFlexible(schema, version));
 }
 
-export function decodeResponse(schema: MessageSchema, version: number, r: Reader): Struct {
-  return readStruct(r, schema.response, version, isFlexible(schema, version));
+export function decodeResponse<S extends MessageSchema>(schema: S, version: number, r: Reader): ResponseOf<S> {
+  return readStruct(r, schema.response, version, isFlexible(schema, version)) as ResponseOf<S>;
 }

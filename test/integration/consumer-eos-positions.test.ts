@@ -57,7 +57,7 @@ test('a stored position below the log start (records deleted before they were su
   const sink = sinkFor('oor');
   await sink.open('oor-g', [{ topic: 'oor', partition: 0 }]);
   await sink.write('oor-g', [{ topic: 'oor', partition: 0, expectedOffset: -1n, nextOffset: 10n, records: [] }]);
-  fx.cluster.state.partition('oor', 0)!.deleteBefore(20);
+  fx.cluster.deleteRecordsBefore('oor', 0, 20);
   const c = consumerOn(fx.cluster, { groupId: 'oor-g', topics: ['oor'], delivery: 'exactly-once', sink }, consumers);
   c.on('error', () => undefined);
   await c.start();

@@ -4,7 +4,7 @@
  * OffsetFetch v7 as librdkafka negotiates them).
  */
 import { MockCluster } from '../../src/mock-broker';
-import { Compression, decodeBatch, encodeBatch, splitBatches } from '../../src/protocol/record-batch';
+import { Compression, decodeBatch, encodeBatch } from '../../src/protocol/record-batch';
 import '../../src/protocol/compression';
 import { createRegistry } from '../../src/mock-broker/handlers';
 import { run, waitFor } from './interop-helpers';
@@ -35,7 +35,7 @@ describe.each([
     const lines = Array.from({ length: 50 }, (_, i) => `k${i}:${codec}-value-${i}-${'x'.repeat(i)}`);
     const produce = await run('kcat', [...common(), '-P', '-t', topic, '-p', '0', '-K', ':', '-z', codec, '-X', 'linger.ms=50'], { input: `${lines.join('\n')}\n`, timeoutMs: 90000 });
     expect(produce.code).toBe(0);
-    const batches = cluster.state.partition(topic, 0)!.liveBatches();
+    const batches = cluster.inspect.batches(topic, 0);
     expect(cluster.partitions(topic)[0].highWatermark).toBe(50);
     for (const b of batches) expect(b.bytes.readInt16BE(21) & 7).toBe(id);
     const stored = batches.flatMap((b) => decodeBatch(b.bytes).records.map((r) => `${r.key}:${r.value}`));
@@ -52,11 +52,10 @@ test.each([
 ] as const)('kcat reads %s batches compressed by our codecs (what the KafkaJS adapters write)', async (codec, id) => {
   const topic = `kcat-read-${codec}`;
   cluster.createTopic(topic, 1);
-  const log = cluster.state.partition(topic, 0)!;
   const values = Array.from({ length: 30 }, (_, i) => `${codec}-${i}-${'y'.repeat(i * 3)}`);
   const bytes = encodeBatch({ compression: id, records: values.map((value, i) => ({ key: `k${i}`, value })) });
-  log.append(splitBatches(bytes), Date.now());
-  expect(log.liveBatches()[0].bytes.readInt16BE(21) & 7).toBe(id);
+  cluster.appendBatches(topic, 0, bytes);
+  expect(cluster.inspect.batches(topic, 0)[0].bytes.readInt16BE(21) & 7).toBe(id);
   const consume = await run('kcat', [...common(), '-C', '-t', topic, '-p', '0', '-o', 'beginning', '-e', '-q', '-f', '%k=%s\\n'], { timeoutMs: 90000 });
   expect(consume.code).toBe(0);
   expect(consume.stdout.trim().split('\n')).toEqual(values.map((v, i) => `k${i}=${v}`));

@@ -80,7 +80,7 @@ describe('confluent-kafka (librdkafka 2.0.2) transactions against the mock clust
     // The offsets sent with the last transaction are committed in the group.
     const fetched = cluster.groups.fetchOffsets({ groupId: 'py-eos', topics: [{ name: 'py-tx', partitionIndexes: [1] }] });
     expect(fetched.topics[0].partitions[0].committedOffset).toBe(7n);
-    expect(cluster.state.transactions.transaction('py-txn')).toMatchObject({ state: 'CompleteCommit' });
+    expect(cluster.inspect.transaction('py-txn')).toMatchObject({ state: 'CompleteCommit' });
     // Every partition ends stable: LSO = high watermark.
     for (const p of cluster.partitions('py-tx')) expect(p.lastStableOffset).toBe(p.highWatermark);
     const markers = cluster.events.entries({ type: 'txn.markers-written' }).filter((e) => e.data.transactionalId === 'py-txn').map((e) => e.data.result);

@@ -104,7 +104,7 @@ describe('KafkaJS transactions against the mock cluster', () => {
     await t3.send({ topic: 'tx-out', messages: [{ partition: 0, value: 'c3' }] });
     await t3.commit();
     expect(await committedOffset()).toBe('5');
-    expect(cluster.state.transactions.transaction('tx-app')).toMatchObject({ state: 'CompleteCommit' });
+    expect(cluster.inspect.transaction('tx-app')).toMatchObject({ state: 'CompleteCommit' });
 
     const committed = await consumeAll('tx-out', false, (v) => v.includes('c3') && v.includes('c2'));
     expect(committed.sort()).toEqual(['c1', 'c2', 'c3']);
@@ -144,7 +144,7 @@ describe('KafkaJS transactions against the mock cluster', () => {
     await fresh.connect();
     // transaction() sends InitProducerId: CONCURRENT_TRANSACTIONS while the old transaction is aborted, then a new epoch.
     const t = await fresh.transaction();
-    expect(cluster.state.transactions.transaction('tx-zombie')).toMatchObject({ state: 'Empty', producerEpoch: 2 });
+    expect(cluster.inspect.transaction('tx-zombie')).toMatchObject({ state: 'Empty', producerEpoch: 2 });
     expect(cluster.partitions('tx-fence')[0].lastStableOffset).toBe(2); // zombie record + ABORT marker
 
     await expect(zombie.commit()).rejects.toThrow(/epoch/i);

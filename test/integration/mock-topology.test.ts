@@ -10,7 +10,7 @@ jest.setTimeout(90_000);
 
 /** A group id whose coordinator (by hash) is `broker`. */
 function groupOn(cluster: MockCluster, broker: number, prefix: string): string {
-  for (let i = 0; ; i++) if (cluster.state.coordinatorFor(`${prefix}-${i}`) === broker) return `${prefix}-${i}`;
+  for (let i = 0; ; i++) if (cluster.inspect.coordinator(`${prefix}-${i}`) === broker) return `${prefix}-${i}`;
 }
 
 describe('topology faults against KafkaJS', () => {
@@ -67,7 +67,7 @@ describe('topology faults against KafkaJS', () => {
       expect(now.leader).not.toBe(victim);
       expect(now.leaderEpoch).toBe(p.leaderEpoch + 1);
     }
-    expect(cluster.state.coordinatorFor(groupId)).not.toBe(victim);
+    expect(cluster.inspect.coordinator(groupId)).not.toBe(victim);
     expect(await brokerIds()).toEqual([1, 3]);
     await producer.send({ topic: 'replicated', messages: Array.from({ length: 30 }, (_, i) => ({ partition: i % 3, value: `b${i}` })) });
     await waitUntil(() => got.length >= 60, 'the 30 messages produced while the broker is down');
@@ -75,7 +75,7 @@ describe('topology faults against KafkaJS', () => {
     await cluster.startBroker(victim);
     expect(await brokerIds()).toEqual([1, 2, 3]);
     for (const p of ledByVictim) expect(cluster.partitions('replicated')[p.partition]).toMatchObject({ leader: victim, leaderEpoch: p.leaderEpoch + 2 });
-    expect(cluster.state.coordinatorFor(groupId)).toBe(victim);
+    expect(cluster.inspect.coordinator(groupId)).toBe(victim);
     await producer.send({ topic: 'replicated', messages: Array.from({ length: 30 }, (_, i) => ({ partition: i % 3, value: `c${i}` })) });
     await waitForCaughtUp(cluster, groupId, 'replicated', { timeoutMs: 60_000 });
     expect(new Set(got.map((m) => m.value)).size).toBe(90);
@@ -117,7 +117,7 @@ describe('topology faults against KafkaJS', () => {
 
     const seq = cluster.inspect.lastEventSeq();
     cluster.moveCoordinator(groupId, 3);
-    expect(cluster.state.coordinatorFor(groupId)).toBe(3);
+    expect(cluster.inspect.coordinator(groupId)).toBe(3);
     await producer.send({ topic: 'coord', messages: Array.from({ length: 30 }, (_, i) => ({ partition: i % 3, value: `b${i}` })) });
     await waitForEvent(cluster, { type: 'offsets.committed', groupId, afterSeq: seq });
     await waitForCaughtUp(cluster, groupId, 'coord');

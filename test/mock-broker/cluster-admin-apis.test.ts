@@ -63,7 +63,7 @@ describe('AlterConfigs / IncrementalAlterConfigs', () => {
       expect(described.resources[0].configEntries[0]).toMatchObject({ configName: 'max.message.bytes', configValue: '2000', isDefault: false });
       // AlterConfigs is not incremental: leaving the config out returns it to the default.
       await admin.alterConfigs({ validateOnly: false, resources: [{ type: ConfigResourceTypes.TOPIC, name: 'alter-mmb', configEntries: [{ name: 'retention.ms', value: '-1' }] }] });
-      expect(cluster.state.topics.get('alter-mmb')!.configs).toEqual(new Map([['retention.ms', '-1']]));
+      expect(cluster.inspect.topic('alter-mmb')!.configs).toEqual({ 'retention.ms': '-1' });
       expect((await produceTo(c, 'alter-mmb', batch)).responses[0].partitionResponses[0].errorCode).toBe(0);
       c.close();
     } finally {
@@ -106,7 +106,7 @@ describe('AlterConfigs / IncrementalAlterConfigs', () => {
     expect(res.responses[0].errorMessage).toBe('Invalid value abc for configuration retention.ms: Not a number of type LONG');
     const dry = await c.request(AlterConfigs, 1, { resources: [{ resourceType: 2, resourceName: 'alter-bad', configs: [{ name: 'retention.ms', value: '7' }] }], validateOnly: true });
     expect(dry.responses[0].errorCode).toBe(0);
-    expect(cluster.state.topics.get('alter-bad')!.configs.get('retention.ms')).toBe('5000');
+    expect(cluster.inspect.topic('alter-bad')!.configs['retention.ms']).toBe('5000');
     c.close();
   });
 
@@ -117,20 +117,20 @@ describe('AlterConfigs / IncrementalAlterConfigs', () => {
     const alter = (configs: object[], validateOnly = false) => c.request(IncrementalAlterConfigs, v, { resources: [{ resourceType: 2, resourceName: topic, configs }], validateOnly });
     let res = await alter([{ name: 'max.message.bytes', configOperation: 0, value: '4096' }, { name: 'segment.ms', configOperation: 1, value: null }]);
     expect(res.responses[0].errorCode).toBe(0);
-    expect(cluster.state.topics.get(topic)!.configs).toEqual(new Map([['retention.ms', '5000'], ['max.message.bytes', '4096']]));
-    expect(cluster.state.maxMessageBytes(topic)).toBe(4096);
+    expect(cluster.inspect.topic(topic)!.configs).toEqual({ 'retention.ms': '5000', 'max.message.bytes': '4096' });
+    expect(cluster.inspect.topicConfig(topic, 'max.message.bytes')).toBe('4096');
     res = await alter([{ name: 'cleanup.policy', configOperation: 2, value: 'compact' }]);
     expect(res.responses[0].errorCode).toBe(0);
-    expect(cluster.state.topics.get(topic)!.configs.get('cleanup.policy')).toBe('delete,compact'); // appended to the default
+    expect(cluster.inspect.topic(topic)!.configs['cleanup.policy']).toBe('delete,compact'); // appended to the default
     res = await alter([{ name: 'cleanup.policy', configOperation: 3, value: 'delete' }]);
-    expect(cluster.state.topics.get(topic)!.configs.get('cleanup.policy')).toBe('compact');
+    expect(cluster.inspect.topic(topic)!.configs['cleanup.policy']).toBe('compact');
     res = await alter([{ name: 'retention.ms', configOperation: 2, value: '1' }]);
     expect(res.responses[0]).toMatchObject({ errorCode: ErrorCode.INVALID_CONFIG, errorMessage: 'Config value append is not allowed for config key: retention.ms' });
     res = await alter([{ name: 'retention.ms', configOperation: 0, value: '-5' }]);
     expect(res.responses[0].errorCode).toBe(ErrorCode.INVALID_CONFIG);
     res = await alter([{ name: 'retention.ms', configOperation: 0, value: '9' }], true);
     expect(res.responses[0].errorCode).toBe(0);
-    expect(cluster.state.topics.get(topic)!.configs.get('retention.ms')).toBe('5000');
+    expect(cluster.inspect.topic(topic)!.configs['retention.ms']).toBe('5000');
     c.close();
   });
 });
@@ -161,7 +161,7 @@ describe('ACLs', () => {
       expect(deleted.filterResponses[0].matchingAcls).toHaveLength(2);
       const left = await admin.describeAcls({ ...any, resourceName: undefined, resourcePatternType: ResourcePatternTypes.ANY, principal: undefined } as never);
       expect(left.resources.flatMap((r) => r.acls.map((a) => a.principal)).sort()).toEqual(['User:bob', 'User:carol']);
-      expect(cluster.state.acls.size).toBe(2);
+      expect(cluster.inspect.acls().length).toBe(2);
       // Kafka's validation: a principal without a type is refused.
       await expect(admin.createAcls({ acl: [acl('x', ResourcePatternTypes.LITERAL, 'alice', AclOperationTypes.READ)] })).rejects.toThrow();
     } finally {
@@ -174,8 +174,8 @@ describe('cluster, log dirs, leader epochs, quotas', () => {
   test.each([0, 1])('DescribeCluster v%i lists the live brokers and the controller', async (v) => {
     const c = await rawTo();
     const res = await c.request(DescribeCluster, v, { includeClusterAuthorizedOperations: true, endpointType: 1 });
-    expect(res).toMatchObject({ errorCode: 0, clusterId: cluster.state.config.clusterId, controllerId: 1 });
-    expect(res.brokers.map((b: { brokerId: number; port: number }) => [b.brokerId, b.port])).toEqual(cluster.state.brokers.map((b) => [b.nodeId, b.port]));
+    expect(res).toMatchObject({ errorCode: 0, clusterId: cluster.inspect.clusterId(), controllerId: 1 });
+    expect(res.brokers.map((b: { brokerId: number; port: number }) => [b.brokerId, b.port])).toEqual(cluster.inspect.brokers().map((b) => [b.nodeId, b.port]));
     expect(res.clusterAuthorizedOperations).toBeGreaterThan(0);
     if (v === 1) expect((await c.request(DescribeCluster, 1, { includeClusterAuthorizedOperations: false, endpointType: 2 })).errorCode).toBe(ErrorCode.UNSUPPORTED_ENDPOINT_TYPE);
     c.close();
@@ -245,7 +245,7 @@ describe('transactions and producers', () => {
     try {
       const txn = await producer.transaction();
       await txn.send({ topic: 'txn-describe', messages: [{ value: 'a' }, { value: 'b' }] });
-      const coordinator = cluster.state.coordinatorFor('describe-me');
+      const coordinator = cluster.inspect.coordinator('describe-me');
       const c = await rawTo(coordinator);
       for (const v of [0, 1]) {
         const listed = await c.request(ListTransactions, v, { stateFilters: ['Ongoing', 'Bogus'], producerIdFilters: [], durationFilter: -1n });
@@ -255,7 +255,7 @@ describe('transactions and producers', () => {
       const none = await c.request(ListTransactions, 1, { stateFilters: ['CompleteCommit'], producerIdFilters: [], durationFilter: -1n });
       expect(none.transactionStates).toEqual([]);
       // An id this coordinator would own, never used.
-      const nobody = Array.from({ length: 100 }, (_, i) => `nobody-${i}`).find((id) => cluster.state.coordinatorFor(id) === coordinator)!;
+      const nobody = Array.from({ length: 100 }, (_, i) => `nobody-${i}`).find((id) => cluster.inspect.coordinator(id) === coordinator)!;
       const described = await c.request(DescribeTransactions, 0, { transactionalIds: ['describe-me', nobody] });
       const [me, unknown] = described.transactionStates;
       expect(me).toMatchObject({ errorCode: 0, transactionState: 'Ongoing', topics: [{ topic: 'txn-describe', partitions: [0] }] });

@@ -83,7 +83,7 @@ describe('KafkaJS with the codec adapters', () => {
     await producer.send({ topic, compression: kjsType, messages: values.map((value, i) => ({ key: `k${i}`, value })) });
     await producer.disconnect();
 
-    const stored = cluster.state.partition(topic, 0)!.liveBatches();
+    const stored = cluster.inspect.batches(topic, 0);
     expect(stored.length).toBeGreaterThan(0);
     for (const b of stored) expect(b.bytes.readInt16BE(21) & 7).toBe(ours);
     expect(stored.flatMap((b) => decodeBatch(b.bytes).records.map((r) => r.value?.toString()))).toEqual(values);

@@ -142,8 +142,7 @@ describe('produce refuses decompression bombs', () => {
     await c.nextFrame();
     await c.nextFrame();
     expect(cluster.partitions('order')[0].highWatermark).toBe(2001);
-    const log = cluster.state.partition('order', 0)!;
-    const [first, second] = log.liveBatches();
+    const [first, second] = cluster.inspect.batches('order', 0);
     expect(first.baseOffset).toBe(0);
     expect(second.baseOffset).toBe(2000);
     expect(decodeBatch(second.bytes).records[0].value?.toString()).toBe('plain');

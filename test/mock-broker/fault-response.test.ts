@@ -54,7 +54,7 @@ describe('buildErrorResponse', () => {
     clusterId: 'c', autoCreateTopics: true, defaultPartitions: 1, defaultReplicationFactor: 1,
     retention: { retentionBytes: -1, retentionMs: -1 }, maxMessageBytes: 1 << 20, group: {},
   });
-  cluster.brokers.push({ nodeId: 1, host: '127.0.0.1', port: 9092, rack: null });
+  cluster.addBroker({ nodeId: 1, host: '127.0.0.1', port: 9092, rack: null });
   afterAll(() => cluster.close());
   const cases: [string, number][] = [];
   for (const h of createRegistry().values()) for (let v = h.minVersion; v <= h.maxVersion; v++) cases.push([`${h.schema.name} v${v}`, h.schema.apiKey * 100 + v]);

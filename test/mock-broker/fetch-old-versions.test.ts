@@ -116,7 +116,7 @@ print('done', flush=True)
     execFile('/usr/bin/python3', ['-c', script, cluster.bootstrap[0]], { timeout: 60_000 }, (err, stdout, stderr) => (err ? reject(Object.assign(err, { stderr })) : resolve({ stdout, stderr })));
   });
   expect(run.stdout.trim()).toBe('done');
-  const stored = cluster.state.partition('old-python-produce', 0)!.liveBatches().flatMap((b) => decodeBatch(b.bytes).records);
+  const stored = cluster.inspect.batches('old-python-produce', 0).flatMap((b) => decodeBatch(b.bytes).records);
   expect(stored.map((r) => [r.offset, r.key?.toString(), r.value?.toString()])).toEqual([0, 1, 2, 3, 4].map((i) => [BigInt(i), `k${i}`, `v${i}`]));
   expect(stored.every((r) => r.timestamp > 0n)).toBe(true);
 }, 90_000);

@@ -54,17 +54,17 @@ test('a session: full fetch, incremental fetches of changes only, forgotten part
   const closing = await fetch(12, id, -1, [{ topic: 'sess', partitions: [part(0, 0n)] }]);
   expect(closing.sessionId).toBe(0);
   expect((await fetch(12, id, 5, [])).errorCode).toBe(ErrorCode.FETCH_SESSION_ID_NOT_FOUND);
-  expect(cluster.state.fetchSessions(1).size).toBe(0);
+  expect(cluster.inspect.fetchSessionCount(1)).toBe(0);
 });
 
 test('sessionless fetches (epoch -1, as KafkaJS and librdkafka send) create no session', async () => {
   const res = await fetch(11, 0, -1, [{ topic: 'sess', partitions: [part(0, 0n)] }]);
   expect(res.sessionId).toBe(0);
-  expect(cluster.state.fetchSessions(1).size).toBe(0);
+  expect(cluster.inspect.fetchSessionCount(1)).toBe(0);
 });
 
 test('Fetch v13 names topics by id; an unknown id is UNKNOWN_TOPIC_ID', async () => {
-  const id = cluster.state.topics.get('sess')!.topicId;
+  const id = cluster.inspect.topic('sess')!.topicId;
   const unknown = 'cd'.repeat(16);
   const res = await fetch(13, 0, -1, [{ topicId: id, partitions: [part(0, 0n)] }, { topicId: unknown, partitions: [part(0, 0n)] }]);
   expect(res.responses.map((t: { topicId: string }) => t.topicId)).toEqual([id, unknown]);

@@ -43,7 +43,7 @@ describe('KIP-951: NOT_LEADER_OR_FOLLOWER names the current leader and how to re
     const res = await c.request(Produce, v, produceBody('k4', ['x']));
     const p = res.responses[0].partitionResponses[0];
     expect(p.errorCode).toBe(ErrorCode.NOT_LEADER_OR_FOLLOWER);
-    const leader = cluster.state.broker(leaderOf('k4'))!;
+    const leader = cluster.inspect.brokers().find((b) => b.nodeId === leaderOf('k4'))!;
     if (v < 10) {
       expect(p.currentLeader).toEqual({ leaderId: -1, leaderEpoch: -1 }); // not on the wire before v10
       expect(res.nodeEndpoints).toEqual([]);
@@ -55,7 +55,7 @@ describe('KIP-951: NOT_LEADER_OR_FOLLOWER names the current leader and how to re
 
   test.each([15, 16, 17])('Fetch v%i', async (v) => {
     const c = await connect(follower('k4'));
-    const topicId = cluster.state.topics.get('k4')!.topicId;
+    const topicId = cluster.inspect.topic('k4')!.topicId;
     const res = await c.request(Fetch, v, {
       maxWaitMs: 0, minBytes: 1, maxBytes: 1 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: -1,
       replicaState: { replicaId: -1, replicaEpoch: -1n }, // tagged (v15+): sent, read, and ignored for a consumer
@@ -70,7 +70,7 @@ describe('KIP-951: NOT_LEADER_OR_FOLLOWER names the current leader and how to re
     });
     const p = res.responses[0].partitions[0];
     expect(p.errorCode).toBe(ErrorCode.NOT_LEADER_OR_FOLLOWER);
-    const leader = cluster.state.broker(leaderOf('k4'))!;
+    const leader = cluster.inspect.brokers().find((b) => b.nodeId === leaderOf('k4'))!;
     if (v < 16) {
       expect(p.currentLeader).toEqual({ leaderId: -1, leaderEpoch: -1 });
       expect(res.nodeEndpoints).toEqual([]);
@@ -91,7 +91,7 @@ describe('KIP-951: NOT_LEADER_OR_FOLLOWER names the current leader and how to re
     const fetchAt = async (currentLeaderEpoch: number) => (await c.request(Fetch, v, {
       maxWaitMs: 0, minBytes: 1, maxBytes: 1 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: -1, rackId: '', forgottenTopicsData: [],
       topics: [{
-        topic, topicId: cluster.state.topics.get(topic)!.topicId,
+        topic, topicId: cluster.inspect.topic(topic)!.topicId,
         partitions: [{ partition: 0, currentLeaderEpoch, fetchOffset: 0n, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 1024 }],
       }],
     })).responses[0].partitions[0];
@@ -146,7 +146,7 @@ describe('ListOffsets special timestamps', () => {
 
   test('-4 (v8+, KIP-405) is the log start offset without tiered storage', async () => {
     expect(await list(8, -4n)).toMatchObject({ errorCode: 0, offset: 0n, timestamp: -1n });
-    cluster.state.partition('k4-ts', 0)!.deleteBefore(1);
+    cluster.deleteRecordsBefore('k4-ts', 0, 1);
     expect(await list(8, -4n)).toMatchObject({ errorCode: 0, offset: 1n });
     expect(await list(8, -2n)).toMatchObject({ errorCode: 0, offset: 1n });
   });
@@ -170,13 +170,13 @@ test.each([4, 5, 6])('FindCoordinator v%i answers every key of the batch (KIP-69
   const c = await connect(1);
   const res = await c.request(FindCoordinator, v, { keyType: 0, coordinatorKeys: ['g-a', 'g-b'] });
   expect(res.coordinators.map((x: { key: string; nodeId: number; errorCode: number }) => [x.key, x.nodeId, x.errorCode]))
-    .toEqual([['g-a', cluster.state.coordinatorFor('g-a'), 0], ['g-b', cluster.state.coordinatorFor('g-b'), 0]]);
+    .toEqual([['g-a', cluster.inspect.coordinator('g-a'), 0], ['g-b', cluster.inspect.coordinator('g-b'), 0]]);
   const share = await c.request(FindCoordinator, v, { keyType: 2, coordinatorKeys: ['s'] });
   expect(share.coordinators).toEqual([expect.objectContaining({ key: 's', nodeId: -1, errorCode: ErrorCode.INVALID_REQUEST })]);
 });
 
 test.each([6, 7, 9])('JoinGroup v%i on a broker that is not the coordinator: protocolName empty before v7, null from v7', async (v) => {
-  const not = [1, 2, 3].find((n) => n !== cluster.state.coordinatorFor('jg'))!;
+  const not = [1, 2, 3].find((n) => n !== cluster.inspect.coordinator('jg'))!;
   const c = await connect(not);
   const res = await c.request(JoinGroup, v, {
     groupId: 'jg', sessionTimeoutMs: 10000, rebalanceTimeoutMs: 10000, memberId: '', groupInstanceId: null,
@@ -191,7 +191,7 @@ test('CreateTopics v7 answers the new topic id (zero for validateOnly); DeleteTo
   const topic = (name: string) => ({ name, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] });
   const created = await c.request(CreateTopics, 7, { topics: [topic('k4-new'), topic('k4-named')], timeoutMs: 1000, validateOnly: false });
   const ids = created.topics.map((t: { topicId: string }) => t.topicId);
-  expect(ids).toEqual([cluster.state.topics.get('k4-new')!.topicId, cluster.state.topics.get('k4-named')!.topicId]);
+  expect(ids).toEqual([cluster.inspect.topic('k4-new')!.topicId, cluster.inspect.topic('k4-named')!.topicId]);
   const dry = await c.request(CreateTopics, 7, { topics: [topic('k4-dry')], timeoutMs: 1000, validateOnly: true });
   expect(dry.topics[0]).toMatchObject({ errorCode: 0, topicId: ZERO });
   const unknownId = 'ab'.repeat(16);
@@ -209,8 +209,8 @@ test('CreateTopics v7 answers the new topic id (zero for validateOnly); DeleteTo
     [null, ZERO, ErrorCode.INVALID_REQUEST],
     ['k4', ids[1], ErrorCode.INVALID_REQUEST],
   ]);
-  expect(cluster.state.topics.has('k4-new') || cluster.state.topics.has('k4-named')).toBe(false);
-  expect(cluster.state.topics.has('k4')).toBe(true);
+  expect((cluster.inspect.topic('k4-new') !== undefined) || (cluster.inspect.topic('k4-named') !== undefined)).toBe(false);
+  expect((cluster.inspect.topic('k4') !== undefined)).toBe(true);
 });
 
 test('the request-version log counts each client\'s requests by API and version', async () => {

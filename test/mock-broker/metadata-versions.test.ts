@@ -27,18 +27,18 @@ test.each(Array.from({ length: 13 }, (_, v) => v))('Metadata v%i describes the b
   const res = await c.request(Metadata, v, byName(['meta-a'], v));
   expect(res.brokers.map((b: { nodeId: number }) => b.nodeId)).toEqual([1, 2]);
   if (v >= 1) expect(res.controllerId).toBe(1);
-  if (v >= 2) expect(res.clusterId).toBe(cluster.state.config.clusterId);
+  if (v >= 2) expect(res.clusterId).toBe(cluster.inspect.clusterId());
   const [t] = res.topics;
   expect(t).toMatchObject({ errorCode: 0, name: 'meta-a' });
   expect(t.partitions.map((p: { partitionIndex: number; leaderId: number }) => [p.partitionIndex, p.leaderId]))
     .toEqual(cluster.partitions('meta-a').map((p) => [p.partition, p.leader]));
-  expect(t.topicId).toBe(v >= 10 ? cluster.state.topics.get('meta-a')!.topicId : ZERO);
+  expect(t.topicId).toBe(v >= 10 ? cluster.inspect.topic('meta-a')!.topicId : ZERO);
   c.close();
 });
 
 test('v12 describes topics by id; unknown ids are UNKNOWN_TOPIC_ID with a null name', async () => {
   const c = await RawClient.connect(cluster.bootstrap[0]);
-  const id = cluster.state.topics.get('meta-b')!.topicId;
+  const id = cluster.inspect.topic('meta-b')!.topicId;
   const unknown = 'ab'.repeat(16);
   const res = await c.request(Metadata, 12, {
     topics: [{ name: null, topicId: id }, { name: null, topicId: unknown }],
@@ -52,7 +52,7 @@ test('v12 describes topics by id; unknown ids are UNKNOWN_TOPIC_ID with a null n
 
 test.each([10, 11])('v%i refuses topic ids and null names in the request (INVALID_REQUEST)', async (v) => {
   const c = await RawClient.connect(cluster.bootstrap[0]);
-  const id = cluster.state.topics.get('meta-b')!.topicId;
+  const id = cluster.inspect.topic('meta-b')!.topicId;
   const res = await c.request(Metadata, v, { topics: [{ name: null, topicId: id }], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
   expect(res.topics[0].errorCode).toBe(ErrorCode.INVALID_REQUEST);
   c.close();
@@ -62,6 +62,6 @@ test('all topics (null) at v12 lists both topics with their ids', async () => {
   const c = await RawClient.connect(cluster.bootstrap[0]);
   const res = await c.request(Metadata, 12, byName(null, 12));
   expect(res.topics.map((t: { name: string; topicId: string }) => [t.name, t.topicId]).sort())
-    .toEqual([...cluster.state.topics.values()].map((t) => [t.name, t.topicId]).sort());
+    .toEqual(cluster.inspect.topics().map((t) => [t.name, t.topicId]).sort());
   c.close();
 });

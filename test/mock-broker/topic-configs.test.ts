@@ -48,8 +48,8 @@ test('CreateTopics on the wire answers INVALID_CONFIG per topic and creates only
   });
   expect(res.topics.map((t: { name: string; errorCode: number }) => [t.name, t.errorCode])).toEqual([['cfg-bad', ErrorCode.INVALID_CONFIG], ['cfg-good', 0]]);
   expect(res.topics[0].errorMessage).toMatch(/Not a number of type LONG/);
-  expect(cluster.state.topics.has('cfg-bad')).toBe(false);
-  expect(cluster.state.topics.get('cfg-good')?.configs.get('retention.ms')).toBe('1000');
+  expect(cluster.inspect.topic('cfg-bad')).toBeUndefined();
+  expect(cluster.inspect.topic('cfg-good')?.configs['retention.ms']).toBe('1000');
   c.close();
 });
 

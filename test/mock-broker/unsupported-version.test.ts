@@ -113,7 +113,7 @@ test('Produce v0-v2 message sets (magic 0 and 1, plain or in a gzip wrapper) are
     const res = await c.request(Produce, v, { acks: 1, timeoutMs: 1000, topicData: [{ name: 'old-format', partitionData: [{ index: 0, records }] }] });
     expect(res.responses[0].partitionResponses[0].errorCode).toBe(0);
   }
-  const stored = cluster.state.partition('old-format', 0)!.liveBatches().flatMap((b) => decodeBatch(b.bytes).records);
+  const stored = cluster.inspect.batches('old-format', 0).flatMap((b) => decodeBatch(b.bytes).records);
   expect(stored.map((r) => [r.offset, r.key?.toString() ?? null, r.value?.toString(), r.timestamp])).toEqual([
     [0n, 'k0', 'v0', -1n], [1n, 'k1', 'v1', 1000n], [2n, null, 'v2', 1001n], [3n, 'k3', 'v3', 2000n], [4n, 'k4', 'v4', 2001n],
   ]);

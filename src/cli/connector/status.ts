@@ -3,7 +3,8 @@
  * partition, the last commit, errors, outages. On a TTY one line is redrawn every second; else a
  * plain log line is written every `intervalMs`.
  */
-import { AssignerProtocol, type Admin } from 'kafkajs';
+import type { Admin } from 'kafkajs';
+import { decodeAssignment } from '../../consumer/assignors/consumer-protocol';
 import type { GroupConsumer } from '../../consumer/group-consumer';
 import type { Outage } from './health';
 
@@ -83,8 +84,9 @@ export class StatusReporter {
       this.members = (groups[0]?.members ?? []).map((m) => {
         let partitions: string[] = [];
         try {
-          const a = AssignerProtocol.MemberAssignment.decode(m.memberAssignment)?.assignment ?? {};
-          partitions = Object.entries(a).flatMap(([t, ps]) => ps.map((p) => `${t}-${p}`));
+          if (m.memberAssignment.length > 0) {
+            partitions = decodeAssignment(m.memberAssignment).assignedPartitions.map((tp) => `${tp.topic}-${tp.partition}`);
+          }
         } catch {
           // an assignment in another protocol's format: shown without partitions
         }

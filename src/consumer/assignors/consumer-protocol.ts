@@ -27,8 +27,19 @@
  *
  * KafkaJS 2.2.4 reads every version of these messages with its v0 reader, which works because
  * later versions only append fields.
+ *
+ * The layouts are declared once, as data schemas in src/protocol/messages/consumer-protocol.ts, and
+ * read and written by the generic codec of src/protocol/schema.ts (the mock broker reads the same
+ * schemas); this module adds the SDK's shapes (flat TopicPartition lists), Java's sorting on write
+ * and the typed errors.
  */
 import { KafkaEosError } from '../../errors';
+import {
+  CONSUMER_PROTOCOL_MAX_VERSION, ConsumerProtocolAssignment as AssignmentSchema, ConsumerProtocolSubscription as SubscriptionSchema,
+  decodeVersioned, encodeVersioned, StickyAssignorUserData as StickyUserDataSchema,
+} from '../../protocol/messages/consumer-protocol';
+import { MalformedFrameError, Reader, Writer } from '../../protocol/primitives';
+import { readData, writeData } from '../../protocol/schema';
 
 /** One partition of one topic. `partition` is the 0-based partition index (int32). */
 export interface TopicPartition {
@@ -36,8 +47,7 @@ export interface TopicPartition {
   readonly partition: number;
 }
 
-/** Highest ConsumerProtocol version this codec knows (Kafka 3.5+, KIP-881 added RackId in v3). */
-export const CONSUMER_PROTOCOL_MAX_VERSION = 3;
+export { CONSUMER_PROTOCOL_MAX_VERSION };
 
 /** Decoded `ConsumerProtocolSubscription`. Fields absent from `version` hold their defaults. */
 export interface ConsumerProtocolSubscription {
@@ -88,144 +98,47 @@ export class ConsumerProtocolEncodeError extends KafkaEosError {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Primitive reader / writer (non-flexible Kafka types only).
+// The wire: schemas in src/protocol/messages/consumer-protocol.ts, read and written by the one codec.
 
-class Reader {
-  private offset = 0;
-  constructor(private readonly buf: Buffer, private readonly what: string) {}
+type PartitionsByTopic = { topic: string; partitions: number[] }[];
 
-  atEnd(): boolean {
-    return this.offset >= this.buf.length;
-  }
-
-  private need(n: number, field: string): void {
-    if (this.offset + n > this.buf.length) {
-      throw new ConsumerProtocolDecodeError(
-        `Buffer underflow while parsing ${this.what}: ${field} needs ${n} bytes at offset ${this.offset}, ` +
-          `${this.buf.length - this.offset} left`,
-      );
-    }
-  }
-
-  int16(field: string): number {
-    this.need(2, field);
-    const v = this.buf.readInt16BE(this.offset);
-    this.offset += 2;
-    return v;
-  }
-
-  int32(field: string): number {
-    this.need(4, field);
-    const v = this.buf.readInt32BE(this.offset);
-    this.offset += 4;
-    return v;
-  }
-
-  nullableString(field: string): string | null {
-    const len = this.int16(field);
-    if (len === -1) return null;
-    if (len < 0) throw new ConsumerProtocolDecodeError(`Invalid length ${len} for ${field} in ${this.what}`);
-    this.need(len, field);
-    const v = this.buf.toString('utf8', this.offset, this.offset + len);
-    this.offset += len;
-    return v;
-  }
-
-  string(field: string): string {
-    const v = this.nullableString(field);
-    if (v === null) throw new ConsumerProtocolDecodeError(`Null ${field} in ${this.what}`);
-    return v;
-  }
-
-  nullableBytes(field: string): Buffer | null {
-    const len = this.int32(field);
-    if (len === -1) return null;
-    if (len < 0) throw new ConsumerProtocolDecodeError(`Invalid length ${len} for ${field} in ${this.what}`);
-    this.need(len, field);
-    // Copy, so that callers may keep the value after the network buffer is reused.
-    const v = Buffer.from(this.buf.subarray(this.offset, this.offset + len));
-    this.offset += len;
-    return v;
-  }
-
-  array<T>(field: string, item: (r: Reader) => T): T[] {
-    const len = this.int32(field);
-    if (len === -1) return []; // a null array reads as empty, as Java's non-nullable arrays never are null
-    if (len < 0) throw new ConsumerProtocolDecodeError(`Invalid length ${len} for ${field} in ${this.what}`);
-    // Each element is at least 2 bytes; reject absurd lengths before allocating.
-    this.need(Math.min(len, 1 << 20) * 2, field);
-    const out: T[] = [];
-    for (let i = 0; i < len; i++) out.push(item(this));
-    return out;
-  }
-
-  topicPartitions(field: string): TopicPartition[] {
-    const out: TopicPartition[] = [];
-    this.array(field, (r) => {
-      const topic = r.string(`${field}.topic`);
-      for (const partition of r.array(`${field}.partitions`, (rr) => rr.int32(`${field}.partition`))) {
-        out.push({ topic, partition });
-      }
-    });
-    return out;
+function decodeWith<T>(what: string, read: () => T): T {
+  try {
+    return read();
+  } catch (err) {
+    if (!(err instanceof MalformedFrameError)) throw err;
+    throw new ConsumerProtocolDecodeError(`Cannot parse ${what}: ${err.message}`, { cause: err });
   }
 }
 
-class Writer {
-  private readonly chunks: Buffer[] = [];
-
-  int16(v: number): this {
-    const b = Buffer.alloc(2);
-    b.writeInt16BE(v);
-    this.chunks.push(b);
-    return this;
-  }
-
-  int32(v: number): this {
-    if (!Number.isInteger(v) || v < -0x80000000 || v > 0x7fffffff) {
-      throw new ConsumerProtocolEncodeError(`Value ${v} does not fit an int32`);
-    }
-    const b = Buffer.alloc(4);
-    b.writeInt32BE(v);
-    this.chunks.push(b);
-    return this;
-  }
-
-  nullableString(v: string | null): this {
-    if (v === null) return this.int16(-1);
-    const b = Buffer.from(v, 'utf8');
-    if (b.length > 0x7fff) throw new ConsumerProtocolEncodeError(`String of ${b.length} bytes exceeds int16 length`);
-    this.int16(b.length);
-    this.chunks.push(b);
-    return this;
-  }
-
-  nullableBytes(v: Buffer | null): this {
-    if (v === null) return this.int32(-1);
-    this.int32(v.length);
-    this.chunks.push(v);
-    return this;
-  }
-
-  array<T>(items: readonly T[], write: (w: Writer, item: T) => void): this {
-    this.int32(items.length);
-    for (const item of items) write(this, item);
-    return this;
-  }
-
-  /** Groups partitions by topic (topics sorted, partitions ascending, duplicates dropped). */
-  topicPartitions(partitions: readonly TopicPartition[]): this {
-    const grouped = groupByTopic(partitions);
-    return this.array([...grouped.keys()].sort(compareStrings), (w, topic) => {
-      w.nullableString(topic);
-      w.array(grouped.get(topic) ?? [], (ww, p) => ww.int32(p));
-    });
-  }
-
-  build(): Buffer {
-    return Buffer.concat(this.chunks);
+function encodeWith(write: () => Buffer): Buffer {
+  try {
+    return write();
+  } catch (err) {
+    if (err instanceof RangeError) throw new ConsumerProtocolEncodeError(err.message);
+    throw err;
   }
 }
+
+function checkInt32s(values: readonly number[]): void {
+  for (const v of values) {
+    if (!Number.isInteger(v) || v < -0x80000000 || v > 0x7fffffff) throw new ConsumerProtocolEncodeError(`Value ${v} does not fit an int32`);
+  }
+}
+
+/** Groups partitions by topic (topics sorted, partitions ascending, duplicates dropped). */
+function byTopic(partitions: readonly TopicPartition[]): PartitionsByTopic {
+  checkInt32s(partitions.map((p) => p.partition));
+  const grouped = groupByTopic(partitions);
+  return [...grouped.keys()].sort(compareStrings).map((topic) => ({ topic, partitions: grouped.get(topic) ?? [] }));
+}
+
+function flatten(list: PartitionsByTopic): TopicPartition[] {
+  return list.flatMap(({ topic, partitions }) => partitions.map((partition) => ({ topic, partition })));
+}
+
+/** A copy, so that callers may keep the value after the network buffer is reused. */
+const copy = (b: Buffer | null): Buffer | null => (b === null ? null : Buffer.from(b));
 
 // ---------------------------------------------------------------------------------------------
 // Shared helpers.
@@ -281,13 +194,14 @@ export interface SubscriptionInput {
  */
 export function encodeSubscription(input: SubscriptionInput, version = CONSUMER_PROTOCOL_MAX_VERSION): Buffer {
   checkVersion(version, 'subscription');
-  const w = new Writer().int16(version);
-  w.array([...input.topics].sort(compareStrings), (ww, t) => ww.nullableString(t));
-  w.nullableBytes(input.userData ?? null);
-  if (version >= 1) w.topicPartitions(input.ownedPartitions ?? []);
-  if (version >= 2) w.int32(input.generationId ?? -1);
-  if (version >= 3) w.nullableString(input.rackId ?? null);
-  return w.build();
+  if (input.generationId !== undefined) checkInt32s([input.generationId]);
+  return encodeWith(() => encodeVersioned(SubscriptionSchema, version, {
+    topics: [...input.topics].sort(compareStrings),
+    userData: input.userData ?? null,
+    ownedPartitions: byTopic(input.ownedPartitions ?? []),
+    generationId: input.generationId ?? -1,
+    rackId: input.rackId ?? null,
+  }));
 }
 
 /**
@@ -297,19 +211,17 @@ export function encodeSubscription(input: SubscriptionInput, version = CONSUMER_
  * @throws ConsumerProtocolDecodeError on underflow inside a field, a negative version or a bad length.
  */
 export function decodeSubscription(buffer: Buffer): ConsumerProtocolSubscription {
-  const r = new Reader(buffer, "consumer protocol's subscription");
-  const version = r.int16('version');
-  if (version < 0) throw new ConsumerProtocolDecodeError(`Unsupported subscription version: ${version}`);
-  const topics = r.array('topics', (rr) => rr.string('topic'));
-  const userData = r.nullableBytes('userData');
-  const sub: ConsumerProtocolSubscription = { version, topics, userData, ownedPartitions: [], generationId: -1, rackId: null };
-  if (version >= 1 && !r.atEnd()) sub.ownedPartitions = r.topicPartitions('ownedPartitions');
-  if (version >= 2 && !r.atEnd()) sub.generationId = r.int32('generationId');
-  if (version >= 3 && !r.atEnd()) {
-    const rack = r.nullableString('rackId');
-    sub.rackId = rack === null || rack === '' ? null : rack;
-  }
-  return sub;
+  return decodeWith("consumer protocol's subscription", () => {
+    const { version, value: sub } = decodeVersioned(SubscriptionSchema, buffer, 'subscription');
+    return {
+      version,
+      topics: sub.topics,
+      userData: copy(sub.userData),
+      ownedPartitions: flatten(sub.ownedPartitions),
+      generationId: sub.generationId,
+      rackId: sub.rackId === '' ? null : sub.rackId,
+    };
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -330,11 +242,10 @@ export interface AssignmentInput {
  */
 export function encodeAssignment(input: AssignmentInput, version = CONSUMER_PROTOCOL_MAX_VERSION): Buffer {
   checkVersion(version, 'assignment');
-  return new Writer()
-    .int16(version)
-    .topicPartitions(input.assignedPartitions)
-    .nullableBytes(input.userData ?? null)
-    .build();
+  return encodeWith(() => encodeVersioned(AssignmentSchema, version, {
+    assignedPartitions: byTopic(input.assignedPartitions),
+    userData: input.userData ?? null,
+  }));
 }
 
 /**
@@ -344,12 +255,10 @@ export function encodeAssignment(input: AssignmentInput, version = CONSUMER_PROT
  * @throws ConsumerProtocolDecodeError on underflow inside a field, a negative version or a bad length.
  */
 export function decodeAssignment(buffer: Buffer): ConsumerProtocolAssignment {
-  const r = new Reader(buffer, "consumer protocol's assignment");
-  const version = r.int16('version');
-  if (version < 0) throw new ConsumerProtocolDecodeError(`Unsupported assignment version: ${version}`);
-  const assignedPartitions = r.topicPartitions('assignedPartitions');
-  const userData = r.atEnd() ? null : r.nullableBytes('userData');
-  return { version, assignedPartitions, userData };
+  return decodeWith("consumer protocol's assignment", () => {
+    const { version, value: a } = decodeVersioned(AssignmentSchema, buffer, 'assignment');
+    return { version, assignedPartitions: flatten(a.assignedPartitions), userData: copy(a.userData) };
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -360,9 +269,12 @@ export function decodeAssignment(buffer: Buffer): ConsumerProtocolAssignment {
  * number, V0 (previous assignment only) when it is undefined. Java, librdkafka and kafka-python read both.
  */
 export function encodeStickyUserData(data: { partitions: readonly TopicPartition[]; generation?: number }): Buffer {
-  const w = new Writer().topicPartitions(data.partitions);
-  if (data.generation !== undefined) w.int32(data.generation);
-  return w.build();
+  if (data.generation !== undefined) checkInt32s([data.generation]);
+  return encodeWith(() => {
+    const w = new Writer(64);
+    writeData(StickyUserDataSchema, data.generation === undefined ? 0 : 1, { previousAssignment: byTopic(data.partitions), generation: data.generation }, w);
+    return Buffer.from(w.toBuffer());
+  });
 }
 
 /**
@@ -373,20 +285,15 @@ export function encodeStickyUserData(data: { partitions: readonly TopicPartition
  */
 export function decodeStickyUserData(buffer: Buffer | null | undefined): StickyUserData {
   if (!buffer || buffer.length === 0) return { partitions: [], generation: undefined };
-  try {
-    const r = new Reader(buffer, 'sticky assignor user data');
-    const partitions = r.topicPartitions('previousAssignment');
-    let generation: number | undefined;
+  for (const version of [1, 0]) {
     try {
-      generation = r.int32('generation');
-    } catch {
-      generation = undefined; // V0 layout: Java's V1 read underflows and it falls back to V0
+      const d = readData(StickyUserDataSchema, version, new Reader(buffer));
+      return { partitions: flatten(d.previousAssignment), generation: version === 1 ? d.generation : undefined };
+    } catch (err) {
+      if (!(err instanceof MalformedFrameError)) throw err; // V1 underflows on V0 bytes: try V0
     }
-    return { partitions, generation };
-  } catch (err) {
-    if (err instanceof ConsumerProtocolDecodeError) return { partitions: [], generation: -1 };
-    throw err;
   }
+  return { partitions: [], generation: -1 };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,9 +1,13 @@
 /**
- * Request and response shapes of the group coordinator. Field names are those of Apache Kafka's
- * message schemas (clients/src/main/resources/common/message/*.json) in lowerCamelCase; int64 is
- * `bigint`, bytes are `Buffer`, nullable strings are `string | null`. The API handlers translate
- * between these and the wire versions (e.g. LeaveGroup v0-v2's single memberId).
+ * Shapes of the group coordinator. The request and response types are derived from the message
+ * schemas (src/protocol/messages, Kafka's JSON definitions in lowerCamelCase), never kept by hand:
+ * int64 is `bigint`, bytes are `Buffer`, nullable strings are `string | null`. Fields a later
+ * version added are optional for direct callers; the API handlers translate between these and
+ * the wire versions (e.g. LeaveGroup v0-v2's single memberId). The rest are domain types.
  */
+import type { DescribeGroups, ListGroups, OffsetDelete } from '../../protocol/messages/admin';
+import type { Heartbeat, JoinGroup, LeaveGroup, OffsetCommit, OffsetFetch, SyncGroup } from '../../protocol/messages/group';
+import type { RequestOf, ResponseOf } from '../../protocol/schema';
 
 /** Kafka's classic group states, spelt as DescribeGroups and ListGroups report them. */
 export type GroupState = 'Empty' | 'PreparingRebalance' | 'CompletingRebalance' | 'Stable' | 'Dead';
@@ -49,150 +53,72 @@ export interface RequestContext {
   apiVersion: number;
 }
 
-export interface JoinGroupProtocol {
-  name: string;
-  metadata: Buffer;
-}
+type JoinGroupWire = RequestOf<typeof JoinGroup>;
+type SyncGroupWire = RequestOf<typeof SyncGroup>;
+type OffsetCommitWire = RequestOf<typeof OffsetCommit>;
+type OffsetCommitPartitionWire = OffsetCommitWire['topics'][number]['partitions'][number];
+/** `T` with the keys `K` optional: fields a later version added, which direct callers may leave out. */
+type Optional<T, K extends keyof T> = Omit<T, K> & Partial<Pick<T, K>>;
+/** A response without the fields the handler adds (throttleTimeMs). */
+type Answer<T> = Omit<T, 'throttleTimeMs'>;
 
-export interface JoinGroupRequest {
-  groupId: string;
-  sessionTimeoutMs: number;
-  /** -1 or absent (v0) means "use sessionTimeoutMs", as KafkaApis does. */
-  rebalanceTimeoutMs?: number;
-  memberId: string;
-  groupInstanceId?: string | null;
-  protocolType: string;
-  protocols: JoinGroupProtocol[];
-  reason?: string | null;
-}
+/** One protocol of a JoinGroup (name + opaque metadata; ConsumerProtocolSubscription for consumers). */
+export type JoinGroupProtocol = JoinGroupWire['protocols'][number];
 
-export interface JoinGroupResponseMember {
-  memberId: string;
-  groupInstanceId: string | null;
-  metadata: Buffer;
-}
+/**
+ * JoinGroup as the coordinator takes it (the decoded wire request). `rebalanceTimeoutMs` -1 or
+ * absent (v0) means "use sessionTimeoutMs", as KafkaApis does.
+ */
+export type JoinGroupRequest = Optional<JoinGroupWire, 'rebalanceTimeoutMs' | 'groupInstanceId' | 'reason'>;
+export type JoinGroupResponse = Answer<ResponseOf<typeof JoinGroup>>;
+export type JoinGroupResponseMember = JoinGroupResponse['members'][number];
 
-export interface JoinGroupResponse {
-  errorCode: number;
-  generationId: number;
-  protocolType: string | null;
-  protocolName: string | null;
-  leader: string;
-  memberId: string;
-  members: JoinGroupResponseMember[];
-  skipAssignment: boolean;
-}
+export type SyncGroupRequest = Optional<SyncGroupWire, 'groupInstanceId' | 'protocolType' | 'protocolName'>;
+export type SyncGroupResponse = Answer<ResponseOf<typeof SyncGroup>>;
 
-export interface SyncGroupRequest {
-  groupId: string;
-  generationId: number;
-  memberId: string;
-  groupInstanceId?: string | null;
-  protocolType?: string | null;
-  protocolName?: string | null;
-  assignments: { memberId: string; assignment: Buffer }[];
-}
+export type HeartbeatRequest = Optional<RequestOf<typeof Heartbeat>, 'groupInstanceId'>;
 
-export interface SyncGroupResponse {
-  errorCode: number;
-  protocolType: string | null;
-  protocolName: string | null;
-  assignment: Buffer;
-}
+/** LeaveGroup in its v3+ shape (a list of members; the handler lifts v0-v2's single memberId). */
+export type LeaveGroupRequest = Pick<RequestOf<typeof LeaveGroup>, 'groupId'> & {
+  members: Optional<RequestOf<typeof LeaveGroup>['members'][number], 'groupInstanceId' | 'reason'>[];
+};
+export type LeaveGroupResponse = Answer<ResponseOf<typeof LeaveGroup>>;
 
-export interface HeartbeatRequest {
-  groupId: string;
-  generationId: number;
-  memberId: string;
-  groupInstanceId?: string | null;
-}
-
-export interface LeaveGroupRequest {
-  groupId: string;
-  members: { memberId: string; groupInstanceId?: string | null; reason?: string | null }[];
-}
-
-export interface LeaveGroupResponse {
-  errorCode: number;
-  members: { memberId: string; groupInstanceId: string | null; errorCode: number }[];
-}
-
-export interface OffsetCommitRequest {
-  groupId: string;
-  /** -1: a "simple" commit from a client not using group management (or the admin client). */
-  generationId: number;
-  memberId: string;
-  groupInstanceId?: string | null;
+/**
+ * OffsetCommit as the coordinator takes it. `generationId` -1: a "simple" commit from a client not
+ * using group management (or the admin client). retentionTimeMs and commitTimestamp are ignored.
+ */
+export type OffsetCommitRequest = Optional<Pick<OffsetCommitWire, 'groupId' | 'generationId' | 'memberId' | 'groupInstanceId'>,
+  'groupInstanceId'> & {
   topics: {
     name: string;
-    partitions: { partitionIndex: number; committedOffset: bigint; committedLeaderEpoch?: number; committedMetadata: string | null }[];
+    partitions: Optional<Pick<OffsetCommitPartitionWire, 'partitionIndex' | 'committedOffset' | 'committedLeaderEpoch' | 'committedMetadata'>,
+      'committedLeaderEpoch'>[];
   }[];
-}
+};
+export type OffsetCommitResponse = Answer<ResponseOf<typeof OffsetCommit>>;
 
-export interface OffsetCommitResponse {
-  topics: { name: string; partitions: { partitionIndex: number; errorCode: number }[] }[];
-}
-
-export interface OffsetFetchRequest {
-  groupId: string;
-  /** null: every committed offset of the group. */
-  topics: { name: string; partitionIndexes: number[] }[] | null;
+/** OffsetFetch in its v0-v7 shape; `topics` null: every committed offset of the group. */
+export type OffsetFetchRequest = Pick<RequestOf<typeof OffsetFetch>, 'groupId' | 'topics'> & {
   /** v9+ (KIP-848): the member fetching; null with epoch -1 for an admin or a classic member. */
   memberId?: string | null;
   memberEpoch?: number;
   requireStable?: boolean;
-}
+};
+/**
+ * One partition of an OffsetFetch answer: committedOffset -1n when nothing is committed; Kafka
+ * answers metadata "" (not null) when nothing is committed or no metadata was given.
+ */
+export type OffsetFetchResponsePartition = OffsetFetchResponse['topics'][number]['partitions'][number];
+export type OffsetFetchResponse = Answer<Pick<ResponseOf<typeof OffsetFetch>, 'errorCode' | 'topics'>>;
 
-export interface OffsetFetchResponsePartition {
-  partitionIndex: number;
-  /** -1n when nothing is committed. */
-  committedOffset: bigint;
-  committedLeaderEpoch: number;
-  /** Kafka answers "" (not null) when nothing is committed or no metadata was given. */
-  metadata: string | null;
-  errorCode: number;
-}
+export type DescribedGroup = Omit<ResponseOf<typeof DescribeGroups>['groups'][number], 'authorizedOperations'>;
+export type DescribedGroupMember = DescribedGroup['members'][number];
+/** ListGroups v5 adds `groupType`: `classic` or `consumer` (KIP-848). */
+export type ListedGroup = Pick<ResponseOf<typeof ListGroups>['groups'][number], 'groupId' | 'protocolType' | 'groupState'> & { groupType?: string };
 
-export interface OffsetFetchResponse {
-  errorCode: number;
-  topics: { name: string; partitions: OffsetFetchResponsePartition[] }[];
-}
-
-export interface DescribedGroupMember {
-  memberId: string;
-  groupInstanceId: string | null;
-  clientId: string;
-  clientHost: string;
-  memberMetadata: Buffer;
-  memberAssignment: Buffer;
-}
-
-export interface DescribedGroup {
-  errorCode: number;
-  groupId: string;
-  groupState: string;
-  protocolType: string;
-  protocolData: string;
-  members: DescribedGroupMember[];
-}
-
-export interface ListedGroup {
-  groupId: string;
-  protocolType: string;
-  groupState: string;
-  /** ListGroups v5: `classic` or `consumer` (KIP-848). */
-  groupType?: string;
-}
-
-export interface OffsetDeleteRequest {
-  groupId: string;
-  topics: { name: string; partitions: { partitionIndex: number }[] }[];
-}
-
-export interface OffsetDeleteResponse {
-  errorCode: number;
-  topics: { name: string; partitions: { partitionIndex: number; errorCode: number }[] }[];
-}
+export type OffsetDeleteRequest = RequestOf<typeof OffsetDelete>;
+export type OffsetDeleteResponse = Answer<ResponseOf<typeof OffsetDelete>>;
 
 export interface CommittedOffsetView {
   topic: string;

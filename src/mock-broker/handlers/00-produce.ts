@@ -31,7 +31,7 @@ import { Produce } from '../../protocol/messages/data';
 import type { PartitionLog } from '../partition-log';
 import { producerState } from '../transactions/producer-state';
 import { LeaderHints } from './leader-hint';
-import { Body, Handler, HandlerContext, leaderLog } from './types';
+import { Body, defineHandler, HandlerContext, leaderLog } from './types';
 
 type Batch = { header: BatchHeader; bytes: Buffer };
 type Answer = Record<string, unknown>;
@@ -129,14 +129,13 @@ async function validateCompressed(slots: Slot[], maxBytes: number): Promise<void
   }
 }
 
-export const produceHandler: Handler = {
-  schema: Produce,
+export const produceHandler = defineHandler(Produce, {
   minVersion: 0,
   maxVersion: 11,
   handle(req, ctx) {
     const acks: number = req.acks;
-    const keepFrame = recordsAreMostOfTheFrame(req.topicData as Body[]);
-    const topics = (req.topicData as Body[]).map((t) => ({ name: t.name as string, slots: (t.partitionData as Body[]).map((p) => prepare(t, p, acks, ctx)) }));
+    const keepFrame = recordsAreMostOfTheFrame(req.topicData);
+    const topics = req.topicData.map((t) => ({ name: t.name, slots: t.partitionData.map((p) => prepare(t, p, acks, ctx)) }));
     const finish = (): Body | null => {
       const now = Date.now();
       const hints = new LeaderHints(ctx.cluster);
@@ -167,7 +166,7 @@ export const produceHandler: Handler = {
       return finish();
     });
   },
-};
+});
 
 /** v10+ (KIP-951): a NOT_LEADER_OR_FOLLOWER answer names the partition's current leader. */
 function withLeaderHint(answer: Answer, topic: string, hints: LeaderHints, version: number): Answer {
@@ -185,7 +184,7 @@ function recordsAreMostOfTheFrame(topics: Body[]): boolean {
   let backing: ArrayBufferLike | null = null;
   let total = 0;
   for (const t of topics) {
-    for (const p of t.partitionData as Body[]) {
+    for (const p of t.partitionData) {
       const r = p.records as Buffer | null;
       if (!r || r.length === 0) continue;
       if (backing === null) backing = r.buffer;

@@ -34,7 +34,7 @@ import { PartitionLog } from '../partition-log';
 import { lastStableOffset, producerState } from '../transactions/producer-state';
 import { FetchSession, sessionKey } from '../fetch-sessions';
 import { LeaderHints } from './leader-hint';
-import { Body, Handler, HandlerContext } from './types';
+import { Body, defineHandler, HandlerContext } from './types';
 
 interface Built { body: Body; bytes: number; error: boolean; logs: PartitionLog[] }
 
@@ -130,8 +130,7 @@ function waitForData(logs: PartitionLog[], ms: number, signal: AbortSignal): Pro
   });
 }
 
-export const fetchHandler: Handler = {
-  schema: Fetch,
+export const fetchHandler = defineHandler(Fetch, {
   minVersion: 0,
   maxVersion: 17,
   async handle(req, ctx) {
@@ -148,7 +147,7 @@ export const fetchHandler: Handler = {
     }
     return plan.session ? reportToSession(built.body, plan.session, plan.incremental) : built.body;
   },
-};
+});
 
 /** The request's topics with names resolved (v13+ name topics by id; an unknown id keeps a null name). */
 function requestedTopics(req: Body, ctx: HandlerContext): Body[] {

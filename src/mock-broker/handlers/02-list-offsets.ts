@@ -15,7 +15,7 @@ import { ErrorCode } from '../../protocol/error-codes';
 import { ListOffsets } from '../../protocol/messages/data';
 import { PartitionLog, StoredBatch } from '../partition-log';
 import { lastStableOffset } from '../transactions/producer-state';
-import { Body, Handler } from './types';
+import { Body, defineHandler } from './types';
 
 export const EARLIEST = -2n;
 export const LATEST = -1n;
@@ -56,14 +56,13 @@ export function offsetForTimestamp(log: PartitionLog, timestamp: bigint, maxDeco
   return null;
 }
 
-export const listOffsetsHandler: Handler = {
-  schema: ListOffsets,
+export const listOffsetsHandler = defineHandler(ListOffsets, {
   minVersion: 0,
   maxVersion: 10,
   handle(req, ctx) {
-    const topics = (req.topics as Body[]).map((t) => ({
+    const topics = req.topics.map((t) => ({
       name: t.name,
-      partitions: (t.partitions as Body[]).map((p) => {
+      partitions: t.partitions.map((p) => {
         const base = { partitionIndex: p.partitionIndex, errorCode: 0, oldStyleOffsets: [] as bigint[], timestamp: -1n, offset: -1n, leaderEpoch: -1 };
         const log = ctx.cluster.partition(t.name, p.partitionIndex);
         if (!log) return { ...base, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
@@ -83,4 +82,4 @@ export const listOffsetsHandler: Handler = {
     }));
     return { throttleTimeMs: 0, topics };
   },
-};
+});

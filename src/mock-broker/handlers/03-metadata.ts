@@ -12,7 +12,7 @@
 import { TopicError, Topic, validateTopicName } from '../cluster';
 import { ErrorCode } from '../../protocol/error-codes';
 import { Metadata } from '../../protocol/messages/data';
-import { Body, Handler, HandlerContext } from './types';
+import { Body, defineHandler, HandlerContext } from './types';
 
 const ZERO_UUID = '0'.repeat(32);
 
@@ -36,8 +36,7 @@ function describeTopic(topic: Topic, ctx: HandlerContext): Body {
   };
 }
 
-export const metadataHandler: Handler = {
-  schema: Metadata,
+export const metadataHandler = defineHandler(Metadata, {
   minVersion: 0,
   maxVersion: 12,
   handle(req, ctx) {
@@ -85,4 +84,4 @@ export const metadataHandler: Handler = {
       clusterAuthorizedOperations: -2147483648,
     };
   },
-};
+});

@@ -11,19 +11,18 @@
 import { ErrorCode } from '../../protocol/error-codes';
 import { OffsetCommit } from '../../protocol/messages/group';
 import { isCoordinator, requestContext } from './group-common';
-import { Body, Handler } from './types';
+import { Body, defineHandler } from './types';
 
-export const offsetCommitHandler: Handler = {
-  schema: OffsetCommit,
+export const offsetCommitHandler = defineHandler(OffsetCommit, {
   minVersion: 0,
   maxVersion: 9,
   handle(req, ctx) {
     if (!isCoordinator(ctx, req.groupId)) {
-      const topics = (req.topics as Body[]).map((t) => ({ name: t.name, partitions: (t.partitions as Body[]).map((p) => ({ partitionIndex: p.partitionIndex, errorCode: ErrorCode.NOT_COORDINATOR })) }));
+      const topics = req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: ErrorCode.NOT_COORDINATOR })) }));
       return { throttleTimeMs: 0, topics };
     }
     const generationId = ctx.version === 0 ? -1 : req.generationId;
-    const res = ctx.cluster.groups.commitOffsets({ ...req, generationId, groupInstanceId: req.groupInstanceId ?? null } as never, requestContext(ctx));
+    const res = ctx.cluster.groups.commitOffsets({ ...req, generationId }, requestContext(ctx));
     return { throttleTimeMs: 0, ...res };
   },
-};
+});

@@ -12,7 +12,7 @@
 import { ErrorCode } from '../../protocol/error-codes';
 import { OffsetFetch } from '../../protocol/messages/group';
 import { isCoordinator, requestContext } from './group-common';
-import { Body, Handler, HandlerContext } from './types';
+import { Body, defineHandler, HandlerContext } from './types';
 
 /** v8+: one entry of `groups`. */
 function fetchGroup(g: Body, ctx: HandlerContext): Body {
@@ -24,18 +24,17 @@ function fetchGroup(g: Body, ctx: HandlerContext): Body {
   return { groupId: g.groupId, topics: res.topics, errorCode: res.errorCode };
 }
 
-export const offsetFetchHandler: Handler = {
-  schema: OffsetFetch,
+export const offsetFetchHandler = defineHandler(OffsetFetch, {
   minVersion: 1,
   maxVersion: 9,
   handle(req, ctx) {
     if (ctx.version >= 8) return { throttleTimeMs: 0, groups: (req.groups as Body[]).map((g) => fetchGroup(g, ctx)) };
     if (!isCoordinator(ctx, req.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_COORDINATOR, topics: [] };
-    const res = ctx.cluster.groups.fetchOffsets({ groupId: req.groupId, topics: req.topics } as never, requestContext(ctx));
+    const res = ctx.cluster.groups.fetchOffsets({ groupId: req.groupId, topics: req.topics }, requestContext(ctx));
     // v1 has no top-level error: carry a group-level error on every partition instead.
     if (ctx.version < 2 && res.errorCode !== 0) {
       return { topics: res.topics.map((t) => ({ ...t, partitions: t.partitions.map((p) => ({ ...p, errorCode: res.errorCode })) })) };
     }
     return { throttleTimeMs: 0, ...res };
   },
-};
+});

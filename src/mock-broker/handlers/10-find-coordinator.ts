@@ -9,7 +9,7 @@
  */
 import { ErrorCode } from '../../protocol/error-codes';
 import { FindCoordinator } from '../../protocol/messages/group';
-import { Handler, HandlerContext } from './types';
+import { defineHandler, HandlerContext } from './types';
 
 interface Coordinator { key: string; nodeId: number; host: string; port: number; errorCode: number; errorMessage: string | null }
 
@@ -27,8 +27,7 @@ function find(key: string, keyType: number, ctx: HandlerContext): Coordinator {
   return { key, nodeId, host: broker.host, port: broker.port, errorCode: 0, errorMessage: null };
 }
 
-export const findCoordinatorHandler: Handler = {
-  schema: FindCoordinator,
+export const findCoordinatorHandler = defineHandler(FindCoordinator, {
   minVersion: 0,
   maxVersion: 6,
   handle(req, ctx) {
@@ -38,4 +37,4 @@ export const findCoordinatorHandler: Handler = {
     const { key: _key, ...one } = find(req.key, req.keyType, ctx);
     return { throttleTimeMs: 0, ...one };
   },
-};
+});

@@ -10,10 +10,9 @@
 import { ErrorCode } from '../../protocol/error-codes';
 import { JoinGroup } from '../../protocol/messages/group';
 import { isCoordinator, requestContext } from './group-common';
-import { Handler } from './types';
+import { defineHandler } from './types';
 
-export const joinGroupHandler: Handler = {
-  schema: JoinGroup,
+export const joinGroupHandler = defineHandler(JoinGroup, {
   minVersion: 0,
   maxVersion: 9,
   async handle(req, ctx) {
@@ -25,7 +24,7 @@ export const joinGroupHandler: Handler = {
       };
     }
     const rebalanceTimeoutMs = ctx.version === 0 ? req.sessionTimeoutMs : req.rebalanceTimeoutMs;
-    const res = await ctx.cluster.groups.joinGroup({ ...req, rebalanceTimeoutMs, groupInstanceId: req.groupInstanceId ?? null } as never, requestContext(ctx));
+    const res = await ctx.cluster.groups.joinGroup({ ...req, rebalanceTimeoutMs }, requestContext(ctx));
     return { throttleTimeMs: 0, ...res, protocolName: ctx.version >= 7 ? res.protocolName : res.protocolName ?? '' };
   },
-};
+});

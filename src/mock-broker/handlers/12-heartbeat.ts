@@ -2,15 +2,14 @@
 import { ErrorCode } from '../../protocol/error-codes';
 import { Heartbeat } from '../../protocol/messages/group';
 import { isCoordinator, requestContext } from './group-common';
-import { Handler } from './types';
+import { defineHandler } from './types';
 
-export const heartbeatHandler: Handler = {
-  schema: Heartbeat,
+export const heartbeatHandler = defineHandler(Heartbeat, {
   minVersion: 0,
   maxVersion: 4,
   handle(req, ctx) {
     if (!isCoordinator(ctx, req.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_COORDINATOR };
-    const res = ctx.cluster.groups.heartbeat({ ...req, groupInstanceId: req.groupInstanceId ?? null } as never, requestContext(ctx));
+    const res = ctx.cluster.groups.heartbeat(req, requestContext(ctx));
     return { throttleTimeMs: 0, ...res };
   },
-};
+});

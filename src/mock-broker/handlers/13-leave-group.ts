@@ -6,18 +6,17 @@
 import { ErrorCode } from '../../protocol/error-codes';
 import { LeaveGroup } from '../../protocol/messages/group';
 import { isCoordinator, requestContext } from './group-common';
-import { Handler } from './types';
+import { defineHandler } from './types';
 
-export const leaveGroupHandler: Handler = {
-  schema: LeaveGroup,
+export const leaveGroupHandler = defineHandler(LeaveGroup, {
   minVersion: 0,
   maxVersion: 5,
   handle(req, ctx) {
     if (!isCoordinator(ctx, req.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_COORDINATOR, members: [] };
     const members = ctx.version >= 3 ? req.members : [{ memberId: req.memberId, groupInstanceId: null }];
-    const res = ctx.cluster.groups.leaveGroup({ groupId: req.groupId, members } as never, requestContext(ctx));
+    const res = ctx.cluster.groups.leaveGroup({ groupId: req.groupId, members }, requestContext(ctx));
     // v0-v2 have no per-member results: a single member's error is the top-level error.
     const errorCode = ctx.version < 3 && res.errorCode === 0 && res.members.length === 1 ? res.members[0].errorCode : res.errorCode;
     return { throttleTimeMs: 0, errorCode, members: res.members };
   },
-};
+});

@@ -7,15 +7,14 @@
 import { ErrorCode } from '../../protocol/error-codes';
 import { SyncGroup } from '../../protocol/messages/group';
 import { isCoordinator, requestContext } from './group-common';
-import { Handler } from './types';
+import { defineHandler } from './types';
 
-export const syncGroupHandler: Handler = {
-  schema: SyncGroup,
+export const syncGroupHandler = defineHandler(SyncGroup, {
   minVersion: 0,
   maxVersion: 5,
   async handle(req, ctx) {
     if (!isCoordinator(ctx, req.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_COORDINATOR, assignment: Buffer.alloc(0) };
-    const res = await ctx.cluster.groups.syncGroup({ ...req, groupInstanceId: req.groupInstanceId ?? null } as never, requestContext(ctx));
+    const res = await ctx.cluster.groups.syncGroup(req, requestContext(ctx));
     return { throttleTimeMs: 0, ...res };
   },
-};
+});

@@ -9,20 +9,19 @@
 import { ErrorCode } from '../../protocol/error-codes';
 import { DescribeGroups } from '../../protocol/messages/admin';
 import { isCoordinator } from './group-common';
-import { Handler } from './types';
+import { defineHandler } from './types';
 
 /** AclOperation codes: READ 3, DELETE 6, DESCRIBE 8 (what a group resource supports). */
 export const GROUP_AUTHORIZED_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8);
 /** authorizedOperations when they were not asked for (Kafka's Integer.MIN_VALUE). */
 export const NOT_REQUESTED = -2147483648;
 
-export const describeGroupsHandler: Handler = {
-  schema: DescribeGroups,
+export const describeGroupsHandler = defineHandler(DescribeGroups, {
   minVersion: 0,
   maxVersion: 5,
   handle(req, ctx) {
     const ops = req.includeAuthorizedOperations ? GROUP_AUTHORIZED_OPERATIONS : NOT_REQUESTED;
-    const groups = (req.groups as string[]).map((groupId) => {
+    const groups = req.groups.map((groupId) => {
       if (!isCoordinator(ctx, groupId)) {
         return { errorCode: ErrorCode.NOT_COORDINATOR, groupId, groupState: '', protocolType: '', protocolData: '', members: [], authorizedOperations: NOT_REQUESTED };
       }
@@ -31,4 +30,4 @@ export const describeGroupsHandler: Handler = {
     });
     return { throttleTimeMs: 0, groups };
   },
-};
+});

@@ -7,18 +7,17 @@
  * so an admin client asks every broker and merges the answers.
  */
 import { ListGroups } from '../../protocol/messages/admin';
-import { Handler } from './types';
+import { defineHandler } from './types';
 
-export const listGroupsHandler: Handler = {
-  schema: ListGroups,
+export const listGroupsHandler = defineHandler(ListGroups, {
   minVersion: 0,
   maxVersion: 5,
   handle(req, ctx) {
     const { cluster } = ctx;
     if (cluster.down.has(ctx.nodeId)) return { throttleTimeMs: 0, errorCode: 0, groups: [] };
     const groups = cluster.groups
-      .listGroups(ctx.version >= 4 ? (req.statesFilter as string[]) : [], ctx.version >= 5 ? (req.typesFilter as string[]) : [])
+      .listGroups(ctx.version >= 4 ? req.statesFilter : [], ctx.version >= 5 ? req.typesFilter : [])
       .filter((g) => cluster.coordinatorFor(g.groupId) === ctx.nodeId);
     return { throttleTimeMs: 0, errorCode: 0, groups };
   },
-};
+});

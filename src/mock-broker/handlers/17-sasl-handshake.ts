@@ -10,10 +10,9 @@
 import { ErrorCode } from '../../protocol/error-codes';
 import { SaslHandshake } from '../../protocol/messages/admin';
 import { SASL_MECHANISMS, saslSession } from './sasl';
-import { Handler } from './types';
+import { defineHandler } from './types';
 
-export const saslHandshakeHandler: Handler = {
-  schema: SaslHandshake,
+export const saslHandshakeHandler = defineHandler(SaslHandshake, {
   minVersion: 0,
   maxVersion: 1,
   handle(req, ctx) {
@@ -24,4 +23,4 @@ export const saslHandshakeHandler: Handler = {
     session.mechanism = req.mechanism;
     return { errorCode: 0, mechanisms };
   },
-};
+});

@@ -6,11 +6,10 @@
  * v0 response carrying UNSUPPORTED_VERSION and the ranges (see connection.ts).
  */
 import { ApiVersions } from '../../protocol/messages/data';
-import { Handler } from './types';
+import { defineHandler, Handler } from './types';
 
-export function apiVersionsHandler(registry: () => ReadonlyMap<number, Handler>): Handler {
-  return {
-    schema: ApiVersions,
+export function apiVersionsHandler(registry: () => ReadonlyMap<number, Handler>): Handler<typeof ApiVersions> {
+  return defineHandler(ApiVersions, {
     minVersion: 0,
     maxVersion: 4,
     handle() {
@@ -19,5 +18,5 @@ export function apiVersionsHandler(registry: () => ReadonlyMap<number, Handler>)
         .sort((a, b) => a.apiKey - b.apiKey);
       return { errorCode: 0, apiKeys, throttleTimeMs: 0 };
     },
-  };
+  });
 }

@@ -13,17 +13,16 @@ import { ErrorCode } from '../../protocol/error-codes';
 import { CreateTopics } from '../../protocol/messages/admin';
 import { MAX_PARTITIONS_PER_TOPIC } from './37-create-partitions';
 import { topicEntries } from './32-describe-configs';
-import { Body, Handler } from './types';
+import { Body, defineHandler } from './types';
 
 const ZERO_UUID = '0'.repeat(32);
 
-export const createTopicsHandler: Handler = {
-  schema: CreateTopics,
+export const createTopicsHandler = defineHandler(CreateTopics, {
   minVersion: 0,
   maxVersion: 7,
   handle(req, ctx) {
     const seen = new Set<string>();
-    const topics = (req.topics as Body[]).map((t) => {
+    const topics = req.topics.map((t) => {
       if (seen.has(t.name)) return { name: t.name, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `topic '${t.name}' appears twice in the request` };
       seen.add(t.name);
       if (t.assignments.length > 0) return { name: t.name, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'manual replica assignment is not supported by the mock cluster' };
@@ -51,4 +50,4 @@ export const createTopicsHandler: Handler = {
     });
     return { throttleTimeMs: 0, topics };
   },
-};
+});

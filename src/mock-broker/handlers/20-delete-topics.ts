@@ -10,7 +10,7 @@
 import { ErrorCode } from '../../protocol/error-codes';
 import { DeleteTopics } from '../../protocol/messages/admin';
 import type { ClusterState } from '../cluster';
-import { Body, Handler } from './types';
+import { Body, defineHandler } from './types';
 
 const ZERO_UUID = '0'.repeat(32);
 
@@ -28,13 +28,11 @@ function deleteOne(cluster: ClusterState, w: Wanted, repeated: boolean): Result 
     return byId ? fail(ErrorCode.UNKNOWN_TOPIC_ID, 'This server does not host this topic ID.')
       : fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 'This server does not host this topic-partition.');
   }
-  cluster.topics.delete(topic.name);
-  cluster.events.record('topic-deleted', { topic: topic.name, partitions: topic.partitions.length });
+  cluster.deleteTopic(topic.name);
   return { name: topic.name, topicId: topic.topicId, errorCode: 0, errorMessage: null };
 }
 
-export const deleteTopicsHandler: Handler = {
-  schema: DeleteTopics,
+export const deleteTopicsHandler = defineHandler(DeleteTopics, {
   minVersion: 0,
   maxVersion: 6,
   handle(req, ctx) {
@@ -47,4 +45,4 @@ export const deleteTopicsHandler: Handler = {
     const responses = wanted.map((w) => deleteOne(ctx.cluster, w, (count.get(keyOf(w)) ?? 0) > 1));
     return { throttleTimeMs: 0, responses };
   },
-};
+});

@@ -8,19 +8,18 @@
  */
 import { ErrorCode } from '../../protocol/error-codes';
 import { DeleteRecords } from '../../protocol/messages/admin';
-import { Body, Handler, leaderLog } from './types';
+import { Body, defineHandler, leaderLog } from './types';
 
 export const HIGH_WATERMARK = -1n;
 
-export const deleteRecordsHandler: Handler = {
-  schema: DeleteRecords,
+export const deleteRecordsHandler = defineHandler(DeleteRecords, {
   minVersion: 0,
   maxVersion: 2,
   handle(req, ctx) {
     const { cluster } = ctx;
-    const topics = (req.topics as Body[]).map((t) => ({
+    const topics = req.topics.map((t) => ({
       name: t.name,
-      partitions: (t.partitions as Body[]).map((p) => {
+      partitions: t.partitions.map((p) => {
         const fail = (errorCode: number) => ({ partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode });
         const log = leaderLog(ctx, t.name, p.partitionIndex);
         if (typeof log === 'number') return fail(log);
@@ -37,4 +36,4 @@ export const deleteRecordsHandler: Handler = {
     }));
     return { throttleTimeMs: 0, topics };
   },
-};
+});

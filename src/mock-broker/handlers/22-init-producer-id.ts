@@ -13,10 +13,9 @@
 import { ErrorCode } from '../../protocol/error-codes';
 import { InitProducerId } from '../../protocol/messages/transactions';
 import { isCoordinator } from './group-common';
-import { Handler } from './types';
+import { defineHandler } from './types';
 
-export const initProducerIdHandler: Handler = {
-  schema: InitProducerId,
+export const initProducerIdHandler = defineHandler(InitProducerId, {
   minVersion: 0,
   maxVersion: 5,
   handle(req, ctx) {
@@ -31,4 +30,4 @@ export const initProducerIdHandler: Handler = {
     const errorCode = res.errorCode === ErrorCode.PRODUCER_FENCED && ctx.version < 4 ? ErrorCode.INVALID_PRODUCER_EPOCH : res.errorCode;
     return { throttleTimeMs: 0, errorCode, producerId: res.producerId, producerEpoch: res.producerEpoch };
   },
-};
+});

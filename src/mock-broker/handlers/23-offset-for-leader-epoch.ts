@@ -8,16 +8,15 @@
  */
 import { ErrorCode } from '../../protocol/error-codes';
 import { OffsetForLeaderEpoch } from '../../protocol/messages/cluster-admin';
-import { Body, Handler, leaderLog } from './types';
+import { Body, defineHandler, leaderLog } from './types';
 
-export const offsetForLeaderEpochHandler: Handler = {
-  schema: OffsetForLeaderEpoch,
+export const offsetForLeaderEpochHandler = defineHandler(OffsetForLeaderEpoch, {
   minVersion: 0,
   maxVersion: 4,
   handle(req, ctx) {
-    const topics = (req.topics as Body[]).map((t) => ({
+    const topics = req.topics.map((t) => ({
       topic: t.topic,
-      partitions: (t.partitions as Body[]).map((p) => {
+      partitions: t.partitions.map((p) => {
         const answer = (errorCode: number, leaderEpoch = -1, endOffset = -1) =>
           ({ errorCode, partition: p.partition, leaderEpoch, endOffset: BigInt(endOffset) });
         const log = leaderLog(ctx, t.topic, p.partition);
@@ -30,4 +29,4 @@ export const offsetForLeaderEpochHandler: Handler = {
     }));
     return { throttleTimeMs: 0, topics };
   },
-};
+});

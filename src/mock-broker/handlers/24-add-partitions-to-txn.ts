@@ -15,7 +15,7 @@
 import { ErrorCode } from '../../protocol/error-codes';
 import { AddPartitionsToTxn } from '../../protocol/messages/transactions';
 import { isCoordinator } from './group-common';
-import { Body, Handler, HandlerContext } from './types';
+import { Body, defineHandler, HandlerContext } from './types';
 
 /** OPERATION_NOT_ATTEMPTED (55): the request failed because of another partition. */
 export const OPERATION_NOT_ATTEMPTED = 55;
@@ -48,8 +48,7 @@ function results(txn: Txn, version: number, ctx: HandlerContext): Body[] {
   return answer(() => errorCode);
 }
 
-export const addPartitionsToTxnHandler: Handler = {
-  schema: AddPartitionsToTxn,
+export const addPartitionsToTxnHandler = defineHandler(AddPartitionsToTxn, {
   minVersion: 0,
   maxVersion: 5,
   handle(req, ctx) {
@@ -62,4 +61,4 @@ export const addPartitionsToTxnHandler: Handler = {
       .map((txn) => ({ transactionalId: txn.transactionalId, topicResults: results(txn, ctx.version, ctx) }));
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, resultsByTransaction };
   },
-};
+});

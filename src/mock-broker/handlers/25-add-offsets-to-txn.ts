@@ -10,10 +10,9 @@
 import { ErrorCode } from '../../protocol/error-codes';
 import { AddOffsetsToTxn } from '../../protocol/messages/transactions';
 import { isCoordinator } from './group-common';
-import { Handler } from './types';
+import { defineHandler } from './types';
 
-export const addOffsetsToTxnHandler: Handler = {
-  schema: AddOffsetsToTxn,
+export const addOffsetsToTxnHandler = defineHandler(AddOffsetsToTxn, {
   minVersion: 0,
   maxVersion: 4,
   handle(req, ctx) {
@@ -23,4 +22,4 @@ export const addOffsetsToTxnHandler: Handler = {
     const code = ctx.cluster.transactions.addOffsets(req.transactionalId, req.producerId, req.producerEpoch, req.groupId);
     return { throttleTimeMs: 0, errorCode: code === ErrorCode.PRODUCER_FENCED && ctx.version < 2 ? ErrorCode.INVALID_PRODUCER_EPOCH : code };
   },
-};
+});

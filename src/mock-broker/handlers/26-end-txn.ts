@@ -13,10 +13,9 @@
 import { ErrorCode } from '../../protocol/error-codes';
 import { EndTxn } from '../../protocol/messages/transactions';
 import { isCoordinator } from './group-common';
-import { Handler } from './types';
+import { defineHandler } from './types';
 
-export const endTxnHandler: Handler = {
-  schema: EndTxn,
+export const endTxnHandler = defineHandler(EndTxn, {
   minVersion: 0,
   maxVersion: 4,
   handle(req, ctx) {
@@ -25,4 +24,4 @@ export const endTxnHandler: Handler = {
     const code = ctx.cluster.transactions.endTxn(req.transactionalId, req.producerId, req.producerEpoch, req.committed);
     return { throttleTimeMs: 0, errorCode: code === ErrorCode.PRODUCER_FENCED && ctx.version < 2 ? ErrorCode.INVALID_PRODUCER_EPOCH : code };
   },
-};
+});

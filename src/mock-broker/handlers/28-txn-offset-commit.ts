@@ -13,29 +13,28 @@
 import { ErrorCode } from '../../protocol/error-codes';
 import { TxnOffsetCommit } from '../../protocol/messages/transactions';
 import { isCoordinator } from './group-common';
-import { Body, Handler } from './types';
+import { Body, defineHandler } from './types';
 
-export const txnOffsetCommitHandler: Handler = {
-  schema: TxnOffsetCommit,
+export const txnOffsetCommitHandler = defineHandler(TxnOffsetCommit, {
   minVersion: 0,
   maxVersion: 4,
   handle(req, ctx) {
     const { cluster } = ctx;
-    const topics = req.topics as Body[];
+    const topics = req.topics;
     const answerAll = (errorCode: number) => ({
       throttleTimeMs: 0,
-      topics: topics.map((t) => ({ name: t.name, partitions: (t.partitions as Body[]).map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) })),
+      topics: topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) })),
     });
     if (!isCoordinator(ctx, req.groupId)) return answerAll(ErrorCode.NOT_COORDINATOR);
     const txnError = cluster.transactions.verifyOffsetCommit(req.transactionalId, req.producerId, req.producerEpoch, req.groupId);
     if (txnError !== ErrorCode.NONE) return answerAll(txnError);
     const exists = (topic: string, partition: number) => cluster.partition(topic, partition) !== undefined;
     const known = topics
-      .map((t) => ({ ...t, partitions: (t.partitions as Body[]).filter((p) => exists(t.name, p.partitionIndex)) }))
+      .map((t) => ({ ...t, partitions: t.partitions.filter((p) => exists(t.name, p.partitionIndex)) }))
       .filter((t) => t.partitions.length > 0);
     const res = known.length === 0 ? { topics: [] } : cluster.groups.txnCommitOffsets({
       groupId: req.groupId, producerId: req.producerId, generationId: req.generationId, memberId: req.memberId,
-      groupInstanceId: req.groupInstanceId ?? null, topics: known as never,
+      groupInstanceId: req.groupInstanceId, topics: known,
     });
     const codes = new Map<string, number>();
     for (const t of res.topics) for (const p of t.partitions) codes.set(`${t.name}\0${p.partitionIndex}`, p.errorCode);
@@ -43,11 +42,11 @@ export const txnOffsetCommitHandler: Handler = {
       throttleTimeMs: 0,
       topics: topics.map((t) => ({
         name: t.name,
-        partitions: (t.partitions as Body[]).map((p) => ({
+        partitions: t.partitions.map((p) => ({
           partitionIndex: p.partitionIndex,
           errorCode: codes.get(`${t.name}\0${p.partitionIndex}`) ?? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
         })),
       })),
     };
   },
-};
+});

@@ -6,7 +6,7 @@
 import { AclFilter, AclBinding } from '../acls';
 import { ErrorCode } from '../../protocol/error-codes';
 import { DescribeAcls } from '../../protocol/messages/cluster-admin';
-import { Body, Handler } from './types';
+import { Body, defineHandler } from './types';
 
 /** The filter fields of DescribeAcls and of each DeleteAcls filter, as an {@link AclFilter}. */
 export function filterOf(b: Body): AclFilter {
@@ -21,8 +21,7 @@ export function isUnknownFilter(f: AclFilter): boolean {
   return f.resourceType === 0 || f.patternType === 0 || f.operation === 0 || f.permissionType === 0;
 }
 
-export const describeAclsHandler: Handler = {
-  schema: DescribeAcls,
+export const describeAclsHandler = defineHandler(DescribeAcls, {
   minVersion: 0,
   maxVersion: 3,
   handle(req, ctx) {
@@ -38,4 +37,4 @@ export const describeAclsHandler: Handler = {
     }
     return { ...base, resources: [...byResource.values()] };
   },
-};
+});

@@ -7,14 +7,13 @@
 import { InvalidAclError } from '../acls';
 import { ErrorCode } from '../../protocol/error-codes';
 import { CreateAcls } from '../../protocol/messages/cluster-admin';
-import { Body, Handler } from './types';
+import { Body, defineHandler } from './types';
 
-export const createAclsHandler: Handler = {
-  schema: CreateAcls,
+export const createAclsHandler = defineHandler(CreateAcls, {
   minVersion: 0,
   maxVersion: 3,
   handle(req, ctx) {
-    const results = (req.creations as Body[]).map((c) => {
+    const results = req.creations.map((c) => {
       try {
         ctx.cluster.acls.add({
           resourceType: c.resourceType, resourceName: c.resourceName, patternType: c.resourcePatternType,
@@ -29,4 +28,4 @@ export const createAclsHandler: Handler = {
     });
     return { throttleTimeMs: 0, results };
   },
-};
+});

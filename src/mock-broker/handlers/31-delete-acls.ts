@@ -6,14 +6,13 @@
 import { ErrorCode } from '../../protocol/error-codes';
 import { DeleteAcls } from '../../protocol/messages/cluster-admin';
 import { filterOf, isUnknownFilter } from './29-describe-acls';
-import { Body, Handler } from './types';
+import { Body, defineHandler } from './types';
 
-export const deleteAclsHandler: Handler = {
-  schema: DeleteAcls,
+export const deleteAclsHandler = defineHandler(DeleteAcls, {
   minVersion: 0,
   maxVersion: 3,
   handle(req, ctx) {
-    const filterResults = (req.filters as Body[]).map((raw) => {
+    const filterResults = req.filters.map((raw) => {
       const filter = filterOf(raw);
       if (isUnknownFilter(filter)) return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'The filter has an UNKNOWN element', matchingAcls: [] };
       const matchingAcls = ctx.cluster.acls.remove(filter).map((b) => ({ errorCode: 0, errorMessage: null, ...b }));
@@ -21,4 +20,4 @@ export const deleteAclsHandler: Handler = {
     });
     return { throttleTimeMs: 0, filterResults };
   },
-};
+});

@@ -12,7 +12,7 @@ import type { ClusterState, Topic } from '../cluster';
 import { ErrorCode } from '../../protocol/error-codes';
 import { DescribeConfigs } from '../../protocol/messages/admin';
 import { BROKER_CONFIGS, ConfigDef, ConfigSource, ConfigType, TOPIC_CONFIGS } from '../config-defaults';
-import { Body, Handler } from './types';
+import { Body, defineHandler, HandlerContext } from './types';
 
 /** DescribeConfigs / AlterConfigs resource type ids (Kafka's ConfigResource.Type). */
 export const ResourceType = { TOPIC: 2, BROKER: 4, BROKER_LOGGER: 8 } as const;
@@ -68,7 +68,7 @@ function brokerEntries(cluster: ClusterState, nodeId: number | null): Entry[] {
   });
 }
 
-function describe(res: Body, ctx: Parameters<Handler['handle']>[1], req: Body): Body {
+function describe(res: Body, ctx: HandlerContext, req: Body): Body {
   const { cluster, version } = ctx;
   const base = {
     errorCode: 0, errorMessage: null as string | null, resourceType: res.resourceType, resourceName: res.resourceName,
@@ -108,11 +108,10 @@ function describe(res: Body, ctx: Parameters<Handler['handle']>[1], req: Body): 
   return { ...base, configs };
 }
 
-export const describeConfigsHandler: Handler = {
-  schema: DescribeConfigs,
+export const describeConfigsHandler = defineHandler(DescribeConfigs, {
   minVersion: 0,
   maxVersion: 4,
   handle(req, ctx) {
-    return { throttleTimeMs: 0, results: (req.resources as Body[]).map((r) => describe(r, ctx, req)) };
+    return { throttleTimeMs: 0, results: req.resources.map((r) => describe(r, ctx, req)) };
   },
-};
+});

@@ -5,18 +5,17 @@
  */
 import { AlterConfigs } from '../../protocol/messages/cluster-admin';
 import { alterResource } from './config-alter';
-import { Body, Handler } from './types';
+import { Body, defineHandler } from './types';
 
-export const alterConfigsHandler: Handler = {
-  schema: AlterConfigs,
+export const alterConfigsHandler = defineHandler(AlterConfigs, {
   minVersion: 0,
   maxVersion: 2,
   handle(req, ctx) {
-    const responses = (req.resources as Body[]).map((res) => alterResource(ctx.cluster, res, req.validateOnly, () => {
+    const responses = req.resources.map((res) => alterResource(ctx.cluster, res, req.validateOnly, () => {
       const next = new Map<string, string>();
-      for (const c of res.configs as Body[]) if (c.value !== null) next.set(c.name, c.value);
+      for (const c of res.configs) if (c.value !== null) next.set(c.name, c.value);
       return next;
     }));
     return { throttleTimeMs: 0, responses };
   },
-};
+});

@@ -7,15 +7,14 @@
  * usableBytes are -1 (unknown).
  */
 import { DescribeLogDirs } from '../../protocol/messages/cluster-admin';
-import { Body, Handler } from './types';
+import { Body, defineHandler } from './types';
 
-export const describeLogDirsHandler: Handler = {
-  schema: DescribeLogDirs,
+export const describeLogDirsHandler = defineHandler(DescribeLogDirs, {
   minVersion: 0,
   maxVersion: 4,
   handle(req, ctx) {
     const { cluster, nodeId } = ctx;
-    const wanted = req.topics === null ? null : new Map((req.topics as Body[]).map((t) => [t.topic as string, new Set(t.partitions as number[])]));
+    const wanted = req.topics === null ? null : new Map(req.topics.map((t) => [t.topic, new Set(t.partitions)]));
     const topics: Body[] = [];
     for (const topic of cluster.topics.values()) {
       const only = wanted === null ? undefined : wanted.get(topic.name);
@@ -30,4 +29,4 @@ export const describeLogDirsHandler: Handler = {
       results: [{ errorCode: 0, logDir: `/mock-kafka/broker-${nodeId}`, topics, totalBytes: -1n, usableBytes: -1n }],
     };
   },
-};
+});

@@ -8,12 +8,11 @@
 import { ErrorCode } from '../../protocol/error-codes';
 import { SaslAuthenticate } from '../../protocol/messages/admin';
 import { parsePlain, saslSession, saslUsers } from './sasl';
-import { Handler } from './types';
+import { defineHandler } from './types';
 
 const SASL_AUTHENTICATION_FAILED = 58;
 
-export const saslAuthenticateHandler: Handler = {
-  schema: SaslAuthenticate,
+export const saslAuthenticateHandler = defineHandler(SaslAuthenticate, {
   minVersion: 0,
   maxVersion: 2,
   handle(req, ctx) {
@@ -32,4 +31,4 @@ export const saslAuthenticateHandler: Handler = {
     session.user = plain.user;
     return reply(0, null);
   },
-};
+});

@@ -9,10 +9,9 @@
  */
 import { MAX_CLUSTER_PARTITIONS } from '../cluster';
 import type { ClusterState, Topic } from '../cluster';
-import { PartitionLog } from '../partition-log';
 import { ErrorCode } from '../../protocol/error-codes';
 import { CreatePartitions } from '../../protocol/messages/admin';
-import { Body, Handler } from './types';
+import { Body, defineHandler } from './types';
 
 const INVALID_REPLICA_ASSIGNMENT = 39;
 
@@ -62,15 +61,14 @@ function plan(cluster: ClusterState, topic: Topic, count: number, assignments: {
   return out;
 }
 
-export const createPartitionsHandler: Handler = {
-  schema: CreatePartitions,
+export const createPartitionsHandler = defineHandler(CreatePartitions, {
   minVersion: 0,
   maxVersion: 3,
   handle(req, ctx) {
     const { cluster } = ctx;
     const seen = new Map<string, number>();
-    for (const t of req.topics as Body[]) seen.set(t.name, (seen.get(t.name) ?? 0) + 1);
-    const results = (req.topics as Body[]).map((t) => {
+    for (const t of req.topics) seen.set(t.name, (seen.get(t.name) ?? 0) + 1);
+    const results = req.topics.map((t) => {
       const answer = (o: Outcome) => ({ name: t.name, ...o });
       if ((seen.get(t.name) ?? 0) > 1) return answer({ errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Duplicate topic ${t.name} in the request.` });
       const topic = cluster.topics.get(t.name);
@@ -78,13 +76,10 @@ export const createPartitionsHandler: Handler = {
       const replicas = plan(cluster, topic, t.count, t.assignments);
       if (!Array.isArray(replicas)) return answer(replicas);
       if (!req.validateOnly) {
-        const retention = cluster.retentionOf(topic);
-        const from = topic.partitions.length;
-        replicas.forEach((r, i) => topic.partitions.push(new PartitionLog(t.name, from + i, r[0], r, retention)));
-        cluster.events.record('partitions-created', { topic: t.name, from, to: t.count });
+        cluster.addPartitions(topic, replicas);
       }
       return answer({ errorCode: 0, errorMessage: null });
     });
     return { throttleTimeMs: 0, results };
   },
-};
+});

@@ -6,17 +6,16 @@
 import { ErrorCode } from '../../protocol/error-codes';
 import { DeleteGroups } from '../../protocol/messages/admin';
 import { isCoordinator } from './group-common';
-import { Handler } from './types';
+import { defineHandler } from './types';
 
-export const deleteGroupsHandler: Handler = {
-  schema: DeleteGroups,
+export const deleteGroupsHandler = defineHandler(DeleteGroups, {
   minVersion: 0,
   maxVersion: 2,
   handle(req, ctx) {
-    const results = (req.groupsNames as string[]).map((groupId) => {
+    const results = req.groupsNames.map((groupId) => {
       if (!isCoordinator(ctx, groupId)) return { groupId, errorCode: ErrorCode.NOT_COORDINATOR };
       return ctx.cluster.groups.deleteGroups([groupId])[0];
     });
     return { throttleTimeMs: 0, results };
   },
-};
+});

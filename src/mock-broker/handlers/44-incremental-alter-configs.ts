@@ -9,20 +9,19 @@ import { ErrorCode } from '../../protocol/error-codes';
 import { IncrementalAlterConfigs } from '../../protocol/messages/cluster-admin';
 import { ConfigType, topicConfigDef } from '../config-defaults';
 import { alterResource } from './config-alter';
-import { Body, Handler } from './types';
+import { Body, defineHandler } from './types';
 
 /** IncrementalAlterConfigs configOperation ids (Kafka's AlterConfigOp.OpType). */
 export const OpType = { SET: 0, DELETE: 1, APPEND: 2, SUBTRACT: 3 } as const;
 
 
-export const incrementalAlterConfigsHandler: Handler = {
-  schema: IncrementalAlterConfigs,
+export const incrementalAlterConfigsHandler = defineHandler(IncrementalAlterConfigs, {
   minVersion: 0,
   maxVersion: 1,
   handle(req, ctx) {
-    const responses = (req.resources as Body[]).map((res) => alterResource(ctx.cluster, res, req.validateOnly, (current) => {
+    const responses = req.resources.map((res) => alterResource(ctx.cluster, res, req.validateOnly, (current) => {
       const next = new Map(current);
-      for (const c of res.configs as Body[]) {
+      for (const c of res.configs) {
         const op: number = c.configOperation;
         if (op === OpType.SET) {
           if (c.value === null) return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Null value not supported for: ${c.name}` };
@@ -49,4 +48,4 @@ export const incrementalAlterConfigsHandler: Handler = {
     }));
     return { throttleTimeMs: 0, responses };
   },
-};
+});

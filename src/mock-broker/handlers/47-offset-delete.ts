@@ -7,10 +7,9 @@
 import { ErrorCode } from '../../protocol/error-codes';
 import { OffsetDelete } from '../../protocol/messages/admin';
 import { isCoordinator } from './group-common';
-import { Handler } from './types';
+import { defineHandler } from './types';
 
-export const offsetDeleteHandler: Handler = {
-  schema: OffsetDelete,
+export const offsetDeleteHandler = defineHandler(OffsetDelete, {
   minVersion: 0,
   maxVersion: 0,
   handle(req, ctx) {
@@ -18,4 +17,4 @@ export const offsetDeleteHandler: Handler = {
     const res = ctx.cluster.groups.deleteOffsets({ groupId: req.groupId, topics: req.topics });
     return { throttleTimeMs: 0, ...res };
   },
-};
+});

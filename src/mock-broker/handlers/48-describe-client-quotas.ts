@@ -6,7 +6,7 @@
  */
 import { ErrorCode } from '../../protocol/error-codes';
 import { DescribeClientQuotas } from '../../protocol/messages/cluster-admin';
-import { Body, Handler } from './types';
+import { Body, defineHandler } from './types';
 
 const MatchType = { EXACT: 0, DEFAULT: 1, SPECIFIED: 2 } as const;
 
@@ -22,13 +22,12 @@ function invalid(components: Body[]): string | null {
   return null;
 }
 
-export const describeClientQuotasHandler: Handler = {
-  schema: DescribeClientQuotas,
+export const describeClientQuotasHandler = defineHandler(DescribeClientQuotas, {
   minVersion: 0,
   maxVersion: 1,
   handle(req) {
-    const error = invalid(req.components as Body[]);
+    const error = invalid(req.components);
     if (error) return { throttleTimeMs: 0, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: error, entries: null };
     return { throttleTimeMs: 0, errorCode: 0, errorMessage: null, entries: [] };
   },
-};
+});

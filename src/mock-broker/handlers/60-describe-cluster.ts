@@ -7,7 +7,7 @@
 import { ErrorCode } from '../../protocol/error-codes';
 import { DescribeCluster } from '../../protocol/messages/cluster-admin';
 import { AclOperation } from '../acls';
-import { Handler } from './types';
+import { defineHandler } from './types';
 
 const BROKERS = 1;
 /** CLUSTER's operations (Kafka's AclEntry.supportedOperations(CLUSTER)) as a bit field. */
@@ -16,8 +16,7 @@ const CLUSTER_OPERATIONS = [
   AclOperation.IDEMPOTENT_WRITE, AclOperation.ALTER, AclOperation.DESCRIBE,
 ].reduce((bits, op) => bits | (1 << op), 0);
 
-export const describeClusterHandler: Handler = {
-  schema: DescribeCluster,
+export const describeClusterHandler = defineHandler(DescribeCluster, {
   minVersion: 0,
   maxVersion: 1,
   handle(req, ctx) {
@@ -33,4 +32,4 @@ export const describeClusterHandler: Handler = {
       clusterAuthorizedOperations: req.includeClusterAuthorizedOperations ? CLUSTER_OPERATIONS : -2147483648,
     };
   },
-};
+});

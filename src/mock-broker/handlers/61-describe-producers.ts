@@ -7,16 +7,15 @@
  */
 import { DescribeProducers } from '../../protocol/messages/transactions';
 import { producerState } from '../transactions/producer-state';
-import { Body, Handler, leaderLog } from './types';
+import { Body, defineHandler, leaderLog } from './types';
 
-export const describeProducersHandler: Handler = {
-  schema: DescribeProducers,
+export const describeProducersHandler = defineHandler(DescribeProducers, {
   minVersion: 0,
   maxVersion: 0,
   handle(req, ctx) {
-    const topics = (req.topics as Body[]).map((t) => ({
+    const topics = req.topics.map((t) => ({
       name: t.name,
-      partitions: (t.partitionIndexes as number[]).map((partitionIndex) => {
+      partitions: t.partitionIndexes.map((partitionIndex) => {
         const answer = (errorCode: number, errorMessage: string | null = null) =>
           ({ partitionIndex, errorCode, errorMessage, activeProducers: [] as object[] });
         const log = leaderLog(ctx, t.name, partitionIndex);
@@ -30,4 +29,4 @@ export const describeProducersHandler: Handler = {
     }));
     return { throttleTimeMs: 0, topics };
   },
-};
+});

@@ -7,14 +7,13 @@
 import { ErrorCode } from '../../protocol/error-codes';
 import { DescribeTransactions } from '../../protocol/messages/transactions';
 import { isCoordinator } from './group-common';
-import { Handler } from './types';
+import { defineHandler } from './types';
 
-export const describeTransactionsHandler: Handler = {
-  schema: DescribeTransactions,
+export const describeTransactionsHandler = defineHandler(DescribeTransactions, {
   minVersion: 0,
   maxVersion: 0,
   handle(req, ctx) {
-    const transactionStates = (req.transactionalIds as string[]).map((transactionalId) => {
+    const transactionStates = req.transactionalIds.map((transactionalId) => {
       const base = {
         errorCode: 0, transactionalId, transactionState: '', transactionTimeoutMs: 0, transactionStartTimeMs: -1n,
         producerId: -1n, producerEpoch: -1, topics: [] as { topic: string; partitions: number[] }[],
@@ -31,4 +30,4 @@ export const describeTransactionsHandler: Handler = {
     });
     return { throttleTimeMs: 0, transactionStates };
   },
-};
+});

@@ -7,14 +7,13 @@
 import { ListTransactions } from '../../protocol/messages/transactions';
 import { TXN_TRANSITIONS, TxnState } from '../transactions/state-machine';
 import { isCoordinator } from './group-common';
-import { Handler } from './types';
+import { defineHandler } from './types';
 
-export const listTransactionsHandler: Handler = {
-  schema: ListTransactions,
+export const listTransactionsHandler = defineHandler(ListTransactions, {
   minVersion: 0,
   maxVersion: 1,
   handle(req, ctx) {
-    const stateFilters = req.stateFilters as string[];
+    const stateFilters = req.stateFilters;
     const known = new Set(Object.keys(TXN_TRANSITIONS));
     const states = new Set(stateFilters.filter((s) => known.has(s)) as TxnState[]);
     const producerIds = new Set(req.producerIdFilters as bigint[]);
@@ -28,4 +27,4 @@ export const listTransactionsHandler: Handler = {
       .map((t) => ({ transactionalId: t.transactionalId, producerId: t.producerId, transactionState: t.state }));
     return { throttleTimeMs: 0, errorCode: 0, unknownStateFilters: stateFilters.filter((s) => !known.has(s)), transactionStates };
   },
-};
+});

@@ -7,7 +7,7 @@ import type { ClusterState } from '../cluster';
 import type { PartitionLog } from '../partition-log';
 import { ErrorCode } from '../../protocol/error-codes';
 import type { RequestHeader } from '../../protocol/frame';
-import type { MessageSchema } from '../../protocol/schema';
+import type { EncodeInput, MessageSchema, RequestOf, ResponseOf } from '../../protocol/schema';
 
 export type Body = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -48,12 +48,28 @@ export class SerialQueue {
   }
 }
 
-export interface Handler {
-  readonly schema: MessageSchema;
+/** What a handler returns for schema `S`: the response body (fields left out are written as defaults), or null. */
+export type HandlerResult<S extends MessageSchema> = EncodeInput<ResponseOf<S>> | null;
+
+/**
+ * One API key's handler: the schema it serves, the versions it serves (ApiVersions advertises
+ * them), and a function from the decoded request to the response body. The request and response
+ * types are those of the schema (RequestOf / ResponseOf); the plain `Handler` is any handler.
+ */
+export interface Handler<S extends MessageSchema = MessageSchema> {
+  readonly schema: S;
   readonly minVersion: number;
   readonly maxVersion: number;
   /** Returns the response body, or `null` for no response (Produce with acks=0). */
-  handle(req: Body, ctx: HandlerContext): Body | null | Promise<Body | null>;
+  handle(req: RequestOf<S>, ctx: HandlerContext): HandlerResult<S> | Promise<HandlerResult<S>>;
+}
+
+/**
+ * Declares a handler typed by its schema: `req` is `RequestOf<typeof schema>` and the result is
+ * checked against `ResponseOf<typeof schema>`, so a field renamed in the schema fails to compile here.
+ */
+export function defineHandler<S extends MessageSchema>(schema: S, impl: NoInfer<Omit<Handler<S>, 'schema'>>): Handler<S> {
+  return { schema, minVersion: impl.minVersion, maxVersion: impl.maxVersion, handle: impl.handle.bind(impl) };
 }
 
 /**

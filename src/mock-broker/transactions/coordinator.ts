@@ -20,7 +20,8 @@
  * Errors are returned as PRODUCER_FENCED; the handlers turn it into INVALID_PRODUCER_EPOCH for the
  * request versions that predate it, as KafkaApis does.
  */
-import type { ClusterState } from '../cluster';
+import type { EventLog } from '../event-log';
+import type { PartitionLog } from '../partition-log';
 import { ErrorCode } from '../../protocol/error-codes';
 import { checkTransition, TxnState } from './state-machine';
 import { ControlType, producerState } from './producer-state';
@@ -71,6 +72,18 @@ export interface InitProducerIdResult { errorCode: number; producerId: bigint; p
 
 const key = (topic: string, partition: number) => `${topic}\0${partition}`;
 
+/**
+ * What the transaction coordinator needs from the cluster (ClusterState provides it): the event log,
+ * partition logs to write markers to, and the group coordinator's pending transactional offsets.
+ * Declared here so that the coordinator does not import the cluster that owns it.
+ */
+export interface TxnCoordinatorHost {
+  readonly events: EventLog;
+  partition(topic: string, partition: number): PartitionLog | undefined;
+  /** Makes (commit) or drops (abort) the offsets `producerId` committed to `groupId` in its transaction. */
+  completeTxnOffsets(groupId: string, producerId: bigint, commit: boolean): void;
+}
+
 export class TransactionCoordinator {
   readonly config: TransactionCoordinatorConfig;
   private readonly txns = new Map<string, TxnMetadata>();
@@ -79,7 +92,7 @@ export class TransactionCoordinator {
   private nextProducerId: bigint;
   private closed = false;
 
-  constructor(private readonly cluster: ClusterState, config: Partial<TransactionCoordinatorConfig> = {}) {
+  constructor(private readonly cluster: TxnCoordinatorHost, config: Partial<TransactionCoordinatorConfig> = {}) {
     this.config = { maxTimeoutMs: 900_000, markerDelayMs: 0, firstProducerId: 1000n, ...config };
     this.nextProducerId = this.config.firstProducerId;
   }
@@ -221,7 +234,7 @@ export class TransactionCoordinator {
       const offset = producerState(log).writeMarker(txn.producerId, txn.producerEpoch, commit ? ControlType.Commit : ControlType.Abort, COORDINATOR_EPOCH);
       written.push({ topic, partition, offset });
     }
-    for (const groupId of txn.groups) this.cluster.groups.completeTxnOffsets(groupId, txn.producerId, commit);
+    for (const groupId of txn.groups) this.cluster.completeTxnOffsets(groupId, txn.producerId, commit);
     this.cluster.events.record('txn.markers-written', {
       transactionalId: txn.transactionalId, producerId: String(txn.producerId), producerEpoch: txn.producerEpoch,
       result: commit ? 'COMMIT' : 'ABORT', partitions: written, groups: [...txn.groups],

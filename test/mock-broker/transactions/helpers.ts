@@ -7,7 +7,7 @@ export function clusterState(): ClusterState {
     clusterId: 'test', autoCreateTopics: false, defaultPartitions: 1, defaultReplicationFactor: 1,
     retention: { retentionBytes: -1, retentionMs: -1 }, maxMessageBytes: 1048588, group: {},
   });
-  state.brokers.push({ nodeId: 1, host: '127.0.0.1', port: 1, rack: null });
+  state.addBroker({ nodeId: 1, host: '127.0.0.1', port: 1, rack: null });
   state.createTopic('t', 2, 1);
   return state;
 }

@@ -25,13 +25,13 @@ describe('transaction APIs on the wire', () => {
   });
 
   async function connect(nodeId: number): Promise<RawClient> {
-    const b = cluster.state.broker(nodeId)!;
+    const b = cluster.inspect.brokers().find((b) => b.nodeId === nodeId)!;
     const c = await RawClient.connect(`${b.host}:${b.port}`);
     clients.push(c);
     return c;
   }
-  const coordinatorOf = (key: string) => connect(cluster.state.coordinatorFor(key));
-  const notCoordinatorOf = (key: string) => connect(cluster.state.brokers.find((b) => b.nodeId !== cluster.state.coordinatorFor(key))!.nodeId);
+  const coordinatorOf = (key: string) => connect(cluster.inspect.coordinator(key));
+  const notCoordinatorOf = (key: string) => connect(cluster.inspect.brokers().find((b) => b.nodeId !== cluster.inspect.coordinator(key))!.nodeId);
   const leaderOf = (topic: string) => connect(cluster.partitions(topic)[0].leader);
 
   const produce = (c: RawClient, spec: { pid: bigint; epoch: number; seq: number; values: string[]; txn?: boolean; txnId?: string | null }) =>
@@ -142,7 +142,7 @@ describe('transaction APIs on the wire', () => {
     ]));
     const send = (...transactions: Record<string, unknown>[]) => coord.request(AddPartitionsToTxn, v, { transactions });
     const other = ids[1];
-    const otherHere = cluster.state.coordinatorFor(other) === cluster.state.coordinatorFor(ids[0]);
+    const otherHere = cluster.inspect.coordinator(other) === cluster.inspect.coordinator(ids[0]);
     // Verify before adding: not in the transaction yet (TRANSACTION_ABORTABLE); nothing is added.
     let res = await send(txn(ids[0], true), txn(other, true));
     expect(res.errorCode).toBe(0);
