@@ -12,30 +12,11 @@ import type { Admin, Kafka } from 'kafkajs';
 import { ConsumerProtocolDecodeError, decodeAssignment } from '../consumer/assignors/consumer-protocol';
 import { KafkaEosError } from '../errors';
 import { partitionKey, type TopicPartition } from '../sinks/sink';
+import type { SinkPositionStore, StoredPosition } from './positions';
 import { sqlPositionStore } from './sql-positions';
 import { SqlOffsetStore } from './sql-store';
 
-/** One stored position: `nextOffset` is the next offset to consume, -1n = none stored yet. */
-export interface StoredPosition extends TopicPartition { nextOffset: bigint }
-
-/**
- * A sink's stored positions as operators see them. The consumer itself only ever moves a position
- * by compare-and-set through its sink; these calls are for a group without members.
- */
-export interface SinkPositionStore {
-  /** How output names the store, e.g. `the sink's offsets table kafka_eos_offsets`. */
-  readonly label: string;
-  /** Every position stored for the group (of `topics` when given), ordered by topic then partition. */
-  list(groupId: string, topics?: string[]): Promise<StoredPosition[]>;
-  /**
-   * The position the store can move a partition to when `wanted` is asked, with a note
-   * when it differs (the HDFS sink replaces whole files: a rewind lands on a file's first offset).
-   * Absent: every offset can be stored as asked.
-   */
-  align?(tp: TopicPartition, wanted: bigint, logStartOffset: bigint): Promise<{ target: bigint; note?: string }>;
-  /** Sets each partition's position (the HDFS store rewinds or skips its files; the SQL store overwrites rows). */
-  overwrite(groupId: string, positions: StoredPosition[]): Promise<void>;
-}
+export type { SinkPositionStore, StoredPosition } from './positions';
 
 /** A member of the group as DescribeGroups reports it, with its decoded assignment. */
 export interface GroupMemberInfo {

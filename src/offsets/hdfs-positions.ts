@@ -25,7 +25,7 @@ import { KafkaEosError } from '../errors';
 import { partitionKey, type TopicPartition } from '../sinks/sink';
 import { commitFiles, HdfsLayout, listClaims, readPosition, recover, type ClaimRecord } from '../sinks/hdfs/commit';
 import { WebHdfsClient, WebHdfsError } from '../sinks/hdfs/webhdfs-client';
-import type { SinkPositionStore, StoredPosition } from './group-offsets';
+import type { SinkPositionStore, StoredPosition } from './positions';
 
 /** Where the HDFS sink writes: the same `url`, `user` and `topicsDir` as its config (docs/hdfs-sink.md). */
 export interface HdfsPositionsOptions {

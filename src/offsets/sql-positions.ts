@@ -10,10 +10,10 @@
 import type { Knex } from 'knex';
 import { partitionKey } from '../sinks/sink';
 import { bindBigint, toBigint } from '../sinks/sql/dialect';
-import type { SinkPositionStore, StoredPosition } from './group-offsets';
+import type { SinkPositionStore, StoredPosition } from './positions';
 import type { SqlOffsetStore } from './sql-store';
 
-export type { StoredPosition } from './group-offsets';
+export type { StoredPosition } from './positions';
 
 /**
  * Every position stored for `groupId`, ordered by topic then partition. An absent offsets table

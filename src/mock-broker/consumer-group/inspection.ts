@@ -5,7 +5,7 @@
  * it owns now (not those still pending revocation). The KIP-848 details are under `consumer`.
  */
 import type { CommittedOffsetView } from '../group/types';
-import type { GroupInspection, MemberInspection } from '../inspect';
+import type { GroupInspection, MemberInspection } from '../group-inspection';
 import type { ConsumerGroupView } from './types';
 
 /** One consumer group as a GroupInspection; `sessionTimeoutMs` is the cluster's group.consumer.session.timeout.ms. */
