@@ -11,7 +11,8 @@ import { JsonShape, jsonTextShape } from '../../../src/sinks/hdfs/json-check';
 import type { SinkRecord } from '../../../src/sinks/sink';
 
 const rec = (value: Buffer | string | null, offset = 1n): SinkRecord =>
-  ({ topic: 't', partition: 0, offset, key: null, value: typeof value === 'string' ? Buffer.from(value) : value, timestamp: 5n, headers: {} });
+  ({ topic: 't', partition: 0, offset, key: null, value: typeof value === 'string' ? Buffer.from(value) : value, timestamp: 5n,
+    headers: {} });
 const line = (f: Format, r: SinkRecord) => f.encode([f.toRow(r)]);
 const parses = (b: Uint8Array) => { try { JSON.parse(Buffer.from(b).toString('utf8')); return true; } catch { return false; } };
 
@@ -46,7 +47,9 @@ describe('JSON lines files stay UTF-8 (RFC 8259 §8.1)', () => {
 });
 
 describe('values that are not JSON are refused, whatever slips past a byte scan', () => {
-  test.each(['[1', '"abc', '[1,]', '{"a":1,}', '1 2', '{"a":1}{"b":2}', 'tru', '01', '-', '\ufeff{}', '\u00001', '1\u0000', '"a\u0000"', ''])(
+  const notJson = ['[1', '"abc', '[1,]', '{"a":1,}', '1 2', '{"a":1}{"b":2}', 'tru', '01', '-',
+    '\ufeff{}', '\u00001', '1\u0000', '"a\u0000"', ''];
+  test.each(notJson)(
     '%j: SINK_MAPPING_FAILED with its coordinates', (value) => {
       expect(() => new Format({ type: 'jsonl' }, false).toRow(rec(value, 9n)))
         .toThrow(expect.objectContaining({ code: 'SINK_MAPPING_FAILED', topic: 't', partition: 0, offset: 9n }));
@@ -71,7 +74,8 @@ describe('int64 columns hold only exact signed 64-bit integers (CSV and Parquet)
 
   test.each(formats)('$type writes the int64 extremes given as strings, and -0 as 0', (config) => {
     const f = new Format(config, false);
-    const rows = ['{"n":"9223372036854775807"}', '{"n":"-9223372036854775808"}', '{"n":-0}', '{"n":9007199254740991}'].map((v) => f.toRow(rec(v)));
+    const values = ['{"n":"9223372036854775807"}', '{"n":"-9223372036854775808"}', '{"n":-0}', '{"n":9007199254740991}'];
+    const rows = values.map((v) => f.toRow(rec(v)));
     expect(rows.map((r) => (r as Record<string, unknown>).n)).toEqual([2n ** 63n - 1n, -(2n ** 63n), 0n, 9007199254740991n]);
     expect(f.encode(rows).length).toBeGreaterThan(0);
     if (config.type === 'csv') {
