@@ -141,6 +141,7 @@ export const KAFKA_ERRORS = {
   PRODUCER_FENCED: e(90, { fenced: true }),
   UNKNOWN_TOPIC_ID: e(100, RM),
   TRANSACTIONAL_ID_NOT_FOUND: e(105),
+  FETCH_SESSION_TOPIC_ID_ERROR: e(106, R),
   UNSUPPORTED_ENDPOINT_TYPE: e(115),
   TRANSACTION_ABORTABLE: e(120),
 } as const satisfies Record<string, KafkaErrorInfo>;
