@@ -19,7 +19,7 @@ import { Faults, StartBrokerOptions } from './faults';
 import { createRegistry } from './handlers';
 import { Inspector, PartitionView } from './inspect';
 import { configureSasl, type SaslOptions } from './handlers/sasl';
-import { encodeBatch, RecordHeader } from '../protocol/record-batch';
+import { encodeBatch, readBatchHeader, RecordHeader } from '../protocol/record-batch';
 import type { RequestHeader } from '../protocol/frame';
 import { RequestVersionLog } from './request-log';
 // Registers snappy, lz4 and zstd into the record-batch codecs.
@@ -162,8 +162,8 @@ export class MockCluster {
     const log = this.state.partition(topic, partition);
     if (!log) throw new MockClusterError('UNKNOWN_TOPIC_OR_PARTITION', `no partition ${topic}-${partition}`);
     const bytes = encodeBatch({ records });
-    const header = { lastOffsetDelta: records.length - 1, maxTimestamp: 0n, isControl: false, isTransactional: false, producerId: -1n } as never;
-    return log.append([{ header, bytes }], Date.now());
+    // The batch's own header, so the stored max timestamp is the records' (timestamp lookups skip by it).
+    return log.append([{ header: readBatchHeader(bytes), bytes }], Date.now());
   }
 
   /** Read-only views of every partition: leader, epoch, log start offset, high watermark, LSO, size. */
