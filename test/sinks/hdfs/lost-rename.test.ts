@@ -36,6 +36,21 @@ function gateFirstStatus(s: HdfsSink) {
   return { release, reached: hit };
 }
 
+/**
+ * A zombie that staged [0, 9] and is flushing with `fault` on its claim RENAME, held at its re-read;
+ * `owner` is a second sink on the same directory, free to act before `gate.release()`.
+ */
+async function zombieAtReread(dir: string, fault: 'lost-response' | 'unavailable') {
+  const zombie = sink(dir);
+  await zombie.open('g', tp);
+  await zombie.write('g', [batch('orders', 0, -1n, 0n, 10n)]);
+  hdfs.inject({ op: 'RENAME', kind: fault, pathContains: '/+tmp/' });
+  const gate = gateFirstStatus(zombie);
+  const flushing = zombie.flush('g', tp);
+  await gate.reached;
+  return { zombie, owner: sink(dir), gate, flushing };
+}
+
 async function expectExactlyOnce(s: HdfsSink, dir: string, end: bigint, claims: [bigint, bigint][]) {
   expect(await committedOffsets(s.client, dir, 'orders', 0)).toEqual(range(0n, end));
   expect((await committedFiles(s.client, dir, 'orders')).map((f) => [f.start, f.end])).toEqual(claims);
@@ -46,14 +61,7 @@ async function expectExactlyOnce(s: HdfsSink, dir: string, end: bigint, claims: 
 test('a lost claim answer, then a new owner recovers and claims the next range: the zombie re-reads landed, its next claim is fenced',
   async () => {
   const dir = `/lost-then-next${++n}`;
-  const zombie = sink(dir);
-  await zombie.open('g', tp);
-  await zombie.write('g', [batch('orders', 0, -1n, 0n, 10n)]);
-  hdfs.inject({ op: 'RENAME', kind: 'lost-response', pathContains: '/+tmp/' });
-  const gate = gateFirstStatus(zombie);
-  const flushing = zombie.flush('g', tp);
-  await gate.reached; // the claim RENAME happened, its answer was lost; the zombie is about to re-read
-  const owner = sink(dir);
+  const { zombie, owner, gate, flushing } = await zombieAtReread(dir, 'lost-response');
   expect(await owner.open('g', tp)).toEqual(new Map([['orders:0', 10n]])); // recovery sees the landed claim and publishes it
   await owner.write('g', [batch('orders', 0, 10n, 10n, 15n)]);
   await owner.flush('g', tp);
@@ -69,14 +77,7 @@ test('a lost claim answer, then a new owner recovers and claims the next range: 
 test('a 503 on the claim (nothing renamed), then a new owner recovers and claims the same start: the zombie re-reads and is fenced',
   async () => {
   const dir = `/503-then-same${++n}`;
-  const zombie = sink(dir);
-  await zombie.open('g', tp);
-  await zombie.write('g', [batch('orders', 0, -1n, 0n, 10n)]);
-  hdfs.inject({ op: 'RENAME', kind: 'unavailable', pathContains: '/+tmp/' });
-  const gate = gateFirstStatus(zombie);
-  const flushing = zombie.flush('g', tp);
-  await gate.reached;
-  const owner = sink(dir);
+  const { zombie, owner, gate, flushing } = await zombieAtReread(dir, 'unavailable');
   expect(await owner.open('g', tp)).toEqual(new Map([['orders:0', -1n]])); // deletes the zombie's attempt directory
   await owner.write('g', [batch('orders', 0, -1n, 0n, 7n)]);
   await owner.flush('g', tp);
@@ -90,14 +91,7 @@ test('a 503 on the claim (nothing renamed), then a new owner recovers and claims
 test('a 503 on the claim, then a new owner only recovers (no claim yet): the zombie\'s attempt is gone, so it is fenced, never re-sent',
   async () => {
   const dir = `/503-then-recover${++n}`;
-  const zombie = sink(dir);
-  await zombie.open('g', tp);
-  await zombie.write('g', [batch('orders', 0, -1n, 0n, 10n)]);
-  hdfs.inject({ op: 'RENAME', kind: 'unavailable', pathContains: '/+tmp/' });
-  const gate = gateFirstStatus(zombie);
-  const flushing = zombie.flush('g', tp);
-  await gate.reached;
-  const owner = sink(dir);
+  const { zombie, owner, gate, flushing } = await zombieAtReread(dir, 'unavailable');
   await owner.open('g', tp);
   const renames = hdfs.requests.filter((r) => r.op === 'RENAME').length;
   gate.release();
