@@ -25,7 +25,8 @@ export const KAFKA_COLUMNS: HdfsColumn[] = [
 
 /**
  * A JSON-lines row: the record (for its coordinates) and the value bytes its line carries: the record's
- * own bytes (or a view of them without surrounding whitespace), or the value re-serialised on one line.
+ * own bytes (or a view of them without surrounding whitespace), or a copy with its line breaks as spaces
+ * (or, for malformed UTF-8, as JSON.parse of its text reads it): see oneLine.
  */
 export interface JsonLine { record: SinkRecord; value: Uint8Array }
 
