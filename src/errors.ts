@@ -141,6 +141,7 @@ export const KAFKA_ERRORS = {
   PRODUCER_FENCED: e(90, { fenced: true }),
   UNKNOWN_TOPIC_ID: e(100, RM),
   TRANSACTIONAL_ID_NOT_FOUND: e(105),
+  FETCH_SESSION_TOPIC_ID_ERROR: e(106, R),
   // KIP-848 consumer groups: a fenced or unknown member epoch means rejoin with epoch 0.
   FENCED_MEMBER_EPOCH: e(110, { needsRejoin: true }),
   UNRELEASED_INSTANCE_ID: e(111),

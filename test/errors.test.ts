@@ -47,6 +47,7 @@ test('action flags: rejoin for a lost generation, fresh metadata for a moved lea
 const KAFKA_NOT_KAFKAJS: Record<string, string> = {
   THROTTLING_QUOTA_EXCEEDED: 'ThrottlingQuotaExceededException extends RetriableException (KIP-599)',
   UNKNOWN_TOPIC_ID: 'UnknownTopicIdException extends InvalidMetadataException (retriable)',
+  FETCH_SESSION_TOPIC_ID_ERROR: 'FetchSessionTopicIdException extends RetriableException (KIP-516)',
 };
 
 test('KafkaJS agrees with the table on retriability of every code both know (except where Kafka says otherwise)', () => {

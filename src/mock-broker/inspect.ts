@@ -60,6 +60,8 @@ export interface BatchView {
   lastOffset: number;
   isControl: boolean;
   isTransactional: boolean;
+  /** The batch header's max timestamp (ms since the epoch), what timestamp lookups and retention.ms read. */
+  maxTimestamp: bigint;
   bytes: Buffer;
 }
 
@@ -244,7 +246,7 @@ export class Inspector {
   /** The record batches a partition holds (after retention and DeleteRecords), oldest first. Unknown partition: []. */
   batches(topic: string, partition: number): BatchView[] {
     return (this.state.partition(topic, partition)?.liveBatches() ?? []).map((b) => ({
-      baseOffset: b.baseOffset, lastOffset: b.lastOffset, isControl: b.isControl, isTransactional: b.isTransactional, bytes: b.bytes,
+      baseOffset: b.baseOffset, lastOffset: b.lastOffset, isControl: b.isControl, isTransactional: b.isTransactional, maxTimestamp: b.maxTimestamp, bytes: b.bytes,
     }));
   }
 

@@ -293,12 +293,11 @@ export function readStruct(r: Reader, fields: readonly Field[], version: number,
     out[field.name] = readValue(r, field, version, flexible);
   }
   if (flexible) {
+    // As Kafka's generated readers: tags are read in any order, a repeated tag overwrites the earlier
+    // value, unknown tags are skipped by their size (KIP-482 asks writers, not readers, for ascending tags).
     const count = r.uvarint();
-    let lastTag = -1;
     for (let i = 0; i < count; i++) {
       const tag = r.uvarint();
-      if (tag <= lastTag) throw new MalformedFrameError(`tagged fields out of order: ${tag} after ${lastTag}`);
-      lastTag = tag;
       const size = r.uvarint();
       const body = new Reader(r.buf, r.offset, r.offset + size);
       r.raw(size);

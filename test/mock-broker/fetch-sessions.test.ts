@@ -72,3 +72,26 @@ test('Fetch v13 names topics by id; an unknown id is UNKNOWN_TOPIC_ID', async ()
   expect(partitionsOf({ responses: [res.responses[0]] })[0][1][0]).toBe('a0');
   expect(res.responses[1].partitions[0].errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_ID);
 });
+
+test.each([[12, 13], [13, 12]])('a session created at v%i and continued at v%i is FETCH_SESSION_TOPIC_ID_ERROR, as Kafka\'s FetchManager',
+  async (from, to) => {
+  const topicId = cluster.inspect.topic('sess')!.topicId;
+  const topic = (v: number) => (v >= 13 ? { topicId } : { topic: 'sess' });
+  const full = await fetch(from, 0, 0, [{ ...topic(from), partitions: [part(0, 0n)] }]);
+  expect(full.sessionId).toBeGreaterThan(0);
+  const res = await fetch(to, full.sessionId, 1, [{ ...topic(to), partitions: [part(0, 1n)] }]);
+  expect(res).toMatchObject({ errorCode: ErrorCode.FETCH_SESSION_TOPIC_ID_ERROR, sessionId: 0, responses: [] });
+  // The session itself is untouched: the right version continues it at the same epoch.
+  expect((await fetch(from, full.sessionId, 1, [])).errorCode).toBe(0);
+  await fetch(from, full.sessionId, -1, []);
+});
+
+test('an incremental fetch that forgets every partition closes the session and is answered sessionless (id 0)', async () => {
+  const full = await fetch(12, 0, 0, [{ topic: 'sess', partitions: [part(0, 0n), part(1, 0n)] }]);
+  const id = full.sessionId;
+  const open = cluster.inspect.fetchSessionCount(1);
+  const emptied = await fetch(12, id, 1, [], [{ topic: 'sess', partitions: [0, 1] }]);
+  expect(emptied).toMatchObject({ errorCode: 0, sessionId: 0, responses: [] });
+  expect((await fetch(12, id, 2, [])).errorCode).toBe(ErrorCode.FETCH_SESSION_ID_NOT_FOUND);
+  expect(cluster.inspect.fetchSessionCount(1)).toBe(open - 1);
+});

@@ -222,3 +222,46 @@ test('the request-version log counts each client\'s requests by API and version'
   expect(seen.reduce((n, x) => n + x.count, 0)).toBeGreaterThanOrEqual(before + 2);
   expect(seen.every((x) => x.served)).toBe(true);
 });
+
+describe('DeleteTopics duplicates as Kafka\'s ControllerApis answers them', () => {
+  const topic = (name: string) => ({ name, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] });
+  const answers = (res: Record<string, any>) => // eslint-disable-line @typescript-eslint/no-explicit-any
+    res.responses.map((r: { name: string | null; topicId: string; errorCode: number; errorMessage: string | null }) =>
+      [r.name, r.topicId, r.errorCode, r.errorMessage]);
+
+  test('a name given by name and by its id is refused on the name, the id gets no answer, and the topic stays', async () => {
+    const c = await connect(1);
+    const created = await c.request(CreateTopics, 7, { topics: [topic('dt-clash')], timeoutMs: 1000, validateOnly: false });
+    const id = created.topics[0].topicId as string;
+    const topics = [{ name: null, topicId: id }, { name: 'dt-clash', topicId: ZERO }];
+    const res = await c.request(DeleteTopics, 6, { topics, timeoutMs: 1000 });
+    const message = 'The provided topic name maps to an ID that was already supplied.';
+    expect(answers(res)).toEqual([['dt-clash', id, ErrorCode.INVALID_REQUEST, message]]);
+    expect((cluster.inspect.topic('dt-clash') !== undefined)).toBe(true);
+  });
+
+  test.each([5, 6])('v%i: a name given twice is answered once (Duplicate topic name.) and not deleted', async (v) => {
+    const c = await connect(1);
+    await c.request(CreateTopics, 7, { topics: [topic(`dt-twice${v}`), topic(`dt-once${v}`)], timeoutMs: 1000, validateOnly: false });
+    const names = [`dt-twice${v}`, `dt-once${v}`, `dt-twice${v}`];
+    const body = v >= 6 ? { topics: names.map((name) => ({ name, topicId: ZERO })), timeoutMs: 1000 }
+      : { topicNames: names, timeoutMs: 1000 };
+    const res = await c.request(DeleteTopics, v, body);
+    const onceId = v >= 6 ? (res.responses as { name: string; topicId: string }[]).find((r) => r.name === `dt-once${v}`)!.topicId : ZERO;
+    expect(answers(res).map((a: unknown[]) => (v >= 6 ? a : [a[0], ZERO, a[2], a[3]]))).toEqual([
+      [`dt-twice${v}`, ZERO, ErrorCode.INVALID_REQUEST, 'Duplicate topic name.'],
+      [`dt-once${v}`, onceId, 0, null],
+    ]);
+    expect((cluster.inspect.topic(`dt-twice${v}`) !== undefined)).toBe(true);
+    expect((cluster.inspect.topic(`dt-once${v}`) !== undefined)).toBe(false);
+  });
+
+  test('an id given twice is answered once (Duplicate topic id.), with no name, and not deleted', async () => {
+    const c = await connect(1);
+    const created = await c.request(CreateTopics, 7, { topics: [topic('dt-id-twice')], timeoutMs: 1000, validateOnly: false });
+    const id = created.topics[0].topicId as string;
+    const res = await c.request(DeleteTopics, 6, { topics: [{ name: null, topicId: id }, { name: null, topicId: id }], timeoutMs: 1000 });
+    expect(answers(res)).toEqual([[null, id, ErrorCode.INVALID_REQUEST, 'Duplicate topic id.']]);
+    expect((cluster.inspect.topic('dt-id-twice') !== undefined)).toBe(true);
+  });
+});

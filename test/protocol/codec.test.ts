@@ -99,6 +99,23 @@ describe('schema codec', () => {
     const out = decodeRequest(Demo, 2, new Reader(w.toBuffer()));
     expect(out).toMatchObject({ name: 'n', since1: 1, items: [] });
   });
+
+  test('tagged fields in descending order or repeated are read as Kafka\'s generated readers do (the last value wins)', () => {
+    const w = new Writer();
+    w.nullableString('n', true).int32(1).nullableString(null, true).arrayLength(0, true);
+    // tag 7 (unknown), tag 1 = true, tag 7 again, tag 1 = false: descending and repeated.
+    w.uvarint(4).uvarint(7).uvarint(1).int8(0).uvarint(1).uvarint(1).bool(true).uvarint(7).uvarint(0).uvarint(1).uvarint(1).bool(false);
+    const r = new Reader(w.toBuffer());
+    expect(decodeRequest(Demo, 3, r)).toMatchObject({ name: 'n', flag: false });
+    expect(r.remaining).toBe(0);
+  });
+
+  test('a tagged field whose size runs past the frame, or an absurd tag count, is a MalformedFrameError', () => {
+    const head = () => new Writer().nullableString('n', true).int32(1).nullableString(null, true).arrayLength(0, true);
+    const pastEnd = head().uvarint(1).uvarint(7).uvarint(1000).int8(0).toBuffer();
+    expect(() => decodeRequest(Demo, 2, new Reader(pastEnd))).toThrow(MalformedFrameError);
+    expect(() => decodeRequest(Demo, 2, new Reader(head().uvarint(0x7fffffff).toBuffer()))).toThrow(MalformedFrameError);
+  });
 });
 
 describe('record batches', () => {

@@ -179,18 +179,21 @@ function openSession(req: Body, ctx: HandlerContext): SessionPlan {
   if (epoch === -1 || epoch === 0) {
     if (ctx.version >= 7 && req.sessionId !== 0) cache.remove(req.sessionId);
     if (epoch === -1) return { topics, session: null, incremental: false };
-    const session = cache.create();
+    const session = cache.create(ctx.version >= 13);
     upsert(session);
     return { topics, session, incremental: false };
   }
   const session = cache.get(req.sessionId);
   if (!session) return { errorCode: ErrorCode.FETCH_SESSION_ID_NOT_FOUND };
   if (session.epoch !== epoch) return { errorCode: ErrorCode.INVALID_FETCH_SESSION_EPOCH };
+  if (session.usesTopicIds !== ctx.version >= 13) return { errorCode: ErrorCode.FETCH_SESSION_TOPIC_ID_ERROR };
   upsert(session);
   for (const f of req.forgottenTopicsData as Body[]) {
     const name = ctx.version >= 13 ? [...session.partitions.values()].find((p) => p.topicId === f.topicId)?.topic ?? f.topicId : f.topic;
     for (const partition of f.partitions as number[]) session.partitions.delete(sessionKey(name, partition));
   }
+  // Emptied: closed, and this request is served without a session (Kafka's SessionlessFetchContext).
+  if (session.partitions.size === 0) { cache.remove(session.id); return { topics, session: null, incremental: false }; }
   const all = new Map<string, Body>();
   for (const p of session.partitions.values()) {
     const key = p.topic ?? p.topicId;

@@ -1,7 +1,8 @@
 /**
  * ListOffsets (key 2), v0-v10. Timestamp -2 = earliest (the log start offset), -1 = latest
  * (the high watermark, or the LSO for read_committed, v2+), otherwise the first offset whose
- * record timestamp is ≥ the given one (-1 offset if none). v0 answers with oldStyleOffsets;
+ * record timestamp is ≥ the given one (-1 offset if none, or if that offset is not below the high
+ * watermark, or the LSO for read_committed: Kafka does not look past an open transaction). v0 answers with oldStyleOffsets;
  * v1+ with a single offset and timestamp; v4 adds leader epochs. v7 (KIP-734) adds -3, the record
  * with the largest timestamp (the first such record of the first batch holding it, below the
  * high watermark or LSO, with its batch's leader epoch), v8 (KIP-405) -4, the local log start
@@ -75,6 +76,9 @@ export const listOffsetsHandler = defineHandler(ListOffsets, {
         else if (p.timestamp === MAX_TIMESTAMP) found = offsetOfMaxTimestamp(log, end, maxBytes);
         else if (p.timestamp === LATEST_TIERED) found = { offset: -1n, timestamp: -1n, leaderEpoch: -1 };
         else found = offsetForTimestamp(log, p.timestamp, maxBytes);
+        // As Kafka's Partition.fetchOffsetForTimestamp: a timestamp lookup answers only offsets below the
+        // last fetchable offset (the LSO for read_committed, else the high watermark); past it, none.
+        if (p.timestamp >= 0n && found && found.offset >= BigInt(end)) found = null;
         const offset = found ? found.offset : -1n;
         const leaderEpoch = found ? found.leaderEpoch ?? log.leaderEpoch : -1;
         return { ...base, offset, timestamp: found ? found.timestamp : -1n, leaderEpoch, oldStyleOffsets: found ? [offset] : [] };

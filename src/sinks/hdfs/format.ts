@@ -3,6 +3,7 @@
  * A record becomes a row when it is staged, so a record that cannot be written is refused before
  * anything of its write is staged (SINK_MAPPING_FAILED naming topic, partition and offset).
  */
+import { isUtf8 } from 'node:buffer';
 import { loadHyparquetWriter } from '../../util/vendored';
 import type { SinkRecord } from '../sink';
 import { SinkMappingError } from '../errors';
@@ -24,7 +25,8 @@ export const KAFKA_COLUMNS: HdfsColumn[] = [
 
 /**
  * A JSON-lines row: the record (for its coordinates) and the value bytes its line carries: the record's
- * own bytes (or a view of them without surrounding whitespace), or the value re-serialised on one line.
+ * own bytes (or a view of them without surrounding whitespace), or a copy with its line breaks as spaces
+ * (or, for malformed UTF-8, as JSON.parse of its text reads it): see oneLine.
  */
 export interface JsonLine { record: SinkRecord; value: Uint8Array }
 
@@ -32,8 +34,27 @@ export interface JsonLine { record: SinkRecord; value: Uint8Array }
 export type Row = Record<string, unknown> | JsonLine;
 
 const NULL_BYTES = Buffer.from('null');
-/** JSON whitespace that may surround a one-line value (CR and LF make a value multi-line). */
-const isBlank = (c: number | undefined) => c === 0x20 || c === 0x09;
+/** JSON whitespace (CR and LF included: in valid JSON text a CR or LF byte can only be whitespace). */
+const isBlank = (c: number | undefined) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+
+/**
+ * The bytes of valid JSON text `v` as one line, value for value the same JSON: surrounding whitespace cut,
+ * CR and LF (whitespace between tokens, `multiLine`) turned into spaces, never re-serialised (JSON.stringify
+ * of a parse would turn `1e400` into `null`, round integers beyond 2^53, drop `-0`'s sign and duplicate keys).
+ * Malformed UTF-8 (possible only inside strings) is decoded to U+FFFD as JSON.parse of `toString` sees it,
+ * so the file stays UTF-8 (RFC 8259 §8.1). Returns `v` itself or a view of it when nothing changes.
+ */
+function oneLine(v: Buffer, multiLine: boolean): Uint8Array {
+  let a = 0;
+  let b = v.length;
+  while (isBlank(v[a])) a++;
+  while (isBlank(v[b - 1])) b--;
+  let out: Buffer = a === 0 && b === v.length ? v : v.subarray(a, b);
+  if (!isUtf8(out)) out = Buffer.from(out.toString('utf8'));
+  else if (multiLine) out = Buffer.from(out);
+  if (multiLine) for (let i = 0; i < out.length; i++) if (out[i] === 0x0a || out[i] === 0x0d) out[i] = 0x20;
+  return out;
+}
 
 /** Parses a record's value as JSON. @throws SinkMappingError */
 export function jsonValue(r: SinkRecord, text = r.value === null ? 'null' : r.value.toString('utf8')): unknown {
@@ -69,9 +90,9 @@ export class Format {
 
   /**
    * The row of one record. `value` parses the record's value (at most once, by the caller; default: parse
-   * here, for a caller that has no other use for the value). JSON lines
-   * keep the value's bytes after a syntax check that builds nothing (json-check.ts), parsing only a value
-   * whose text holds a line break (it is re-serialised on one line).
+   * here, for a caller that has no other use for the value). JSON lines keep the value's bytes after a
+   * syntax check that builds nothing (json-check.ts) and never parse a valid value: a line break (JSON
+   * whitespace) becomes a space, malformed UTF-8 inside a string becomes U+FFFD (see {@link oneLine}).
    * @throws SinkMappingError naming the record and column (a value that is not JSON, a bad column value)
    */
   toRow(r: SinkRecord, value: () => unknown = () => jsonValue(r)): Row {
@@ -79,15 +100,8 @@ export class Format {
       const v = r.value;
       if (v === null) return { record: r, value: NULL_BYTES };
       const shape = jsonTextShape(v);
-      if (shape === JsonShape.OneLine) {
-        let a = 0;
-        let b = v.length;
-        while (isBlank(v[a])) a++;
-        while (isBlank(v[b - 1])) b--;
-        return { record: r, value: a === 0 && b === v.length ? v : v.subarray(a, b) };
-      }
-      // Not JSON (throws SinkMappingError naming the record), or JSON over several lines: one line.
-      return { record: r, value: Buffer.from(JSON.stringify(shape === JsonShape.Invalid ? jsonValue(r) : value())) };
+      if (shape === JsonShape.Invalid) jsonValue(r); // throws SinkMappingError naming the record
+      return { record: r, value: oneLine(v, shape === JsonShape.MultiLine) };
     }
     const parsed = value();
     const row: Record<string, unknown> = this.includeKafkaCoordinates
@@ -157,19 +171,30 @@ function convert(r: SinkRecord, c: HdfsColumn, v: unknown): unknown {
   }
   switch (c.type) {
     case 'string': return typeof v === 'string' ? v : JSON.stringify(v);
-    case 'boolean': return typeof v === 'boolean' ? v : fail(`expected a boolean, got ${JSON.stringify(v)}`);
-    case 'double': return typeof v === 'number' ? v : fail(`expected a number, got ${JSON.stringify(v)}`);
+    case 'boolean': return typeof v === 'boolean' ? v : fail(`expected a boolean, got ${describe(v)}`);
+    case 'double': return typeof v === 'number' ? v : fail(`expected a number, got ${describe(v)}`);
     case 'int64': {
-      if (typeof v === 'number' && Number.isInteger(v)) return BigInt(v);
-      if (typeof v === 'string' && /^-?\d+$/.test(v)) return BigInt(v);
-      return fail(`expected an integer, got ${JSON.stringify(v)}`);
+      // A JSON number beyond 2^53 was already rounded by JSON.parse: refused, not written as another number
+      // (send such integers as strings). A string must fit a signed 64-bit integer (Parquet INT64).
+      if (typeof v === 'number' && Number.isSafeInteger(v)) return BigInt(v);
+      if (typeof v === 'number' && Number.isInteger(v)) return fail(`integer ${v} is beyond 2^53: not exact as a JSON number`);
+      if (typeof v === 'string' && /^-?\d+$/.test(v)) {
+        const n = BigInt(v);
+        return n >= INT64_MIN && n <= INT64_MAX ? n : fail(`integer ${v} is outside the signed 64-bit range`);
+      }
+      return fail(`expected an integer, got ${describe(v)}`);
     }
     case 'timestamp': {
       const d = typeof v === 'number' ? new Date(v) : typeof v === 'string' ? new Date(v) : null;
-      return d && !Number.isNaN(d.getTime()) ? d : fail(`expected a timestamp, got ${JSON.stringify(v)}`);
+      return d && !Number.isNaN(d.getTime()) ? d : fail(`expected a timestamp, got ${describe(v)}`);
     }
   }
 }
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+/** A parsed value for an error message: JSON, except numbers JSON cannot show (`1e400` parses to Infinity). */
+const describe = (v: unknown) => (typeof v === 'number' ? String(v) : JSON.stringify(v));
 
 function csvField(v: unknown): string {
   if (v === null || v === undefined) return '';
