@@ -123,16 +123,18 @@ export class HdfsPositionStore implements SinkPositionStore {
       const straddling = claims.find((c) => c.start < target && target <= c.end);
       if (straddling) throw new KafkaEosError('OFFSETS_POSITION_UNALIGNED', `${partitionKey(tp)}: ${target} is inside the committed `
         + `file of ${straddling.start}..${straddling.end} (the files changed since the plan: run the reset again)`);
-      for (const c of claims.filter((x) => x.start >= target).reverse()) {
-        movedAside.push(await this.moveAside(c, tp, asideStamp));
-        position = c.start;
-      }
-      if (claims.every((c) => c.start >= target)) position = -1n;
+      for (const c of claims.filter((x) => x.start >= target).reverse()) movedAside.push(await this.moveAside(c, tp, asideStamp));
+      // The end + 1 of the newest claim kept, not the start of the oldest moved: after a zombie writer's claim
+      // past a gap (a writer fenced by an earlier reset), the two differ and the kept chain is what the sink resumes.
+      const kept = claims.filter((x) => x.start < target).at(-1);
+      position = kept ? kept.end + 1n : -1n;
     }
     let emptyClaim = false;
     if (position !== target && target > 0n) {
       // Skip forward, or no claim left below the target: an empty claim ends at target − 1.
       const start = position >= 0n ? position : target - 1n;
+      if (start > target - 1n) throw new KafkaEosError('OFFSETS_POSITION_UNALIGNED', `${partitionKey(tp)}: the claims kept end at `
+        + `${position - 1n}, past the target ${target} (the files changed since the plan: run the reset again)`);
       const outcome = await commitFiles(client, layout, tp.topic, tp.partition, start, target - 1n, position < 0n, []);
       if (outcome.status !== 'committed') throw new KafkaEosError('OFFSETS_POSITION_UNALIGNED', `${partitionKey(tp)}: another writer `
         + `claimed ${start} while the position was moved (is a consumer of the group still running?)`);

@@ -96,3 +96,26 @@ test('skip forward commits an empty claim the sink resumes after; a rewind to 0 
   expect(await committedFiles(store2.client, dir2, 't')).toEqual([]);
   await expect(store2.overwrite('g', [{ ...tp, nextOffset: -1n }])).rejects.toThrow(RangeError);
 });
+
+test('a reset run again after a zombie writer committed past it moves the zombie\'s claim aside; the replay covers each offset once',
+  async () => {
+  const { dir, store } = await threeFiles();
+  // A writer stalled past its session timeout (no longer a member): it still believes it owns t-0 at 30.
+  const zombie = (await reopen(dir)).sink;
+  await store.overwrite('g', [{ ...tp, nextOffset: 10n }]);
+  // It wakes after the reset and commits [30..39]: the claim name 30 is free again. Known limitation (docs/replay.md):
+  // the sink would now resume at 40, 10..29 being aside. The operator's describe shows 40; the reset run again repairs it.
+  expect(await zombie.write('g', [batch('t', 0, 30n, 30n, 40n)])).toEqual({ status: 'committed' });
+  await zombie.close();
+  expect(await readPosition(store.client, store.layout, 't', 0)).toBe(40n);
+  const again = new HdfsPositionStore({ url: hdfs.url, topicsDir: dir });
+  await again.overwrite('g', [{ ...tp, nextOffset: 10n }]);
+  expect(again.moves.map((m) => [m.from, m.to, m.movedAside.length, m.emptyClaim])).toEqual([[40n, 10n, 1, false]]);
+  for (const c of await listClaims(store.client, store.layout, 't', 0)) expect(c.start).toBeLessThanOrEqual(c.end);
+  expect((await committedFiles(store.client, dir, 't')).map((f) => `${f.start}-${f.end}`)).toEqual(['0-9']);
+  const replay = await reopen(dir);
+  expect(replay.position).toBe(10n);
+  expect(await replay.sink.write('g', [batch('t', 0, 10n, 10n, 40n)])).toEqual({ status: 'committed' });
+  await replay.sink.close();
+  expect(await committedOffsets(store.client, dir, 't', 0)).toEqual(range(0n, 40n));
+});
