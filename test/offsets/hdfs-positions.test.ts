@@ -119,3 +119,27 @@ test('a reset run again after a zombie writer committed past it moves the zombie
   await replay.sink.close();
   expect(await committedOffsets(store.client, dir, 't', 0)).toEqual(range(0n, 40n));
 });
+
+test.each([
+  ['a lost answer to a file\'s move back', { op: 'RENAME' as const, kind: 'lost-response' as const, pathContains: '/t/' }],
+  ['a lost answer to the claim\'s move aside', { op: 'RENAME' as const, kind: 'lost-response' as const, pathContains: '/+log/' }],
+  ['a 503 on the claim\'s move aside', { op: 'RENAME' as const, kind: 'unavailable' as const, pathContains: '/+log/', times: 5 }],
+])('a rewind hit by %s fails with HDFS_REQUEST_FAILED or completes; run again, the replay covers each offset once', async (_name, fault) => {
+  const { dir, store } = await threeFiles();
+  hdfs.inject({ ...fault, pathContains: `${dir}${fault.pathContains}` });
+  const first = await store.overwrite('g', [{ ...tp, nextOffset: 10n }]).then(() => 'done', (e: { code?: string }) => e.code);
+  hdfs.clearFaults();
+  expect(['done', 'HDFS_REQUEST_FAILED']).toContain(first);
+  // Whatever the fault left, a consumer starting now sees every offset in exactly one committed file.
+  const now = await reopen(dir);
+  await now.sink.close();
+  expect(now.position).toBe(first === 'done' ? 10n : 30n);
+  expect(await committedOffsets(store.client, dir, 't', 0)).toEqual(range(0n, now.position));
+  const again = new HdfsPositionStore({ url: hdfs.url, topicsDir: dir });
+  await again.overwrite('g', [{ ...tp, nextOffset: 10n }]);
+  expect(await readPosition(store.client, store.layout, 't', 0)).toBe(10n);
+  const replay = await reopen(dir);
+  expect(await replay.sink.write('g', [batch('t', 0, 10n, 10n, 30n)])).toEqual({ status: 'committed' });
+  await replay.sink.close();
+  expect(await committedOffsets(store.client, dir, 't', 0)).toEqual(range(0n, 30n));
+});
