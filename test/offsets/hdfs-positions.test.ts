@@ -124,7 +124,8 @@ test.each([
   ['a lost answer to a file\'s move back', { op: 'RENAME' as const, kind: 'lost-response' as const, pathContains: '/t/' }],
   ['a lost answer to the claim\'s move aside', { op: 'RENAME' as const, kind: 'lost-response' as const, pathContains: '/+log/' }],
   ['a 503 on the claim\'s move aside', { op: 'RENAME' as const, kind: 'unavailable' as const, pathContains: '/+log/', times: 5 }],
-])('a rewind hit by %s fails with HDFS_REQUEST_FAILED or completes; run again, the replay covers each offset once', async (_name, fault) => {
+])('a rewind hit by %s fails with HDFS_REQUEST_FAILED or completes; run again, the replay covers each offset once',
+  async (_name, fault) => {
   const { dir, store } = await threeFiles();
   hdfs.inject({ ...fault, pathContains: `${dir}${fault.pathContains}` });
   const first = await store.overwrite('g', [{ ...tp, nextOffset: 10n }]).then(() => 'done', (e: { code?: string }) => e.code);
