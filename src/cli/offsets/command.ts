@@ -25,6 +25,7 @@ import { HdfsPositionStore } from '../../offsets/hdfs-positions';
 import { sqlPositionStore } from '../../offsets/sql-positions';
 import { SqlOffsetStore } from '../../offsets/sql-store';
 import { quietKnexLog } from '../knex-log';
+import { printable } from '../printable';
 
 interface CommonOptions {
   brokers: string[]; group: string; topic?: string[]; db?: string; offsetsTable?: string; json?: boolean;
@@ -88,7 +89,7 @@ export function formatDescription(d: GroupOffsetsDescription, storeLabel: string
   let out = `group ${d.groupId}: state ${d.state}, ${d.members.length} member(s)\nsource of truth: ${truth}\n`;
   for (const m of d.members) {
     const parts = Object.entries(m.assignment).map(([t, ps]) => `${t}-[${ps.join(',')}]`).join(' ') || '(no partitions)';
-    out += `  member ${m.memberId} client ${m.clientId} host ${m.clientHost}: ${parts}\n`;
+    out += printable(`  member ${m.memberId} client ${m.clientId} host ${m.clientHost}: ${parts}`) + '\n';
   }
   if (d.partitions.length === 0) return out + 'no positions stored for this group (name topics with --topic)\n';
   const rows = [['TOPIC', 'PARTITION', 'LOG-START', 'HIGH-WATERMARK', 'KAFKA-COMMITTED', 'SINK-POSITION', 'LAG']];
@@ -201,7 +202,8 @@ async function exitCodeOf(fn: () => Promise<void>): Promise<number> {
   } catch (e) {
     if (e instanceof ConfigError) throw e;
     const code = (e as KafkaEosError).code;
-    process.stderr.write(`kafka-eos offsets: ${code ? `[${code}] ` : ''}${(e as Error).message}\n`);
+    // printable: GROUP_ACTIVE names members by their (client-chosen) ids and hosts.
+    process.stderr.write(`kafka-eos offsets: ${code ? `[${code}] ` : ''}${printable((e as Error).message)}\n`);
     return 1;
   }
 }
