@@ -56,10 +56,21 @@ function shift(v: string): bigint {
   return BigInt(v.trim());
 }
 
+/**
+ * A topic name as Kafka allows it (Topic.validate: 1 to 249 of `[a-zA-Z0-9._-]`, not `.` or `..`). Checked
+ * before use because `--hdfs` builds HDFS paths from it: `--topic ../x` would read another directory.
+ */
+function topicName(v: string): string {
+  if (!/^[a-zA-Z0-9._-]{1,249}$/.test(v) || v === '.' || v === '..') {
+    throw new InvalidArgumentError(`"${v}" is not a legal Kafka topic name (1 to 249 of a-z A-Z 0-9 . _ -, not . or ..)`);
+  }
+  return v;
+}
+
 function topicPartitionOffset(v: string): { topic: string; partition: number; offset: bigint } {
   const m = /^(.+):(\d+):(\d+)$/.exec(v);
   if (!m) throw new InvalidArgumentError('expected topic:partition:offset');
-  return { topic: m[1], partition: Number(m[2]), offset: BigInt(m[3]) };
+  return { topic: topicName(m[1]), partition: Number(m[2]), offset: BigInt(m[3]) };
 }
 
 /** A knex config for `--db`: a postgresql:// URL or a SQLite file path. */
@@ -212,7 +223,7 @@ function common(cmd: Command): Command {
   return cmd
     .requiredOption('--brokers <host:port,...>', 'bootstrap brokers', brokerList)
     .requiredOption('--group <id>', 'consumer group id')
-    .option('--topic <name>', 'a topic (repeatable); default every topic the group has positions for', collect(String))
+    .option('--topic <name>', 'a topic (repeatable); default every topic the group has positions for', collect(topicName))
     .option('--db <path|url>', "the sink's database holding the offsets table: a SQLite file or postgresql:// URL")
     .option('--offsets-table <name>', 'offsets table name (default kafka_eos_offsets)')
     .option('--hdfs <url>', "the HDFS sink's NameNode (http://host:port): positions from its committed files")
