@@ -128,13 +128,17 @@ export class HdfsPositionStore implements SinkPositionStore {
       // past a gap (a writer fenced by an earlier reset), the two differ and the kept chain is what the sink resumes.
       const kept = claims.filter((x) => x.start < target).at(-1);
       position = kept ? kept.end + 1n : -1n;
+      // In a contiguous chain the kept claims end at target − 1. Ending before it, the offsets between are in no
+      // committed file (moved aside by an earlier reset; the claim past them a zombie's): never bridged by an empty
+      // claim, which would skip them. The position stays there, and the sink replays them.
+      if (kept && position < target) throw new KafkaEosError('OFFSETS_POSITION_UNALIGNED', `${partitionKey(tp)}: the claims kept `
+        + `end at ${position - 1n}: ${position}..${target - 1n} are in no committed file (moved aside by an earlier reset; a `
+        + `writer it fenced committed past them?); the position is ${position}, the sink replays from there`);
     }
     let emptyClaim = false;
     if (position !== target && target > 0n) {
       // Skip forward, or no claim left below the target: an empty claim ends at target − 1.
       const start = position >= 0n ? position : target - 1n;
-      if (start > target - 1n) throw new KafkaEosError('OFFSETS_POSITION_UNALIGNED', `${partitionKey(tp)}: the claims kept end at `
-        + `${position - 1n}, past the target ${target} (the files changed since the plan: run the reset again)`);
       const outcome = await commitFiles(client, layout, tp.topic, tp.partition, start, target - 1n, position < 0n, []);
       if (outcome.status !== 'committed') throw new KafkaEosError('OFFSETS_POSITION_UNALIGNED', `${partitionKey(tp)}: another writer `
         + `claimed ${start} while the position was moved (is a consumer of the group still running?)`);

@@ -120,6 +120,25 @@ test('a reset run again after a zombie writer committed past it moves the zombie
   expect(await committedOffsets(store.client, dir, 't', 0)).toEqual(range(0n, 40n));
 });
 
+test('a rewind to a target past a gap a zombie left is refused, never bridged: the position stays at the gap, replayed once',
+  async () => {
+  const { dir, store } = await threeFiles();
+  const zombie = (await reopen(dir)).sink;
+  await store.overwrite('g', [{ ...tp, nextOffset: 10n }]);
+  expect(await zombie.write('g', [batch('t', 0, 30n, 30n, 40n)])).toEqual({ status: 'committed' });
+  await zombie.close();
+  // The operator sees 40 and asks for 30: the zombie's claim goes aside, 10..29 are in no committed file.
+  const again = new HdfsPositionStore({ url: hdfs.url, topicsDir: dir });
+  await expect(again.overwrite('g', [{ ...tp, nextOffset: 30n }])).rejects.toMatchObject({ code: 'OFFSETS_POSITION_UNALIGNED',
+    message: expect.stringMatching(/claims kept end at 9: 10\.\.29 are in no committed file.*the position is 10/) });
+  expect((await listClaims(store.client, store.layout, 't', 0)).map((c) => [c.start, c.end, c.files.length])).toEqual([[0n, 9n, 1]]);
+  const replay = await reopen(dir);
+  expect(replay.position).toBe(10n);
+  expect(await replay.sink.write('g', [batch('t', 0, 10n, 10n, 40n)])).toEqual({ status: 'committed' });
+  await replay.sink.close();
+  expect(await committedOffsets(store.client, dir, 't', 0)).toEqual(range(0n, 40n));
+});
+
 test.each([
   ['a lost answer to a file\'s move back', { op: 'RENAME' as const, kind: 'lost-response' as const, pathContains: '/t/' }],
   ['a lost answer to the claim\'s move aside', { op: 'RENAME' as const, kind: 'lost-response' as const, pathContains: '/+log/' }],
