@@ -154,6 +154,13 @@ async function named(e: unknown, config: RunConfig): Promise<KafkaEosError> {
   }
   if (e instanceof KafkaEosError) return e;
   const err = e as { name?: string; message?: string } | null;
+  // SaslHandshake error 33: a mechanism the listener does not enable (Kafka's sasl.enabled.mechanisms) is an
+  // authentication set-up error, not an unavailable cluster.
+  if (kafkaJsType(e, 'UNSUPPORTED_SASL_MECHANISM') || /mechanism is not supported by the server/.test(err?.message ?? '')) {
+    return new KafkaEosError('KAFKA_AUTHENTICATION_FAILED', `the Kafka cluster at ${config.brokers.join(', ')} does not enable the `
+      + `SASL mechanism of kafka.sasl.mechanism (${String(config.kafka?.sasl?.mechanism ?? '?').toUpperCase()}; see the listener's `
+      + `sasl.enabled.mechanisms): ${err?.message ?? String(e)}`, { cause: e });
+  }
   if (err?.name === 'KafkaJSSASLAuthenticationError') {
     return new KafkaEosError('KAFKA_AUTHENTICATION_FAILED', `the Kafka cluster at ${config.brokers.join(', ')} refused the credentials of `
       + `kafka.sasl (user ${config.kafka?.sasl?.username ?? '?'}): ${err.message}`, { cause: e });

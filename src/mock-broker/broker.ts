@@ -7,12 +7,16 @@
 import * as net from 'node:net';
 import * as tls from 'node:tls';
 import { ClusterState } from './cluster';
-import { Connection, ConnectionHooks, ConnectionLimits, DEFAULT_MAX_BUFFERED_REQUEST_BYTES, RequestMemory } from './connection';
+import {
+  Connection, ConnectionHooks, ConnectionLimits, DEFAULT_CONNECTIONS_MAX_IDLE_MS, DEFAULT_MAX_BUFFERED_REQUEST_BYTES, RequestMemory,
+} from './connection';
 import type { Handler } from './handlers/types';
 
 export class Broker {
   private server: net.Server | null = null;
   private readonly connections = new Set<Connection>();
+  /** The TCP sockets under the TLS listener's sessions, handshakes not yet done (no Connection yet) included: {@link stop} closes them. */
+  private readonly tcpSockets = new Set<net.Socket>();
   port: number;
   /** Half-received request bytes held by this broker's connections (see {@link RequestMemory}). */
   readonly memory: RequestMemory;
@@ -53,10 +57,26 @@ export class Broker {
       }, { idleMs: this.limits.idleMs, memory: this.memory } satisfies ConnectionLimits);
       this.connections.add(conn);
     };
-    const server: net.Server = this.tlsOptions ? tls.createServer(this.tlsOptions, accept) : net.createServer(accept);
+    // connections.max.idle.ms applies from the accept, as Kafka's Selector expires channels still in their
+    // handshake: a client that opens TCP and never finishes the TLS handshake (slowloris) is closed then.
+    const idleMs = this.limits.idleMs ?? DEFAULT_CONNECTIONS_MAX_IDLE_MS;
+    const server: net.Server = this.tlsOptions
+      ? tls.createServer({ ...this.tlsOptions, ...(idleMs > 0 ? { handshakeTimeout: idleMs } : {}) }, accept)
+      : net.createServer(accept);
+    if (this.tlsOptions) {
+      server.on('connection', (raw: net.Socket) => {
+        this.tcpSockets.add(raw);
+        raw.once('close', () => this.tcpSockets.delete(raw));
+      });
+    }
     // A failed TLS handshake (a plaintext client, an untrusted certificate) closes that socket only, as in Kafka.
-    if (this.tlsOptions) server.on('tlsClientError', (e: Error) => this.hooks.log?.('connection.tls-failed', { nodeId: this.nodeId,
-      error: e.message }));
+    // Node leaves the socket open once a 'tlsClientError' listener is added: it is destroyed here.
+    if (this.tlsOptions) {
+      server.on('tlsClientError', (e: Error, socket: tls.TLSSocket) => {
+        socket.destroy();
+        this.hooks.log?.('connection.tls-failed', { nodeId: this.nodeId, error: e.message });
+      });
+    }
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen({ host: this.host, port: this.port, exclusive: true }, () => {
@@ -74,6 +94,8 @@ export class Broker {
     this.server = null;
     for (const c of [...this.connections]) c.close('broker stopped');
     this.connections.clear();
+    for (const s of [...this.tcpSockets]) s.destroy();
+    this.tcpSockets.clear();
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 

@@ -123,11 +123,17 @@ export class HdfsPositionStore implements SinkPositionStore {
       const straddling = claims.find((c) => c.start < target && target <= c.end);
       if (straddling) throw new KafkaEosError('OFFSETS_POSITION_UNALIGNED', `${partitionKey(tp)}: ${target} is inside the committed `
         + `file of ${straddling.start}..${straddling.end} (the files changed since the plan: run the reset again)`);
-      for (const c of claims.filter((x) => x.start >= target).reverse()) {
-        movedAside.push(await this.moveAside(c, tp, asideStamp));
-        position = c.start;
-      }
-      if (claims.every((c) => c.start >= target)) position = -1n;
+      for (const c of claims.filter((x) => x.start >= target).reverse()) movedAside.push(await this.moveAside(c, tp, asideStamp));
+      // The end + 1 of the newest claim kept, not the start of the oldest moved: after a zombie writer's claim
+      // past a gap (a writer fenced by an earlier reset), the two differ and the kept chain is what the sink resumes.
+      const kept = claims.filter((x) => x.start < target).at(-1);
+      position = kept ? kept.end + 1n : -1n;
+      // In a contiguous chain the kept claims end at target − 1. Ending before it, the offsets between are in no
+      // committed file (moved aside by an earlier reset; the claim past them a zombie's): never bridged by an empty
+      // claim, which would skip them. The position stays there, and the sink replays them.
+      if (kept && position < target) throw new KafkaEosError('OFFSETS_POSITION_UNALIGNED', `${partitionKey(tp)}: the claims kept `
+        + `end at ${position - 1n}: ${position}..${target - 1n} are in no committed file (moved aside by an earlier reset; a `
+        + `writer it fenced committed past them?); the position is ${position}, the sink replays from there`);
     }
     let emptyClaim = false;
     if (position !== target && target > 0n) {

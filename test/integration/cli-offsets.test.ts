@@ -121,13 +121,22 @@ test('reset refuses while the group has active members, and names them', async (
   }
 });
 
-test('argument errors exit 2 and name the option', async () => {
+test('argument errors exit 2 and name the option; a topic name Kafka would refuse (../x) is refused before any path is built', async () => {
   const none = await cli(['reset', '--brokers', brokers(), '--group', 'x']);
   expect(none.code).toBe(2);
   expect(none.err).toMatch(/\[CONFIG_INVALID\] reset: give exactly one of --to-earliest/);
   const sinkOnly = await cli(['reset', '--brokers', brokers(), '--group', 'x', '--to-latest', '--store', 'sink']);
   expect(sinkOnly.code).toBe(2);
   expect(sinkOnly.err).toMatch(/--store: "sink" needs --db/);
+  // Topic names become HDFS paths with --hdfs: one Kafka would refuse never reaches them (no ../ traversal).
+  for (const bad of ['../x', '..', 'a/b', 'a b']) {
+    const r = await cli(['describe', '--brokers', brokers(), '--group', 'x', '--topic', bad]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`"${bad}" is not a legal Kafka topic name`);
+  }
+  const badOffset = await cli(['reset', '--brokers', brokers(), '--group', 'x', '--to-offset', '../x:0:5']);
+  expect(badOffset.code).toBe(2);
+  expect(badOffset.err).toContain('"../x" is not a legal Kafka topic name');
 });
 
 const pgUrl = process.env.KAFKA_EOS_PG_URL;

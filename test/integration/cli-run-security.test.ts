@@ -90,4 +90,16 @@ maybe('secured listeners', () => {
     const cluster = await clusterWith({ ssl: tlsOf(), sasl: { users: USERS } }, { ssl, sasl }, 'sasl-ssl-t');
     await runUntilThreeRecordsThenSigterm(configFile(cluster, 'sasl-ssl', { ssl: { ca: { file: certFile } }, sasl }));
   });
+
+  test('SASL mechanism mismatch: SCRAM-SHA-256 asked of a PLAIN-only broker fails at start-up as an authentication error (exit 2)',
+    async () => {
+    const cluster = await clusterWith({ sasl: { users: USERS } }, { sasl: { mechanism: 'plain', username: 'loader',
+      password: 'loader-secret' } }, 'sasl-mech-t');
+    const scram = { mechanism: 'scram-sha-256', username: 'loader', password: 'loader-secret' };
+    const r = await runCli(['run', '--config', configFile(cluster, 'sasl-mech', { sasl: scram })], 60000);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(new RegExp(`\\[KAFKA_AUTHENTICATION_FAILED\\] the Kafka cluster at ${cluster.bootstrap[0]} does not enable `
+      + 'the SASL mechanism of kafka.sasl.mechanism \\(SCRAM-SHA-256;'));
+    expect(r.out).not.toContain('loader-secret');
+  });
 });

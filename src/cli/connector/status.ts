@@ -6,6 +6,7 @@
 import type { Admin } from 'kafkajs';
 import { decodeAssignment } from '../../consumer/assignors/consumer-protocol';
 import type { GroupConsumer } from '../../consumer/group-consumer';
+import { cutToWidth, printable } from '../printable';
 import type { Outage } from './health';
 
 /** One member of the group as last described (DescribeGroups). */
@@ -97,17 +98,17 @@ export class StatusReporter {
     }
   }
 
-  /** The status as one line. */
+  /** The status as one line (client ids and error codes from the cluster made {@link printable}). */
   format(now = Date.now()): string {
     const m = this.consumer.metrics();
     const lag = m.partitions.map((p) => `${p.topic}-${p.partition}:${p.lag === null ? '?' : p.lag}`).join(' ') || 'none';
     const members = this.members === null ? '?' : this.members.map((x) => `${x.clientId}[${x.partitions.join(',')}]`).join(' ') || 'none';
     const errors = [...this.errorsByCode].map(([c, n]) => `${c}×${n}`).join(' ') || '0';
     const outages = (this.options.outages?.() ?? []).map((o) => ` | DOWN ${o.what} since ${new Date(o.since).toISOString()}`).join('');
-    return `[${new Date(now).toISOString()}] ${this.consumer.state} | members ${members} | ${m.processedPerSecond.toFixed(1)} `
-      + `rows/s, ${m.processed} total`
+    return printable(`[${new Date(now).toISOString()}] ${this.consumer.state} | members ${members} | `
+      + `${m.processedPerSecond.toFixed(1)} rows/s, ${m.processed} total`
       + ` | lag ${lag} | last commit ${ago(this.lastCommitAt, now)} | errors ${errors} | skipped ${m.skipped} | dead-lettered `
-        + `${m.deadLettered}${outages}`;
+        + `${m.deadLettered}${outages}`);
   }
 
   private print(): void {
@@ -115,7 +116,7 @@ export class StatusReporter {
     if (this.options.tty) {
       // A terminal that reports no size (0 columns, as a pty nobody sized) gets the whole line.
       const width = (this.out as { columns?: number }).columns || Infinity;
-      this.out.write(`\r\x1b[K${line.length > width ? line.slice(0, width - 1) : line}`);
+      this.out.write(`\r\x1b[K${cutToWidth(line, width)}`);
       this.drawn = true;
     } else {
       this.out.write(`kafka-eos run: status ${line}\n`);

@@ -25,6 +25,7 @@ import { HdfsPositionStore } from '../../offsets/hdfs-positions';
 import { sqlPositionStore } from '../../offsets/sql-positions';
 import { SqlOffsetStore } from '../../offsets/sql-store';
 import { quietKnexLog } from '../knex-log';
+import { printable } from '../printable';
 
 interface CommonOptions {
   brokers: string[]; group: string; topic?: string[]; db?: string; offsetsTable?: string; json?: boolean;
@@ -55,10 +56,21 @@ function shift(v: string): bigint {
   return BigInt(v.trim());
 }
 
+/**
+ * A topic name as Kafka allows it (Topic.validate: 1 to 249 of `[a-zA-Z0-9._-]`, not `.` or `..`). Checked
+ * before use because `--hdfs` builds HDFS paths from it: `--topic ../x` would read another directory.
+ */
+function topicName(v: string): string {
+  if (!/^[a-zA-Z0-9._-]{1,249}$/.test(v) || v === '.' || v === '..') {
+    throw new InvalidArgumentError(`"${v}" is not a legal Kafka topic name (1 to 249 of a-z A-Z 0-9 . _ -, not . or ..)`);
+  }
+  return v;
+}
+
 function topicPartitionOffset(v: string): { topic: string; partition: number; offset: bigint } {
   const m = /^(.+):(\d+):(\d+)$/.exec(v);
   if (!m) throw new InvalidArgumentError('expected topic:partition:offset');
-  return { topic: m[1], partition: Number(m[2]), offset: BigInt(m[3]) };
+  return { topic: topicName(m[1]), partition: Number(m[2]), offset: BigInt(m[3]) };
 }
 
 /** A knex config for `--db`: a postgresql:// URL or a SQLite file path. */
@@ -88,7 +100,7 @@ export function formatDescription(d: GroupOffsetsDescription, storeLabel: string
   let out = `group ${d.groupId}: state ${d.state}, ${d.members.length} member(s)\nsource of truth: ${truth}\n`;
   for (const m of d.members) {
     const parts = Object.entries(m.assignment).map(([t, ps]) => `${t}-[${ps.join(',')}]`).join(' ') || '(no partitions)';
-    out += `  member ${m.memberId} client ${m.clientId} host ${m.clientHost}: ${parts}\n`;
+    out += printable(`  member ${m.memberId} client ${m.clientId} host ${m.clientHost}: ${parts}`) + '\n';
   }
   if (d.partitions.length === 0) return out + 'no positions stored for this group (name topics with --topic)\n';
   const rows = [['TOPIC', 'PARTITION', 'LOG-START', 'HIGH-WATERMARK', 'KAFKA-COMMITTED', 'SINK-POSITION', 'LAG']];
@@ -201,7 +213,8 @@ async function exitCodeOf(fn: () => Promise<void>): Promise<number> {
   } catch (e) {
     if (e instanceof ConfigError) throw e;
     const code = (e as KafkaEosError).code;
-    process.stderr.write(`kafka-eos offsets: ${code ? `[${code}] ` : ''}${(e as Error).message}\n`);
+    // printable: GROUP_ACTIVE names members by their (client-chosen) ids and hosts.
+    process.stderr.write(`kafka-eos offsets: ${code ? `[${code}] ` : ''}${printable((e as Error).message)}\n`);
     return 1;
   }
 }
@@ -210,7 +223,7 @@ function common(cmd: Command): Command {
   return cmd
     .requiredOption('--brokers <host:port,...>', 'bootstrap brokers', brokerList)
     .requiredOption('--group <id>', 'consumer group id')
-    .option('--topic <name>', 'a topic (repeatable); default every topic the group has positions for', collect(String))
+    .option('--topic <name>', 'a topic (repeatable); default every topic the group has positions for', collect(topicName))
     .option('--db <path|url>', "the sink's database holding the offsets table: a SQLite file or postgresql:// URL")
     .option('--offsets-table <name>', 'offsets table name (default kafka_eos_offsets)')
     .option('--hdfs <url>', "the HDFS sink's NameNode (http://host:port): positions from its committed files")

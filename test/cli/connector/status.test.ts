@@ -1,0 +1,77 @@
+/**
+ * The `run` status line against hostile and awkward input: a client id carrying terminal escapes and
+ * newlines (another member of the group chose it) is printed escaped on the TTY line and in the plain
+ * log line; terminals 0 to 5 columns wide get a cut line that never splits a surrogate pair.
+ */
+import { EventEmitter } from 'node:events';
+import { Writable } from 'node:stream';
+import type { Admin } from 'kafkajs';
+import { AssignerProtocol } from 'kafkajs';
+import type { GroupConsumer } from '../../../src/consumer/group-consumer';
+import { StatusReporter } from '../../../src/cli/connector/status';
+
+const HOSTILE = 'evil\x1b]0;pwned\x07\x1b[2J\nkafka-eos run: forged line\r';
+
+/** A consumer as the reporter reads it: state, metrics and events. */
+function consumerOf(): GroupConsumer {
+  const e = new EventEmitter() as EventEmitter & Record<string, unknown>;
+  e.state = 'running';
+  e.metrics = () => ({ partitions: [{ topic: 't', partition: 0, lag: 3n }], processedPerSecond: 1.5, processed: 10, skipped: 0,
+    deadLettered: 0 });
+  return e as unknown as GroupConsumer;
+}
+
+/** DescribeGroups answering one member with the hostile client id. */
+const admin = {
+  describeGroups: async () => ({ groups: [{ members: [{ memberId: 'm-1', clientId: HOSTILE,
+    memberAssignment: AssignerProtocol.MemberAssignment.encode({ version: 0, assignment: { t: [0] }, userData: Buffer.alloc(0) }) }] }] }),
+} as unknown as Admin;
+
+function sink(columns?: number): Writable & { text: () => string; columns?: number } {
+  const chunks: string[] = [];
+  const w = new Writable({ write(c, _e, cb) { chunks.push(String(c)); cb(); } }) as Writable & { text: () => string; columns?: number };
+  w.text = () => chunks.join('');
+  if (columns !== undefined) w.columns = columns;
+  return w;
+}
+
+/** Waits for the reporter's first DescribeGroups to be answered. */
+async function described(r: StatusReporter): Promise<void> {
+  for (let i = 0; i < 200 && !r.format().includes('m-1') && !r.format().includes('evil'); i++) await new Promise((x) => setTimeout(x, 5));
+}
+
+test('a client id carrying terminal escapes and newlines is printed escaped, on the TTY line and in the log line', async () => {
+  for (const tty of [true, false]) {
+    const out = sink(tty ? 200 : undefined);
+    const r = new StatusReporter(consumerOf(), { tty, intervalMs: 20, out, admin, groupId: 'g' });
+    r.start();
+    await described(r);
+    const line = r.format();
+    expect(line).toContain('evil\\x1b]0;pwned\\x07\\x1b[2J\\nkafka-eos run: forged line\\r[t-0]');
+    expect(line).not.toMatch(/[\x00-\x1f]/);
+    for (let i = 0; i < 300 && out.text().length === 0; i++) await new Promise((x) => setTimeout(x, 10));
+    await r.stop();
+    const written = out.text();
+    expect(written).toContain('evil\\x1b]0;pwned');
+    // Only the reporter's own controls: CR + erase line on the TTY, a newline ending each log line.
+    const controls = written.replace(/\r\x1b\[K/g, '').replace(/\n/g, '');
+    expect(controls).not.toMatch(/[\x00-\x1f]/);
+    if (!tty) expect(written.split('\n').filter(Boolean).every((l) => l.startsWith('kafka-eos run: status ['))).toBe(true);
+  }
+});
+
+test.each([1, 2, 3, 5])('a %i-column terminal gets the line cut to fit, never half a surrogate pair', async (columns) => {
+  const out = sink(columns);
+  const c = consumerOf();
+  (c as unknown as { metrics: () => unknown }).metrics = () => ({ partitions: [], processedPerSecond: 0, processed: 0, skipped: 0,
+    deadLettered: 0 });
+  const r = new StatusReporter(c, { tty: true, out, groupId: 'g' });
+  // A line of emoji (two UTF-16 units each): any cut by units would split one.
+  (r as unknown as { format: () => string }).format = () => '😀😀😀😀😀😀';
+  r.start();
+  for (let i = 0; i < 300 && out.text().length === 0; i++) await new Promise((x) => setTimeout(x, 10));
+  await r.stop();
+  const drawn = out.text().split('\r\x1b[K')[1]!.replace(/\n$/, '');
+  expect(Array.from(drawn)).toHaveLength(columns - 1);
+  expect(drawn).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/);
+});
