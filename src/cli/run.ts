@@ -143,8 +143,9 @@ async function sessionTimeoutRange(brokers: string[]): Promise<{ min: string; ma
  * A start-up or consumer failure as the CLI reports it: a KafkaEosError with a code. KafkaJS's
  * own errors (connection refused, broker errors) are named as Kafka's, with the brokers tried;
  * a session timeout the brokers refuse (INVALID_SESSION_TIMEOUT, error 26) with their range.
+ * Anything else is START_FAILED during start-up and CONSUMER_FAILED once the consumer ran (`phase`).
  */
-async function named(e: unknown, config: RunConfig): Promise<KafkaEosError> {
+async function named(e: unknown, config: RunConfig, phase: 'start' | 'run' = 'start'): Promise<KafkaEosError> {
   if (kafkaJsType(e, 'INVALID_SESSION_TIMEOUT')) {
     const range = await sessionTimeoutRange(config.brokers);
     const set = config.consumer?.sessionTimeoutMs ?? 30000;
@@ -169,7 +170,8 @@ async function named(e: unknown, config: RunConfig): Promise<KafkaEosError> {
     return new KafkaEosError('KAFKA_UNAVAILABLE', `cannot use the Kafka cluster at ${config.brokers.join(', ')}: ${err.message}`,
       { cause: e });
   }
-  return new KafkaEosError('START_FAILED', `the consumer failed: ${err?.message ?? String(e)}`, { cause: e });
+  return new KafkaEosError(phase === 'start' ? 'START_FAILED' : 'CONSUMER_FAILED', `the consumer failed: ${err?.message ?? String(e)}`,
+    { cause: e });
 }
 
 /**
@@ -339,7 +341,7 @@ async function runUntilStopped(
   await metricsServer?.close();
   await sink.close();
   if (outcome === 'failed') {
-    const reported = await named(failure ?? new Error('unknown error'), config);
+    const reported = await named(failure ?? new Error('unknown error'), config, 'run');
     process.stderr.write(`kafka-eos run: the consumer failed [${reported.code}]: ${reported.message}\n`);
     return 1;
   }

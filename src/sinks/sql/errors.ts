@@ -28,6 +28,11 @@ const TRANSIENT_SQLSTATES = new Set([
   '57P01', // admin_shutdown
   '57P02', // crash_shutdown
   '57P03', // cannot_connect_now
+  // A refused login (a rotated password, pg_hba.conf changed) while the consumer runs is an outage of the database
+  // for this process, not one record's fault: waited out with sink-unavailable reports like a lost connection. At
+  // start-up, `kafka-eos run` still refuses a database it cannot log in to (exit 2; sink-factory.ts).
+  '28000', // invalid_authorization_specification
+  '28P01', // invalid_password
   '53300', // too_many_connections
   '08000', '08001', '08003', '08004', '08006', '08007', // connection exceptions
 ]);
@@ -36,7 +41,7 @@ const TRANSIENT_MESSAGES = [/SQLITE_BUSY/, /SQLITE_LOCKED/, /Connection terminat
 
 /**
  * True when `err` (or an error in its `cause` chain) is a transient database condition: SQLite busy/locked,
- * PostgreSQL serialization failure, deadlock, shutdown or connection loss, socket errors, pool acquisition timeout.
+ * PostgreSQL serialization failure, deadlock, shutdown, connection loss or a refused login, socket errors, pool acquisition timeout.
  * Constraint violations, syntax and type errors are permanent (false). Our own KafkaEosErrors use their `retriable` flag.
  */
 export function isTransientSqlError(err: unknown): boolean {
