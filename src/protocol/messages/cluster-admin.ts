@@ -174,7 +174,6 @@ export const DescribeClientQuotas = message('DescribeClientQuotas', 48, '0-1', '
   ], { nullable: '0+' }),
 ]);
 
-
 /** AlterClientQuotas (key 49, KIP-546): per entity (null name = the default), set or remove quota keys. */
 export const AlterClientQuotas = message('AlterClientQuotas', 49, '0-1', '1+', [
   arr('entries', '0+', [
