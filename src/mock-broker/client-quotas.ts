@@ -62,6 +62,14 @@ export class ClientQuotaFilterError extends KafkaEosError {
   }
 }
 
+const invalidFilter = (message: string): ClientQuotaFilterError => new ClientQuotaFilterError('INVALID_REQUEST', message);
+
+/** What {@link ClientQuotaStore.alter} answers: one result per distinct entity, and the entities whose values changed. */
+export interface QuotaAlterOutcome {
+  results: QuotaAlterationResult[];
+  changed: QuotaEntityPart[][];
+}
+
 type KeyType = 'long' | 'int' | 'double';
 
 /** QuotaConfig.userAndClientQuotaConfigs() and ipConfigs(): the keys each kind of entity takes, with their types. */
@@ -129,7 +137,7 @@ export class ClientQuotaStore {
    * stays applied, as in Kafka). Removing a key that is not set succeeds and changes nothing.
    * @returns the results, and the entities whose values changed (for the event log).
    */
-  alter(alterations: readonly QuotaAlteration[], validateOnly: boolean): { results: QuotaAlterationResult[]; changed: QuotaEntityPart[][] } {
+  alter(alterations: readonly QuotaAlteration[], validateOnly: boolean): QuotaAlterOutcome {
     const results = new Map<string, QuotaAlterationResult>();
     const pending: { id: string; entity: Entity; changes: Map<string, number | null> }[] = [];
     for (const a of alterations) {
@@ -144,7 +152,8 @@ export class ClientQuotaStore {
       const seen = results.has(id);
       let error: string | null = null;
       if (seen || duplicateKey !== null) {
-        error = seen ? `Ignoring duplicate entity ${describeEntity(entity)}` : `Duplicate quota key ${duplicateKey}: entity ${describeEntity(entity)} not altered`;
+        const named = describeEntity(entity);
+        error = seen ? `Ignoring duplicate entity ${named}` : `Duplicate quota key ${duplicateKey}: entity ${named} not altered`;
       } else {
         const keys = keysFor(entity);
         if (typeof keys === 'string') error = keys;
@@ -170,21 +179,22 @@ export class ClientQuotaStore {
     const specified = new Set<string>();
     for (const c of components) {
       const type = c.entityType;
-      if (type === '') throw new ClientQuotaFilterError('INVALID_REQUEST', 'Invalid empty entity type');
-      if (exact.has(type) || specified.has(type)) throw new ClientQuotaFilterError('INVALID_REQUEST', `Entity type ${type} appears more than once in the filter`);
+      if (type === '') throw invalidFilter('Invalid empty entity type');
+      if (exact.has(type) || specified.has(type)) throw invalidFilter(`Entity type ${type} appears more than once in the filter`);
       if (!KNOWN_TYPES.has(type)) throw new ClientQuotaFilterError('UNSUPPORTED_VERSION', `Unsupported entity type ${type}`);
       if (c.matchType === QuotaMatchType.EXACT) {
-        if (c.match === null) throw new ClientQuotaFilterError('INVALID_REQUEST', `EXACT match of ${type} without a match string`);
+        if (c.match === null) throw invalidFilter(`EXACT match of ${type} without a match string`);
         exact.set(type, c.match);
       } else if (c.matchType === QuotaMatchType.DEFAULT || c.matchType === QuotaMatchType.SPECIFIED) {
-        if (c.match !== null) throw new ClientQuotaFilterError('INVALID_REQUEST', `${c.matchType === QuotaMatchType.DEFAULT ? 'DEFAULT' : 'SPECIFIED'} match of ${type} with a match string`);
+        const name = c.matchType === QuotaMatchType.DEFAULT ? 'DEFAULT' : 'SPECIFIED';
+        if (c.match !== null) throw invalidFilter(`${name} match of ${type} with a match string`);
         if (c.matchType === QuotaMatchType.DEFAULT) exact.set(type, null);
         else specified.add(type);
-      } else throw new ClientQuotaFilterError('INVALID_REQUEST', `Unknown match type ${c.matchType}`);
+      } else throw invalidFilter(`Unknown match type ${c.matchType}`);
     }
     const names = (t: string): boolean => exact.has(t) || specified.has(t);
     if (names(QuotaEntityType.IP) && (names(QuotaEntityType.USER) || names(QuotaEntityType.CLIENT_ID))) {
-      throw new ClientQuotaFilterError('INVALID_REQUEST', 'Invalid filter: an ip component cannot be combined with user or client-id components');
+      throw invalidFilter('Invalid filter: an ip component cannot be combined with user or client-id components');
     }
     const matches = (e: Entity): boolean =>
       (!strict || e.size === exact.size + specified.size) &&

@@ -14,6 +14,7 @@ const part = (entityType: string, entityName: string | null) => ({ entityType, e
 const set = (key: string, value: number) => ({ key, value, remove: false });
 const remove = (key: string) => ({ key, value: 0, remove: true });
 const alice = [part('user', 'alice')];
+const comp = (entityType: string, matchType: number, match: string | null = null) => ({ entityType, matchType, match });
 
 describe('ClientQuotaStore: alterations', () => {
   test('sets, changes and removes keys; an entity left with no key is forgotten', () => {
@@ -132,32 +133,32 @@ describe('ClientQuotaStore: descriptions', () => {
   };
 
   test('EXACT, DEFAULT and SPECIFIED, not strict: entities with other parts match too', () => {
-    expect(names([{ entityType: 'user', matchType: EXACT, match: 'alice' }], false)).toEqual(['alice', 'aliceApp']);
-    expect(names([{ entityType: 'user', matchType: DEFAULT, match: null }], false)).toEqual(['defaultUser']);
-    expect(names([{ entityType: 'user', matchType: SPECIFIED, match: null }], false)).toEqual(['alice', 'aliceApp', 'defaultUser']);
-    expect(names([{ entityType: 'client-id', matchType: SPECIFIED, match: null }], false)).toEqual(['aliceApp', 'app', 'defaultClient']);
+    expect(names([comp('user', EXACT, 'alice')], false)).toEqual(['alice', 'aliceApp']);
+    expect(names([comp('user', DEFAULT)], false)).toEqual(['defaultUser']);
+    expect(names([comp('user', SPECIFIED)], false)).toEqual(['alice', 'aliceApp', 'defaultUser']);
+    expect(names([comp('client-id', SPECIFIED)], false)).toEqual(['aliceApp', 'app', 'defaultClient']);
     expect(names([], false)).toEqual(Object.keys(entities).sort());
   });
 
   test('strict: only entities with exactly the parts the filter names', () => {
-    expect(names([{ entityType: 'user', matchType: EXACT, match: 'alice' }], true)).toEqual(['alice']);
-    expect(names([{ entityType: 'client-id', matchType: SPECIFIED, match: null }], true)).toEqual(['app', 'defaultClient']);
+    expect(names([comp('user', EXACT, 'alice')], true)).toEqual(['alice']);
+    expect(names([comp('client-id', SPECIFIED)], true)).toEqual(['app', 'defaultClient']);
     expect(names([
-      { entityType: 'user', matchType: SPECIFIED, match: null }, { entityType: 'client-id', matchType: EXACT, match: 'app' },
+      comp('user', SPECIFIED), comp('client-id', EXACT, 'app'),
     ], true)).toEqual(['aliceApp']);
     expect(names([], true)).toEqual([]);
-    expect(names([{ entityType: 'ip', matchType: SPECIFIED, match: null }], true)).toEqual(['ip']);
+    expect(names([comp('ip', SPECIFIED)], true)).toEqual(['ip']);
   });
 
   test.each([
-    ['an empty entity type', [{ entityType: '', matchType: SPECIFIED, match: null }], 'INVALID_REQUEST'],
-    ['a type twice', [{ entityType: 'user', matchType: SPECIFIED, match: null }, { entityType: 'user', matchType: DEFAULT, match: null }], 'INVALID_REQUEST'],
-    ['an unknown type', [{ entityType: 'group', matchType: SPECIFIED, match: null }], 'UNSUPPORTED_VERSION'],
-    ['EXACT without a match', [{ entityType: 'user', matchType: EXACT, match: null }], 'INVALID_REQUEST'],
-    ['DEFAULT with a match', [{ entityType: 'user', matchType: DEFAULT, match: 'x' }], 'INVALID_REQUEST'],
-    ['SPECIFIED with a match', [{ entityType: 'user', matchType: SPECIFIED, match: 'x' }], 'INVALID_REQUEST'],
-    ['an unknown match type', [{ entityType: 'user', matchType: 3, match: null }], 'INVALID_REQUEST'],
-    ['ip with user', [{ entityType: 'ip', matchType: SPECIFIED, match: null }, { entityType: 'user', matchType: DEFAULT, match: null }], 'INVALID_REQUEST'],
+    ['an empty entity type', [comp('', SPECIFIED)], 'INVALID_REQUEST'],
+    ['a type twice', [comp('user', SPECIFIED), comp('user', DEFAULT)], 'INVALID_REQUEST'],
+    ['an unknown type', [comp('group', SPECIFIED)], 'UNSUPPORTED_VERSION'],
+    ['EXACT without a match', [comp('user', EXACT)], 'INVALID_REQUEST'],
+    ['DEFAULT with a match', [comp('user', DEFAULT, 'x')], 'INVALID_REQUEST'],
+    ['SPECIFIED with a match', [comp('user', SPECIFIED, 'x')], 'INVALID_REQUEST'],
+    ['an unknown match type', [comp('user', 3)], 'INVALID_REQUEST'],
+    ['ip with user', [comp('ip', SPECIFIED), comp('user', DEFAULT)], 'INVALID_REQUEST'],
   ])('refuses %s', (_name, components, kafkaError) => {
     let error: unknown;
     try { store.describe(components, false); } catch (e) { error = e; }
@@ -197,14 +198,14 @@ describe('AlterClientQuotas and DescribeClientQuotas on the wire', () => {
       expect(cluster.inspect.events({ type: 'client-quotas-altered' })).toHaveLength(2);
 
       const described = await c.request(DescribeClientQuotas, v, {
-        components: [{ entityType: 'client-id', matchType: DEFAULT, match: null }], strict: false,
+        components: [comp('client-id', DEFAULT)], strict: false,
       });
       expect(described).toMatchObject({ errorCode: 0, errorMessage: null });
       expect(described.entries).toEqual([{ entity: [part('client-id', null)], values: [{ key: 'consumer_byte_rate', value: 4096 }] }]);
-      const byUser = await c.request(DescribeClientQuotas, v, { components: [{ entityType: 'user', matchType: EXACT, match: 'alice' }], strict: false });
+      const byUser = await c.request(DescribeClientQuotas, v, { components: [comp('user', EXACT, 'alice')], strict: false });
       expect(byUser.entries).toHaveLength(1);
       expect(byUser.entries[0].values).toEqual([{ key: 'request_percentage', value: 33.5 }]);
-      const strict = await c.request(DescribeClientQuotas, v, { components: [{ entityType: 'user', matchType: EXACT, match: 'alice' }], strict: true });
+      const strict = await c.request(DescribeClientQuotas, v, { components: [comp('user', EXACT, 'alice')], strict: true });
       expect(strict.entries).toEqual([]);
     } finally {
       c.close();
@@ -214,10 +215,10 @@ describe('AlterClientQuotas and DescribeClientQuotas on the wire', () => {
   test.each([0, 1])('v%i: a refused filter answers its error with null entries, and the connection stays usable', async (v) => {
     const c = await RawClient.connect(cluster.bootstrap[0]);
     try {
-      const bad = await c.request(DescribeClientQuotas, v, { components: [{ entityType: 'user', matchType: EXACT, match: null }], strict: false });
+      const bad = await c.request(DescribeClientQuotas, v, { components: [comp('user', EXACT)], strict: false });
       expect(bad).toMatchObject({ errorCode: ErrorCode.INVALID_REQUEST, entries: null });
       expect(bad.errorMessage).toMatch(/EXACT/);
-      const unknown = await c.request(DescribeClientQuotas, v, { components: [{ entityType: 'topic', matchType: SPECIFIED, match: null }], strict: false });
+      const unknown = await c.request(DescribeClientQuotas, v, { components: [comp('topic', SPECIFIED)], strict: false });
       expect(unknown).toMatchObject({ errorCode: ErrorCode.UNSUPPORTED_VERSION, entries: null });
       const ok = await c.request(DescribeClientQuotas, v, { components: [], strict: false });
       expect(ok).toMatchObject({ errorCode: 0, entries: [] });
