@@ -8,6 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import { KafkaEosError } from '../errors';
 import { AclStore } from './acls';
+import { ClientQuotaStore } from './client-quotas';
+import type { ClientQuotaEntry, QuotaAlteration, QuotaAlterationResult, QuotaFilterComponent } from './client-quotas';
 import { EventLog } from './event-log';
 import { FetchSessionCache } from './fetch-sessions';
 import { GroupCoordinator, GroupCoordinatorConfig } from './group-coordinator';
@@ -86,6 +88,8 @@ export class ClusterState {
   readonly transactions: TransactionCoordinator;
   /** ACL bindings (CreateAcls / DescribeAcls / DeleteAcls): stored and described, not enforced. */
   readonly acls = new AclStore();
+  /** Client quotas (AlterClientQuotas / DescribeClientQuotas): stored and described, not enforced. */
+  private readonly quotas = new ClientQuotaStore();
   private readonly sessionCaches = new Map<number, FetchSessionCache>();
   /** Broker ids that are down (faults); their listeners are closed. */
   private readonly downSet = new Set<number>();
@@ -109,6 +113,30 @@ export class ClusterState {
       partition: (topic, partition) => this.partition(topic, partition),
       completeTxnOffsets: (groupId, producerId, commit) => this.groups.completeTxnOffsets(groupId, producerId, commit),
     }, config.transactions);
+  }
+
+  /**
+   * AlterClientQuotas (KIP-546): checks each entry as Kafka's ClientQuotaControlManager does and, unless
+   * `validateOnly`, applies those that pass; records `client-quotas-altered` for each entity whose values changed.
+   * @returns one result per distinct entity (error code 0, or INVALID_REQUEST with the reason)
+   */
+  alterClientQuotas(alterations: readonly QuotaAlteration[], validateOnly: boolean): QuotaAlterationResult[] {
+    const { results, changed } = this.quotas.alter(alterations, validateOnly);
+    for (const entity of changed) this.events.record('client-quotas-altered', { entity });
+    return results;
+  }
+
+  /**
+   * The stored client quotas a DescribeClientQuotas filter matches (all of them with no component and not strict).
+   * @throws ClientQuotaFilterError for a filter Kafka refuses
+   */
+  describeClientQuotas(components: readonly QuotaFilterComponent[], strict: boolean): ClientQuotaEntry[] {
+    return this.quotas.describe(components, strict);
+  }
+
+  /** Every stored client quota entry (a fresh copy). */
+  get clientQuotas(): ClientQuotaEntry[] {
+    return this.quotas.all();
   }
 
   /** The brokers, in node id order of registration (read-only view). */

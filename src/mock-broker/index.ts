@@ -13,6 +13,7 @@ export type {
   BatchView, BrokerView, CommittedOffset, DecodedAssignment, EventFilter, GroupInspection, MemberInspection, TopicView,
 } from './inspect';
 export type { AclBinding } from './acls';
+export type { ClientQuotaEntry, QuotaEntityPart } from './client-quotas';
 export type { TransactionView } from './transactions/coordinator';
 export type { EventLogEntry } from './event-log';
 export type { RequestVersionLog, RequestVersionView } from './request-log';

@@ -8,6 +8,7 @@
 import { ConsumerProtocolAssignment, decodeVersioned } from '../protocol/messages/consumer-protocol';
 import type { ClusterState } from './cluster';
 import type { AclBinding } from './acls';
+import type { ClientQuotaEntry } from './client-quotas';
 import type { TransactionView } from './transactions/coordinator';
 import type { EventLogEntry } from './event-log';
 import type { GroupState, GroupView, MemberView } from './group/types';
@@ -263,6 +264,14 @@ export class Inspector {
   /** The ACL bindings stored (CreateAcls), in creation order. */
   acls(): AclBinding[] {
     return this.state.acls.all();
+  }
+
+  /**
+   * The client quotas stored (AlterClientQuotas), in the order their entities were first given a value: each
+   * entity's parts (`user`, `client-id`, `ip`; a null name is the default entity) and its values by key.
+   */
+  clientQuotas(): ClientQuotaEntry[] {
+    return this.state.clientQuotas;
   }
 
   /** How many incremental fetch sessions (KIP-227) broker `nodeId` holds. */

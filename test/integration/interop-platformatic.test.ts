@@ -134,10 +134,41 @@ describeWithInteropClients('@platformatic/kafka against the mock', () => {
       expect(await admin('describeAcls', { filter })).toEqual([]);
     });
 
-    test('describeClientQuotas answers no quotas (the mock stores none)', async () => {
-      const components = [{ entityType: 'client-id', matchType: plt.ClientQuotaMatchTypes.ANY }];
-      const entries = await admin('describeClientQuotas', { components });
-      expect(entries).toEqual([]);
+    test('alterClientQuotas stores quotas that describeClientQuotas answers (and inspect.clientQuotas shows)', async () => {
+      const { EXACT, DEFAULT, ANY } = plt.ClientQuotaMatchTypes;
+      const setOp = (key: string, value: number) => ({ key, value, remove: false });
+      const aliceApp = [{ entityType: 'user', entityName: 'alice' }, { entityType: 'client-id', entityName: 'plt-app' }];
+      const defaultClient = [{ entityType: 'client-id', entityName: null }];
+      expect(await admin('describeClientQuotas', { components: [{ entityType: 'client-id', matchType: ANY }] })).toEqual([]);
+      const altered = await admin('alterClientQuotas', {
+        entries: [
+          { entities: aliceApp, ops: [setOp('producer_byte_rate', 1048576), setOp('request_percentage', 12.5)] },
+          { entities: defaultClient, ops: [setOp('consumer_byte_rate', 2048)] },
+        ],
+      });
+      expect(altered.map((e: Plt) => e.errorCode)).toEqual([0, 0]);
+      expect(cluster.inspect.clientQuotas()).toEqual([
+        { entity: aliceApp, values: [{ key: 'producer_byte_rate', value: 1048576 }, { key: 'request_percentage', value: 12.5 }] },
+        { entity: defaultClient, values: [{ key: 'consumer_byte_rate', value: 2048 }] },
+      ]);
+      const byUser = await admin('describeClientQuotas', { components: [{ entityType: 'user', matchType: EXACT, match: 'alice' }] });
+      expect(byUser).toEqual([expect.objectContaining({
+        entity: expect.arrayContaining(aliceApp.map((p) => expect.objectContaining(p))),
+        values: [{ key: 'producer_byte_rate', value: 1048576 }, { key: 'request_percentage', value: 12.5 }],
+      })]);
+      const defaultOnly = { components: [{ entityType: 'client-id', matchType: DEFAULT }], strict: true };
+      const byDefault = await admin('describeClientQuotas', defaultOnly);
+      expect(byDefault).toEqual([expect.objectContaining({ values: [{ key: 'consumer_byte_rate', value: 2048 }] })]);
+      // Kafka refuses an ip entity combined with a user: the client reports the entry's INVALID_REQUEST.
+      await expect(admin('alterClientQuotas', {
+        entries: [{
+          entities: [{ entityType: 'ip', entityName: '10.0.0.1' }, { entityType: 'user', entityName: 'alice' }],
+          ops: [setOp('connection_creation_rate', 5)],
+        }],
+      })).rejects.toThrow(/failed/);
+      await admin('alterClientQuotas', { entries: [{ entities: defaultClient, ops: [{ key: 'consumer_byte_rate', remove: true }] }] });
+      expect(await admin('describeClientQuotas', defaultOnly)).toEqual([]);
+      expect(cluster.inspect.clientQuotas().map((e) => e.entity)).toEqual([aliceApp]);
     });
 
     test('listGroups, describeGroups, listConsumerGroupOffsets, alter/delete offsets and deleteGroups', async () => {

@@ -35,6 +35,7 @@ import { alterConfigsHandler } from './33-alter-configs';
 import { describeLogDirsHandler } from './35-describe-log-dirs';
 import { incrementalAlterConfigsHandler } from './44-incremental-alter-configs';
 import { describeClientQuotasHandler } from './48-describe-client-quotas';
+import { alterClientQuotasHandler } from './49-alter-client-quotas';
 import { describeClusterHandler } from './60-describe-cluster';
 import { describeProducersHandler } from './61-describe-producers';
 import { describeTransactionsHandler } from './65-describe-transactions';
@@ -54,8 +55,8 @@ export function createRegistry(): ReadonlyMap<number, Handler> {
     describeConfigsHandler, saslAuthenticateHandler, createPartitionsHandler, deleteGroupsHandler, offsetDeleteHandler,
     initProducerIdHandler, addPartitionsToTxnHandler, addOffsetsToTxnHandler, endTxnHandler, txnOffsetCommitHandler,
     offsetForLeaderEpochHandler, describeAclsHandler, createAclsHandler, deleteAclsHandler, alterConfigsHandler,
-    describeLogDirsHandler, incrementalAlterConfigsHandler, describeClientQuotasHandler, describeClusterHandler,
-    describeProducersHandler, describeTransactionsHandler, listTransactionsHandler,
+    describeLogDirsHandler, incrementalAlterConfigsHandler, describeClientQuotasHandler, alterClientQuotasHandler,
+    describeClusterHandler, describeProducersHandler, describeTransactionsHandler, listTransactionsHandler,
     consumerGroupHeartbeatHandler, consumerGroupDescribeHandler,
   ];
   for (const h of all) {

@@ -1,7 +1,7 @@
 /**
  * Configuration, ACL, quota, log-dir, cluster and leader-epoch messages: AlterConfigs,
  * IncrementalAlterConfigs, DescribeLogDirs, DescribeCluster, OffsetForLeaderEpoch, DescribeAcls,
- * CreateAcls, DeleteAcls, DescribeClientQuotas. Transcribed from Apache Kafka's message
+ * CreateAcls, DeleteAcls, DescribeClientQuotas, AlterClientQuotas. Transcribed from Apache Kafka's message
  * definitions (clients/src/main/resources/common/message/*.json, Kafka 3.9): field names in
  * lowerCamelCase, the same version ranges, nullable versions, defaults and flexible versions.
  */
@@ -156,6 +156,9 @@ export const DeleteAcls = message('DeleteAcls', 31, '0-3', '2+', [
   ]),
 ]);
 
+/** A client quota entity's parts (user, client-id, ip), as DescribeClientQuotas and AlterClientQuotas spell them. */
+const quotaEntity = [f('entityType', 'string', '0+'), f('entityName', 'string', '0+', { nullable: '0+' })];
+
 export const DescribeClientQuotas = message('DescribeClientQuotas', 48, '0-1', '1+', [
   arr('components', '0+', [
     f('entityType', 'string', '0+'), f('matchType', 'int8', '0+'), f('match', 'string', '0+', { nullable: '0+' }),
@@ -166,7 +169,23 @@ export const DescribeClientQuotas = message('DescribeClientQuotas', 48, '0-1', '
   f('errorCode', 'int16', '0+'),
   f('errorMessage', 'string', '0+', { nullable: '0+' }),
   arr('entries', '0+', [
-    arr('entity', '0+', [f('entityType', 'string', '0+'), f('entityName', 'string', '0+', { nullable: '0+' })]),
+    arr('entity', '0+', quotaEntity),
     arr('values', '0+', [f('key', 'string', '0+'), f('value', 'float64', '0+')]),
   ], { nullable: '0+' }),
+]);
+
+/** AlterClientQuotas (key 49, KIP-546): per entity (null name = the default), set or remove quota keys. */
+export const AlterClientQuotas = message('AlterClientQuotas', 49, '0-1', '1+', [
+  arr('entries', '0+', [
+    arr('entity', '0+', quotaEntity),
+    arr('ops', '0+', [f('key', 'string', '0+'), f('value', 'float64', '0+'), f('remove', 'bool', '0+')]),
+  ]),
+  f('validateOnly', 'bool', '0+'),
+], [
+  f('throttleTimeMs', 'int32', '0+'),
+  arr('entries', '0+', [
+    f('errorCode', 'int16', '0+'),
+    f('errorMessage', 'string', '0+', { nullable: '0+' }),
+    arr('entity', '0+', quotaEntity),
+  ]),
 ]);
