@@ -190,32 +190,33 @@ export function describeGroupScenario(opts: GroupScenarioOptions): void {
       expectExactlyOnce(2 * PER_PARTITION);
     });
 
-    test('a new member resumes at the committed offsets of the partitions it is given', async () => {
+    /**
+     * A new member (the `index`th spawned) joins the group as it is now, which then has `members` members; then
+     * round `round` of records (after `round` produced before) is consumed once, the new member starting at the commits.
+     */
+    const joinAndConsume = async (index: number, members: number, round: number) => {
       const generation = cluster().inspect.group(groupId)!.generationId;
-      const fresh = spawnMember(3);
-      await waitForStableGroup(cluster(), groupId, { members: 3, allAssigned: [topic], afterGeneration: generation, timeoutMs: 60000 });
-      await waitFor(() => ownedOnce(3), 60000, 'the 3 members to own every partition once');
-      produce(2 * PER_PARTITION);
-      await caughtUp(3 * PER_PARTITION);
-      expectExactlyOnce(3 * PER_PARTITION);
-      expectStartedAt(fresh, 2 * PER_PARTITION);
+      const fresh = spawnMember(index);
+      await waitForStableGroup(cluster(), groupId, { members, allAssigned: [topic], afterGeneration: generation, timeoutMs: 60000 });
+      await waitFor(() => ownedOnce(members), 60000, `the ${members} members to own every partition once`);
+      produce(round * PER_PARTITION);
+      await caughtUp((round + 1) * PER_PARTITION);
+      expectExactlyOnce((round + 1) * PER_PARTITION);
+      expectStartedAt(fresh, round * PER_PARTITION);
+    };
+
+    test('a new member resumes at the committed offsets of the partitions it is given', async () => {
+      await joinAndConsume(3, 3, 2);
     });
 
     test('commits survive a restart: after every member closed, a new process starts at the committed offsets', async () => {
-      const generation = cluster().inspect.group(groupId)!.generationId;
       for (const m of live()) {
         const code = await close(m);
         if (code !== 0) process.stderr.write(`member did not close cleanly (exit ${code}); stderr:\n${m.child.stderr.slice(-2000)}\n`);
         expect(code).toBe(0);
         expect(m.closed).toBe(true);
       }
-      const restarted = spawnMember(4);
-      await waitForStableGroup(cluster(), groupId, { members: 1, allAssigned: [topic], afterGeneration: generation, timeoutMs: 60000 });
-      await waitFor(() => ownedOnce(1), 60000, 'the restarted member to own every partition');
-      produce(3 * PER_PARTITION);
-      await caughtUp(4 * PER_PARTITION);
-      expectExactlyOnce(4 * PER_PARTITION);
-      expectStartedAt(restarted, 3 * PER_PARTITION);
+      await joinAndConsume(4, 1, 3);
     });
   });
 }
