@@ -2,9 +2,9 @@
 /**
  * Settle time of a 3-member group under KIP-848 (group.protocol=consumer) against the classic protocol, with the
  * same client, on the same in-process mock, rounds interleaved (bench/lib/figures.js). Each run: a fresh
- * 6-partition topic and group, 3 worker processes started together (test/fixtures/*-group-worker.js, the ones the
- * interop tests use), until every partition is reported by exactly one member and the mock's group is Stable
- * with 3 members. Two times per run: from the group's first event in the mock's log (the first member's join) to
+ * 6-partition topic and group, 3 worker processes started together (test/fixtures/<client>-group-worker.js, the ones
+ * the interop tests use, given the group protocol), until every partition is reported by exactly one member and the
+ * mock's group is Stable with 3 members. Two times per run: from the group's first event in the mock's log (the first member's join) to
  * settled, the protocol's own cost; and from spawning the processes, which adds each one's start-up (Node and
  * the client loading: ~3 s for @platformatic/kafka on Node 20 under load), the same for both protocols.
  * The baseline is the classic protocol; the ratio is classic time / KIP-848 time (above 1: KIP-848 settles faster).
@@ -32,16 +32,17 @@ let run = 0;
 /** Seconds from the group's first event to settled, per run, in run order (read back by main). */
 let fromJoin = [];
 
-function startWorker(file, env) {
+/** Starts one member (the interop tests' worker: config as one JSON argument, JSON lines on stdout). */
+function startWorker(file, config) {
   const child = spawn(
-    process.execPath, [path.join(__dirname, '..', 'test', 'fixtures', file)],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } },
+    process.execPath, [path.join(__dirname, '..', 'test', 'fixtures', file), JSON.stringify(config)],
+    { stdio: ['pipe', 'pipe', 'pipe'], env: process.env },
   );
   const w = { child, assigned: [], exited: new Promise((r) => child.once('exit', r)) };
   child.stderr.resume();
   readline.createInterface({ input: child.stdout }).on('line', (line) => {
     const m = JSON.parse(line);
-    if (m.type === 'assigned') w.assigned = m.partitions;
+    if (m.e === 'assigned') w.assigned = m.partitions;
   });
   return w;
 }
@@ -49,9 +50,12 @@ function startWorker(file, env) {
 async function settle(target, client, protocol) {
   const id = `${client}-${protocol}-${++run}`;
   target.cluster.createTopic(`settle-${id}`, PARTITIONS);
-  const env = { BROKERS: target.bootstrap.join(','), TOPIC: `settle-${id}`, GROUP: `settle-${id}`, GROUP_PROTOCOL: protocol };
+  const config = {
+    bootstrap: target.bootstrap, topic: `settle-${id}`, groupId: `settle-${id}`, groupProtocol: protocol,
+    sessionTimeoutMs: 6000, heartbeatMs: 500, clientsDir: process.env.KAFKA_EOS_INTEROP_CLIENTS,
+  };
   const t0 = process.hrtime.bigint();
-  const workers = [0, 1, 2].map((i) => startWorker(WORKERS[client], { ...env, CLIENT_ID: `${id}-${i}` }));
+  const workers = [0, 1, 2].map((i) => startWorker(WORKERS[client], { ...config, clientId: `${id}-${i}` }));
   const deadline = Date.now() + 120_000;
   for (;;) {
     const all = workers.flatMap((w) => w.assigned);
@@ -63,7 +67,7 @@ async function settle(target, client, protocol) {
   const s = Number(process.hrtime.bigint() - t0) / 1e9;
   const first = target.cluster.inspect.events({ groupId: `settle-${id}` })[0];
   fromJoin.push((Date.now() - first.ts) / 1000);
-  for (const w of workers) w.child.kill('SIGTERM');
+  for (const w of workers) w.child.stdin.end(); // the worker closes its consumer and exits
   await Promise.all(workers.map((w) => Promise.race([w.exited, sleep(20_000).then(() => w.child.kill('SIGKILL'))])));
   return s;
 }

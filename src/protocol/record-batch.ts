@@ -322,7 +322,8 @@ export function encodeBatch(input: BatchInput): Buffer {
   const compression = input.compression ?? Compression.None;
   let payload = body.toBuffer();
   if (compression !== Compression.None) payload = codecFor(compression).compress(payload);
-  const lastOffsetDelta = recs.length ? Math.max(...recs.map((r, i) => r.offsetDelta ?? i)) : 0;
+  // reduce, not Math.max(...): a batch of a few hundred thousand records would overflow the call stack.
+  const lastOffsetDelta = recs.reduce((m, r, i) => Math.max(m, r.offsetDelta ?? i), 0);
   const attributes = compression | (input.isTransactional ? 0x10 : 0) | (input.isControl ? 0x20 : 0);
   const out = Buffer.alloc(BATCH_HEADER_BYTES + payload.length);
   out.writeBigInt64BE(input.baseOffset ?? 0n, 0);

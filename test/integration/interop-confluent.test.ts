@@ -11,7 +11,7 @@
  */
 import { MockCluster, startCluster, waitForCommittedOffsets } from '../../src/mock-broker';
 import { describeWithInteropClients, interopClientsDir } from './interop-clients';
-import { describeClassicGroupScenario } from './interop-group-scenario';
+import { describeGroupScenario } from './interop-group-scenario';
 import { ALL_TXN_VALUES, COMMITTED_TXN_VALUES, expectEveryRecordOnceInOrder, makeRecords } from './interop-records';
 import { RpcWorker } from './interop-rpc';
 
@@ -175,8 +175,8 @@ describeWithInteropClients('@confluentinc/kafka-javascript against the mock', ()
   });
 
   for (const client of ['confluent-kafkajs', 'confluent-native']) {
-    describeClassicGroupScenario({
-      client, worker: `${client}-group-worker.js`, cluster: () => cluster, clientsDir: () => interopClientsDir()!,
+    describeGroupScenario({
+      client, protocol: 'classic', worker: `${client}-group-worker.js`, cluster: () => cluster, clientsDir: () => interopClientsDir()!,
     });
   }
 });

@@ -11,7 +11,7 @@
  */
 import { MockCluster, startCluster } from '../../src/mock-broker';
 import { describeWithInteropClients, interopClientsDir } from './interop-clients';
-import { describeClassicGroupScenario } from './interop-group-scenario';
+import { describeGroupScenario } from './interop-group-scenario';
 import { ALL_TXN_VALUES, COMMITTED_TXN_VALUES, expectEveryRecordOnceInOrder, makeRecords } from './interop-records';
 import { RpcWorker } from './interop-rpc';
 
@@ -218,7 +218,7 @@ describeWithInteropClients('@platformatic/kafka against the mock', () => {
     });
   });
 
-  describeClassicGroupScenario({
-    client: 'platformatic', worker: 'platformatic-group-worker.js', cluster: () => cluster, clientsDir: () => interopClientsDir()!,
+  describeGroupScenario({
+    client: 'platformatic', protocol: 'classic', worker: 'platformatic-group-worker.js', cluster: () => cluster, clientsDir: () => interopClientsDir()!,
   });
 });

@@ -280,7 +280,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     await Promise.allSettled([admin.disconnect(), knex.destroy(), hdfs?.stop()]);
     await cluster.stop();
     if (!keepDb) for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });
-    if (!o.quiet) process.stdout.write(`shut down (workers, cluster, database) in ${((Date.now() - shutdownFrom) / 1000).toFixed(1)} s\n`);
+    if (!o.quiet) process.stdout.write(`shut down (workers, cluster, ${hdfs ? "WebHDFS server" : "database"}) in ${((Date.now() - shutdownFrom) / 1000).toFixed(1)} s\n`);
   }
 }
 
