@@ -3,8 +3,10 @@
  * as a user does, for the CLI's integration tests.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
+import { MockCluster } from '../../src/mock-broker';
 import { until } from '../consumer/helpers';
 
 /** Path of the compiled CLI entry point. */
@@ -57,4 +59,16 @@ export async function runUntilThreeRecordsThenSigterm(file: string): Promise<voi
     run.child.kill('SIGTERM');
   }
   expect({ code: await run.exited, out: run.out() }).toMatchObject({ code: 0 });
+}
+
+/** A CLI test file's one-broker mock cluster (fast rebalances) and its temp dir; {@link stopCliCluster} undoes both. */
+export async function startCliCluster(prefix: string): Promise<{ cluster: MockCluster; dir: string }> {
+  const cluster = await MockCluster.start({ brokers: 1, group: { initialRebalanceDelayMs: 0, minSessionTimeoutMs: 1000 } });
+  return { cluster, dir: mkdtempSync(path.join(os.tmpdir(), prefix)) };
+}
+
+/** Stops the cluster and removes the temp dir of {@link startCliCluster}. */
+export async function stopCliCluster(cluster: MockCluster | undefined, dir: string | undefined): Promise<void> {
+  await cluster?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
 }

@@ -7,8 +7,7 @@
  * configs run against the mock cluster. (The compiled CLI is used: `npm test` builds first.)
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import * as os from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import knexFactory from 'knex';
 import { parse, stringify } from 'yaml';
@@ -18,21 +17,15 @@ import { WebHdfsServer } from '../../src/sinks/hdfs/webhdfs-server';
 import { WebHdfsClient } from '../../src/sinks/hdfs/webhdfs-client';
 import { committedFiles } from '../sinks/hdfs/helpers';
 import { kafkaOf, produce, until } from '../consumer/helpers';
-import { CLI, runUntilThreeRecordsThenSigterm, startCli as start } from './cli-helpers';
+import { CLI, runUntilThreeRecordsThenSigterm, startCli as start, startCliCluster, stopCliCluster } from './cli-helpers';
 
 const ROOT = path.join(__dirname, '..', '..');
 jest.setTimeout(90000);
 
 let cluster: MockCluster;
 let dir: string;
-beforeAll(async () => {
-  cluster = await MockCluster.start({ brokers: 1, group: { initialRebalanceDelayMs: 0, minSessionTimeoutMs: 1000 } });
-  dir = mkdtempSync(path.join(os.tmpdir(), 'kafka-eos-connector-'));
-});
-afterAll(async () => {
-  await cluster.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+beforeAll(async () => { ({ cluster, dir } = await startCliCluster('kafka-eos-connector-')); });
+afterAll(() => stopCliCluster(cluster, dir));
 
 const sample = (text: string, name: string, labels: string) => {
   const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && labels.split(',').every((x) => l.includes(x)));

@@ -5,27 +5,20 @@
  * `status` log lines. Reported as skipped where `script` is missing. (The compiled CLI is used.)
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import * as os from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { stringify } from 'yaml';
 import { MockCluster } from '../../src/mock-broker';
 import { kafkaOf, produce, until } from '../consumer/helpers';
-import { CLI } from './cli-helpers';
+import { CLI, startCliCluster, stopCliCluster } from './cli-helpers';
 
 jest.setTimeout(90000);
 
 const SCRIPT = '/usr/bin/script';
 let cluster: MockCluster;
 let dir: string;
-beforeAll(async () => {
-  cluster = await MockCluster.start({ brokers: 1, group: { initialRebalanceDelayMs: 0, minSessionTimeoutMs: 1000 } });
-  dir = mkdtempSync(path.join(os.tmpdir(), 'kafka-eos-run-tty-'));
-});
-afterAll(async () => {
-  await cluster.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+beforeAll(async () => { ({ cluster, dir } = await startCliCluster('kafka-eos-run-tty-')); });
+afterAll(() => stopCliCluster(cluster, dir));
 
 const REDRAW = '\r\x1b[K';
 const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;

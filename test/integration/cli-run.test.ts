@@ -4,11 +4,11 @@
  * `npm test` builds first.)
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import * as os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { MockCluster } from '../../src/mock-broker';
 import { kafkaOf, produce } from '../consumer/helpers';
+import { startCliCluster, stopCliCluster } from './cli-helpers';
 
 const CLI = path.join(__dirname, '..', '..', 'dist', 'cli', 'index.js');
 jest.setTimeout(60000);
@@ -29,14 +29,8 @@ function run(config: unknown, dir: string, stopAfterMs?: number): Promise<{ code
 
 let cluster: MockCluster;
 let dir: string;
-beforeAll(async () => {
-  cluster = await MockCluster.start({ brokers: 1, group: { initialRebalanceDelayMs: 0, minSessionTimeoutMs: 1000 } });
-  dir = mkdtempSync(path.join(os.tmpdir(), 'kafka-eos-run-'));
-});
-afterAll(async () => {
-  await cluster.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+beforeAll(async () => { ({ cluster, dir } = await startCliCluster('kafka-eos-run-')); });
+afterAll(() => stopCliCluster(cluster, dir));
 
 const base = () => ({
   brokers: cluster.bootstrap, groupId: 'run-g', topics: ['run-t'],
