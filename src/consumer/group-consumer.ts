@@ -99,6 +99,11 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
   private kjsGroup: KafkaJsConsumerGroup | null = null;
   private leaveOnStop = true;
   private stopPromise: Promise<void> | null = null;
+  /**
+   * Settles once start() is past KafkaJS's first join (or has given up): until then stop() waits, so that
+   * it never disconnects a client start() is still creating, nor a member in the middle of its first join.
+   */
+  private connecting: Promise<void> = Promise.resolve();
   private signalHandlers: [NodeJS.Signals, () => void][] = [];
   /** Why the consumer failed, if it did. */
   failure: Error | null = null;
@@ -248,10 +253,16 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
   async start(): Promise<void> {
     this.lifecycle.to('starting');
     const o = this.options;
+    let connected!: () => void;
+    this.connecting = new Promise<void>((resolve) => { connected = resolve; });
+    // stop() called meanwhile: start-up ends at the next step, before another client is created.
+    const stopRequested = () => this.stopPromise !== null;
     try {
       this.admin = this.kafka.admin();
       await this.admin.connect();
+      if (stopRequested()) return;
       await this.assertTopicsExist();
+      if (stopRequested()) return;
       const consumer = this.kafka.consumer({
         groupId: o.assign ? privateGroupId(o.groupId) : o.groupId,
         sessionTimeout: o.sessionTimeoutMs ?? 30000,
@@ -260,6 +271,8 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
         maxWaitTimeInMs: o.maxWaitTimeMs ?? 500,
         allowAutoTopicCreation: false,
         partitionAssigners: registeringAssigners(this.resolveAssignors(), this.hooks),
+        // A crash after stop() (KafkaJS's join racing our own disconnect) must not restart the consumer.
+        retry: { restartOnFailure: async () => this.stopPromise === null && this.failure === null },
       });
       this.consumer = consumer;
       this.membership.attach({
@@ -278,19 +291,28 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
       const joined = this.firstJoinOrFailure(consumer);
       joined.catch(() => undefined);
       await consumer.connect();
+      if (stopRequested()) return;
       const topics = o.assign ? [...new Set(o.assign.map((a) => a.topic))] : o.topics!;
       await consumer.subscribe({ topics, fromBeginning: o.fromBeginning ?? true });
+      if (stopRequested()) return;
+      // run() resolves after the first join (or its crash). KafkaJS's stop during that join neither leaves the
+      // group (its runner is not running yet) nor keeps its metadata for the leader's assignor: stop() waits.
       await consumer.run({
         autoCommit: false, eachBatchAutoResolve: false, partitionsConsumedConcurrently: o.partitionsConsumedConcurrently ?? 1,
         eachBatch: (payload) => this.onBatch(payload),
       });
+      connected();
       if (this.lifecycle.state === 'starting') this.lifecycle.to('running');
       this.installSignalHandlers();
       await joined;
     } catch (e) {
+      connected();
+      if (stopRequested()) return;
       if (this.lifecycle.can('failed')) this.lifecycle.to('failed');
       await this.disconnect();
       throw e;
+    } finally {
+      connected();
     }
   }
 
@@ -457,6 +479,13 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
   private onCrash(error: Error, restart: boolean): void {
     // KafkaJS has left the group and disconnected: whatever we owned is gone, uncommitted.
     if (error instanceof FencedInstanceIdError || (error as { cause?: unknown }).cause instanceof FencedInstanceIdError) return;
+    if (this.stopPromise) {
+      // stop() revokes (commits) before it disconnects: a crash now is KafkaJS's join or fetch meeting that
+      // disconnect (e.g. a leader's assignment finding the metadata cleared), not a failure. No restart follows;
+      // stop() itself finishes the revoke it started and leaves.
+      this.kafka.logger().info(`KafkaJS stopped while the consumer was stopping: ${error.message}`, { groupId: this.options.groupId });
+      return;
+    }
     const partitions = this.membership.lose(`KafkaJS crashed (${restart ? 'restarting' : 'not restarting'}): ${error.message}`);
     this.strategy.onLost?.(partitions);
     if (restart) this.emit('error', error);
@@ -617,6 +646,7 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
     if (options.leaveGroup !== undefined) this.leaveOnStop = options.leaveGroup;
     this.stopPromise = (async () => {
       if (this.lifecycle.can('stopping')) this.lifecycle.to('stopping');
+      await this.connecting;
       // Handlers see their signal aborted: the record in hand finishes, the rest of the batch waits.
       for (const w of this.watches) w.abort('the consumer is stopping');
       await this.whenIdle();

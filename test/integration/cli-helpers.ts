@@ -36,6 +36,19 @@ export function runCli(args: string[], timeoutMs: number): Promise<CliResult> {
   });
 }
 
+/**
+ * Passes when a demo's output says VERIFICATION PASSED. Otherwise fails with what explains it first — the
+ * failed checks, the `error:` and `note:` lines, the kill count — then the last lines, so that a report
+ * that truncates long messages still shows the cause.
+ */
+export function expectDemoPassed(out: string): void {
+  if (out.includes('VERIFICATION PASSED')) return;
+  const lines = out.split('\n');
+  const key = lines.filter((l) => /^(FAIL |error: |note: |consumer processes: )/.test(l));
+  throw new Error(`the demo did not pass its verification:\n${key.join('\n') || '(no failed check or error line)'}\n`
+    + `--- its last 30 lines ---\n${lines.slice(-30).join('\n')}`);
+}
+
 /** A CLI process started by {@link startCli}: its output so far and its exit code once it exits. */
 export interface RunningCli { child: ChildProcess; out: () => string; exited: Promise<number | null> }
 
