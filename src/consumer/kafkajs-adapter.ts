@@ -178,8 +178,9 @@ function register(cluster: Loose, hooks: GroupHooks): void {
  * After the coordinator's broker stopped (Kafka moves the coordinator to another broker), that node id
  * leaves the metadata and every commit fails with "Broker N not found in the cached metadata" until the
  * group is joined again. The member's generation survives a coordinator move (Kafka reloads the group
- * from `__consumer_offsets`), so committing on the new coordinator is right. Throws KafkaJS's errors
- * (a lookup that failed is retried by the caller).
+ * from `__consumer_offsets`), so committing on the new coordinator is right. The broker comes from the
+ * wrapped `findGroupCoordinator`, so it is patched as every coordinator is (static membership, fencing).
+ * Throws KafkaJS's errors (a lookup that failed is retried by the caller, see kafka-calls.ts).
  */
 export async function findCoordinatorAgain(hooks: GroupHooks, group: KafkaJsConsumerGroup): Promise<void> {
   const cluster = clusters.get(hooks);
