@@ -179,6 +179,15 @@ const CONNECTION_ERRORS = new Set([
   'KafkaJSConnectionError', 'KafkaJSConnectionClosedError', 'KafkaJSRequestTimeoutError', 'KafkaJSNoBrokerAvailableError',
 ]);
 
+/**
+ * KafkaJS errors that mean its cached metadata is out of date, not that the request was refused:
+ * `KafkaJSBrokerNotFound` (a node id it holds, e.g. the group coordinator's, is no longer in the
+ * cluster's metadata: the broker stopped and the coordinator moved) and `KafkaJSGroupCoordinatorNotFound`
+ * (no broker answered FindCoordinator). Java's consumer handles both as a coordinator change
+ * (COORDINATOR_NOT_AVAILABLE / NOT_COORDINATOR): find the coordinator again and retry. Retriable, refresh first.
+ */
+const STALE_METADATA_ERRORS = new Set(['KafkaJSBrokerNotFound', 'KafkaJSGroupCoordinatorNotFound']);
+
 function causes(error: unknown): unknown[] {
   const out: unknown[] = [];
   let cur = error;
@@ -212,9 +221,16 @@ export function isConnectionError(error: unknown): boolean {
   return causes(error).some((c) => CONNECTION_ERRORS.has((c as { name?: string }).name ?? ''));
 }
 
+/** Whether `error` (or a cause) is KafkaJS saying its cached metadata names a broker or coordinator that is gone. */
+export function isStaleMetadataError(error: unknown): boolean {
+  return causes(error).some((c) => STALE_METADATA_ERRORS.has((c as { name?: string }).name ?? ''));
+}
+
 /**
  * Whether `error` may succeed if the same call is tried again. Our errors: their `retriable` flag.
- * Kafka protocol errors: the table's `retriable`. Connection failures: true. Any other error that
+ * Kafka protocol errors: the table's `retriable` (so a fencing error, UNKNOWN_MEMBER_ID,
+ * ILLEGAL_GENERATION, REBALANCE_IN_PROGRESS, FENCED_INSTANCE_ID, is never retriable, whatever wraps
+ * it). Connection failures and stale KafkaJS metadata ({@link isStaleMetadataError}): true. Any other error that
  * carries a boolean `retriable` (a sink's, a driver's): that flag. Anything else: `unknown`, false
  * unless the caller says otherwise (the user's own handler, which the user asked to retry).
  */
@@ -222,7 +238,7 @@ export function isRetriable(error: unknown, unknown = false): boolean {
   if (error instanceof KafkaEosError) return error.retriable;
   const k = kafkaErrorOf(error);
   if (k) return k.retriable;
-  if (isConnectionError(error)) return true;
+  if (isConnectionError(error) || isStaleMetadataError(error)) return true;
   const flag = (error as { retriable?: unknown } | null)?.retriable;
   return typeof flag === 'boolean' ? flag : unknown;
 }
@@ -234,5 +250,5 @@ export function needsRejoin(error: unknown): boolean {
 
 /** Whether `error` means metadata (leaders, coordinator, connections) must be refreshed before a retry. */
 export function needsMetadataRefresh(error: unknown): boolean {
-  return kafkaErrorOf(error)?.staleMetadata === true || isConnectionError(error);
+  return kafkaErrorOf(error)?.staleMetadata === true || isConnectionError(error) || isStaleMetadataError(error);
 }

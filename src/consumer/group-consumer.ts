@@ -26,7 +26,8 @@ import { GroupCommitSink } from '../sinks/group-commit';
 import { partitionKey, SinkRecord, TopicPartition } from '../sinks/sink';
 import { FencedInstanceIdError, MaxProcessingTimeExceededError, PoisonMessageError, UnknownTopicError } from './errors';
 import {
-  assertNotFenced, batchEpoch, clearPendingSeeks, GroupHooks, KafkaJsConsumerGroup, registeringAssigners, simpleCommit,
+  assertNotFenced, batchEpoch, clearPendingSeeks, findCoordinatorAgain, GroupHooks, KafkaJsConsumerGroup, registeringAssigners,
+  simpleCommit,
 } from './kafkajs-adapter';
 import { GroupConsumerEventMap, toError } from './events';
 import { kafkaCall } from './kafka-calls';
@@ -67,6 +68,14 @@ function toRecords(batch: Batch): SinkRecord[] {
   }));
 }
 
+/**
+ * How long an offset commit is retried (ms): Java's `default.api.timeout.ms`, which bounds
+ * `KafkaConsumer.commitSync()`. Retriable errors (COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR, a
+ * dropped connection, the coordinator's broker gone from KafkaJS's metadata) are retried with backoff
+ * (100 ms doubling to 2 s) within it; the commit then fails as KafkaCallError (KAFKA_CALL_FAILED).
+ */
+export const COMMIT_TIMEOUT_MS = 60000;
+
 /** Options of {@link GroupConsumer.stop}. */
 export interface StopOptions {
   /**
@@ -105,6 +114,8 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
    */
   private connecting: Promise<void> = Promise.resolve();
   private signalHandlers: [NodeJS.Signals, () => void][] = [];
+  /** Aborted when the consumer fails: commits being retried give up (see COMMIT_TIMEOUT_MS). */
+  private commitAbort = new AbortController();
   /** Why the consumer failed, if it did. */
   failure: Error | null = null;
   /** Fed after every rebalance, so the sticky assignor can report what this member owns. */
@@ -230,11 +241,14 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
         const mine = offsets.filter((o) => this.membership.owns(o));
         if (mine.length === 0) return;
         const call = `OffsetCommit ${mine.map((o) => `${partitionKey(o)}@${o.offset}`).join(', ')}`;
-        // KafkaJS's commitOffsets already retries with its own backoff: a few more tries on top, not eight.
-        if (this.options.assign) await kafkaCall(call, () => simpleCommit(this.hooks, this.options.groupId, mine));
+        // Retriable errors (a coordinator move included) are retried until the commit lands, is
+        // refused, the consumer fails, or COMMIT_TIMEOUT_MS passes; fencing errors fail at once.
+        const policy = { retries: Infinity, maxRetryTimeMs: COMMIT_TIMEOUT_MS, signal: this.commitAbort.signal };
+        if (this.options.assign) await kafkaCall(call, () => simpleCommit(this.hooks, this.options.groupId, mine), policy);
         else {
           const payload = mine.map((o) => ({ topic: o.topic, partition: o.partition, offset: o.offset.toString() }));
-          await kafkaCall(call, () => consumer.commitOffsets(payload), { retries: 2 });
+          const refresh = () => (this.kjsGroup ? findCoordinatorAgain(this.hooks, this.kjsGroup) : Promise.resolve());
+          await kafkaCall(call, () => consumer.commitOffsets(payload), { ...policy, refresh });
         }
         this.emit('commit', { offsets: mine });
       },
@@ -614,6 +628,7 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
   private fail(error: Error): void {
     if (this.failure || this.lifecycle.state === 'stopped') return;
     this.failure = error;
+    this.commitAbort.abort(error);
     if (this.lifecycle.can('failed')) this.lifecycle.to('failed');
     this.emit('error', error);
     this.stopPromise ??= this.disconnect().finally(() => this.removeSignalHandlers());

@@ -168,6 +168,30 @@ function register(cluster: Loose, hooks: GroupHooks): void {
   };
 }
 
+/**
+ * Finds the group coordinator again and makes KafkaJS use it for the group's heartbeats and offset
+ * commits: Java's `markCoordinatorUnknown` then FindCoordinator, after NOT_COORDINATOR,
+ * COORDINATOR_NOT_AVAILABLE, a dropped connection or a broker gone from the metadata.
+ *
+ * Why: KafkaJS 2.2.4's OffsetManager holds the coordinator's Broker from the last SyncGroup and, once its
+ * connection is gone, looks up that same node id again (`cluster.findBroker`), never the coordinator.
+ * After the coordinator's broker stopped (Kafka moves the coordinator to another broker), that node id
+ * leaves the metadata and every commit fails with "Broker N not found in the cached metadata" until the
+ * group is joined again. The member's generation survives a coordinator move (Kafka reloads the group
+ * from `__consumer_offsets`), so committing on the new coordinator is right. The broker comes from the
+ * wrapped `findGroupCoordinator`, so it is patched as every coordinator is (static membership, fencing).
+ * Throws KafkaJS's errors (a lookup that failed is retried by the caller, see kafka-calls.ts).
+ */
+export async function findCoordinatorAgain(hooks: GroupHooks, group: KafkaJsConsumerGroup): Promise<void> {
+  const cluster = clusters.get(hooks);
+  if (!cluster) throw new UnsupportedKafkaJsError('no KafkaJS cluster registered for this consumer');
+  await (cluster.refreshMetadata() as Promise<void>).catch(() => undefined);
+  const broker = (await cluster.findGroupCoordinator({ groupId: group.groupId })) as Loose;
+  const g = group as unknown as Loose;
+  g.coordinator = broker;
+  if (g.offsetManager) g.offsetManager.coordinator = broker;
+}
+
 const patched = new WeakSet<object>();
 
 /** Throws the FencedInstanceIdError if this consumer was fenced. */

@@ -65,3 +65,67 @@ describe('kafkaCall', () => {
     expect(tries).toBe(2);
   });
 });
+
+/** KafkaJS's errors as its classes name them, wrapped as its retrier wraps the last one. */
+const kafkaJsError = (name: string, message: string, cause?: unknown) => Object.assign(new Error(message), { name, cause });
+const retriesExceeded = (cause: Error) => kafkaJsError('KafkaJSNumberOfRetriesExceeded', cause.message, cause);
+
+describe('kafkaCall after the coordinator\'s broker stopped', () => {
+  test('"Broker N not found in the cached metadata" in KafkaJSNumberOfRetriesExceeded is retried after a refresh', async () => {
+    let tries = 0;
+    let refreshes = 0;
+    await kafkaCall('OffsetCommit t:0@11', async () => {
+      tries += 1;
+      if (refreshes === 0) throw retriesExceeded(kafkaJsError('KafkaJSBrokerNotFound', 'Broker 1 not found in the cached metadata'));
+    }, { ...fast, refresh: async () => { refreshes += 1; } });
+    expect(tries).toBe(2);
+    expect(refreshes).toBe(1);
+  });
+
+  test('KafkaJSGroupCoordinatorNotFound is retried with a refresh', async () => {
+    let tries = 0;
+    let refreshes = 0;
+    await kafkaCall('OffsetCommit t:0@11', async () => {
+      if (++tries < 3) throw retriesExceeded(kafkaJsError('KafkaJSGroupCoordinatorNotFound', 'Failed to find group coordinator'));
+    }, { ...fast, refresh: async () => { refreshes += 1; } });
+    expect(tries).toBe(3);
+    expect(refreshes).toBe(2);
+  });
+
+  test.each(['UNKNOWN_MEMBER_ID', 'ILLEGAL_GENERATION', 'REBALANCE_IN_PROGRESS', 'FENCED_INSTANCE_ID'] as const)(
+    'a rebalance-fencing error (%s) is never retried in place, even wrapped in KafkaJSNumberOfRetriesExceeded', async (name) => {
+      let tries = 0;
+      let refreshes = 0;
+      const err = await kafkaCall('OffsetCommit t:0@11', async () => {
+        tries += 1;
+        throw retriesExceeded(protocolError(name));
+      }, { ...fast, retries: Infinity, refresh: async () => { refreshes += 1; } }).catch((e: unknown) => e);
+      expect(tries).toBe(1);
+      expect(refreshes).toBe(0);
+      expect(err).toBeInstanceOf(KafkaCallError);
+      expect(kafkaErrorOf(err)?.name).toBe(name);
+    });
+
+  test('unlimited retries end at maxRetryTimeMs with the last Kafka error as the cause', async () => {
+    let tries = 0;
+    const err = await kafkaCall('OffsetCommit t:0@11', async () => {
+      tries += 1;
+      throw protocolError('COORDINATOR_NOT_AVAILABLE');
+    }, { minTimeoutMs: 5, maxTimeoutMs: 10, retries: Infinity, maxRetryTimeMs: 100 }).catch((e: unknown) => e);
+    expect(tries).toBeGreaterThan(1);
+    expect(err).toBeInstanceOf(KafkaCallError);
+    expect(kafkaErrorOf(err)?.name).toBe('COORDINATOR_NOT_AVAILABLE');
+  });
+
+  test('an aborted signal ends the retries: KafkaCallError with the Kafka error being retried as its cause', async () => {
+    const abort = new AbortController();
+    let tries = 0;
+    const err = await kafkaCall('OffsetCommit t:0@11', async () => {
+      if (++tries === 2) abort.abort(new Error('the consumer failed'));
+      throw protocolError('NOT_COORDINATOR');
+    }, { ...fast, retries: Infinity, signal: abort.signal }).catch((e: unknown) => e);
+    expect(tries).toBe(2);
+    expect(err).toBeInstanceOf(KafkaCallError);
+    expect(kafkaErrorOf(err)?.name).toBe('NOT_COORDINATOR');
+  });
+});
