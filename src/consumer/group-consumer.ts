@@ -95,6 +95,8 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
   private readonly hooks: GroupHooks;
   private readonly processor: ProcessorOptions;
   private consumer: Consumer | null = null;
+  /** The KafkaJS consumer start() made, kept after disconnect() (a crash during stop() must still cancel its restart). */
+  private kjsConsumer: Consumer | null = null;
   private admin: Admin | null = null;
   private producer: Promise<Producer> | null = null;
   /** Resolves once the strategy has positioned the current assignment. */
@@ -285,10 +287,9 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
         maxWaitTimeInMs: o.maxWaitTimeMs ?? 500,
         allowAutoTopicCreation: false,
         partitionAssigners: registeringAssigners(this.resolveAssignors(), this.hooks),
-        // A crash after stop() (KafkaJS's join racing our own disconnect) must not restart the consumer.
-        retry: { restartOnFailure: async () => this.stopPromise === null && this.failure === null },
       });
       this.consumer = consumer;
+      this.kjsConsumer = consumer;
       this.membership.attach({
         seek: (tp, offset) => {
           try {
@@ -498,6 +499,10 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
       // disconnect (e.g. a leader's assignment finding the metadata cleared), not a failure. No restart follows;
       // stop() itself finishes the revoke it started and leaves.
       this.kafka.logger().info(`KafkaJS stopped while the consumer was stopping: ${error.message}`, { groupId: this.options.groupId });
+      // KafkaJS arms its restart timer right after this event; its stop() clears that timer. (Not
+      // `retry.restartOnFailure`: giving KafkaJS a retry option changes how it treats a coordinator move.)
+      const consumer = this.kjsConsumer;
+      if (restart && consumer) setImmediate(() => { consumer.stop().catch(() => undefined); });
       return;
     }
     const partitions = this.membership.lose(`KafkaJS crashed (${restart ? 'restarting' : 'not restarting'}): ${error.message}`);
