@@ -4,11 +4,13 @@
  *
  *   npm run build && node bench/hdfs-recovery.js [--claims 200] [--recoveries 20] [--rounds 5]
  *
- * Workload: one partition holding `claims` claims of 10 records each, in four topicsDirs of the same embedded
+ * Workload: one partition holding `claims` claims of 10 records each, in three topicsDirs of the same embedded
  * WebHDFS server (in this process): (1) never rewound; (2) rewound to offset 10 by `offsets reset --hdfs`, then
- * replayed to the same end (the cut near the start: recovery walks every claim since); (3) rewound to the last
- * two claims and replayed (the cut near the end). Each run is `recoveries` calls of recover() (idempotent) on one
- * partition. Baseline: the recovery before the chain check (newest claim only, the code removed from commit.ts,
+ * replayed to the same end: every claim but the first is at a hazard (a name the reset freed); (3) rewound to
+ * the last two claims and replayed. Variants for (2) and (3): the first recovery after the replay (it checks each
+ * claim at a hazard and settles it; the hazards are recorded again before each call, outside the clock), and
+ * the recoveries after it (settled). Each run is `recoveries` calls of recover() (idempotent) on one partition.
+ * Baseline: the recovery before the chain check (newest claim only, the code removed from commit.ts,
  * copied here unchanged and built from the same exported calls) on the never-rewound partition, interleaved in
  * the same rounds, order rotated. Also printed: HTTP requests per recovery, counted by the server (exact).
  */
@@ -76,32 +78,53 @@ async function recoverBefore(client, layout, topic, partition) {
     const client = new HdfsSink({ url: hdfs.url, topicsDir: '/rb' }).client;
     const layouts = Object.fromEntries(Object.entries(dirs).map(([k, d]) => [k, new HdfsLayout(d, 'jsonl')]));
     const requests = {};
-    const runOf = (name, fn, layout) => async () => {
-      const before = hdfs.requests.length;
-      const t0 = process.hrtime.bigint();
+    // The hazards each rewind recorded (every name it freed, and its old position END), to record again.
+    const hazardsOf = {};
+    for (const [k, to] of [['cutStart', 10n], ['cutEnd', END - 20n]]) {
+      hazardsOf[k] = [];
+      for (let o = to; o <= END; o += 10n) hazardsOf[k].push(o.toString().padStart(20, '0'));
+    }
+    const rehazard = async (k) => {
+      const logDir = layouts[k].logDir('t', 0);
+      await Promise.all(hazardsOf[k].map((h) => client.mkdirs(path.posix.join(logDir, `+h-${h}`))));
+    };
+    const runOf = (name, fn, layout, prepare) => async () => {
+      let s = 0;
+      let sent = 0;
       for (let i = 0; i < RECOVERIES; i++) {
+        if (prepare) await prepare();
+        const before = hdfs.requests.length;
+        const t0 = process.hrtime.bigint();
         if ((await fn(client, layout, 't', 0)) !== END) throw new Error(`${name}: wrong position`);
+        s += Number(process.hrtime.bigint() - t0) / 1e9;
+        sent += hdfs.requests.length - before;
       }
-      const s = Number(process.hrtime.bigint() - t0) / 1e9;
-      requests[name] = (hdfs.requests.length - before) / RECOVERIES;
+      requests[name] = sent / RECOVERIES;
       return s;
     };
     const variants = {
       before: runOf('before', recoverBefore, layouts.never),
       never: runOf('never', recover, layouts.never),
+      cutEndFirst: runOf('cutEndFirst', recover, layouts.cutEnd, () => rehazard('cutEnd')),
       cutEnd: runOf('cutEnd', recover, layouts.cutEnd),
+      cutStartFirst: runOf('cutStartFirst', recover, layouts.cutStart, () => rehazard('cutStart')),
       cutStart: runOf('cutStart', recover, layouts.cutStart),
     };
     const times = await interleave(variants, ROUNDS, console.error, variants);
     const work = RECOVERIES;
-    const label = (n) => ({ never: 'never rewound', cutEnd: 'rewound two claims deep', cutStart: 'rewound to offset 10' })[n];
-    const figures = ['never', 'cutEnd', 'cutStart'].map((n) => figure(`recovery of ${CLAIMS} claims, ${label(n)}`, 'recoveries/s', work,
+    const label = (n) => ({
+      never: 'never rewound', cutEndFirst: 'rewound two claims deep, first recovery after the replay',
+      cutEnd: 'rewound two claims deep, later recoveries', cutStartFirst: 'rewound to offset 10, first recovery after the replay',
+      cutStart: 'rewound to offset 10, later recoveries',
+    })[n];
+    const shown = ['never', 'cutEndFirst', 'cutEnd', 'cutStartFirst', 'cutStart'];
+    const figures = shown.map((n) => figure(`recovery of ${CLAIMS} claims, ${label(n)}`, 'recoveries/s', work,
       'recover() with the chain check', 'recover() before it, never rewound', times[n], times.before));
     console.log(table(figures));
     console.log('');
     console.log('| variant | HTTP requests per recovery | median ms per recovery |');
     console.log('|---|---|---|');
-    for (const n of ['before', 'never', 'cutEnd', 'cutStart']) {
+    for (const n of ['before', ...shown]) {
       const name = n === 'before' ? 'before the chain check, never rewound' : label(n);
       console.log(`| ${name} | ${requests[n]} | ${(median(times[n]) / work * 1000).toFixed(1)} |`);
     }

@@ -27,7 +27,10 @@ import * as path from 'node:path';
 import { KafkaEosError } from '../errors';
 import { partitionKey, type TopicPartition } from '../sinks/sink';
 import { commitFiles, HdfsLayout } from '../sinks/hdfs/commit';
-import { asideStamp, cutName, listClaims, moveClaimAside, readPosition, recover, type StrayClaim } from '../sinks/hdfs/recovery';
+import { pad } from '../sinks/hdfs/commit';
+import {
+  asideStamp, hazardName, IMPORTED, listClaims, moveClaimAside, readPosition, recover, type StrayClaim,
+} from '../sinks/hdfs/recovery';
 import { WebHdfsClient } from '../sinks/hdfs/webhdfs-client';
 import type { SinkPositionStore, StoredPosition } from './positions';
 
@@ -120,6 +123,8 @@ export class HdfsPositionStore implements SinkPositionStore {
     // The sink's own recovery: the last claim published, orphaned attempts gone, the position read.
     // Strays (claims that do not chain, a zombie's after an earlier reset) are moved aside by it and not counted.
     const from = await recover(client, layout, tp.topic, tp.partition, (s) => this.strays.push(s));
+    // Resets older than hazards are now read (recover imported them): mark the partition, so +rewound is not read again.
+    await client.mkdirs(path.posix.join(layout.logDir(tp.topic, tp.partition), IMPORTED));
     const movedAside: string[] = [];
     let position = from;
     if (target < from) {
@@ -127,9 +132,12 @@ export class HdfsPositionStore implements SinkPositionStore {
       const straddling = claims.find((c) => c.start < target && target <= c.end);
       if (straddling) throw new KafkaEosError('OFFSETS_POSITION_UNALIGNED', `${partitionKey(tp)}: ${target} is inside the committed `
         + `file of ${straddling.start}..${straddling.end} (the files changed since the plan: run the reset again)`);
-      // The cut first: from now on recovery walks the chain from below the target, so a claim a zombie writer makes
-      // at a name freed below (its stale position) is a stray, never the position (docs/hdfs-sink.md, "Recovery").
-      await client.mkdirs(path.posix.join(layout.logDir(tp.topic, tp.partition), cutName(target)));
+      // The hazards first: every name this rewind frees and the old position, the names a zombie writer (a process
+      // still holding a position read before the reset) can claim. Recovery checks the claims at them: one that does
+      // not chain is a stray, never the position (docs/hdfs-sink.md, "Which claims count").
+      const logDir = layout.logDir(tp.topic, tp.partition);
+      const freed = [...claims.filter((x) => x.start >= target).map((x) => x.claim), pad(from)];
+      for (const h of freed) await client.mkdirs(path.posix.join(logDir, hazardName(h)));
       for (const c of claims.filter((x) => x.start >= target).reverse()) {
         movedAside.push(await moveClaimAside(client, layout, tp.topic, tp.partition, c, `${asideStamp}-${c.claim}`));
       }

@@ -8,7 +8,7 @@
 import * as path from 'node:path';
 import { HdfsPositionStore } from '../../src/offsets/hdfs-positions';
 import { HdfsSink } from '../../src/sinks/hdfs/hdfs-sink';
-import { cutName, listClaims, readClaims, readPosition, type StrayClaim } from '../../src/sinks/hdfs/recovery';
+import { hazardName, IMPORTED, listClaims, readClaims, readPosition, type StrayClaim } from '../../src/sinks/hdfs/recovery';
 import { WebHdfsServer } from '../../src/sinks/hdfs/webhdfs-server';
 import { batch, committedFiles, committedOffsets, range } from '../sinks/hdfs/helpers';
 
@@ -73,6 +73,19 @@ test('a zombie\'s commit at a name the reset freed is a stray: recovery resumes 
   await owner.sink.close();
   expect(await committedOffsets(store.client, dir, 't', 0)).toEqual(range(0n, 40n));
   expect((await listClaims(store.client, store.layout, 't', 0)).map((c) => c.start)).toEqual([0n, 10n, 20n, 30n]);
+  // The next recovery settles the hazards the replay's claims took; left: 40, the zombie's next name (above the chain).
+  const next = sinkOf(dir);
+  expect((await next.sink.open('g', [tp])).get('t:0')).toBe(40n);
+  await next.sink.close();
+  expect((await readClaims(store.client, store.layout, 't', 0)).hazards).toEqual(['00000000000000000040']);
+  // A writer that then claims 40 (on the chain) settles it: the partition is back to one manifest read per recovery.
+  const w = sinkOf(dir);
+  await w.sink.open('g', [tp]);
+  expect(await w.sink.write('g', [batch('t', 0, 40n, 40n, 50n)])).toEqual({ status: 'committed' });
+  await w.sink.close();
+  await sinkOf(dir).sink.open('g', [tp]);
+  expect((await readClaims(store.client, store.layout, 't', 0)).hazards).toEqual([]);
+  expect(await committedOffsets(store.client, dir, 't', 0)).toEqual(range(0n, 50n));
 });
 
 test('a zombie that claimed at a freed name and died before publishing: recovery never publishes its files', async () => {
@@ -160,7 +173,7 @@ test('a zombie\'s claim at exactly the name the new chain needs next chains: the
 });
 
 test.each([
-  ['before the reset writes its cut', (op: string, p: string) => op === 'MKDIRS' && p.endsWith(cutName(10n))],
+  ['before the reset records its hazards', (op: string, p: string) => op === 'MKDIRS' && p.endsWith(hazardName('00000000000000000010'))],
   ['between the reset\'s two moves aside', (op: string, p: string) => op === 'RENAME' && p.endsWith('/+log/t/0/00000000000000000010')],
 ])('a zombie\'s commit during the reset (%s) never counts: the reset ends at its target, the next recovery moves it aside',
   async (_when, at) => {
@@ -196,11 +209,13 @@ test.each([
   expect(await committedOffsets(store.client, dir, 't', 0)).toEqual(range(0n, 40n));
 });
 
-test('a reset made before cuts existed (no +cut entry) still fences a zombie\'s claim: the cut is read from +rewound', async () => {
+test('a reset made before hazards were recorded still fences a zombie\'s claim: its hazards are read from +rewound', async () => {
   const { dir, store, zombie } = await resetWithZombie();
-  const cut = path.posix.join(store.layout.logDir('t', 0), cutName(10n));
-  expect(await store.client.status(cut)).not.toBeNull();
-  expect(await store.client.delete(cut, true)).toBe(true); // the layout an older reset left
+  // The layout an older reset left: no +h- entries, no import marker.
+  const logDir = store.layout.logDir('t', 0);
+  const marks = (await store.client.list(logDir))!.map((e) => e.pathSuffix).filter((e) => e.startsWith('+h-'));
+  expect(marks.sort()).toEqual([IMPORTED, ...['10', '20', '30'].map((o) => hazardName(o.padStart(20, '0')))].sort());
+  for (const m of marks) expect(await store.client.delete(path.posix.join(logDir, m), true)).toBe(true);
   expect(await zombie.write('g', [batch('t', 0, 30n, 30n, 40n)])).toEqual({ status: 'committed' });
   await zombie.close();
   const owner = sinkOf(dir);
@@ -208,6 +223,9 @@ test('a reset made before cuts existed (no +cut entry) still fences a zombie\'s 
   await owner.sink.close();
   expect(owner.strays.map((s) => s.start)).toEqual([30n]);
   expect(await spans(store, dir)).toEqual(['0-9']);
+  // Imported once: recorded as hazards, +rewound no longer read.
+  const after = (await store.client.list(logDir))!.map((e) => e.pathSuffix).filter((e) => e.startsWith('+h-')).sort();
+  expect(after).toEqual([IMPORTED, ...['10', '20', '30', '40'].map((o) => hazardName(o.padStart(20, '0')))].sort());
 });
 
 test('a partition never rewound (the older layout, no cut) recovers from its newest claim, reading one manifest', async () => {
@@ -222,5 +240,5 @@ test('a partition never rewound (the older layout, no cut) recovers from its new
   await owner.sink.close();
   const opens = hdfs.requests.slice(before).filter((r) => r.op === 'OPEN' && r.path.endsWith('.commit'));
   expect(new Set(opens.map((r) => r.path)).size).toBe(1);
-  expect((await readClaims(owner.sink.client, owner.sink.layout, 't', 0)).cut).toBeNull();
+  expect((await readClaims(owner.sink.client, owner.sink.layout, 't', 0)).hazards).toEqual([]);
 });

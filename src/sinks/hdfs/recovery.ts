@@ -9,21 +9,26 @@
  * (the kept claims end at T − 1), and taking it as the newest would skip T..S − 1 (a gap) or count a range
  * twice. So:
  *
- * - the reset leaves a **cut** in the partition's log directory, `+cut-<T>` (zero-padded), before it moves
- *   anything; every name a zombie can take is ≥ the lowest cut (names below it were never freed);
+ * - a zombie's position is the end + 1 of a claim it saw: the name of a claim that existed at the reset, or the
+ *   reset's old position. A name the reset kept is still taken (the zombie is fenced as before), so the names
+ *   a zombie can claim are the **hazards**: the names the reset moved aside and its old position. The reset
+ *   records each as an entry `+h-<name>` in the log directory before it moves anything;
  * - recovery reads one LISTSTATUS of the log directory (and one of `+rewound/<topic>/<partition>`, in parallel,
- *   whose moved-aside names give the cuts of resets made before cuts existed). Without a cut (a partition never
- *   rewound, the common case and every older layout) the newest claim is the position, one manifest read, as
- *   before. With one, it reads the range of each claim from the newest claim below the lowest cut on (one
- *   LISTSTATUS each: the manifest's name carries the range), walks the chain, and calls every claim not on it
- *   a **stray**: {@link recover} moves strays aside (their published files
- *   back inside, then the directory to `+rewound/<topic>/<partition>/<time>-stray-<claim>`) and reports each.
+ *   whose names give the hazards of resets made before hazards were recorded, imported once, then marked
+ *   `+h-imported`). A claim at no hazard was made by a writer that read the chain: on it. A claim at a hazard is
+ *   on the chain iff the claim before it (strays skipped) ends just before it (one LISTSTATUS each: the
+ *   manifest's name carries the range); otherwise it is a **stray**, and its writer's next name (its end + 1)
+ *   becomes a hazard too. {@link recover} records new hazards, moves strays aside (their published files back
+ *   inside, then the directory to `+rewound/<topic>/<partition>/<time>-stray-<claim>`), reports each, and
+ *   **settles** every hazard a claim on the chain holds (its entry deleted: that name is taken for good). A
+ *   partition without hazards (never rewound, or settled) reads one manifest, as before; a rewind costs one
+ *   check per claim it freed, at the first recovery after the replay re-claims them.
  *
  * A zombie whose claim takes exactly the name the chain needs next (its range then starts at the chain's end
  * + 1) is on the chain: the offsets stay each in one committed file, the range written by the zombie.
  */
 import * as path from 'node:path';
-import { parseName, publish, readManifest, type HdfsLayout, type Manifest } from './commit';
+import { pad, parseName, publish, readManifest, type HdfsLayout, type Manifest } from './commit';
 import { WebHdfsClient, WebHdfsError } from './webhdfs-client';
 
 /** One claim as its manifest records it: the range it covers and where each of its files is published. */
@@ -49,15 +54,23 @@ export interface ClaimChain {
   chain: ClaimRecord[];
   /** Claims that do not chain (a zombie's, past a reset), oldest first. */
   strays: ClaimRecord[];
-  /** The lowest cut (a reset's target), or null for a partition never rewound. -1n: a reset moved `first`. */
-  cut: bigint | null;
+  /** The hazards: claim names a zombie writer may still take (see the module comment), sorted. */
+  hazards: string[];
+  /** Hazards to record (`+h-<name>`): the next name of each stray's writer, and those of a reset older than hazards. */
+  record: string[];
+  /** Hazards found taken by a claim on the chain: settled, their entries can go. */
+  settled: string[];
+  /** A reset older than hazards was read from `+rewound` (its names recorded, `+h-imported` then marks it done). */
+  imported: boolean;
 }
 
 /** A stray claim moved aside by {@link recover}. */
 export interface StrayClaim extends ClaimRecord { topic: string; partition: number; movedTo: string }
 
-/** The cut a reset to `target` leaves in a log directory (a directory entry; never a claim name). */
-export const cutName = (target: bigint) => `+cut-${target.toString().padStart(20, '0')}`;
+/** The entry recording a hazard `claim` (`first` or a zero-padded offset) in a partition's log directory. */
+export const hazardName = (claim: string) => `+h-${claim}`;
+/** Marks a partition whose resets older than hazards were read from `+rewound` (or that has none). */
+export const IMPORTED = '+h-imported';
 
 /** Where `offsets reset --hdfs` and recovery move claims aside. */
 export const rewoundDir = (layout: HdfsLayout, topic: string, partition: number) =>
@@ -65,18 +78,6 @@ export const rewoundDir = (layout: HdfsLayout, topic: string, partition: number)
 
 const isClaim = (n: string) => n === 'first' || /^\d+$/.test(n);
 const byClaim = (a: string, b: string) => (a === 'first' ? -1 : b === 'first' ? 1 : a < b ? -1 : a > b ? 1 : 0);
-
-/** The lowest cut: from `+cut-<T>` entries and, for resets older than cuts, the names moved aside under `+rewound`. */
-function lowestCut(logNames: string[], rewoundNames: string[]): bigint | null {
-  let cut: bigint | null = null;
-  const take = (c: bigint) => { if (cut === null || c < cut) cut = c; };
-  for (const n of logNames) { const m = /^\+cut-(\d+)$/.exec(n); if (m) take(BigInt(m[1]!)); }
-  for (const n of rewoundNames) {
-    const m = /-(first|\d+)$/.exec(n);
-    if (m) take(m[1] === 'first' ? -1n : BigInt(m[1]!));
-  }
-  return cut;
-}
 
 /** The manifest each record was read from (recovery publishes the chain's last claim from it, without reading it again). */
 const manifests = new WeakMap<ClaimRecord, Manifest>();
@@ -91,19 +92,15 @@ async function record(client: WebHdfsClient, logDir: string, claim: string): Pro
   return r;
 }
 
-/**
- * A claim's range from its manifest's name (`<topic>+<partition>+<start>+<end>.commit`): one LISTSTATUS, no OPEN.
- * Enough to walk the chain; the files are read only for the claims that need them (the last, the strays).
- */
-async function span(client: WebHdfsClient, logDir: string, claim: string): Promise<{ claim: string; start: bigint; end: bigint }> {
-  const dir = path.posix.join(logDir, claim);
+/** A claim's range from its manifest's name (`<topic>+<partition>+<start>+<end>.commit`): one LISTSTATUS, no OPEN. */
+async function span(client: WebHdfsClient, dir: string): Promise<{ start: bigint; end: bigint }> {
   const file = (await client.list(dir))?.find((e) => e.type === 'FILE' && e.pathSuffix.endsWith('.commit'));
   const n = file ? parseName(file.pathSuffix) : null;
   if (!n) throw new WebHdfsError('RECOVER', dir, 'claim directory without a manifest (was it modified by hand?)', 500);
-  return { claim, start: n.start, end: n.end };
+  return { start: n.start, end: n.end };
 }
 
-/** Runs `fn` over `items` eight at a time (a long chain after a reset is read in parallel, not one round trip each). */
+/** Runs `fn` over `items` eight at a time. */
 async function pooled<T, R>(items: T[], fn: (x: T) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length);
   let i = 0;
@@ -111,48 +108,88 @@ async function pooled<T, R>(items: T[], fn: (x: T) => Promise<R>): Promise<R[]> 
   await Promise.all(Array.from({ length: Math.min(8, items.length) }, worker));
   return out;
 }
-const records = (client: WebHdfsClient, logDir: string, claims: string[]) => pooled(claims, (c) => record(client, logDir, c));
 
 /**
- * Reads a partition's claims and splits them into the chain and the strays (see the module comment); read-only.
- * `scope: 'tail'` reads as few manifests as the answer needs (recovery, describe); `'all'` every one (a reset).
+ * The hazards of resets made before hazards were recorded, from what they moved aside (`<time>-<claim>` under
+ * `+rewound`): every name moved, and per reset its old position (the end + 1 of the newest claim it moved).
+ */
+async function legacyHazards(client: WebHdfsClient, rewound: string, entries: string[]): Promise<string[]> {
+  const newest = new Map<string, string>();
+  const out = new Set<string>();
+  for (const e of entries) {
+    const m = /^(\d{8}T\d{9}Z)-(?:stray-)?(first|\d+)$/.exec(e);
+    if (!m) continue;
+    out.add(m[2]!);
+    const prior = newest.get(m[1]!);
+    if (!e.includes('-stray-') && (prior === undefined || byClaim(prior, m[2]!) < 0)) newest.set(m[1]!, m[2]!);
+  }
+  const froms = await pooled([...newest], async ([stamp, claim]) => {
+    return (await span(client, path.posix.join(rewound, `${stamp}-${claim}`))).end + 1n;
+  });
+  for (const f of froms) out.add(pad(f));
+  return [...out];
+}
+
+/**
+ * Reads a partition's claims and splits them into the chain and the strays (see the module comment); read-only
+ * (what should be recorded or settled is returned, for {@link recover}). `scope: 'tail'` reads as little as the
+ * answer needs (recovery, describe): the newest claim's manifest, and the range of each claim at a hazard and of
+ * the claim before it; `'all'` every manifest (a reset).
  * @throws WebHdfsError RECOVER for a claim directory without a manifest; WebHdfsError when HDFS is unavailable.
  */
 export async function readClaims(client: WebHdfsClient, layout: HdfsLayout, topic: string, partition: number,
   scope: 'tail' | 'all' = 'tail'): Promise<ClaimChain> {
   const logDir = layout.logDir(topic, partition);
-  const [logEntries, rewound] = await Promise.all([client.list(logDir), client.list(rewoundDir(layout, topic, partition))]);
+  const rewound = rewoundDir(layout, topic, partition);
+  const [logEntries, rewoundEntries] = await Promise.all([client.list(logDir), client.list(rewound)]);
   const logNames = (logEntries ?? []).map((e) => e.pathSuffix);
   const names = logNames.filter(isClaim).sort(byClaim);
-  const cut = lowestCut(logNames, (rewound ?? []).map((e) => e.pathSuffix));
-  if (names.length === 0) return { next: -1n, last: undefined, chain: [], strays: [], cut };
-  if (cut === null) {
-    // Never rewound: no name was ever freed, every claim is on the chain; the newest is the position.
-    const chain = scope === 'all' ? await records(client, logDir, names) : [await record(client, logDir, names.at(-1)!)];
-    const last = chain.at(-1)!;
-    return { next: last.end + 1n, last, chain, strays: [], cut };
+  const recorded = new Set(logNames.filter((n) => n.startsWith('+h-') && n !== IMPORTED).map((n) => n.slice(3)));
+  const legacy = !logNames.includes(IMPORTED) && (rewoundEntries?.length ?? 0) > 0;
+  const hazards = new Set(recorded);
+  const toRecord = new Set<string>();
+  if (legacy) {
+    for (const h of await legacyHazards(client, rewound, rewoundEntries!.map((e) => e.pathSuffix))) {
+      if (!hazards.has(h)) { hazards.add(h); toRecord.add(h); }
+    }
   }
-  // The anchor: the newest claim below the cut (never freed, so on the chain), or `first` when none is.
-  const below = names.filter((n) => n === 'first' || (cut >= 0n && BigInt(n) < cut));
-  const anchorAt = below.length - 1;
-  const from = Math.max(anchorAt, 0);
-  const full = scope === 'all' ? await records(client, logDir, names) : null;
-  const spans = full ? full.slice(from) : await pooled(names.slice(from), (c) => span(client, logDir, c));
-  const onChain: string[] = [];
-  const strayNames: string[] = [];
-  let expected: bigint | null = null; // null: no chain yet (its first claim must be the anchor)
-  spans.forEach((c, i) => {
-    if (from + i === anchorAt) { onChain.push(c.claim); expected = c.end + 1n; return; }
-    if (expected !== null && c.claim !== 'first' && c.start === expected) { onChain.push(c.claim); expected = c.end + 1n; return; }
-    strayNames.push(c.claim);
-  });
-  const lastName = onChain.at(-1);
-  const byName = full ? new Map(full.map((r) => [r.claim, r])) : null;
-  const fetch = async (ns: string[]) => (byName ? ns.map((c) => byName.get(c)!) : records(client, logDir, ns));
-  const [strays, tail] = await Promise.all([fetch(strayNames), fetch(lastName === undefined ? [] : [lastName])]);
+  const full = scope === 'all' ? new Map((await pooled(names, (c) => record(client, logDir, c))).map((r) => [r.claim, r])) : null;
+  const spans = new Map<string, Promise<{ start: bigint; end: bigint }>>();
+  const spanOf = (c: string) => {
+    if (full) return Promise.resolve(full.get(c)!);
+    let p = spans.get(c);
+    if (!p) spans.set(c, (p = span(client, path.posix.join(logDir, c))));
+    return p;
+  };
+  // Ascending: a claim at a hazard is on the chain iff the claim before it (strays skipped) ends just before it.
+  // A claim at no hazard was made by a writer that read the chain (every zombie position is a hazard): on it.
+  const strays = new Set<string>();
+  const settled: string[] = [];
+  // Read ahead, eight at a time: each claim at a hazard and the one before it (a stray found below adds a few more).
+  const ahead = new Set(names.flatMap((c, i) => (hazards.has(c) ? [c, ...(i > 0 ? [names[i - 1]!] : [])] : [])));
+  await pooled([...ahead], spanOf);
+  for (let i = 0; i < names.length; i++) {
+    const c = names[i]!;
+    if (!hazards.has(c)) continue;
+    let j = i - 1;
+    while (j >= 0 && strays.has(names[j]!)) j--;
+    const me = await spanOf(c);
+    const onChain = c === 'first' || (j >= 0 && (await spanOf(names[j]!)).end + 1n === me.start);
+    if (onChain) { if (recorded.has(c)) settled.push(c); toRecord.delete(c); continue; }
+    strays.add(c);
+    // Its writer's next claim would start after it: a hazard too, recorded before the stray moves.
+    const next = pad(me.end + 1n);
+    if (!hazards.has(next)) { hazards.add(next); toRecord.add(next); }
+  }
+  const chainNames = names.filter((c) => !strays.has(c));
+  const strayNames = names.filter((c) => strays.has(c));
+  const lastName = chainNames.at(-1);
+  const fetch = async (ns: string[]) => (full ? ns.map((c) => full.get(c)!) : pooled(ns, (c) => record(client, logDir, c)));
+  const [strayRecords, tail] = await Promise.all([fetch(strayNames), fetch(lastName === undefined ? [] : [lastName])]);
   const last = tail[0];
-  const chain = full ? full.filter((r) => !strayNames.includes(r.claim)) : tail;
-  return { next: last ? last.end + 1n : -1n, last, chain, strays, cut };
+  const chain = full ? chainNames.map((c) => full.get(c)!) : tail;
+  return { next: last ? last.end + 1n : -1n, last, chain, strays: strayRecords, hazards: [...hazards].sort(byClaim),
+    record: [...toRecord].sort(byClaim), settled, imported: legacy };
 }
 
 /** The durable next offset of a partition, as recovery will resume (-1n: none); read-only: nothing published or moved. */
@@ -210,13 +247,19 @@ export const asideStamp = () => new Date().toISOString().replace(/[-:.]/g, '');
  */
 export async function recover(client: WebHdfsClient, layout: HdfsLayout, topic: string, partition: number,
   onStray?: (s: StrayClaim) => void): Promise<bigint> {
-  await client.mkdirs(layout.logDir(topic, partition));
+  const logDir = layout.logDir(topic, partition);
+  await client.mkdirs(logDir);
   const read = await readClaims(client, layout, topic, partition);
+  // Recorded before any stray moves (a stray's name stays a hazard; its writer's next name becomes one).
+  await pooled(read.record, (h) => client.mkdirs(path.posix.join(logDir, hazardName(h))));
+  if (read.imported) await client.mkdirs(path.posix.join(logDir, IMPORTED));
   const stamp = asideStamp();
   for (const s of [...read.strays].reverse()) {
     const movedTo = await moveClaimAside(client, layout, topic, partition, s, `${stamp}-stray-${s.claim}`);
     onStray?.({ ...s, topic, partition, movedTo });
   }
+  // A hazard taken by a claim on the chain can never be a stray's again (its name is taken for good).
+  await pooled(read.settled, (h) => client.delete(path.posix.join(logDir, hazardName(h)), true));
   if (read.last) await publish(client, read.last.dir, manifests.get(read.last)!);
   await client.delete(layout.tmpDir(topic, partition), true);
   return read.next;
