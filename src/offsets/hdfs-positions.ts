@@ -6,9 +6,9 @@
  * by changing the claims and files, through the sink's own commit and recovery code (commit.ts, recovery.ts):
  *
  * - **Rewind to T**: the sink's `recover()` first (moves aside stray claims a zombie writer left after an
- *   earlier reset, publishes an unpublished last claim, clears `+tmp`), then a cut `+log/<t>/<p>/+cut-<T>`
- *   (from then on recovery counts only claims that chain from below T: a zombie's claim at a name this
- *   rewind frees never counts; docs/hdfs-sink.md, "Which claims count"), then, newest claim first, each
+ *   earlier reset, publishes an unpublished last claim, clears `+tmp`), then the hazards `+log/<t>/<p>/+h-<name>`
+ *   (every name the rewind frees, and the old position: recovery accepts a claim there only if it chains, so a
+ *   zombie's claim at a freed name never counts; docs/hdfs-sink.md, "Which claims count"), then, newest claim first, each
  *   claim starting at or after T is *moved aside*: its published files
  *   are renamed back into the claim directory (an interrupted step leaves a claim that recovery simply
  *   publishes again), then the claim directory is renamed in one atomic step to

@@ -1,9 +1,9 @@
 /**
  * A zombie writer after `offsets reset --hdfs`: a sink that lost partition t-0 but still runs (stalled past its
  * session timeout) holds its old position and commits at a claim name the reset freed. Its claim does not chain
- * from the claims kept, and must never count: recovery walks the chain from below the reset's cut, moves the
- * stray aside (its published files with it) and resumes at the chain's end, so every offset ends in exactly one
- * committed file. Each test is named after what it guards (docs/hdfs-sink.md, "Recovery").
+ * from the claims kept, and must never count: recovery checks the claims at the reset's hazards (the names it
+ * freed, its old position), moves the stray aside (its published files with it) and resumes at the chain's end,
+ * so every offset ends in exactly one committed file. Each test is named after what it guards (docs/hdfs-sink.md, "Recovery").
  */
 import * as path from 'node:path';
 import { HdfsPositionStore } from '../../src/offsets/hdfs-positions';
@@ -228,7 +228,7 @@ test('a reset made before hazards were recorded still fences a zombie\'s claim: 
   expect(after).toEqual([IMPORTED, ...['10', '20', '30', '40'].map((o) => hazardName(o.padStart(20, '0')))].sort());
 });
 
-test('a partition never rewound (the older layout, no cut) recovers from its newest claim, reading one manifest', async () => {
+test('a partition never rewound (the older layout, no hazards) recovers from its newest claim, reading one manifest', async () => {
   const dir = `/zr${++n}`;
   const writer = sinkOf(dir).sink;
   await writer.open('g', [tp]);

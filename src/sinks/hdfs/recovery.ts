@@ -13,11 +13,11 @@
  *   reset's old position. A name the reset kept is still taken (the zombie is fenced as before), so the names
  *   a zombie can claim are the **hazards**: the names the reset moved aside and its old position. The reset
  *   records each as an entry `+h-<name>` in the log directory before it moves anything;
- * - recovery reads one LISTSTATUS of the log directory (and one of `+rewound/<topic>/<partition>`, in parallel,
- *   whose names give the hazards of resets made before hazards were recorded, imported once, then marked
- *   `+h-imported`). A claim at no hazard was made by a writer that read the chain: on it. A claim at a hazard is
- *   on the chain iff the claim before it (strays skipped) ends just before it (one LISTSTATUS each: the
- *   manifest's name carries the range); otherwise it is a **stray**, and its writer's next name (its end + 1)
+ * - recovery reads one LISTSTATUS of the log directory (and, in parallel, the status of
+ *   `+rewound/<topic>/<partition>`: until the partition is marked `+h-imported`, the names there give the hazards
+ *   of resets made before hazards were recorded, imported once). A claim at no hazard was made by a writer that
+ *   read the chain: on it. A claim at a hazard is on the chain iff the claim before it (strays skipped) ends
+ *   just before it (one LISTSTATUS each: the manifest's name carries the range); otherwise it is a **stray**, and its writer's next name (its end + 1)
  *   becomes a hazard too. {@link recover} records new hazards, moves strays aside (their published files back
  *   inside, then the directory to `+rewound/<topic>/<partition>/<time>-stray-<claim>`), reports each, and
  *   **settles** every hazard a claim on the chain holds (its entry deleted: that name is taken for good). A
@@ -141,15 +141,17 @@ export async function readClaims(client: WebHdfsClient, layout: HdfsLayout, topi
   scope: 'tail' | 'all' = 'tail'): Promise<ClaimChain> {
   const logDir = layout.logDir(topic, partition);
   const rewound = rewoundDir(layout, topic, partition);
-  const [logEntries, rewoundEntries] = await Promise.all([client.list(logDir), client.list(rewound)]);
+  // +rewound is listed only while a reset older than hazards may be there (not yet imported): a status otherwise.
+  const [logEntries, rewoundStatus] = await Promise.all([client.list(logDir), client.status(rewound)]);
   const logNames = (logEntries ?? []).map((e) => e.pathSuffix);
   const names = logNames.filter(isClaim).sort(byClaim);
   const recorded = new Set(logNames.filter((n) => n.startsWith('+h-') && n !== IMPORTED).map((n) => n.slice(3)));
-  const legacy = !logNames.includes(IMPORTED) && (rewoundEntries?.length ?? 0) > 0;
+  const rewoundEntries = rewoundStatus && !logNames.includes(IMPORTED) ? (await client.list(rewound)) ?? [] : [];
+  const legacy = rewoundEntries.length > 0;
   const hazards = new Set(recorded);
   const toRecord = new Set<string>();
   if (legacy) {
-    for (const h of await legacyHazards(client, rewound, rewoundEntries!.map((e) => e.pathSuffix))) {
+    for (const h of await legacyHazards(client, rewound, rewoundEntries.map((e) => e.pathSuffix))) {
       if (!hazards.has(h)) { hazards.add(h); toRecord.add(h); }
     }
   }
