@@ -1,12 +1,15 @@
 /**
  * The HDFS sink's stored positions for operators (`kafka-eos offsets describe|reset --hdfs`). The
- * sink keeps no offsets table: a partition's position is the end + 1 of its newest claim
+ * sink keeps no offsets table: a partition's position is the end + 1 of its chain of claims
  * (`<topicsDir>/+log/<topic>/<partition>/<start>`, docs/hdfs-sink.md), and its committed files are
  * named by the ranges they cover. So, as with Kafka Connect's HDFS connector, a position moves only
- * by changing the claims and files, through the sink's own commit and recovery code (commit.ts):
+ * by changing the claims and files, through the sink's own commit and recovery code (commit.ts, recovery.ts):
  *
- * - **Rewind to T**: the sink's `recover()` first (publishes an unpublished last claim, clears `+tmp`),
- *   then, newest claim first, each claim starting at or after T is *moved aside*: its published files
+ * - **Rewind to T**: the sink's `recover()` first (moves aside stray claims a zombie writer left after an
+ *   earlier reset, publishes an unpublished last claim, clears `+tmp`), then the hazards `+log/<t>/<p>/+h-<name>`
+ *   (every name the rewind frees, and the old position: recovery accepts a claim there only if it chains, so a
+ *   zombie's claim at a freed name never counts; docs/hdfs-sink.md, "Which claims count"), then, newest claim first, each
+ *   claim starting at or after T is *moved aside*: its published files
  *   are renamed back into the claim directory (an interrupted step leaves a claim that recovery simply
  *   publishes again), then the claim directory is renamed in one atomic step to
  *   `<topicsDir>/+rewound/<topic>/<partition>/<stamp>-<claim>` (the files inside, kept for the operator).
@@ -23,8 +26,12 @@
 import * as path from 'node:path';
 import { KafkaEosError } from '../errors';
 import { partitionKey, type TopicPartition } from '../sinks/sink';
-import { commitFiles, HdfsLayout, listClaims, readPosition, recover, type ClaimRecord } from '../sinks/hdfs/commit';
-import { WebHdfsClient, WebHdfsError } from '../sinks/hdfs/webhdfs-client';
+import { commitFiles, HdfsLayout } from '../sinks/hdfs/commit';
+import { pad } from '../sinks/hdfs/commit';
+import {
+  asideStamp, hazardName, IMPORTED, listClaims, moveClaimAside, readPosition, recover, type StrayClaim,
+} from '../sinks/hdfs/recovery';
+import { WebHdfsClient } from '../sinks/hdfs/webhdfs-client';
 import type { SinkPositionStore, StoredPosition } from './positions';
 
 /** Where the HDFS sink writes: the same `url`, `user` and `topicsDir` as its config (docs/hdfs-sink.md). */
@@ -48,9 +55,6 @@ export interface HdfsMove extends TopicPartition {
   emptyClaim: boolean;
 }
 
-/** A reset's name for what it moved aside: its UTC time to the ms (`20261201T190700123Z`). */
-const stamp = () => new Date().toISOString().replace(/[-:.]/g, '');
-
 /**
  * The HDFS sink's positions as a {@link SinkPositionStore} (see the module comment).
  * @throws WebHdfsError (HDFS_REQUEST_FAILED) when HDFS is unavailable; KafkaEosError OFFSETS_POSITION_UNALIGNED
@@ -63,6 +67,8 @@ export class HdfsPositionStore implements SinkPositionStore {
   readonly label: string;
   /** Set by {@link overwrite}: what each partition's move did. */
   readonly moves: HdfsMove[] = [];
+  /** Stray claims (a zombie writer's, past an earlier reset) the sink's recovery moved aside during {@link overwrite}. */
+  readonly strays: StrayClaim[] = [];
 
   constructor(readonly options: HdfsPositionsOptions) {
     this.client = new WebHdfsClient({ url: options.url, ...(options.user ? { user: options.user } : {}) });
@@ -76,7 +82,7 @@ export class HdfsPositionStore implements SinkPositionStore {
     return (await this.client.status(path.posix.join(this.layout.topicsDir, '+log'))) !== null;
   }
 
-  /** Positions read from the newest claim of each partition under `+log` (read-only: nothing published or deleted). */
+  /** Positions as the sink's recovery will resume (the chain's end, strays left out; read-only: nothing published or moved). */
   async list(_groupId: string, topics?: string[]): Promise<StoredPosition[]> {
     const logRoot = path.posix.join(this.layout.topicsDir, '+log');
     const names = topics?.length ? topics : ((await this.client.list(logRoot)) ?? []).filter((e) => e.type === 'DIRECTORY')
@@ -108,14 +114,17 @@ export class HdfsPositionStore implements SinkPositionStore {
     for (const p of positions) {
       if (p.nextOffset < 0n) throw new RangeError(`${partitionKey(p)}: a stored position must be ≥ 0, got ${p.nextOffset}`);
     }
-    const aside = stamp();
+    const aside = asideStamp();
     for (const p of positions) this.moves.push(await this.move(p, p.nextOffset, aside));
   }
 
   private async move(tp: TopicPartition, target: bigint, asideStamp: string): Promise<HdfsMove> {
     const { client, layout } = this;
     // The sink's own recovery: the last claim published, orphaned attempts gone, the position read.
-    const from = await recover(client, layout, tp.topic, tp.partition);
+    // Strays (claims that do not chain, a zombie's after an earlier reset) are moved aside by it and not counted.
+    const from = await recover(client, layout, tp.topic, tp.partition, (s) => this.strays.push(s));
+    // Resets older than hazards are now read (recover imported them): mark the partition, so +rewound is not read again.
+    await client.mkdirs(path.posix.join(layout.logDir(tp.topic, tp.partition), IMPORTED));
     const movedAside: string[] = [];
     let position = from;
     if (target < from) {
@@ -123,7 +132,15 @@ export class HdfsPositionStore implements SinkPositionStore {
       const straddling = claims.find((c) => c.start < target && target <= c.end);
       if (straddling) throw new KafkaEosError('OFFSETS_POSITION_UNALIGNED', `${partitionKey(tp)}: ${target} is inside the committed `
         + `file of ${straddling.start}..${straddling.end} (the files changed since the plan: run the reset again)`);
-      for (const c of claims.filter((x) => x.start >= target).reverse()) movedAside.push(await this.moveAside(c, tp, asideStamp));
+      // The hazards first: every name this rewind frees and the old position, the names a zombie writer (a process
+      // still holding a position read before the reset) can claim. Recovery checks the claims at them: one that does
+      // not chain is a stray, never the position (docs/hdfs-sink.md, "Which claims count").
+      const logDir = layout.logDir(tp.topic, tp.partition);
+      const freed = [...claims.filter((x) => x.start >= target).map((x) => x.claim), pad(from)];
+      for (const h of freed) await client.mkdirs(path.posix.join(logDir, hazardName(h)));
+      for (const c of claims.filter((x) => x.start >= target).reverse()) {
+        movedAside.push(await moveClaimAside(client, layout, tp.topic, tp.partition, c, `${asideStamp}-${c.claim}`));
+      }
       // The end + 1 of the newest claim kept, not the start of the oldest moved: after a zombie writer's claim
       // past a gap (a writer fenced by an earlier reset), the two differ and the kept chain is what the sink resumes.
       const kept = claims.filter((x) => x.start < target).at(-1);
@@ -148,26 +165,5 @@ export class HdfsPositionStore implements SinkPositionStore {
     if (to !== (target > 0n ? target : -1n)) throw new KafkaEosError('OFFSETS_POSITION_UNALIGNED', `${partitionKey(tp)}: the HDFS `
       + `position is ${to} after the move, not ${target}`);
     return { topic: tp.topic, partition: tp.partition, from, to, movedAside, emptyClaim };
-  }
-
-  /**
-   * Un-publishes a claim's files (renamed back into the claim directory; idempotent, and recovery
-   * publishes them again if this stops half-way), then renames the claim directory aside in one step.
-   */
-  private async moveAside(c: ClaimRecord, tp: TopicPartition, asideStamp: string): Promise<string> {
-    const { client } = this;
-    for (const f of c.files) {
-      const inClaim = path.posix.join(c.dir, f.name);
-      if (await client.status(inClaim)) continue;
-      if (!(await client.status(f.target))) continue; // removed by hand: nothing to keep
-      if (!(await client.rename(f.target, inClaim))) throw new WebHdfsError('RENAME', f.target, `cannot move back into ${c.dir}`, 500);
-    }
-    const parent = path.posix.join(this.layout.topicsDir, '+rewound', tp.topic, String(tp.partition));
-    await client.mkdirs(parent);
-    const dest = path.posix.join(parent, `${asideStamp}-${c.claim}`);
-    // RENAME onto an existing directory would move the claim inside it: refuse instead.
-    if (await client.status(dest)) throw new WebHdfsError('RENAME', c.dir, `${dest} exists already`, 500);
-    if (!(await client.rename(c.dir, dest))) throw new WebHdfsError('RENAME', c.dir, `cannot move the claim aside to ${dest}`, 500);
-    return dest;
   }
 }

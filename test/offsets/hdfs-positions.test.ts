@@ -7,7 +7,7 @@
  */
 import * as path from 'node:path';
 import { HdfsPositionStore } from '../../src/offsets/hdfs-positions';
-import { listClaims, readPosition } from '../../src/sinks/hdfs/commit';
+import { listClaims, readPosition } from '../../src/sinks/hdfs/recovery';
 import { HdfsSink } from '../../src/sinks/hdfs/hdfs-sink';
 import { WebHdfsServer } from '../../src/sinks/hdfs/webhdfs-server';
 import { batch, committedFiles, committedOffsets, range } from '../sinks/hdfs/helpers';
@@ -95,51 +95,6 @@ test('skip forward commits an empty claim the sink resumes after; a rewind to 0 
   expect(await readPosition(store2.client, store2.layout, 't', 0)).toBe(-1n);
   expect(await committedFiles(store2.client, dir2, 't')).toEqual([]);
   await expect(store2.overwrite('g', [{ ...tp, nextOffset: -1n }])).rejects.toThrow(RangeError);
-});
-
-/**
- * Three files rewound to 10, then a zombie's commit: a writer stalled past its session timeout (no longer a
- * member) still believes it owns t-0 at 30; it wakes after the reset and commits [30..39], the claim name 30
- * being free again. Known limitation (docs/replay.md): the sink would resume at 40, 10..29 being aside.
- */
-async function zombieCommittedPastRewind(): Promise<{ dir: string; store: HdfsPositionStore }> {
-  const { dir, store } = await threeFiles();
-  const zombie = (await reopen(dir)).sink;
-  await store.overwrite('g', [{ ...tp, nextOffset: 10n }]);
-  expect(await zombie.write('g', [batch('t', 0, 30n, 30n, 40n)])).toEqual({ status: 'committed' });
-  await zombie.close();
-  expect(await readPosition(store.client, store.layout, 't', 0)).toBe(40n);
-  return { dir, store };
-}
-
-test('a reset run again after a zombie writer committed past it moves the zombie\'s claim aside; the replay covers each offset once',
-  async () => {
-  const { dir, store } = await zombieCommittedPastRewind();
-  const again = new HdfsPositionStore({ url: hdfs.url, topicsDir: dir });
-  await again.overwrite('g', [{ ...tp, nextOffset: 10n }]);
-  expect(again.moves.map((m) => [m.from, m.to, m.movedAside.length, m.emptyClaim])).toEqual([[40n, 10n, 1, false]]);
-  for (const c of await listClaims(store.client, store.layout, 't', 0)) expect(c.start).toBeLessThanOrEqual(c.end);
-  expect((await committedFiles(store.client, dir, 't')).map((f) => `${f.start}-${f.end}`)).toEqual(['0-9']);
-  const replay = await reopen(dir);
-  expect(replay.position).toBe(10n);
-  expect(await replay.sink.write('g', [batch('t', 0, 10n, 10n, 40n)])).toEqual({ status: 'committed' });
-  await replay.sink.close();
-  expect(await committedOffsets(store.client, dir, 't', 0)).toEqual(range(0n, 40n));
-});
-
-test('a rewind to a target past a gap a zombie left is refused, never bridged: the position stays at the gap, replayed once',
-  async () => {
-  const { dir, store } = await zombieCommittedPastRewind();
-  // The operator sees 40 and asks for 30: the zombie's claim goes aside, 10..29 are in no committed file.
-  const again = new HdfsPositionStore({ url: hdfs.url, topicsDir: dir });
-  await expect(again.overwrite('g', [{ ...tp, nextOffset: 30n }])).rejects.toMatchObject({ code: 'OFFSETS_POSITION_UNALIGNED',
-    message: expect.stringMatching(/claims kept end at 9: 10\.\.29 are in no committed file.*the position is 10/) });
-  expect((await listClaims(store.client, store.layout, 't', 0)).map((c) => [c.start, c.end, c.files.length])).toEqual([[0n, 9n, 1]]);
-  const replay = await reopen(dir);
-  expect(replay.position).toBe(10n);
-  expect(await replay.sink.write('g', [batch('t', 0, 10n, 10n, 40n)])).toEqual({ status: 'committed' });
-  await replay.sink.close();
-  expect(await committedOffsets(store.client, dir, 't', 0)).toEqual(range(0n, 40n));
 });
 
 test.each([

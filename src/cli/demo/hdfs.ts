@@ -5,7 +5,8 @@
  * every offset exactly once across files, no gap, no overlap, the aggregate equal.
  */
 import * as path from 'node:path';
-import { HdfsLayout, parseName, readPosition } from '../../sinks/hdfs/commit';
+import { HdfsLayout, parseName } from '../../sinks/hdfs/commit';
+import { readPosition } from '../../sinks/hdfs/recovery';
 import type { HdfsSinkConfig } from '../../sinks/hdfs/config';
 import { WebHdfsClient } from '../../sinks/hdfs/webhdfs-client';
 import { WebHdfsServer } from '../../sinks/hdfs/webhdfs-server';

@@ -263,7 +263,7 @@ export function registerOffsetsCommand(program: Command): void {
       process.exitCode = await exitCodeOf(() => withTarget(o, async (t) => {
         const plan = await planOffsetReset(t, spec, stores);
         if (o.execute) await executeOffsetReset(t, plan);
-        const moved = t.store instanceof HdfsPositionStore ? { hdfsMoves: t.store.moves } : {};
+        const moved = t.store instanceof HdfsPositionStore ? { hdfsMoves: t.store.moves, hdfsStrays: t.store.strays } : {};
         process.stdout.write(o.json ? json({ executed: o.execute === true, stores: plan.stores,
           entries: plan.entries, ...moved }) : formatPlan(plan, o.execute === true, t.store?.label));
       }, stores.includes('sink')));

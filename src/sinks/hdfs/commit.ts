@@ -12,6 +12,8 @@
  * 3. Publish: RENAME each data file from the claim to its committed name
  *    `<topicsDir>/<topic>/<partitionPath>/<topic>+<partition>+<start>+<end>.<ext>`. Idempotent; a new owner
  *    rolls forward a claim whose writer died before publishing.
+ *
+ * Reading the claims back (which ones count, after a rewind too) and recovery are in recovery.ts.
  */
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
@@ -24,7 +26,11 @@ export const pad = (o: bigint) => o.toString().padStart(20, '0');
 /** One file of a commit: its bytes and where it goes (relative to `<topicsDir>/<topic>/`). */
 export interface StagedFile { partitionPath: string; bytes: Buffer; records: number }
 
-interface Manifest { uuid: string; topic: string; partition: number; start: string; end: string; files: { name: string; target: string; records: number }[] }
+/** A claim's manifest (`<claim>/<topic>+<partition>+<start>+<end>.commit`): the writer's uuid, the range, the files. */
+export interface Manifest {
+  uuid: string; topic: string; partition: number; start: string; end: string;
+  files: { name: string; target: string; records: number }[];
+}
 
 /** Outcome of {@link commitFiles}: the published file names, or fenced (another owner holds the claim; nothing published). */
 export type CommitOutcome = { status: 'committed'; files: string[] } | { status: 'fenced' };
@@ -102,7 +108,8 @@ async function ownsClaim(client: WebHdfsClient, claim: string, uuid: string, ren
   return m?.uuid === uuid;
 }
 
-async function readManifest(client: WebHdfsClient, claim: string): Promise<Manifest | null> {
+/** The manifest of a claim directory; null when it has none (or the directory is absent). */
+export async function readManifest(client: WebHdfsClient, claim: string): Promise<Manifest | null> {
   const entries = await client.list(claim);
   const file = entries?.find((e) => e.type === 'FILE' && e.pathSuffix.endsWith('.commit'));
   if (!file) return null;
@@ -140,7 +147,7 @@ async function publishVerdict(client: WebHdfsClient, src: string, target: string
 }
 
 /** Moves each data file of a claim to its committed name. Idempotent (a file already moved is checked, not moved twice). */
-async function publish(client: WebHdfsClient, claim: string, manifest: Manifest): Promise<string[]> {
+export async function publish(client: WebHdfsClient, claim: string, manifest: Manifest): Promise<string[]> {
   // Each file's move is independent of the others: in parallel.
   await Promise.all(manifest.files.map((f) => publishFile(client, path.posix.join(claim, f.name), f.target)));
   return manifest.files.map((f) => f.target);
@@ -160,72 +167,4 @@ async function publishFile(client: WebHdfsClient, src: string, target: string): 
   if (r.outcome === 'landed' || (r.outcome === 'done' && r.value)) return;
   if ((await publishVerdict(client, src, target)).outcome === 'landed') return;
   throw new WebHdfsError('PUBLISH', src, `cannot publish to ${target}: refused with the source present and the target missing`, 500);
-}
-
-/** The durable next offset of a partition from its claims (-1n: none), read-only: nothing published or deleted. */
-export async function readPosition(client: WebHdfsClient, layout: HdfsLayout, topic: string, partition: number): Promise<bigint> {
-  const logDir = layout.logDir(topic, partition);
-  const last = lastClaim((await client.list(logDir)) ?? []);
-  if (last === undefined) return -1n;
-  const m = await readManifest(client, path.posix.join(logDir, last));
-  return m ? BigInt(m.end) + 1n : -1n;
-}
-
-function lastClaim(claims: { pathSuffix: string }[]): string | undefined {
-  const numeric = claims.filter((c) => /^\d+$/.test(c.pathSuffix)).map((c) => c.pathSuffix).sort();
-  return numeric.at(-1) ?? (claims.some((c) => c.pathSuffix === 'first') ? 'first' : undefined);
-}
-
-/**
- * Recovers a partition on assignment: reads its last claim (the next offset is its end + 1, -1n when there
- * is none), publishes that claim's files if its writer died before doing so, and deletes the partition's
- * orphaned attempt directories under `+tmp`. Never reads Kafka.
- */
-export async function recover(client: WebHdfsClient, layout: HdfsLayout, topic: string, partition: number): Promise<bigint> {
-  const logDir = layout.logDir(topic, partition);
-  await client.mkdirs(logDir);
-  const last = lastClaim((await client.list(logDir)) ?? []);
-  let next = -1n;
-  if (last !== undefined) {
-    const claim = path.posix.join(logDir, last);
-    const m = await readManifest(client, claim);
-    if (!m) throw new WebHdfsError('RECOVER', claim, 'claim directory without a manifest (was it modified by hand?)', 500);
-    await publish(client, claim, m);
-    next = BigInt(m.end) + 1n;
-  }
-  await client.delete(layout.tmpDir(topic, partition), true);
-  return next;
-}
-
-/** One claim as its manifest records it: the range it covers and where each of its files is published. */
-export interface ClaimRecord {
-  /** The claim directory's name: `first` or the zero-padded start offset. */
-  claim: string;
-  /** Its path, `<topicsDir>/+log/<topic>/<partition>/<claim>`. */
-  dir: string;
-  start: bigint;
-  /** Inclusive. */
-  end: bigint;
-  /** `name` inside the claim directory (before publishing), `target` the committed path. */
-  files: { name: string; target: string }[];
-}
-
-/**
- * Every claim of a partition, oldest first (`first`, then by start offset), read from their
- * manifests; read-only. For operators rewinding a partition (`kafka-eos offsets reset`), who move the
- * newest claims aside. An absent `+log` directory reads as no claims.
- * @throws WebHdfsError RECOVER for a claim directory without a manifest; WebHdfsError when HDFS is unavailable.
- */
-export async function listClaims(client: WebHdfsClient, layout: HdfsLayout, topic: string, partition: number): Promise<ClaimRecord[]> {
-  const logDir = layout.logDir(topic, partition);
-  const names = ((await client.list(logDir)) ?? []).map((c) => c.pathSuffix).filter((n) => n === 'first' || /^\d+$/.test(n));
-  names.sort((a, b) => (a === 'first' ? -1 : b === 'first' ? 1 : a < b ? -1 : a > b ? 1 : 0));
-  const out: ClaimRecord[] = [];
-  for (const claim of names) {
-    const dir = path.posix.join(logDir, claim);
-    const m = await readManifest(client, dir);
-    if (!m) throw new WebHdfsError('RECOVER', dir, 'claim directory without a manifest (was it modified by hand?)', 500);
-    out.push({ claim, dir, start: BigInt(m.start), end: BigInt(m.end), files: m.files.map((f) => ({ name: f.name, target: f.target })) });
-  }
-  return out;
 }

@@ -9,7 +9,8 @@
 import type { DurablePosition, ExactlyOnceSink, SinkBatch, SinkRecord, TopicPartition, WriteResult } from '../sink';
 import { partitionKey } from '../sink';
 import { SinkWriteError } from '../errors';
-import { commitFiles, HdfsLayout, recover, type StagedFile } from './commit';
+import { commitFiles, HdfsLayout, type StagedFile } from './commit';
+import { recover, type StrayClaim } from './recovery';
 import { validateHdfsSinkConfig, type HdfsSinkConfig, type NormalizedHdfsSinkConfig } from './config';
 import { Format, jsonValue, type Row } from './format';
 import { createPartitioner, type Partitioner } from './partitioner';
@@ -53,6 +54,17 @@ export class HdfsSink implements ExactlyOnceSink {
   readonly layout: HdfsLayout;
   /** Called after each commit (claim + publish). */
   onCommit: ((c: HdfsCommit) => void) | undefined;
+  /**
+   * Called for each stray claim recovery moved aside: a claim that does not chain from the partition's others
+   * (a zombie writer's, committed at a name an `offsets reset --hdfs` freed; docs/hdfs-sink.md). Without a
+   * listener each is logged with console.warn.
+   */
+  onStray: ((s: StrayClaim) => void) | undefined;
+  private readonly strayed = (s: StrayClaim) => {
+    if (this.onStray) this.onStray(s);
+    else console.warn(`kafka-eos HdfsSink: ${s.topic}:${s.partition}: claim ${s.claim} (${s.start}..${s.end}) does not chain from the `
+      + `partition's claims (a zombie writer's commit after a reset?): moved aside to ${s.movedTo}, not counted`);
+  };
   private readonly cfg: NormalizedHdfsSinkConfig;
   private readonly format: Format;
   private readonly partitioner: Partitioner;
@@ -85,7 +97,7 @@ export class HdfsSink implements ExactlyOnceSink {
     for (const tp of partitions) {
       const key = partitionKey(tp);
       const prior = this.states.get(key)?.lock ?? Promise.resolve();
-      const run = prior.catch(() => undefined).then(() => recover(this.client, this.layout, tp.topic, tp.partition));
+      const run = prior.catch(() => undefined).then(() => recover(this.client, this.layout, tp.topic, tp.partition, this.strayed));
       const state: PartitionState = { tp, durable: -1n, start: null, end: -1n, rows: new Map(), count: 0, firstTimestamp: null, failure: null, lock: run };
       this.states.set(key, state);
       state.durable = await run;
@@ -164,7 +176,7 @@ export class HdfsSink implements ExactlyOnceSink {
     if (state.failure) return this.takeFailure(state);
     if (b.expectedOffset !== state.end) {
       this.drop(state);
-      state.durable = await recover(this.client, this.layout, b.topic, b.partition);
+      state.durable = await recover(this.client, this.layout, b.topic, b.partition, this.strayed);
       state.end = state.durable;
       return 'fenced';
     }
@@ -247,7 +259,7 @@ export class HdfsSink implements ExactlyOnceSink {
     }
     this.drop(state);
     if (outcome.status === 'fenced') {
-      state.durable = await recover(this.client, this.layout, tp.topic, tp.partition);
+      state.durable = await recover(this.client, this.layout, tp.topic, tp.partition, this.strayed);
       state.end = state.durable;
       return 'fenced';
     }

@@ -7,4 +7,6 @@ export type { HdfsColumn, HdfsFormatConfig } from './format';
 export type { PartitionerConfig } from './partitioner';
 export { WebHdfsClient, WebHdfsError } from './webhdfs-client';
 export type { WebHdfsClientOptions, HdfsFileStatus } from './webhdfs-client';
-export { parseName, readPosition, HdfsLayout } from './commit';
+export { parseName, HdfsLayout } from './commit';
+export { readPosition } from './recovery';
+export type { StrayClaim } from './recovery';
