@@ -162,7 +162,8 @@ export class Format {
     const first = rows[0]!.record;
     const coordinates = this.includeKafkaCoordinates;
     // `{"_topic":<topic>,"_partition":<p>,"_offset":"` then the offset, `","_timestamp":`, the timestamp, `,"value":`.
-    const prefix = coordinates ? Buffer.from(`{"_topic":${JSON.stringify(first.topic)},"_partition":${first.partition},"_offset":"`) : EMPTY;
+    const prefix = coordinates
+      ? Buffer.from(`{"_topic":${JSON.stringify(first.topic)},"_partition":${first.partition},"_offset":"`) : EMPTY;
     const head = coordinates ? prefix.length + 20 + MID.length + 20 + VALUE.length + 1 : 0;
     let size = 0;
     for (let i = 0; i < rows.length; i++) size += rows[i]!.value.length + head + 1;
