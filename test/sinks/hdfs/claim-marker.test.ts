@@ -67,7 +67,11 @@ test('an attempt made ahead and deleted by a new owner\'s recovery fences its wr
   const dir = `/ahead-fenced${++n}`;
   const zombie = sink(dir, 10);
   await zombie.open('g', tp);
-  expect(await zombie.write('g', [batch('orders', 0, -1n, 0n, 5n)])).toMatchObject({ status: 'staged' }); // attempt made ahead
+  expect(await zombie.write('g', [batch('orders', 0, -1n, 0n, 5n)])).toMatchObject({ status: 'staged' });
+  // The write sent the MKDIRS of its next attempt without waiting for it: wait until the server has made it.
+  const made = () => hdfs.requests.some((r) => r.op === 'MKDIRS' && r.path.startsWith(`${dir}/+tmp/`) && r.status === 200);
+  for (let i = 0; i < 500 && !made(); i++) await new Promise((r) => setTimeout(r, 10));
+  expect(made()).toBe(true);
   const owner = sink(dir, 10);
   expect(await owner.open('g', tp)).toEqual(new Map([['orders:0', -1n]])); // deletes +tmp/orders/0, the zombie's attempt too
   const zombieClaims = hdfs.requests.length;
