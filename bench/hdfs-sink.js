@@ -9,8 +9,8 @@
  *
  * Workload: `rows` flight records over 6 partitions, written in writes of `batch` records of one partition,
  * committed every `flush` records per partition (JSON lines with Kafka coordinates, default partitioner).
- * Ours: HdfsSink.write + flush (JSON syntax check of each value, row building, encoding, the commit protocol: MKDIRS, CREATE of
- * data and manifest, claim RENAME, claim check, publish RENAME). Baseline: the same file bytes, encoded
+ * Ours: HdfsSink.write + flush (JSON syntax check of each value, row building, encoding, the commit protocol: MKDIRS of the
+ * attempt made ahead, CREATE of data and manifest, claim RENAME, publish RENAME). Baseline: the same file bytes, encoded
  * before the clock starts, each written by one two-step CREATE (NameNode 307 → DataNode 201) with fetch:
  * the least a client must do to put those bytes into HDFS. A third variant isolates the per-row cost: raw
  * CREATEs of files the sink's own encoder (syntax check + line building, Format) builds inside the clock,

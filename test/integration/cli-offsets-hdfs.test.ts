@@ -100,11 +100,13 @@ test('describe shows the HDFS positions as the source of truth; reset rewinds wh
   const moves = JSON.parse(reset.out).hdfsMoves as { partition: number; from: string; to: string; movedAside: string[] }[];
   expect(moves.map((m) => [m.partition, m.from, m.to, m.movedAside.length])).toEqual([[0, '30', '10', 2], [1, '20', '-1', 2]]);
   expect(await ranges()).toEqual(['0:0-9']);
-  // What was moved aside is kept, each claim with its manifest and its file.
+  // What was moved aside is kept, each claim with its manifest, its file and its marker.
   for (const aside of moves.flatMap((m) => m.movedAside)) {
     expect(aside).toMatch(/^\/oh\/\+rewound\/oh-t\/[01]\/\d{8}T\d{9}Z-(first|\d{20})$/);
+    // The data file, the manifest, and the claim's marker (a directory named like the claim: docs/hdfs-sink.md).
+    const claimName = aside.split('-').at(-1)!;
     expect(((await client.list(aside)) ?? []).map((e) => e.pathSuffix).sort()).toEqual([expect.stringMatching(/^0\.jsonl$/),
-      expect.stringMatching(/\.commit$/)]);
+      claimName, expect.stringMatching(/\.commit$/)]);
   }
   const after = JSON.parse((await cli(['describe', ...args(), '--json'])).out);
   expect(after.partitions.map((p: Record<string, string | null>) => [p.committed, p.sinkPosition])).toEqual([['10', '10'], ['0', null]]);

@@ -67,7 +67,7 @@ test('a zombie\'s commit at a name the reset freed is a stray: recovery resumes 
   // The stray's published file went aside with it: readers see only the chain's files.
   expect(await spans(store, dir)).toEqual(['0-9']);
   expect((await store.client.list(owner.strays[0]!.movedTo))!.map((e) => e.pathSuffix).sort())
-    .toEqual(['0.jsonl', 't+0+00000000000000000030+00000000000000000039.commit']);
+    .toEqual(['0.jsonl', '00000000000000000030', 't+0+00000000000000000030+00000000000000000039.commit']); // data, marker, manifest
   // The replay writes every offset once.
   expect(await owner.sink.write('g', [batch('t', 0, 10n, 10n, 40n)])).toEqual({ status: 'committed' });
   await owner.sink.close();

@@ -34,6 +34,42 @@ export interface JsonLine { record: SinkRecord; value: Uint8Array }
 export type Row = Record<string, unknown> | JsonLine;
 
 const NULL_BYTES = Buffer.from('null');
+const EMPTY = Buffer.alloc(0);
+const MID = Buffer.from('","_timestamp":');
+const VALUE = Buffer.from(',"value":');
+
+/** Copies `src` into `out` at `pos`; returns the position after it. */
+function put(src: Uint8Array, out: Uint8Array, pos: number): number {
+  out.set(src, pos);
+  return pos + src.length;
+}
+
+/**
+ * Writes `v` in decimal ASCII at `pos` (what `String(v)` gives: a minus sign, no leading zeros; at most 20 bytes
+ * for a signed 64-bit value); returns the position after it. Exact for every bigint: a value whose conversion to
+ * a number is not a safe integer (|v| ≥ 2^53) goes through toString.
+ */
+function writeInteger(out: Buffer, pos: number, v: bigint): number {
+  let n = Number(v);
+  if (!(n <= Number.MAX_SAFE_INTEGER && n >= -Number.MAX_SAFE_INTEGER)) return pos + out.write(v.toString(), pos, 'latin1');
+  if (n < 0) { out[pos++] = 0x2d; n = -n; }
+  if (n < 0x80000000) return writeSmall(out, pos, n);
+  // Above 2^31: the high digits, then the low 8 (zero-padded), each in 32-bit integer arithmetic.
+  const hi = Math.floor(n / 1e8);
+  let lo = n - hi * 1e8;
+  pos = writeSmall(out, pos, hi);
+  for (let k = pos + 7; k >= pos; k--) { const q = (lo / 10) | 0; out[k] = 0x30 + lo - q * 10; lo = q; }
+  return pos + 8;
+}
+
+/** Writes 0 ≤ n < 2^31 in decimal ASCII at `pos`; returns the position after it. */
+function writeSmall(out: Buffer, pos: number, n: number): number {
+  let digits = 1;
+  for (let m = n; m >= 10; m = (m / 10) | 0) digits++;
+  for (let k = pos + digits - 1; k >= pos; k--) { const q = (n / 10) | 0; out[k] = 0x30 + n - q * 10; n = q; }
+  return pos + digits;
+}
+
 /** JSON whitespace (CR and LF included: in valid JSON text a CR or LF byte can only be whitespace). */
 const isBlank = (c: number | undefined) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
 
@@ -115,27 +151,35 @@ export class Format {
 
   /**
    * JSON lines: the bytes of these rows (one partition's), to be concatenated later (null for CSV and
-   * Parquet, which encode a file at once). Built straight into one Buffer: the line's head (coordinates)
-   * as ASCII text after a per-partition prefix, then the value's bytes copied as they are.
+   * Parquet, which encode a file at once). Built straight into one Buffer with no string per row: the line's
+   * head (a per-partition prefix, then the offset and timestamp as ASCII digits, see writeInteger) and the
+   * value's bytes copied as they are.
    */
   encodeChunk(rowsIn: Row[]): Buffer | null {
     if (this.columns) return null;
     const rows = rowsIn as JsonLine[];
     if (rows.length === 0) return Buffer.alloc(0);
     const first = rows[0]!.record;
+    const coordinates = this.includeKafkaCoordinates;
     // `{"_topic":<topic>,"_partition":<p>,"_offset":"` then the offset, `","_timestamp":`, the timestamp, `,"value":`.
-    const prefix = this.includeKafkaCoordinates
-      ? `{"_topic":${JSON.stringify(first.topic)},"_partition":${first.partition},"_offset":"` : '';
-    const head = Buffer.byteLength(prefix) + (this.includeKafkaCoordinates ? 20 + 15 + 20 + 10 + 1 : 0) + 1;
+    const prefix = coordinates
+      ? Buffer.from(`{"_topic":${JSON.stringify(first.topic)},"_partition":${first.partition},"_offset":"`) : EMPTY;
+    const head = coordinates ? prefix.length + 20 + MID.length + 20 + VALUE.length + 1 : 0;
     let size = 0;
-    for (const row of rows) size += row.value.length + head;
+    for (let i = 0; i < rows.length; i++) size += rows[i]!.value.length + head + 1;
     const out = Buffer.allocUnsafe(size);
     let pos = 0;
-    for (const { record: r, value } of rows) {
-      if (this.includeKafkaCoordinates) pos += out.write(`${prefix}${r.offset}","_timestamp":${r.timestamp},"value":`, pos);
-      out.set(value, pos);
-      pos += value.length;
-      if (this.includeKafkaCoordinates) out[pos++] = 0x7d; // }
+    for (let i = 0; i < rows.length; i++) {
+      const { record: r, value } = rows[i]!;
+      if (coordinates) {
+        pos = put(prefix, out, pos);
+        pos = writeInteger(out, pos, r.offset);
+        pos = put(MID, out, pos);
+        pos = writeInteger(out, pos, r.timestamp);
+        pos = put(VALUE, out, pos);
+      }
+      pos = put(value, out, pos);
+      if (coordinates) out[pos++] = 0x7d; // }
       out[pos++] = 0x0a;
     }
     return out.subarray(0, pos);

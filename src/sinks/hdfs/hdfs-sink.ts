@@ -9,7 +9,8 @@
 import type { DurablePosition, ExactlyOnceSink, SinkBatch, SinkRecord, TopicPartition, WriteResult } from '../sink';
 import { partitionKey } from '../sink';
 import { SinkWriteError } from '../errors';
-import { commitFiles, HdfsLayout, type StagedFile } from './commit';
+import { randomUUID } from 'node:crypto';
+import { attemptDir, claimName, commitFiles, HdfsLayout, makeAttempt, type StagedFile } from './commit';
 import { recover, type StrayClaim } from './recovery';
 import { validateHdfsSinkConfig, type HdfsSinkConfig, type NormalizedHdfsSinkConfig } from './config';
 import { Format, jsonValue, type Row } from './format';
@@ -33,6 +34,13 @@ interface PartitionState {
   failure: { kind: 'fenced'; stored: bigint } | { kind: 'error'; error: unknown } | null;
   /** Serialises writes, flushes and scheduled commits of this partition. */
   lock: Promise<unknown>;
+  /** This writer's attempt directories live under `+tmp/<topic>/<partition>/<session>` (a new id after every recovery or failure). */
+  session: string;
+  /**
+   * The next commit's attempt directory, made ahead and not used yet (undefined inside: making it failed, the commit
+   * makes it): sent at the first write after a recovery or failure, then beside each commit's uploads.
+   */
+  made: Promise<string | undefined> | undefined;
 }
 
 /**
@@ -97,11 +105,14 @@ export class HdfsSink implements ExactlyOnceSink {
     for (const tp of partitions) {
       const key = partitionKey(tp);
       const prior = this.states.get(key)?.lock ?? Promise.resolve();
-      const run = prior.catch(() => undefined).then(() => recover(this.client, this.layout, tp.topic, tp.partition, this.strayed));
-      const state: PartitionState = { tp, durable: -1n, start: null, end: -1n, rows: new Map(), count: 0, firstTimestamp: null, failure: null, lock: run };
+      const state: PartitionState = {
+        tp, durable: -1n, start: null, end: -1n, rows: new Map(), count: 0, firstTimestamp: null, failure: null, lock: prior,
+        session: randomUUID(), made: undefined,
+      };
+      const run = prior.catch(() => undefined).then(() => this.recover(state));
+      state.lock = run;
       this.states.set(key, state);
-      state.durable = await run;
-      state.end = state.durable;
+      await run;
       out.set(key, state.durable);
     }
     return out;
@@ -153,12 +164,21 @@ export class HdfsSink implements ExactlyOnceSink {
     for (const tp of partitions) this.states.delete(partitionKey(tp));
   }
 
-  /** Stops the schedule and drops staged data (a consumer's stop flushes first, through revoke). Idempotent. */
+  /**
+   * Stops the schedule and drops staged data (a consumer's stop flushes first, through revoke); removes the
+   * attempt directories made ahead (best effort: a new owner's recovery removes what is left). Idempotent.
+   */
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
-    await Promise.allSettled([...this.states.values()].map((s) => s.lock));
+    const states = [...this.states.values()];
     this.states.clear();
+    await Promise.allSettled(states.map((s) => s.lock));
+    await Promise.allSettled(states.map(async (s) => {
+      const made = await s.made;
+      s.made = undefined;
+      if (made !== undefined) await this.client.delete(`${this.layout.tmpDir(s.tp.topic, s.tp.partition)}/${s.session}`, true);
+    }));
   }
 
   /** Positions as this sink knows them: durable and staged end (for tests and metrics). */
@@ -176,10 +196,11 @@ export class HdfsSink implements ExactlyOnceSink {
     if (state.failure) return this.takeFailure(state);
     if (b.expectedOffset !== state.end) {
       this.drop(state);
-      state.durable = await recover(this.client, this.layout, b.topic, b.partition, this.strayed);
-      state.end = state.durable;
+      await this.recover(state);
       return 'fenced';
     }
+    // The attempt directory of the next commit, made while records are staged (not awaited here).
+    state.made ??= this.makeAhead(state);
     // Every row first: a record that cannot be written throws before anything of the batch is staged.
     // The default partitioner needs no value: rows are built without a parse closure per record.
     let rows: Row[];
@@ -251,22 +272,42 @@ export class HdfsSink implements ExactlyOnceSink {
       partitionPath, bytes: this.format.encode(s.rows, s.chunks), records: s.count,
     }));
     let outcome;
+    // The attempt made ahead is used once: whatever this commit's outcome, the next one gets another.
+    const made = await state.made;
+    state.made = undefined;
     try {
-      outcome = await commitFiles(this.client, this.layout, tp.topic, tp.partition, start, end, state.durable < 0n, files);
+      outcome = await commitFiles(this.client, this.layout, tp.topic, tp.partition, start, end, state.durable < 0n, files,
+        { session: state.session, made, prepareNext: true });
     } catch (e) {
       this.drop(state);
+      state.session = randomUUID(); // this session's attempt for the claim may hold partial uploads: never reused
       throw e instanceof WebHdfsError ? e : new SinkWriteError('SINK_WRITE_FAILED', `${partitionKey(tp)}: commit of [${start}, ${end}] failed: ${(e as Error).message}`, { topic: tp.topic, partition: tp.partition }, { cause: e, retriable: true });
     }
     this.drop(state);
     if (outcome.status === 'fenced') {
-      state.durable = await recover(this.client, this.layout, tp.topic, tp.partition, this.strayed);
-      state.end = state.durable;
+      await this.recover(state);
       return 'fenced';
     }
     state.durable = end + 1n;
     state.end = state.durable;
+    state.made = outcome.next === undefined ? undefined : Promise.resolve(outcome.next);
     this.onCommit?.({ topic: tp.topic, partition: tp.partition, start, end, files: outcome.files });
     return 'ok';
+  }
+
+  /** Recovers the partition from HDFS (commit.ts recover: the durable position; `+tmp` of the partition deleted), in a new session. */
+  private async recover(state: PartitionState): Promise<void> {
+    state.made = undefined;
+    state.session = randomUUID();
+    state.durable = await recover(this.client, this.layout, state.tp.topic, state.tp.partition, this.strayed);
+    state.end = state.durable;
+  }
+
+  /** Makes the next commit's attempt directory (claim: the durable position); never rejects (undefined: the commit makes it). */
+  private makeAhead(state: PartitionState): Promise<string | undefined> {
+    const { topic, partition } = state.tp;
+    const dir = attemptDir(this.layout, topic, partition, state.session, claimName(state.durable < 0n, state.durable));
+    return makeAttempt(this.client, dir).then(() => dir, () => undefined);
   }
 
   private drop(state: PartitionState): void {

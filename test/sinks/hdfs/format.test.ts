@@ -42,6 +42,17 @@ describe('JSON lines built as Buffers', () => {
     expect(file.includes(Buffer.from('{"big":12345678901234567890}'))).toBe(true); // not rounded through a JS number
   });
 
+  test('offsets and timestamps are written digit for digit as String(bigint) at every length and sign', () => {
+    // Each boundary of the integer writer (2^31, 10^8 multiples, 2^53, the int64 range) and its neighbours.
+    const edges = [0n, 9n, 10n, 2n ** 31n, 10n ** 8n, 10n ** 16n, 2n ** 53n, 2n ** 63n - 1n];
+    const values = edges.flatMap((e) => [e - 1n, e, e + 1n]).filter((v) => v >= -(2n ** 63n) && v < 2n ** 63n);
+    const f = new Format({ type: 'jsonl' }, true);
+    const records = values.flatMap((v, i) => [rec('t', 0, v < 0n ? -v : v, '1', -v), rec('t', 0, BigInt(i), '2', v)]);
+    records.push(rec('t', 0, 1n, '3', -(2n ** 63n)), rec('t', 0, 2n, '4', 1_000_000_000_000_000_000n));
+    const file = f.encode(records.map((r) => f.toRow(r)));
+    expect(file.toString('utf8')).toBe(records.map((r) => expected(r, true)).join(''));
+  });
+
   test('a topic name with non-ASCII characters and quotes is encoded in the prefix as JSON', () => {
     const f = new Format({ type: 'jsonl' }, true);
     const r = rec('tö"pic', 0, 1n, '{}', 2n);

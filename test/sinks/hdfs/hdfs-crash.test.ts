@@ -1,6 +1,6 @@
 /**
  * Crash test: a writer process is SIGKILLed at 24 seeded points, each the k-th WebHDFS request
- * it makes (k seeded), so kills land on every step of rotation and commit: MKDIRS of the attempt,
+ * it makes (k seeded), so kills land on every step of rotation and commit: MKDIRS of the attempt (made ahead),
  * data and manifest uploads (mid-body too), the claim RENAME, publish RENAMEs, recovery. After each
  * kill a new writer recovers from HDFS and carries on. At the end the committed files cover the
  * input exactly: every offset once, no gap, no overlap. Rerun a seed with KAFKA_EOS_CRASH_SEED=<seed>.
@@ -30,8 +30,8 @@ const SEED = Number(process.env.KAFKA_EOS_CRASH_SEED ?? Date.now() % 100000);
       ['publish RENAME', (r) => r.op === 'RENAME' && r.path.includes('/+log/')],
       ['data or manifest upload (DataNode, mid-body)', (r) => r.op === 'CREATE' && r.node === 'datanode'],
       ['CREATE redirect (NameNode)', (r) => r.op === 'CREATE' && r.node === 'namenode'],
-      ['MKDIRS', (r) => r.op === 'MKDIRS'],
-      ['claim check GETFILESTATUS', (r) => r.op === 'GETFILESTATUS'],
+      ['MKDIRS of +log or a target directory', (r) => r.op === 'MKDIRS' && !r.path.includes('/+tmp/')],
+      ['MKDIRS of an attempt (made ahead of its commit)', (r) => r.op === 'MKDIRS' && r.path.includes('/+tmp/')],
       ['recovery LISTSTATUS / OPEN', (r) => r.op === 'LISTSTATUS' || r.op === 'OPEN'],
       ['recovery DELETE of +tmp', (r) => r.op === 'DELETE' && r.path.endsWith('/+tmp/t/1')], // once per start
       ['any request', () => true],

@@ -119,7 +119,7 @@ test('503s on the claim past the retry budget: the write fails retriable, the ou
 });
 
 test.each([
-  ['GETFILESTATUS', 'the claim-inside check'], ['LISTSTATUS', 'the manifest listing'],
+  ['GETFILESTATUS', 'the claim\'s status'], ['LISTSTATUS', 'the manifest listing'],
 ])('a lost claim answer whose re-read (%s, %s) gets a 503 is re-read again, and lands once', async (op, _what) => {
   const dir = `/reread-503${++n}`;
   const s = sink(dir, { flushSize: 10 });
