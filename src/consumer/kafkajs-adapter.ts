@@ -229,7 +229,9 @@ function patchCoordinator(broker: Loose, hooks: GroupHooks): void {
   if (instanceId !== null) {
     broker.joinGroup = async (p: Loose) => {
       const version = broker.versions?.[apiKeys.JoinGroup]?.maxVersion ?? 0;
-      if (version < 5) throw new UnsupportedKafkaJsError(`broker supports JoinGroup up to v${version}; static membership needs v5 (KIP-345)`);
+      if (version < 5) {
+        throw new UnsupportedKafkaJsError(`broker supports JoinGroup up to v${version}; static membership needs v5 (KIP-345)`);
+      }
       const params = { protocolType: 'consumer', ...p, memberId: p.memberId ?? '', groupInstanceId: instanceId };
       try {
         return await send(apiKeys.JoinGroup, requests.JoinGroup, params);
@@ -270,7 +272,9 @@ function patchCoordinator(broker: Loose, hooks: GroupHooks): void {
  * A "simple" OffsetCommit (generation -1, no member id) to `groupId`, as Kafka's `assign()`
  * consumers send: accepted while that group has no active members. Offsets are next-to-consume.
  */
-export async function simpleCommit(hooks: GroupHooks, groupId: string, offsets: { topic: string; partition: number; offset: bigint }[]): Promise<void> {
+export async function simpleCommit(
+  hooks: GroupHooks, groupId: string, offsets: { topic: string; partition: number; offset: bigint }[],
+): Promise<void> {
   const cluster = clusters.get(hooks);
   if (!cluster) throw new UnsupportedKafkaJsError('no KafkaJS cluster registered for this consumer');
   const byTopic = new Map<string, { partition: number; offset: string }[]>();
@@ -280,5 +284,6 @@ export async function simpleCommit(hooks: GroupHooks, groupId: string, offsets: 
     byTopic.set(o.topic, list);
   }
   const broker = (await cluster.findGroupCoordinator({ groupId })) as Loose;
-  await broker.offsetCommit({ groupId, groupGenerationId: -1, memberId: '', topics: [...byTopic].map(([topic, partitions]) => ({ topic, partitions })) });
+  const topics = [...byTopic].map(([topic, partitions]) => ({ topic, partitions }));
+  await broker.offsetCommit({ groupId, groupGenerationId: -1, memberId: '', topics });
 }

@@ -80,7 +80,8 @@ export async function startHdfsDemo(url: string | undefined, runId: string): Pro
       const chain: string[] = [];
       const gaps: string[] = [];
       for (const [p, h] of [...hw].sort((a, b) => a[0] - b[0])) {
-        const ranges = [...new Map(files.filter((f) => f.partition === p).map((f) => [f.start, f.end]))].sort((a, b) => (a[0] < b[0] ? -1 : 1));
+        const ranges = [...new Map(files.filter((f) => f.partition === p).map((f) => [f.start, f.end]))]
+          .sort((a, b) => (a[0] < b[0] ? -1 : 1));
         let next = 0n;
         for (const [s, e] of ranges) { if (s !== next) chain.push(`${p}@${next}->${s}`); next = e + 1n; }
         if (next !== BigInt(h)) chain.push(`${p}: ends at ${next}, high watermark ${h}`);

@@ -46,7 +46,9 @@ export class HdfsLayout {
   constructor(readonly topicsDir: string, readonly extension: string) {}
   tmpDir(topic: string, partition: number) { return path.posix.join(this.topicsDir, '+tmp', topic, String(partition)); }
   logDir(topic: string, partition: number) { return path.posix.join(this.topicsDir, '+log', topic, String(partition)); }
-  fileName(topic: string, partition: number, start: bigint, end: bigint) { return `${topic}+${partition}+${pad(start)}+${pad(end)}.${this.extension}`; }
+  fileName(topic: string, partition: number, start: bigint, end: bigint) {
+    return `${topic}+${partition}+${pad(start)}+${pad(end)}.${this.extension}`;
+  }
   target(topic: string, partitionPath: string, name: string) { return path.posix.join(this.topicsDir, topic, partitionPath, name); }
 }
 

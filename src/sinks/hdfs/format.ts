@@ -10,7 +10,9 @@ import { SinkMappingError } from '../errors';
 import { JsonShape, jsonTextShape } from './json-check';
 
 /** A column of CSV or Parquet output: `path` is a dot path into the record's JSON value (default: `name`). */
-export interface HdfsColumn { name: string; type: 'string' | 'int64' | 'double' | 'boolean' | 'timestamp'; path?: string; nullable?: boolean }
+export interface HdfsColumn {
+  name: string; type: 'string' | 'int64' | 'double' | 'boolean' | 'timestamp'; path?: string; nullable?: boolean;
+}
 
 /** The file format: JSON lines (the value as is), or CSV / Parquet with declared columns. */
 export type HdfsFormatConfig =
