@@ -19,7 +19,8 @@
  * `lost`, `rebalance`, `batch`, `fenced`, `dead-letter`, `sink-unavailable`, `retry`, `error`, `state`.
  */
 import { EventEmitter } from 'node:events';
-import { Admin, Batch, Consumer, EachBatchPayload, Kafka, logLevel, PartitionAssigner, Producer } from 'kafkajs';
+import { Batch, Consumer, EachBatchPayload, Kafka, logLevel, PartitionAssigner, Producer } from 'kafkajs';
+import { AdminClients } from './admin-clients';
 import { createRangeAssignor, createRoundRobinAssignor, createStickyAssignor, createStickyAssignorState } from './assignors';
 import { kafkaErrorOf, KafkaEosError, needsRejoin } from '../errors';
 import { GroupCommitSink } from '../sinks/group-commit';
@@ -97,7 +98,7 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
   private consumer: Consumer | null = null;
   /** The KafkaJS consumer start() made, kept after disconnect() (a crash during stop() must still cancel its restart). */
   private kjsConsumer: Consumer | null = null;
-  private admin: Admin | null = null;
+  private readonly admins: AdminClients;
   private producer: Promise<Producer> | null = null;
   /** Resolves once the strategy has positioned the current assignment. */
   private assignmentReady: Promise<void> = Promise.resolve();
@@ -133,6 +134,7 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
       logLevel: options.logLevel ?? logLevel.NOTHING,
       logCreator: options.logCreator,
     });
+    this.admins = new AdminClients(this.kafka);
     this.lifecycle = new Lifecycle((from, to) => this.emit('state', { from, to }));
     this.membership = new Membership((t) => this.emit('membership', t));
     this.strategy = options.strategy ?? this.makeStrategy();
@@ -199,35 +201,11 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
   /** Log start offset and high watermark (ListOffsets), retried through leader moves. Throws KafkaCallError, UNKNOWN_PARTITION. */
   private async offsetRange(tp: TopicPartition): Promise<{ earliest: bigint; latest: bigint }> {
     const offsets = await kafkaCall(`ListOffsets ${partitionKey(tp)}`, () => {
-      if (!this.admin) throw new KafkaEosError('NOT_RUNNING', 'consumer is not running');
-      return this.admin.fetchTopicOffsets(tp.topic);
-    }, { refresh: () => this.refreshAdmin() });
+      return this.admins.use((admin) => admin.fetchTopicOffsets(tp.topic));
+    }, { refresh: () => this.admins.refresh() });
     const p = offsets.find((o) => o.partition === tp.partition);
     if (!p) throw new KafkaEosError('UNKNOWN_PARTITION', `no partition ${partitionKey(tp)}`);
     return { earliest: BigInt(p.low), latest: BigInt(p.high) };
-  }
-
-  private adminRefresh: Promise<void> | null = null;
-
-  /**
-   * KafkaJS's admin client has no public metadata refresh and only refreshes on its own every
-   * metadataMaxAge (5 min): after a leader move it keeps asking the old leader. A new admin client
-   * starts from fresh metadata. Concurrent callers share one refresh.
-   */
-  private refreshAdmin(): Promise<void> {
-    this.adminRefresh ??= (async () => {
-      const old = this.admin;
-      if (!old) return;
-      const fresh = this.kafka.admin();
-      await fresh.connect();
-      if (this.admin !== old) {
-        await fresh.disconnect();
-        return;
-      }
-      this.admin = fresh;
-      await old.disconnect().catch(() => undefined);
-    })().finally(() => { this.adminRefresh = null; });
-    return this.adminRefresh;
   }
 
   private context(): StrategyContext {
@@ -274,8 +252,7 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
     // stop() called meanwhile: start-up ends at the next step, before another client is created.
     const stopRequested = () => this.stopPromise !== null;
     try {
-      this.admin = this.kafka.admin();
-      await this.admin.connect();
+      await this.admins.connect();
       if (stopRequested()) return;
       await this.assertTopicsExist();
       if (stopRequested()) return;
@@ -352,8 +329,8 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
   private async assertTopicsExist(): Promise<void> {
     const o = this.options;
     const named = o.assign ? o.assign.map((a) => a.topic) : (o.topics ?? []).filter((t): t is string => typeof t === 'string');
-    if (named.length === 0 || !this.admin) return;
-    const existing = new Set(await this.admin.listTopics());
+    if (named.length === 0 || !this.admins.admin) return;
+    const existing = new Set(await this.admins.use((admin) => admin.listTopics()));
     const missing = [...new Set(named)].filter((t) => !existing.has(t));
     if (missing.length > 0) throw new UnknownTopicError(missing);
   }
@@ -445,10 +422,10 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
       let positions: Map<string, bigint> | null = null;
       try {
         positions = await this.strategy.onAssigned(this.context(), partitions);
-        if (!positions && this.options.assign && this.admin) {
-          const admin = this.admin;
+        if (!positions && this.options.assign && this.admins.admin) {
           const fromBeginning = this.options.fromBeginning ?? true;
-          positions = await kafkaCall('OffsetFetch', () => committedPositions(admin, this.options.groupId, partitions, fromBeginning));
+          positions = await kafkaCall('OffsetFetch',
+            () => this.admins.use((admin) => committedPositions(admin, this.options.groupId, partitions, fromBeginning)));
         }
         if (epoch !== this.membership.epoch) return;
         for (const tp of partitions) {
@@ -641,12 +618,10 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
 
   private async disconnect(): Promise<void> {
     const consumer = this.consumer;
-    const admin = this.admin;
     const producer = this.producer;
     this.consumer = null;
-    this.admin = null;
     this.producer = null;
-    await Promise.allSettled([consumer?.disconnect(), admin?.disconnect(), producer?.then((p) => p.disconnect())]);
+    await Promise.allSettled([consumer?.disconnect(), this.admins.disconnect(), producer?.then((p) => p.disconnect())]);
     this.membership.leave(this.failure ? `failed: ${this.failure.message}` : 'stopped');
     this.stickyState.reset();
   }
@@ -702,12 +677,12 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
   }
 
   private async caughtUp(targets: Map<string, bigint>): Promise<boolean> {
-    if (!this.admin) return false;
+    if (!this.admins.admin) return false;
     await this.assignmentReady.catch(() => undefined);
-    const admin = this.admin;
     const position = (tp: TopicPartition) => this.metricsState.position(tp);
-    const check = () => caughtUp(admin, this.options.groupId, this.membership.owned(), position, targets);
-    return kafkaCall('drain: ListOffsets/OffsetFetch', check, { refresh: () => this.refreshAdmin() });
+    // Each attempt takes the admin client of the moment: a retry after a refresh asks the fresh one.
+    const check = () => this.admins.use((admin) => caughtUp(admin, this.options.groupId, this.membership.owned(), position, targets));
+    return kafkaCall('drain: ListOffsets/OffsetFetch', check, { refresh: () => this.admins.refresh() });
   }
 }
 
