@@ -27,7 +27,9 @@ export const describeAclsHandler = defineHandler(DescribeAcls, {
   handle(req, ctx) {
     const filter = filterOf(req);
     const base = { throttleTimeMs: 0, errorCode: 0, errorMessage: null as string | null, resources: [] as Body[] };
-    if (isUnknownFilter(filter)) return { ...base, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'The filter has an UNKNOWN element' };
+    if (isUnknownFilter(filter)) {
+      return { ...base, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'The filter has an UNKNOWN element' };
+    }
     const byResource = new Map<string, { resourceType: number; resourceName: string; patternType: number; acls: Body[] }>();
     for (const b of ctx.cluster.acls.find(filter) as AclBinding[]) {
       const key = `${b.resourceType}\0${b.patternType}\0${b.resourceName}`;
