@@ -34,7 +34,9 @@ export const describeAclsHandler = defineHandler(DescribeAcls, {
     for (const b of ctx.cluster.acls.find(filter) as AclBinding[]) {
       const key = `${b.resourceType}\0${b.patternType}\0${b.resourceName}`;
       let r = byResource.get(key);
-      if (!r) byResource.set(key, (r = { resourceType: b.resourceType, resourceName: b.resourceName, patternType: b.patternType, acls: [] }));
+      if (!r) {
+        byResource.set(key, (r = { resourceType: b.resourceType, resourceName: b.resourceName, patternType: b.patternType, acls: [] }));
+      }
       r.acls.push({ principal: b.principal, host: b.host, operation: b.operation, permissionType: b.permissionType });
     }
     return { ...base, resources: [...byResource.values()] };
