@@ -87,7 +87,8 @@ function keylessRecords(pending: Pending, bodies: Buffer[]): Answer | null {
       if (r.key === null) {
         errors.push({
           batchIndex: index,
-          batchIndexErrorMessage: `Compacted topic cannot accept message without key in topic partition ${pending.topic}-${pending.index}.`,
+          batchIndexErrorMessage:
+            `Compacted topic cannot accept message without key in topic partition ${pending.topic}-${pending.index}.`,
         });
       }
       index++;
