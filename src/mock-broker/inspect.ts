@@ -85,7 +85,9 @@ export function matchesEvent(e: EventLogEntry, f: EventFilter): boolean {
   if (f.type !== undefined) {
     if (typeof f.type === 'string'
       ? e.type !== f.type
-      : f.type instanceof RegExp ? !f.type.test(e.type) : !f.type.includes(e.type)) return false;
+      : f.type instanceof RegExp ? !f.type.test(e.type) : !f.type.includes(e.type)) {
+      return false;
+    }
   }
   if (f.groupId !== undefined && e.data.groupId !== f.groupId) return false;
   if (f.afterSeq !== undefined && e.seq <= f.afterSeq) return false;

@@ -374,7 +374,9 @@ function assignGeneral(pb: Problem): Int32Array {
           if (out.length === k) return out;
           if (pass === 0
             ? pb.original[id] === y || pb.previous[id] === y
-            : pass === 1 ? !(pb.original[id] === y || pb.previous[id] === y) : true) out.push(id);
+            : pass === 1 ? !(pb.original[id] === y || pb.previous[id] === y) : true) {
+            out.push(id);
+          }
         }
       }
     }
