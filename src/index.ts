@@ -14,7 +14,9 @@ export { ConfigError } from './consumer/options';
 export type {
   Delivery, GroupConsumerOptions, HandlerBatch, ManualAssignment, PoisonPolicy, RebalanceListeners, RecordContext, RetryOptions,
 } from './consumer/options';
-export { FencedInstanceIdError, MaxProcessingTimeExceededError, PoisonMessageError, UnknownTopicError, UnsupportedKafkaJsError } from './consumer/errors';
+export {
+  FencedInstanceIdError, MaxProcessingTimeExceededError, PoisonMessageError, UnknownTopicError, UnsupportedKafkaJsError,
+} from './consumer/errors';
 export { StoredOffsetOutOfRangeError } from './consumer/strategies/exactly-once';
 export { DEAD_LETTER_HEADERS } from './consumer/retry';
 export { SUPPORTED_KAFKAJS_VERSION } from './consumer/kafkajs-adapter';
@@ -40,7 +42,8 @@ export { SqlOffsetStore, DEFAULT_OFFSETS_TABLE } from './offsets/sql-store';
 export type { SqlOffsetStoreOptions, WithOffsetsResult } from './offsets/sql-store';
 export { assertGroupInactive, describeGroupOffsets, executeOffsetReset, GroupActiveError, planOffsetReset } from './offsets/group-offsets';
 export type {
-  GroupMemberInfo, GroupOffsetsDescription, GroupOffsetsTarget, PartitionOffsets, ResetPlan, ResetPlanEntry, ResetSpec, ResetStore, SourceOfTruth,
+  GroupMemberInfo, GroupOffsetsDescription, GroupOffsetsTarget, PartitionOffsets, ResetPlan, ResetPlanEntry, ResetSpec,
+  ResetStore, SourceOfTruth,
 } from './offsets/group-offsets';
 export { ConsumerPrometheusMetrics, errorCodeOf } from './metrics/prometheus';
 export type { ConsumerPrometheusOptions } from './metrics/prometheus';
@@ -53,5 +56,7 @@ export { HdfsPositionStore } from './offsets/hdfs-positions';
 export type { HdfsMove, HdfsPositionsOptions } from './offsets/hdfs-positions';
 export * from './sinks/hdfs';
 export { timelineFromMockEvents, TimelineRecorder } from './timeline/model';
-export type { MockEventEntry, OwnershipSpan, RebalanceBand, Timeline, TimelineEvent, TimelineEventKind, TimelineMember } from './timeline/model';
+export type {
+  MockEventEntry, OwnershipSpan, RebalanceBand, Timeline, TimelineEvent, TimelineEventKind, TimelineMember,
+} from './timeline/model';
 export { memberColour, renderTimelineHtml } from './timeline/render';

@@ -26,7 +26,9 @@ export interface BrokerOptions {
 export function eventLine(e: EventLogEntry): string {
   return JSON.stringify({ ts: new Date(e.ts).toISOString(), seq: e.seq, type: e.type, ...e.data }, (_k, v) => {
     if (typeof v === 'bigint') return v.toString();
-    if (v && typeof v === 'object' && (v as { type?: string }).type === 'Buffer' && Array.isArray((v as { data?: unknown }).data)) return `<${(v as { data: unknown[] }).data.length} bytes>`;
+    if (v && typeof v === 'object' && (v as { type?: string }).type === 'Buffer' && Array.isArray((v as { data?: unknown }).data)) {
+      return `<${(v as { data: unknown[] }).data.length} bytes>`;
+    }
     return v;
   });
 }
@@ -35,7 +37,10 @@ export async function runBroker(o: BrokerOptions): Promise<MockCluster> {
   const cluster = await MockCluster.start({
     brokers: o.brokers, port: o.port, host: o.host,
     retentionBytes: o.retentionBytes, retentionMs: o.retentionMs,
-    group: { initialRebalanceDelayMs: o.initialRebalanceDelayMs, ...(o.minSessionTimeoutMs === undefined ? {} : { minSessionTimeoutMs: o.minSessionTimeoutMs }) },
+    group: {
+      initialRebalanceDelayMs: o.initialRebalanceDelayMs,
+      ...(o.minSessionTimeoutMs === undefined ? {} : { minSessionTimeoutMs: o.minSessionTimeoutMs }),
+    },
   });
   if (o.verbose) cluster.events.on((e) => process.stdout.write(`${eventLine(e)}\n`));
   process.stdout.write(`kafka-eos mock cluster: ${o.brokers} brokers at ${cluster.bootstrap.join(',')}\n`);

@@ -22,7 +22,9 @@ export type SinkConfig = z.infer<typeof sinkConfigSchema>;
  * @returns the sink and a description for log lines ("table flights", "HDFS http://nn:9870/topics").
  * @throws ConfigError (missing table); KafkaEosError SINK_UNAVAILABLE when the store cannot be used.
  */
-export async function openSink(groupId: string, config: SinkConfig): Promise<{ sink: ExactlyOnceSink; description: string; store: string }> {
+export async function openSink(
+  groupId: string, config: SinkConfig,
+): Promise<{ sink: ExactlyOnceSink; description: string; store: string }> {
   if (config.type === 'hdfs') {
     const { type: _type, ...hdfsConfig } = config;
     const sink = new HdfsSink(hdfsConfig);
@@ -39,7 +41,9 @@ export async function openSink(groupId: string, config: SinkConfig): Promise<{ s
   try {
     await sink.open(groupId, []);
     if (!(sinkConfig.autoCreate ?? false) && !(await sink.knex.schema.hasTable(sinkConfig.table))) {
-      throw new ConfigError('sink.table', `table "${sinkConfig.table}" does not exist (create it, or set "autoCreate": true with a declarative mapping)`);
+      throw new ConfigError(
+        'sink.table', `table "${sinkConfig.table}" does not exist (create it, or set "autoCreate": true with a declarative mapping)`,
+      );
     }
   } catch (e) {
     await sink.close();

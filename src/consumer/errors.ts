@@ -22,7 +22,10 @@ export class FencedInstanceIdError extends KafkaEosError {
  */
 export class MaxProcessingTimeExceededError extends KafkaEosError {
   constructor(readonly topic: string, readonly partition: number, readonly maxProcessingTimeMs: number) {
-    super('MAX_PROCESSING_TIME_EXCEEDED', `handler for ${topic}:${partition} ran over maxProcessingTimeMs (${maxProcessingTimeMs} ms); left the group`);
+    super(
+      'MAX_PROCESSING_TIME_EXCEEDED',
+      `handler for ${topic}:${partition} ran over maxProcessingTimeMs (${maxProcessingTimeMs} ms); left the group`,
+    );
   }
 }
 
@@ -39,7 +42,11 @@ export class PoisonMessageError extends KafkaEosError {
     readonly processedUpTo: bigint,
     cause: unknown,
   ) {
-    super('POISON_MESSAGE', `${topic}:${partition}@${offset}: processing failed (retries, if any, exhausted): ${describeCause(cause)}`, { cause });
+    super(
+      'POISON_MESSAGE',
+      `${topic}:${partition}@${offset}: processing failed (retries, if any, exhausted): ${describeCause(cause)}`,
+      { cause },
+    );
   }
 }
 
@@ -60,6 +67,9 @@ export class UnsupportedKafkaJsError extends KafkaEosError {
 /** Topics named in the options that the cluster does not have (the consumer does not create topics). */
 export class UnknownTopicError extends KafkaEosError {
   constructor(readonly topics: string[]) {
-    super('UNKNOWN_TOPIC', `topic${topics.length > 1 ? 's' : ''} ${topics.map((t) => `"${t}"`).join(', ')} ${topics.length > 1 ? 'do' : 'does'} not exist`);
+    super(
+      'UNKNOWN_TOPIC',
+      `topic${topics.length > 1 ? 's' : ''} ${topics.map((t) => `"${t}"`).join(', ')} ${topics.length > 1 ? 'do' : 'does'} not exist`,
+    );
   }
 }

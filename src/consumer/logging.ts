@@ -20,12 +20,16 @@ export function attachLogging(consumer: EventEmitter<GroupConsumerEventMap>, kaf
   consumer.on('membership', (t) => log.debug(`membership ${t.from} -> ${t.to}: ${t.reason}`, { groupId, epoch: t.epoch }));
   consumer.on('assigned', ({ partitions }) => log.info(`assigned ${tps(partitions)}`, { groupId }));
   consumer.on('revoked', ({ partitions }) => log.info(`revoked ${tps(partitions)}`, { groupId }));
-  consumer.on('rebalance', (r) => log.info(`rebalance done in ${r.durationMs} ms`, { groupId, revoked: r.revoked.length, assigned: r.assigned.length }));
+  consumer.on('rebalance', (r) =>
+    log.info(`rebalance done in ${r.durationMs} ms`, { groupId, revoked: r.revoked.length, assigned: r.assigned.length }));
   consumer.on('lost', ({ partitions, error }) => log.warn(`lost ${tps(partitions)} without a commit: ${error.message}`, { groupId }));
   consumer.on('fenced', (f) => log.warn(`sink refused a stale write to ${f.topic}:${f.partition}`,
     { groupId, expected: f.expected.toString(), stored: f.stored.toString() }));
-  consumer.on('dead-letter', (d) => log.warn(`dead-lettered ${d.topic}:${d.partition}@${d.offset} to ${d.deadLetterTopic}: ${message(d.error)}`, { groupId }));
-  consumer.on('sink-unavailable', (s) => log.warn(`sink unavailable for ${s.topic}:${s.partition}, waiting: ${s.error.message}`, { groupId }));
-  consumer.on('retry', (r) => log.debug(`retrying ${r.topic}:${r.partition}@${r.offset} after try ${r.attempt}: ${message(r.error)}`, { groupId }));
+  consumer.on('dead-letter', (d) =>
+    log.warn(`dead-lettered ${d.topic}:${d.partition}@${d.offset} to ${d.deadLetterTopic}: ${message(d.error)}`, { groupId }));
+  consumer.on('sink-unavailable', (s) =>
+    log.warn(`sink unavailable for ${s.topic}:${s.partition}, waiting: ${s.error.message}`, { groupId }));
+  consumer.on('retry', (r) =>
+    log.debug(`retrying ${r.topic}:${r.partition}@${r.offset} after try ${r.attempt}: ${message(r.error)}`, { groupId }));
   consumer.on('error', (e) => log.error(e.message, { groupId, name: e.name, code: (e as { code?: unknown }).code }));
 }

@@ -40,7 +40,9 @@ export function manualAssigner(assign: ManualAssignment[]): PartitionAssigner {
 }
 
 /** Positions committed under `groupId`, or the log start (fromBeginning) / end where none is. */
-export async function committedPositions(admin: Admin, groupId: string, partitions: TopicPartition[], fromBeginning: boolean): Promise<Map<string, bigint>> {
+export async function committedPositions(
+  admin: Admin, groupId: string, partitions: TopicPartition[], fromBeginning: boolean,
+): Promise<Map<string, bigint>> {
   const out = new Map<string, bigint>();
   for (const topic of new Set(partitions.map((p) => p.topic))) {
     const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });

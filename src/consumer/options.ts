@@ -150,7 +150,10 @@ export interface GroupConsumerOptions extends RebalanceListeners {
    * the member leaves the group and the consumer fails with MaxProcessingTimeExceededError.
    */
   maxProcessingTimeMs?: number;
-  /** At-least-once: commit finished offsets at most this often, ms (default 5000, Java's auto.commit.interval.ms); 0 = after every batch. Commits also happen on revoke and stop. */
+  /**
+   * At-least-once: commit finished offsets at most this often, ms (default 5000, Java's auto.commit.interval.ms);
+   * 0 = after every batch. Commits also happen on revoke and stop.
+   */
   commitIntervalMs?: number;
   /** Longest wait of a fetch for data, ms (default 500). */
   maxWaitTimeMs?: number;
@@ -212,7 +215,9 @@ const schema = z.object({
   fromBeginning: z.boolean().optional(),
   commitToKafkaForMonitoring: z.boolean().optional(),
   partitionsConsumedConcurrently: z.number().int().min(1).max(1000).optional(),
-  groupCommit: z.object({ maxRows: z.number().int().min(1).optional(), lingerMs: z.number().int().min(0).max(60000).optional() }).strict().optional(),
+  groupCommit: z.object({
+    maxRows: z.number().int().min(1).optional(), lingerMs: z.number().int().min(0).max(60000).optional(),
+  }).strict().optional(),
   handleSignals: z.union([z.boolean(), z.array(z.string().regex(/^SIG[A-Z0-9]+$/, 'expected a signal name'))]).optional(),
   onPartitionsAssigned: fn().optional(),
   onPartitionsRevoked: fn().optional(),
@@ -228,7 +233,10 @@ function unknownOption(path: string[], key: string): ConfigError {
   return new ConfigError(field, `unknown option${suggestion ? `: did you mean ${suggestion}?` : ''}`);
 }
 
-/** Validates options; throws ConfigError naming the first bad field (an unknown one with a suggestion: `did you mean sessionTimeoutMs?`). */
+/**
+ * Validates options; throws ConfigError naming the first bad field
+ * (an unknown one with a suggestion: `did you mean sessionTimeoutMs?`).
+ */
 export function validateOptions(options: GroupConsumerOptions): GroupConsumerOptions {
   const parsed = schema.safeParse(options);
   if (!parsed.success) {
@@ -238,21 +246,41 @@ export function validateOptions(options: GroupConsumerOptions): GroupConsumerOpt
   }
   if (!options.kafka && !options.brokers) throw new ConfigError('brokers', 'give either `kafka` or `brokers`');
   for (const f of ['logLevel', 'logCreator'] as const) {
-    if (options.kafka && options[f] !== undefined) throw new ConfigError(f, `applies to the client made from \`brokers\`: set ${f} on your own Kafka instead`);
+    if (options.kafka && options[f] !== undefined) {
+      throw new ConfigError(f, `applies to the client made from \`brokers\`: set ${f} on your own Kafka instead`);
+    }
   }
-  if (!options.topics === !options.assign) throw new ConfigError('topics', 'give either `topics` (group subscription) or `assign` (manual assignment)');
-  if (options.handler && options.recordHandler) throw new ConfigError('recordHandler', 'give either `handler` or `recordHandler`, not both');
-  if (options.delivery === 'exactly-once' && !options.sink && !options.strategy) throw new ConfigError('sink', 'exactly-once delivery needs a sink that stores offsets with the output');
-  if (options.delivery !== 'exactly-once' && !options.handler && !options.recordHandler) throw new ConfigError('handler', `${options.delivery} delivery needs a handler or recordHandler`);
-  if (options.groupCommit && options.delivery !== 'exactly-once') throw new ConfigError('groupCommit', 'only applies to exactly-once delivery');
-  if (options.deadLetterTopic && options.poisonPolicy !== 'dead-letter') throw new ConfigError('deadLetterTopic', "only used with poisonPolicy 'dead-letter'");
-  if (options.groupInstanceId && options.assign) throw new ConfigError('groupInstanceId', 'static membership needs group management (`topics`), not `assign`');
+  if (!options.topics === !options.assign) {
+    throw new ConfigError('topics', 'give either `topics` (group subscription) or `assign` (manual assignment)');
+  }
+  if (options.handler && options.recordHandler) {
+    throw new ConfigError('recordHandler', 'give either `handler` or `recordHandler`, not both');
+  }
+  if (options.delivery === 'exactly-once' && !options.sink && !options.strategy) {
+    throw new ConfigError('sink', 'exactly-once delivery needs a sink that stores offsets with the output');
+  }
+  if (options.delivery !== 'exactly-once' && !options.handler && !options.recordHandler) {
+    throw new ConfigError('handler', `${options.delivery} delivery needs a handler or recordHandler`);
+  }
+  if (options.groupCommit && options.delivery !== 'exactly-once') {
+    throw new ConfigError('groupCommit', 'only applies to exactly-once delivery');
+  }
+  if (options.deadLetterTopic && options.poisonPolicy !== 'dead-letter') {
+    throw new ConfigError('deadLetterTopic', "only used with poisonPolicy 'dead-letter'");
+  }
+  if (options.groupInstanceId && options.assign) {
+    throw new ConfigError('groupInstanceId', 'static membership needs group management (`topics`), not `assign`');
+  }
   const session = options.sessionTimeoutMs ?? 30000;
   const heartbeat = options.heartbeatIntervalMs ?? 3000;
   if (heartbeat >= session) {
     // Name the field the user set, not the default it collides with.
-    if (options.heartbeatIntervalMs === undefined) throw new ConfigError('sessionTimeoutMs', `${session} must be above heartbeatIntervalMs (${heartbeat} by default)`);
-    throw new ConfigError('heartbeatIntervalMs', `must be below sessionTimeoutMs (${session}${options.sessionTimeoutMs === undefined ? ' by default' : ''})`);
+    if (options.heartbeatIntervalMs === undefined) {
+      throw new ConfigError('sessionTimeoutMs', `${session} must be above heartbeatIntervalMs (${heartbeat} by default)`);
+    }
+    throw new ConfigError(
+      'heartbeatIntervalMs', `must be below sessionTimeoutMs (${session}${options.sessionTimeoutMs === undefined ? ' by default' : ''})`,
+    );
   }
   const retry = options.retry;
   if (retry?.minTimeoutMs !== undefined && retry.maxTimeoutMs !== undefined && retry.minTimeoutMs > retry.maxTimeoutMs) {

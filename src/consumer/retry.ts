@@ -50,7 +50,10 @@ export function deadLetterTopicFor(options: ProcessorOptions, sourceTopic: strin
   return typeof t === 'function' ? t(sourceTopic) : t ?? `${sourceTopic}.dlq`;
 }
 
-async function withRetry(options: ProcessorOptions, signal: AbortSignal, where: { topic: string; partition: number; offset: bigint }, fn: (attempt: number) => Promise<void>): Promise<void> {
+async function withRetry(
+  options: ProcessorOptions, signal: AbortSignal, where: { topic: string; partition: number; offset: bigint },
+  fn: (attempt: number) => Promise<void>,
+): Promise<void> {
   const r = options.retry ?? {};
   // The user's own errors are retried (they asked for retries) unless they say they are not retriable.
   const retriable = r.isRetriable ?? ((e: unknown) => isRetriable(e, true));
@@ -103,14 +106,21 @@ async function deadLetter(options: ProcessorOptions, records: SinkRecord[], erro
       },
     })),
   });
-  for (const r of records) options.onDeadLetter?.({ topic: r.topic, partition: r.partition, offset: r.offset, deadLetterTopic: topic, error });
+  for (const r of records) {
+    options.onDeadLetter?.({ topic: r.topic, partition: r.partition, offset: r.offset, deadLetterTopic: topic, error });
+  }
 }
 
 /** Applies the poison policy to `records` that failed with `error`. Throws PoisonMessageError for `fail`. */
-async function poison(options: ProcessorOptions, batch: StrategyBatch, records: SinkRecord[], processedUpTo: bigint, error: unknown): Promise<void> {
+async function poison(
+  options: ProcessorOptions, batch: StrategyBatch, records: SinkRecord[], processedUpTo: bigint, error: unknown,
+): Promise<void> {
   const policy = options.poisonPolicy ?? 'fail';
   if (policy === 'skip') {
-    options.onSkip?.({ topic: batch.topic, partition: batch.partition, offset: records[0]?.offset ?? batch.fetchOffset, records: Math.max(records.length, 1), error });
+    options.onSkip?.({
+      topic: batch.topic, partition: batch.partition, offset: records[0]?.offset ?? batch.fetchOffset,
+      records: Math.max(records.length, 1), error,
+    });
     return;
   }
   if (policy === 'dead-letter') return deadLetter(options, records, error);

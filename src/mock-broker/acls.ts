@@ -7,7 +7,9 @@
  */
 import { KafkaEosError } from '../errors';
 
-export const ResourceType = { UNKNOWN: 0, ANY: 1, TOPIC: 2, GROUP: 3, CLUSTER: 4, TRANSACTIONAL_ID: 5, DELEGATION_TOKEN: 6, USER: 7 } as const;
+export const ResourceType = {
+  UNKNOWN: 0, ANY: 1, TOPIC: 2, GROUP: 3, CLUSTER: 4, TRANSACTIONAL_ID: 5, DELEGATION_TOKEN: 6, USER: 7,
+} as const;
 export const PatternType = { UNKNOWN: 0, ANY: 1, MATCH: 2, LITERAL: 3, PREFIXED: 4 } as const;
 export const AclOperation = {
   UNKNOWN: 0, ANY: 1, ALL: 2, READ: 3, WRITE: 4, CREATE: 5, DELETE: 6, ALTER: 7, DESCRIBE: 8, CLUSTER_ACTION: 9,
@@ -48,13 +50,27 @@ const WILDCARD = '*';
 
 /** Kafka's checks on a binding to create (AclBinding.isUnknown, CLUSTER's name, principal syntax). */
 export function validateBinding(b: AclBinding): void {
-  if (b.resourceType <= ResourceType.ANY || b.resourceType > ResourceType.USER) throw new InvalidAclError(`Invalid resource type ${b.resourceType}`);
-  if (b.patternType !== PatternType.LITERAL && b.patternType !== PatternType.PREFIXED) throw new InvalidAclError(`Invalid pattern type ${b.patternType}`);
-  if (b.operation <= AclOperation.ANY || b.operation > AclOperation.DESCRIBE_TOKENS) throw new InvalidAclError(`Invalid operation ${b.operation}`);
-  if (b.permissionType !== AclPermission.ALLOW && b.permissionType !== AclPermission.DENY) throw new InvalidAclError(`Invalid permission type ${b.permissionType}`);
+  if (b.resourceType <= ResourceType.ANY || b.resourceType > ResourceType.USER) {
+    throw new InvalidAclError(`Invalid resource type ${b.resourceType}`);
+  }
+  if (b.patternType !== PatternType.LITERAL && b.patternType !== PatternType.PREFIXED) {
+    throw new InvalidAclError(`Invalid pattern type ${b.patternType}`);
+  }
+  if (b.operation <= AclOperation.ANY || b.operation > AclOperation.DESCRIBE_TOKENS) {
+    throw new InvalidAclError(`Invalid operation ${b.operation}`);
+  }
+  if (b.permissionType !== AclPermission.ALLOW && b.permissionType !== AclPermission.DENY) {
+    throw new InvalidAclError(`Invalid permission type ${b.permissionType}`);
+  }
   if (b.resourceName === '') throw new InvalidAclError('Resource name must not be empty');
-  if (b.resourceType === ResourceType.CLUSTER && b.resourceName !== 'kafka-cluster') throw new InvalidAclError('The only valid name for the CLUSTER resource is kafka-cluster');
-  if (!/^[^:]+:.*$/.test(b.principal)) throw new InvalidAclError(`Could not parse principal from \`${b.principal}\` (no colon is present separating the principal type from the principal name)`);
+  if (b.resourceType === ResourceType.CLUSTER && b.resourceName !== 'kafka-cluster') {
+    throw new InvalidAclError('The only valid name for the CLUSTER resource is kafka-cluster');
+  }
+  if (!/^[^:]+:.*$/.test(b.principal)) {
+    throw new InvalidAclError(
+      `Could not parse principal from \`${b.principal}\` (no colon is present separating the principal type from the principal name)`,
+    );
+  }
 }
 
 function patternMatches(b: AclBinding, f: AclFilter): boolean {

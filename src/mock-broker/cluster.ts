@@ -173,18 +173,29 @@ export class ClusterState {
    * last topic stopped, as Kafka's rack-unaware placement starts at a varying broker).
    * Throws {@link TopicError} (INVALID_CONFIG for a topic config Kafka would refuse, see topicConfigError).
    */
-  createTopic(name: string, numPartitions = -1, replicationFactor = -1, configs: Record<string, string | null> = {}, validateOnly = false): Topic {
+  createTopic(
+    name: string, numPartitions = -1, replicationFactor = -1, configs: Record<string, string | null> = {}, validateOnly = false,
+  ): Topic {
     const invalid = validateTopicName(name);
     if (invalid) throw new TopicError('INVALID_TOPIC_EXCEPTION', invalid);
     if (this.topics.has(name)) throw new TopicError('TOPIC_ALREADY_EXISTS', `topic '${name}' already exists`);
     const partitions = numPartitions === -1 ? this.config.defaultPartitions : numPartitions;
-    if (!Number.isInteger(partitions) || partitions <= 0) throw new TopicError('INVALID_PARTITIONS', `number of partitions must be larger than 0, got ${numPartitions}`);
+    if (!Number.isInteger(partitions) || partitions <= 0) {
+      throw new TopicError('INVALID_PARTITIONS', `number of partitions must be larger than 0, got ${numPartitions}`);
+    }
     if (this.partitionCount + partitions > MAX_CLUSTER_PARTITIONS) {
-      throw new TopicError('INVALID_PARTITIONS', `the mock cluster holds at most ${MAX_CLUSTER_PARTITIONS} partitions in all; it has ${this.partitionCount}, ${partitions} more requested`);
+      throw new TopicError(
+        'INVALID_PARTITIONS',
+        `the mock cluster holds at most ${MAX_CLUSTER_PARTITIONS} partitions in all;`
+          + ` it has ${this.partitionCount}, ${partitions} more requested`,
+      );
     }
     const rf = replicationFactor === -1 ? Math.min(this.config.defaultReplicationFactor, this.brokers.length) : replicationFactor;
     if (rf <= 0 || rf > this.brokers.length) {
-      throw new TopicError('INVALID_REPLICATION_FACTOR', `replication factor ${replicationFactor} is not between 1 and the ${this.brokers.length} available brokers`);
+      throw new TopicError(
+        'INVALID_REPLICATION_FACTOR',
+        `replication factor ${replicationFactor} is not between 1 and the ${this.brokers.length} available brokers`,
+      );
     }
     for (const [key, value] of Object.entries(configs)) {
       const invalid = topicConfigError(key, value);

@@ -26,7 +26,10 @@ interface Slot {
   chunks: Buffer[] | null;
 }
 
-/** What a connection does with a request (fault injection decides, see faults.ts): run it, close the connection, or answer with an error. */
+/**
+ * What a connection does with a request (fault injection decides, see faults.ts): run it, close the connection,
+ * or answer with an error.
+ */
 export type InterceptVerdict = 'pass' | 'drop' | { errorCode: number };
 
 export interface ConnectionHooks {
@@ -126,7 +129,10 @@ export class Connection {
     }
     const pending = this.splitter.pending;
     if (this.memory.used - this.held + pending > this.memory.limit) {
-      this.reject(new MalformedFrameError(`half-received requests would hold ${this.memory.used - this.held + pending} bytes on this broker, over its limit of ${this.memory.limit}`));
+      this.reject(new MalformedFrameError(
+        `half-received requests would hold ${this.memory.used - this.held + pending} bytes on this broker,`
+          + ` over its limit of ${this.memory.limit}`,
+      ));
       return;
     }
     this.memory.used += pending - this.held;
@@ -157,7 +163,9 @@ export class Connection {
     this.hooks.onRequest?.(header, supported);
     if (!supported) {
       if (handler.schema !== ApiVersions) {
-        throw new MalformedFrameError(`${handler.schema.name} v${header.apiVersion} is not supported (v${handler.minVersion}-v${handler.maxVersion})`);
+        throw new MalformedFrameError(
+          `${handler.schema.name} v${header.apiVersion} is not supported (v${handler.minVersion}-v${handler.maxVersion})`,
+        );
       }
       // KIP-511: answer an ApiVersions request of any version with a v0 response carrying
       // UNSUPPORTED_VERSION and the supported ranges, so the client can retry at a lower version.

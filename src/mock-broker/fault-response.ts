@@ -41,10 +41,13 @@ function present(fields: readonly Field[], version: number): Field[] {
 }
 
 function holdsErrorCode(fields: readonly Field[], version: number): boolean {
-  return present(fields, version).some((f) => f.name === 'errorCode' || (Array.isArray(f.type) && holdsErrorCode(f.type as Field[], version)));
+  return present(fields, version).some((f) =>
+    f.name === 'errorCode' || (Array.isArray(f.type) && holdsErrorCode(f.type as Field[], version)));
 }
 
-function pickSource(target: Field, source: Struct | null, sourceFields: readonly Field[], version: number): { field: Field; items: unknown[] } | null {
+function pickSource(
+  target: Field, source: Struct | null, sourceFields: readonly Field[], version: number,
+): { field: Field; items: unknown[] } | null {
   if (!source) return null;
   const arrays = present(sourceFields, version).filter((f) => f.array);
   const same = arrays.find((f) => f.name === target.name);
@@ -74,7 +77,9 @@ function copyScalar(field: Field, source: Struct | null): unknown {
   return undefined;
 }
 
-function build(fields: readonly Field[], source: Struct | null, sourceFields: readonly Field[], version: number, code: number, message: string): Struct {
+function build(
+  fields: readonly Field[], source: Struct | null, sourceFields: readonly Field[], version: number, code: number, message: string,
+): Struct {
   const out: Struct = {};
   for (const field of present(fields, version)) {
     if (field.name === 'errorCode') out.errorCode = code;
@@ -101,7 +106,9 @@ function build(fields: readonly Field[], source: Struct | null, sourceFields: re
  * The response body for `request` (decoded at `version`) failed with `errorCode`, or `null` when
  * the request expects no response (Produce, acks=0).
  */
-export function buildErrorResponse(schema: MessageSchema, version: number, request: Struct, errorCode: number, cluster: ClusterState): Struct | null {
+export function buildErrorResponse(
+  schema: MessageSchema, version: number, request: Struct, errorCode: number, cluster: ClusterState,
+): Struct | null {
   if (schema.apiKey === PRODUCE_API_KEY && request.acks === 0) return null;
   const message = `fault injected by MockCluster.faults (error ${errorCode})`;
   let source = request;

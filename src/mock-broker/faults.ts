@@ -36,7 +36,11 @@ import { ErrorCode, ErrorCodeName } from '../protocol/error-codes';
 
 /** Thrown for an invalid fault (unknown broker, topic or error name; a broker already down...). */
 export class FaultError extends KafkaEosError {
-  constructor(code: 'UNKNOWN_BROKER' | 'UNKNOWN_TOPIC_OR_PARTITION' | 'INVALID_FAULT' | 'ILLEGAL_BROKER_TRANSITION' | 'BROKER_DOWN', message: string, cause?: unknown) {
+  constructor(
+    code: 'UNKNOWN_BROKER' | 'UNKNOWN_TOPIC_OR_PARTITION' | 'INVALID_FAULT' | 'ILLEGAL_BROKER_TRANSITION' | 'BROKER_DOWN',
+    message: string,
+    cause?: unknown,
+  ) {
     super(code, message, { cause });
   }
 }
@@ -114,13 +118,17 @@ export interface StartBrokerOptions {
 
 function countOf(n: number | undefined, dflt: number, what: string): number {
   const c = n ?? dflt;
-  if (!(c === Infinity || (Number.isInteger(c) && c > 0))) throw new FaultError('INVALID_FAULT', `${what} must be a positive integer or Infinity, got ${n}`);
+  if (!(c === Infinity || (Number.isInteger(c) && c > 0))) {
+    throw new FaultError('INVALID_FAULT', `${what} must be a positive integer or Infinity, got ${n}`);
+  }
   return c;
 }
 
 function errorCodeOf(ref: ErrorCodeName | number): number {
   if (typeof ref === 'number') {
-    if (!Number.isInteger(ref) || ref < -1 || ref > 0x7fff || ref === 0) throw new FaultError('INVALID_FAULT', `error code must be a non-zero int16, got ${ref}`);
+    if (!Number.isInteger(ref) || ref < -1 || ref > 0x7fff || ref === 0) {
+      throw new FaultError('INVALID_FAULT', `error code must be a non-zero int16, got ${ref}`);
+    }
     return ref;
   }
   const code = ErrorCode[ref];
@@ -140,20 +148,32 @@ export class Faults {
 
   // ------------------------------------------------------------ request faults
 
-  /** Fail the next `count` requests of `apiKey` (optionally on one broker) with `errorCode`. Throws FaultError (INVALID_FAULT, UNKNOWN_BROKER). */
+  /**
+   * Fail the next `count` requests of `apiKey` (optionally on one broker) with `errorCode`.
+   * Throws FaultError (INVALID_FAULT, UNKNOWN_BROKER).
+   */
   failNext(o: FailNextOptions): FaultRule {
-    return this.add({ kind: 'error', apiKey: this.api(o.apiKey), broker: this.brokerFilter(o.broker), remaining: countOf(o.count, 1, 'count'), errorCode: errorCodeOf(o.errorCode), ms: 0 });
+    return this.add({
+      kind: 'error', apiKey: this.api(o.apiKey), broker: this.brokerFilter(o.broker),
+      remaining: countOf(o.count, 1, 'count'), errorCode: errorCodeOf(o.errorCode), ms: 0,
+    });
   }
 
   /** Add `ms` of latency to matching requests. Throws FaultError (INVALID_FAULT, UNKNOWN_BROKER). */
   delay(o: DelayOptions): FaultRule {
     if (!(Number.isFinite(o.ms) && o.ms >= 0)) throw new FaultError('INVALID_FAULT', `delay ms must be a finite number ≥ 0, got ${o.ms}`);
-    return this.add({ kind: 'delay', apiKey: o.apiKey === undefined ? null : this.api(o.apiKey), broker: this.brokerFilter(o.broker), remaining: countOf(o.count, Infinity, 'count'), errorCode: 0, ms: o.ms });
+    return this.add({
+      kind: 'delay', apiKey: o.apiKey === undefined ? null : this.api(o.apiKey), broker: this.brokerFilter(o.broker),
+      remaining: countOf(o.count, Infinity, 'count'), errorCode: 0, ms: o.ms,
+    });
   }
 
   /** Close the connection instead of answering the next `count` matching requests. Throws FaultError. */
   dropNext(o: DropNextOptions = {}): FaultRule {
-    return this.add({ kind: 'drop', apiKey: o.apiKey === undefined ? null : this.api(o.apiKey), broker: this.brokerFilter(o.broker), remaining: countOf(o.count, 1, 'count'), errorCode: 0, ms: 0 });
+    return this.add({
+      kind: 'drop', apiKey: o.apiKey === undefined ? null : this.api(o.apiKey), broker: this.brokerFilter(o.broker),
+      remaining: countOf(o.count, 1, 'count'), errorCode: 0, ms: 0,
+    });
   }
 
   /** Drop every open connection now (of one broker, or of all); listeners stay open. Returns how many were closed. */
@@ -267,7 +287,10 @@ export class Faults {
   private add(r: Omit<Rule, 'id' | 'hits'>): FaultRule {
     const rule: Rule = { ...r, id: this.nextId++, hits: 0 };
     this.rules.push(rule);
-    this.state.events.record('fault.added', { ruleId: rule.id, kind: rule.kind, apiKey: rule.apiKey, broker: rule.broker, count: rule.remaining, errorCode: rule.errorCode || null, ms: rule.ms || null });
+    this.state.events.record('fault.added', {
+      ruleId: rule.id, kind: rule.kind, apiKey: rule.apiKey, broker: rule.broker, count: rule.remaining,
+      errorCode: rule.errorCode || null, ms: rule.ms || null,
+    });
     return this.handle(rule);
   }
 

@@ -122,7 +122,9 @@ export class GroupCoordinator {
     const normalized: NormalizedJoin = {
       ...req,
       groupInstanceId: req.groupInstanceId ?? null,
-      rebalanceTimeoutMs: req.rebalanceTimeoutMs === undefined || req.rebalanceTimeoutMs < 0 ? req.sessionTimeoutMs : req.rebalanceTimeoutMs,
+      rebalanceTimeoutMs: req.rebalanceTimeoutMs === undefined || req.rebalanceTimeoutMs < 0
+        ? req.sessionTimeoutMs
+        : req.rebalanceTimeoutMs,
       reason: req.reason ?? null,
     };
     return new Promise((resolve) => this.join(normalized, ctx, resolve));
@@ -166,7 +168,9 @@ export class GroupCoordinator {
 
   private joinNewMember(group: ClassicGroup, req: NormalizedJoin, ctx: RequestContext, resolve: (r: JoinGroupResponse) => void): void {
     if (group.is('Dead')) return resolve(joinError(ErrorCode.COORDINATOR_NOT_AVAILABLE, ''));
-    if (!group.supportsProtocols(req.protocolType, req.protocols.map((p) => p.name))) return resolve(joinError(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, ''));
+    if (!group.supportsProtocols(req.protocolType, req.protocols.map((p) => p.name))) {
+      return resolve(joinError(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, ''));
+    }
     const newMemberId = `${req.groupInstanceId ?? ctx.clientId}-${randomUUID()}`;
     if (req.groupInstanceId !== null) {
       const existingMemberId = group.staticMemberId(req.groupInstanceId);
@@ -176,7 +180,9 @@ export class GroupCoordinator {
     if (ctx.apiVersion >= MEMBER_ID_REQUIRED_MIN_VERSION) {
       group.pendingJoinMembers.add(newMemberId);
       this.timers.schedule(hbKey(group.groupId, newMemberId), req.sessionTimeoutMs, () => this.rb.expireHeartbeat(group, newMemberId));
-      this.events.record('member.pending', { groupId: group.groupId, memberId: newMemberId, clientId: ctx.clientId, clientHost: ctx.clientHost });
+      this.events.record('member.pending', {
+        groupId: group.groupId, memberId: newMemberId, clientId: ctx.clientId, clientHost: ctx.clientHost,
+      });
       return resolve(joinError(ErrorCode.MEMBER_ID_REQUIRED, newMemberId));
     }
     this.addMemberThenRebalanceOrCompleteJoin(group, req, ctx, newMemberId, resolve);
@@ -185,7 +191,9 @@ export class GroupCoordinator {
   private joinExistingMember(group: ClassicGroup, req: NormalizedJoin, ctx: RequestContext, resolve: (r: JoinGroupResponse) => void): void {
     const { memberId } = req;
     if (group.is('Dead')) return resolve(joinError(ErrorCode.COORDINATOR_NOT_AVAILABLE, memberId));
-    if (!group.supportsProtocols(req.protocolType, req.protocols.map((p) => p.name))) return resolve(joinError(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, memberId));
+    if (!group.supportsProtocols(req.protocolType, req.protocols.map((p) => p.name))) {
+      return resolve(joinError(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, memberId));
+    }
     if (group.isPendingMember(memberId)) {
       // Pending ids are only handed to dynamic members; Kafka treats an instance id here as a broken client.
       if (req.groupInstanceId !== null) return resolve(joinError(ErrorCode.UNKNOWN_SERVER_ERROR, memberId));
@@ -197,16 +205,24 @@ export class GroupCoordinator {
     const why = `; client reason: ${req.reason ?? 'not provided'}`;
     switch (group.state) {
       case 'PreparingRebalance':
-        return this.updateMemberThenRebalanceOrCompleteJoin(group, member, req, resolve, `member ${memberId} is joining group during PreparingRebalance${why}`);
+        return this.updateMemberThenRebalanceOrCompleteJoin(
+          group, member, req, resolve, `member ${memberId} is joining group during PreparingRebalance${why}`,
+        );
       case 'CompletingRebalance':
         if (member.matches(req.protocols)) return resolve(this.rb.currentGenerationResponse(group, memberId, group.isLeader(memberId)));
-        return this.updateMemberThenRebalanceOrCompleteJoin(group, member, req, resolve, `updating metadata for member ${memberId} during CompletingRebalance${why}`);
+        return this.updateMemberThenRebalanceOrCompleteJoin(
+          group, member, req, resolve, `updating metadata for member ${memberId} during CompletingRebalance${why}`,
+        );
       case 'Stable':
         if (group.isLeader(memberId)) {
-          return this.updateMemberThenRebalanceOrCompleteJoin(group, member, req, resolve, `leader ${memberId} re-joining group during Stable${why}`);
+          return this.updateMemberThenRebalanceOrCompleteJoin(
+            group, member, req, resolve, `leader ${memberId} re-joining group during Stable${why}`,
+          );
         }
         if (!member.matches(req.protocols)) {
-          return this.updateMemberThenRebalanceOrCompleteJoin(group, member, req, resolve, `updating metadata for member ${memberId} during Stable${why}`);
+          return this.updateMemberThenRebalanceOrCompleteJoin(
+            group, member, req, resolve, `updating metadata for member ${memberId} during Stable${why}`,
+          );
         }
         return resolve(this.rb.currentGenerationResponse(group, memberId, false));
       default:
@@ -216,8 +232,13 @@ export class GroupCoordinator {
   }
 
 
-  private addMemberThenRebalanceOrCompleteJoin(group: ClassicGroup, req: NormalizedJoin, ctx: RequestContext, memberId: string, resolve: (r: JoinGroupResponse) => void): void {
-    const member = new ClassicGroupMember(memberId, req.groupInstanceId, ctx.clientId, ctx.clientHost, req.rebalanceTimeoutMs, req.sessionTimeoutMs, req.protocolType, req.protocols);
+  private addMemberThenRebalanceOrCompleteJoin(
+    group: ClassicGroup, req: NormalizedJoin, ctx: RequestContext, memberId: string, resolve: (r: JoinGroupResponse) => void,
+  ): void {
+    const member = new ClassicGroupMember(
+      memberId, req.groupInstanceId, ctx.clientId, ctx.clientHost,
+      req.rebalanceTimeoutMs, req.sessionTimeoutMs, req.protocolType, req.protocols,
+    );
     member.isNew = true;
     if (group.is('PreparingRebalance') && group.previousState === 'Empty') group.newMemberAdded = true;
     group.add(member, resolve);
@@ -227,20 +248,29 @@ export class GroupCoordinator {
       groupId: group.groupId, memberId, groupInstanceId: req.groupInstanceId, clientId: ctx.clientId, clientHost: ctx.clientHost,
       protocols: req.protocols.map((p) => p.name), sessionTimeoutMs: req.sessionTimeoutMs, rebalanceTimeoutMs: req.rebalanceTimeoutMs,
     });
-    this.rb.maybePrepareRebalanceOrCompleteJoin(group, `adding new member ${memberId} with group instance id ${req.groupInstanceId}; client reason: ${req.reason ?? 'not provided'}`);
+    this.rb.maybePrepareRebalanceOrCompleteJoin(
+      group, `adding new member ${memberId} with group instance id ${req.groupInstanceId}; client reason: ${req.reason ?? 'not provided'}`,
+    );
   }
 
-  private updateMemberThenRebalanceOrCompleteJoin(group: ClassicGroup, member: ClassicGroupMember, req: NormalizedJoin, resolve: (r: JoinGroupResponse) => void, reason: string): void {
+  private updateMemberThenRebalanceOrCompleteJoin(
+    group: ClassicGroup, member: ClassicGroupMember, req: NormalizedJoin, resolve: (r: JoinGroupResponse) => void, reason: string,
+  ): void {
     const metadataChanged = !member.matches(req.protocols);
     const superseded = group.updateMember(member, req.protocols, req.rebalanceTimeoutMs, req.sessionTimeoutMs, resolve);
     // Kafka overwrites a parked future; we answer it so no promise is left dangling.
     superseded?.(joinError(ErrorCode.REBALANCE_IN_PROGRESS, member.memberId));
-    this.events.record('member.rejoined', { groupId: group.groupId, memberId: member.memberId, groupInstanceId: member.groupInstanceId, metadataChanged });
+    this.events.record('member.rejoined', {
+      groupId: group.groupId, memberId: member.memberId, groupInstanceId: member.groupInstanceId, metadataChanged,
+    });
     this.rb.maybePrepareRebalanceOrCompleteJoin(group, reason);
   }
 
   /** KIP-345: a known static member restarted (empty member id). Kafka's `updateStaticMemberThenRebalanceOrCompleteJoin`. */
-  private replaceStaticMember(group: ClassicGroup, req: NormalizedJoin, ctx: RequestContext, oldMemberId: string, newMemberId: string, resolve: (r: JoinGroupResponse) => void): void {
+  private replaceStaticMember(
+    group: ClassicGroup, req: NormalizedJoin, ctx: RequestContext, oldMemberId: string, newMemberId: string,
+    resolve: (r: JoinGroupResponse) => void,
+  ): void {
     const instanceId = req.groupInstanceId!;
     const leaderBefore = group.leaderId ?? '';
     const member = group.replaceStaticMember(instanceId, oldMemberId, newMemberId);
@@ -261,9 +291,15 @@ export class GroupCoordinator {
         group.completeJoin(member, response);
         return;
       }
-      return this.rb.maybePrepareRebalanceOrCompleteJoin(group, `group's selected protocol will change because static member ${newMemberId} with instance id ${instanceId} joined with change of protocol${reason}`);
+      return this.rb.maybePrepareRebalanceOrCompleteJoin(
+        group,
+        `group's selected protocol will change because static member ${newMemberId} with instance id ${instanceId}`
+          + ` joined with change of protocol${reason}`,
+      );
     }
-    this.events.record('member.replaced', { groupId: group.groupId, groupInstanceId: instanceId, oldMemberId, newMemberId, rebalance: group.is('CompletingRebalance') });
+    this.events.record('member.replaced', {
+      groupId: group.groupId, groupInstanceId: instanceId, oldMemberId, newMemberId, rebalance: group.is('CompletingRebalance'),
+    });
     if (group.is('CompletingRebalance')) {
       // The leader may already be assigning to the old id: rebalance so the new id gets an assignment.
       return this.rb.prepareRebalance(group, `updating metadata for static member ${newMemberId} with instance id ${instanceId}${reason}`);
@@ -284,7 +320,9 @@ export class GroupCoordinator {
     if (group.is('PreparingRebalance')) return Promise.resolve(syncError(ErrorCode.REBALANCE_IN_PROGRESS));
     if (group.is('Stable')) {
       this.rb.removePendingSyncMember(group, req.memberId);
-      return Promise.resolve({ errorCode: ErrorCode.NONE, protocolType: group.protocolType, protocolName: group.protocolName, assignment: member.assignment });
+      return Promise.resolve({
+        errorCode: ErrorCode.NONE, protocolType: group.protocolType, protocolName: group.protocolName, assignment: member.assignment,
+      });
     }
     // CompletingRebalance: park until the leader's assignment arrives.
     return new Promise((resolve) => {
@@ -302,7 +340,9 @@ export class GroupCoordinator {
     if (error !== ErrorCode.NONE) return error;
     if (req.generationId !== group.generationId) return ErrorCode.ILLEGAL_GENERATION;
     const inconsistent = (asked: string | null | undefined, actual: string | null) => asked != null && actual !== null && asked !== actual;
-    if (inconsistent(req.protocolType, group.protocolType) || inconsistent(req.protocolName, group.protocolName)) return ErrorCode.INCONSISTENT_GROUP_PROTOCOL;
+    if (inconsistent(req.protocolType, group.protocolType) || inconsistent(req.protocolName, group.protocolName)) {
+      return ErrorCode.INCONSISTENT_GROUP_PROTOCOL;
+    }
     return ErrorCode.NONE;
   }
 
@@ -310,7 +350,10 @@ export class GroupCoordinator {
     const given = new Map(req.assignments.map((a) => [a.memberId, a.assignment]));
     for (const m of group.members.values()) {
       m.assignment = given.get(m.memberId) ?? EMPTY_ASSIGNMENT;
-      this.events.record('member.assignment', { groupId: group.groupId, generationId: group.generationId, memberId: m.memberId, groupInstanceId: m.groupInstanceId, assignment: m.assignment });
+      this.events.record('member.assignment', {
+        groupId: group.groupId, generationId: group.generationId, memberId: m.memberId,
+        groupInstanceId: m.groupInstanceId, assignment: m.assignment,
+      });
     }
     this.rb.propagateAssignment(group, ErrorCode.NONE);
     this.rb.transition(group, 'Stable', `assignment received from leader ${req.memberId} for generation ${group.generationId}`);
@@ -338,7 +381,9 @@ export class GroupCoordinator {
     if (this.closed) return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, members: [] };
     if (!req.groupId) return { errorCode: ErrorCode.INVALID_GROUP_ID, members: [] };
     const group = this.groupsById.get(req.groupId);
-    const answer = (m: { memberId: string; groupInstanceId?: string | null }, errorCode: number) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId ?? null, errorCode });
+    const answer = (m: { memberId: string; groupInstanceId?: string | null }, errorCode: number) => ({
+      memberId: m.memberId, groupInstanceId: m.groupInstanceId ?? null, errorCode,
+    });
     if (!group) return { errorCode: ErrorCode.NONE, members: req.members.map((m) => answer(m, ErrorCode.UNKNOWN_MEMBER_ID)) };
     if (group.is('Dead')) return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, members: [] };
     const results: LeaveGroupResponse['members'] = [];

@@ -83,7 +83,11 @@ export interface EventFilter {
 
 export function matchesEvent(e: EventLogEntry, f: EventFilter): boolean {
   if (f.type !== undefined) {
-    if (typeof f.type === 'string' ? e.type !== f.type : f.type instanceof RegExp ? !f.type.test(e.type) : !f.type.includes(e.type)) return false;
+    if (typeof f.type === 'string'
+      ? e.type !== f.type
+      : f.type instanceof RegExp ? !f.type.test(e.type) : !f.type.includes(e.type)) {
+      return false;
+    }
   }
   if (f.groupId !== undefined && e.data.groupId !== f.groupId) return false;
   if (f.afterSeq !== undefined && e.seq <= f.afterSeq) return false;
@@ -223,7 +227,9 @@ export class Inspector {
 
   /** Every broker, in node id order, with whether it is up. */
   brokers(): BrokerView[] {
-    return this.state.brokers.map((b) => ({ nodeId: b.nodeId, host: b.host, port: b.port, rack: b.rack, up: !this.state.down.has(b.nodeId) }));
+    return this.state.brokers.map((b) => ({
+      nodeId: b.nodeId, host: b.host, port: b.port, rack: b.rack, up: !this.state.down.has(b.nodeId),
+    }));
   }
 
   /** One topic, or undefined when it does not exist (never created, or deleted). */
@@ -247,7 +253,8 @@ export class Inspector {
   /** The record batches a partition holds (after retention and DeleteRecords), oldest first. Unknown partition: []. */
   batches(topic: string, partition: number): BatchView[] {
     return (this.state.partition(topic, partition)?.liveBatches() ?? []).map((b) => ({
-      baseOffset: b.baseOffset, lastOffset: b.lastOffset, isControl: b.isControl, isTransactional: b.isTransactional, maxTimestamp: b.maxTimestamp, bytes: b.bytes,
+      baseOffset: b.baseOffset, lastOffset: b.lastOffset, isControl: b.isControl, isTransactional: b.isTransactional,
+      maxTimestamp: b.maxTimestamp, bytes: b.bytes,
     }));
   }
 

@@ -107,16 +107,22 @@ export class MockCluster {
   /** Starts the brokers. Throws if a port is taken. */
   static async start(options: MockClusterOptions = {}): Promise<MockCluster> {
     const n = options.brokers ?? 3;
-    if (!Number.isInteger(n) || n < 1 || n > 64) throw new MockClusterError('CONFIG_INVALID', `brokers must be an integer from 1 to 64, got ${n}`);
+    if (!Number.isInteger(n) || n < 1 || n > 64) {
+      throw new MockClusterError('CONFIG_INVALID', `brokers must be an integer from 1 to 64, got ${n}`);
+    }
     if (options.port && (options.port < 1 || options.port + n - 1 > 65535)) {
       throw new MockClusterError('CONFIG_INVALID', `ports ${options.port}..${options.port + n - 1} are not all valid TCP ports`);
     }
     for (const key of ['maxDecompressedBatchBytes', 'maxBufferedRequestBytes'] as const) {
       const v = options[key];
-      if (v !== undefined && (!Number.isSafeInteger(v) || v < 1)) throw new MockClusterError('CONFIG_INVALID', `${key} must be a positive integer (bytes), got ${v}`);
+      if (v !== undefined && (!Number.isSafeInteger(v) || v < 1)) {
+        throw new MockClusterError('CONFIG_INVALID', `${key} must be a positive integer (bytes), got ${v}`);
+      }
     }
     const idle = options.connectionsMaxIdleMs;
-    if (idle !== undefined && (!Number.isSafeInteger(idle) || idle < 0)) throw new MockClusterError('CONFIG_INVALID', `connectionsMaxIdleMs must be an integer ≥ 0 (ms), got ${idle}`);
+    if (idle !== undefined && (!Number.isSafeInteger(idle) || idle < 0)) {
+      throw new MockClusterError('CONFIG_INVALID', `connectionsMaxIdleMs must be an integer ≥ 0 (ms), got ${idle}`);
+    }
     if (options.ssl && (!options.ssl.key || !options.ssl.cert)) {
       throw new MockClusterError('CONFIG_INVALID', 'ssl needs key and cert (PEM)');
     }
@@ -176,7 +182,10 @@ export class MockCluster {
   }
 
   /** Appends records straight into a partition's log, bypassing the network (test set-up). Returns the base offset. */
-  append(topic: string, partition: number, records: { key?: string | Buffer | null; value: string | Buffer | null; headers?: RecordHeader[]; timestamp?: bigint }[]): number {
+  append(
+    topic: string, partition: number,
+    records: { key?: string | Buffer | null; value: string | Buffer | null; headers?: RecordHeader[]; timestamp?: bigint }[],
+  ): number {
     const log = this.state.partition(topic, partition);
     if (!log) throw new MockClusterError('UNKNOWN_TOPIC_OR_PARTITION', `no partition ${topic}-${partition}`);
     // The batch's own header (max timestamp included: ListOffsets by timestamp and retention.ms read it).

@@ -105,7 +105,9 @@ export class PartitionLog {
     if (leaderId >= 0) this.leaderId = leaderId;
     this.leaderEpoch++;
     // Kafka's LeaderEpochFileCache.assign on makeLeader: entries at or after the new start go.
-    while (this.epochStarts.length > 0 && this.epochStarts[this.epochStarts.length - 1].startOffset >= this.logEndOffset) this.epochStarts.pop();
+    while (this.epochStarts.length > 0 && this.epochStarts[this.epochStarts.length - 1].startOffset >= this.logEndOffset) {
+      this.epochStarts.pop();
+    }
     this.epochStarts.push({ epoch: this.leaderEpoch, startOffset: this.logEndOffset });
     this.wake();
   }

@@ -60,8 +60,12 @@ export function startCluster(options: MockClusterOptions = {}): Promise<MockClus
  * Throws Error when called outside a runner that defines `beforeAll`/`afterAll`.
  */
 export function useMockCluster(options: MockClusterOptions = {}): () => MockCluster {
-  const g = globalThis as { beforeAll?: (fn: () => unknown, timeout?: number) => void; afterAll?: (fn: () => unknown, timeout?: number) => void };
-  if (typeof g.beforeAll !== 'function' || typeof g.afterAll !== 'function') throw new Error('useMockCluster needs beforeAll/afterAll (jest, vitest, mocha with bdd)');
+  const g = globalThis as {
+    beforeAll?: (fn: () => unknown, timeout?: number) => void; afterAll?: (fn: () => unknown, timeout?: number) => void;
+  };
+  if (typeof g.beforeAll !== 'function' || typeof g.afterAll !== 'function') {
+    throw new Error('useMockCluster needs beforeAll/afterAll (jest, vitest, mocha with bdd)');
+  }
   let cluster: MockCluster | undefined;
   g.beforeAll(async () => {
     cluster = await startCluster(options);
@@ -87,7 +91,10 @@ export interface WaitOptions {
  * every event-log entry and every `pollMs`. `describe` names the condition in the timeout error.
  * Rejects with MockTimeoutError, or with whatever `probe` throws.
  */
-export function waitFor<T>(cluster: MockCluster, probe: () => T | undefined | null | false, describe: string, options: WaitOptions = {}, lastSeen: () => unknown = () => undefined): Promise<T> {
+export function waitFor<T>(
+  cluster: MockCluster, probe: () => T | undefined | null | false, describe: string, options: WaitOptions = {},
+  lastSeen: () => unknown = () => undefined,
+): Promise<T> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS;
   return new Promise<T>((resolve, reject) => {
     let settled = false;
@@ -173,7 +180,9 @@ function allAssignedOnce(cluster: MockCluster, g: GroupInspection, topics: reado
  * `afterSeq` with `cluster.inspect.lastEventSeq()` to ignore the past). Rejects with MockTimeoutError.
  */
 export function waitForEvent(cluster: MockCluster, filter: EventFilter, options: WaitOptions = {}): Promise<EventLogEntry> {
-  return waitFor(cluster, () => cluster.inspect.events(filter)[0], `an event matching ${safeJson({ ...filter, where: filter.where ? 'fn' : undefined })}`, options,
+  return waitFor(
+    cluster, () => cluster.inspect.events(filter)[0],
+    `an event matching ${safeJson({ ...filter, where: filter.where ? 'fn' : undefined })}`, options,
     () => cluster.inspect.events({ groupId: filter.groupId }).slice(-5));
 }
 
@@ -182,7 +191,9 @@ export function waitForEvent(cluster: MockCluster, filter: EventFilter, options:
  * (offset = the next offset to consume, as committed). Resolves with the committed offsets.
  * Rejects with MockTimeoutError (its `lastSeen` is the committed offsets).
  */
-export function waitForCommittedOffsets(cluster: MockCluster, groupId: string, expected: Record<string, Record<number, number>>, options: WaitOptions = {}) {
+export function waitForCommittedOffsets(
+  cluster: MockCluster, groupId: string, expected: Record<string, Record<number, number>>, options: WaitOptions = {},
+) {
   const probe = () => {
     for (const [topic, parts] of Object.entries(expected)) {
       for (const [p, offset] of Object.entries(parts)) {
@@ -192,7 +203,9 @@ export function waitForCommittedOffsets(cluster: MockCluster, groupId: string, e
     }
     return cluster.inspect.committedOffsets(groupId);
   };
-  return waitFor(cluster, probe, `group '${groupId}' to commit ${safeJson(expected)}`, options, () => cluster.inspect.committedOffsets(groupId));
+  return waitFor(
+    cluster, probe, `group '${groupId}' to commit ${safeJson(expected)}`, options, () => cluster.inspect.committedOffsets(groupId),
+  );
 }
 
 /**
@@ -202,7 +215,9 @@ export function waitForCommittedOffsets(cluster: MockCluster, groupId: string, e
 export function waitForCaughtUp(cluster: MockCluster, groupId: string, topic: string, options: WaitOptions = {}) {
   const probe = () => {
     const lag = cluster.inspect.lag(groupId, topic);
-    return lag.length > 0 && lag.every((l) => l.lag === 0 && l.committed !== undefined) ? cluster.inspect.committedOffsets(groupId, topic) : undefined;
+    return lag.length > 0 && lag.every((l) => l.lag === 0 && l.committed !== undefined)
+      ? cluster.inspect.committedOffsets(groupId, topic)
+      : undefined;
   };
   return waitFor(cluster, probe, `group '${groupId}' to catch up on '${topic}'`, options, () => cluster.inspect.lag(groupId, topic));
 }

@@ -100,7 +100,8 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
   private seedRows(groupId: string, partitions: TopicPartition[]): Record<string, unknown>[] {
     const withTarget = this.target !== undefined && this.targetColumnKnown === true;
     return partitions.map((tp) => ({
-      group_id: groupId, topic: tp.topic, partition: tp.partition, next_offset: -1, ...(withTarget ? { [OFFSETS_TARGET_COLUMN]: this.target } : {}),
+      group_id: groupId, topic: tp.topic, partition: tp.partition, next_offset: -1,
+      ...(withTarget ? { [OFFSETS_TARGET_COLUMN]: this.target } : {}),
     }));
   }
 
@@ -152,7 +153,13 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
 
   private exhausted(err: unknown): unknown {
     if (isTransientSqlError(err) && !(err instanceof SinkWriteError)) {
-      return new SinkWriteError('SINK_RETRIES_EXHAUSTED', `transient database errors persisted after ${this.retry.retries} retries; the outcome is unknown: re-read positions before retrying (${(err as Error).message})`, {}, { cause: err, retriable: true });
+      return new SinkWriteError(
+        'SINK_RETRIES_EXHAUSTED',
+        `transient database errors persisted after ${this.retry.retries} retries; the outcome is unknown:`
+          + ` re-read positions before retrying (${(err as Error).message})`,
+        {},
+        { cause: err, retriable: true },
+      );
     }
     return err;
   }
@@ -179,7 +186,9 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
    * CAS of one position (see {@link OffsetStore.compareAndSet}). With expected -1n an absent row is first seeded
    * with -1 (insert-if-absent), so a writer that skipped load() is fenced exactly like one that did not.
    */
-  async compareAndSet(trx: Knex.Transaction | undefined, groupId: string, tp: TopicPartition, expected: bigint, next: bigint): Promise<boolean> {
+  async compareAndSet(
+    trx: Knex.Transaction | undefined, groupId: string, tp: TopicPartition, expected: bigint, next: bigint,
+  ): Promise<boolean> {
     if (trx) return this.cas(trx, groupId, tp, expected, next);
     await this.ensureTable();
     if (this.target !== undefined && this.targetColumnKnown === undefined) await this.hasTargetColumn().catch(() => false);
@@ -217,7 +226,8 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
     if (this.casSqlText) return this.casSqlText;
     const t = quoteIdentifier(this.table);
     const sql = (p: (i: number) => string) =>
-      `UPDATE ${t} SET next_offset = ${p(1)}, updated_at = CURRENT_TIMESTAMP WHERE group_id = ${p(2)} AND topic = ${p(3)} AND "partition" = ${p(4)} AND next_offset = ${p(5)}`;
+      `UPDATE ${t} SET next_offset = ${p(1)}, updated_at = CURRENT_TIMESTAMP`
+        + ` WHERE group_id = ${p(2)} AND topic = ${p(3)} AND "partition" = ${p(4)} AND next_offset = ${p(5)}`;
     this.casSqlText = { sqlite: sql(() => '?'), postgres: sql((i) => `$${i}`) };
     return this.casSqlText;
   }
@@ -258,7 +268,9 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
    *   unknown) when transient errors outlast the retry budget; an error thrown by `work` is rethrown unchanged
    *   (after rollback) unless it is transient, in which case the attempt is retried.
    */
-  async withOffsets<T>(groupId: string, advances: OffsetAdvance[], work: (trx: Knex.Transaction) => Promise<T>): Promise<WithOffsetsResult<T>> {
+  async withOffsets<T>(
+    groupId: string, advances: OffsetAdvance[], work: (trx: Knex.Transaction) => Promise<T>,
+  ): Promise<WithOffsetsResult<T>> {
     validateAdvances(advances);
     const sorted = [...advances].sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition));
     await this.ensureTable();
@@ -280,7 +292,9 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
     }
   }
 
-  private async attempt<T>(groupId: string, sorted: OffsetAdvance[], work: (trx: Knex.Transaction) => Promise<T>): Promise<WithOffsetsResult<T>> {
+  private async attempt<T>(
+    groupId: string, sorted: OffsetAdvance[], work: (trx: Knex.Transaction) => Promise<T>,
+  ): Promise<WithOffsetsResult<T>> {
     let value: T;
     try {
       value = await this.knex.transaction(async (trx) => {
@@ -317,12 +331,20 @@ export function validateAdvances(advances: OffsetAdvance[]): void {
   for (const a of advances) {
     const where = { topic: a.topic, partition: a.partition };
     const key = partitionKey(a);
-    if (typeof a.topic !== 'string' || a.topic === '' || !Number.isInteger(a.partition) || a.partition < 0) throw new SinkWriteError('SINK_BATCH_INVALID', `invalid topic/partition ${key}`, where);
+    if (typeof a.topic !== 'string' || a.topic === '' || !Number.isInteger(a.partition) || a.partition < 0) {
+      throw new SinkWriteError('SINK_BATCH_INVALID', `invalid topic/partition ${key}`, where);
+    }
     if (seen.has(key)) throw new SinkWriteError('SINK_BATCH_INVALID', `partition ${key} appears twice in one write`, where);
     seen.add(key);
-    if (typeof a.expectedOffset !== 'bigint' || typeof a.nextOffset !== 'bigint') throw new SinkWriteError('SINK_BATCH_INVALID', `${key}: expectedOffset and nextOffset must be bigint`, where);
+    if (typeof a.expectedOffset !== 'bigint' || typeof a.nextOffset !== 'bigint') {
+      throw new SinkWriteError('SINK_BATCH_INVALID', `${key}: expectedOffset and nextOffset must be bigint`, where);
+    }
     if (a.expectedOffset < -1n) throw new SinkWriteError('SINK_BATCH_INVALID', `${key}: expectedOffset ${a.expectedOffset} < -1`, where);
-    if (a.nextOffset < 0n || a.nextOffset < a.expectedOffset) throw new SinkWriteError('SINK_BATCH_INVALID', `${key}: nextOffset ${a.nextOffset} is before expectedOffset ${a.expectedOffset}`, where);
+    if (a.nextOffset < 0n || a.nextOffset < a.expectedOffset) {
+      throw new SinkWriteError(
+        'SINK_BATCH_INVALID', `${key}: nextOffset ${a.nextOffset} is before expectedOffset ${a.expectedOffset}`, where,
+      );
+    }
   }
 }
 
@@ -333,10 +355,19 @@ export function validateAdvances(advances: OffsetAdvance[]): void {
  */
 export function validateIdentifier(name: unknown, field: string): string {
   if (typeof name !== 'string' || name.length === 0) throw new SinkConfigError(field, 'must be a non-empty string');
-  if (name.includes('.')) throw new SinkConfigError(field, `"${name}" contains '.', which knex reads as a schema separator; use a plain name (set the PostgreSQL search_path for a schema)`);
+  if (name.includes('.')) {
+    throw new SinkConfigError(
+      field,
+      `"${name}" contains '.', which knex reads as a schema separator; use a plain name (set the PostgreSQL search_path for a schema)`,
+    );
+  }
   if (name.includes('\0')) throw new SinkConfigError(field, 'must not contain NUL');
   // knex reads `a as b` in an identifier as an alias: the name would silently become `a`.
-  if (/\sas\s/i.test(name)) throw new SinkConfigError(field, `"${name}" contains ' as ', which knex reads as an alias (a different table or column than asked); rename it`);
+  if (/\sas\s/i.test(name)) {
+    throw new SinkConfigError(
+      field, `"${name}" contains ' as ', which knex reads as an alias (a different table or column than asked); rename it`,
+    );
+  }
   if (Buffer.byteLength(name, 'utf8') > 63) throw new SinkConfigError(field, `"${name}" is longer than 63 bytes`);
   return name;
 }
@@ -344,7 +375,9 @@ export function validateIdentifier(name: unknown, field: string): string {
 function validateRetry(r: Partial<SqlRetryOptions> | undefined): SqlRetryOptions {
   const out = { ...DEFAULT_RETRY, ...r };
   for (const k of ['retries', 'minTimeoutMs', 'maxTimeoutMs'] as const) {
-    if (!Number.isInteger(out[k]) || out[k] < 0) throw new SinkConfigError(`retry.${k}`, `must be a non-negative integer, got ${String(out[k])}`);
+    if (!Number.isInteger(out[k]) || out[k] < 0) {
+      throw new SinkConfigError(`retry.${k}`, `must be a non-negative integer, got ${String(out[k])}`);
+    }
   }
   if (out.maxTimeoutMs < out.minTimeoutMs) throw new SinkConfigError('retry.maxTimeoutMs', 'must be >= retry.minTimeoutMs');
   return out;

@@ -117,28 +117,32 @@ interface FieldOptions {
 }
 
 /** A scalar field. The name and primitive are kept at the type level; `nullable` adds `| null`. */
-export function f<N extends string, P extends Primitive, O extends FieldOptions = {}>( // eslint-disable-line @typescript-eslint/no-empty-object-type
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export function f<N extends string, P extends Primitive, O extends FieldOptions = {}>(
   name: N, type: P, versions: string, opts?: O,
 ): Field<N, Nullable<PrimitiveValue<P>, O>> {
   return make(name, type, false, versions, opts ?? {});
 }
 
 /** An array of primitives. */
-export function arrOf<N extends string, P extends Primitive, O extends FieldOptions = {}>( // eslint-disable-line @typescript-eslint/no-empty-object-type
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export function arrOf<N extends string, P extends Primitive, O extends FieldOptions = {}>(
   name: N, type: P, versions: string, opts?: O,
 ): Field<N, Nullable<PrimitiveValue<P>[], O>> {
   return make(name, type, true, versions, opts ?? {});
 }
 
 /** An array of structs. */
-export function arr<N extends string, F extends readonly Field[], O extends FieldOptions = {}>( // eslint-disable-line @typescript-eslint/no-empty-object-type
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export function arr<N extends string, F extends readonly Field[], O extends FieldOptions = {}>(
   name: N, versions: string, fields: F, opts?: O,
 ): Field<N, Nullable<StructOf<F>[], O>> {
   return make(name, fields, true, versions, opts ?? {});
 }
 
 /** A single nested struct (used by tagged fields such as CurrentLeader). */
-export function struct<N extends string, F extends readonly Field[], O extends FieldOptions = {}>( // eslint-disable-line @typescript-eslint/no-empty-object-type
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export function struct<N extends string, F extends readonly Field[], O extends FieldOptions = {}>(
   name: N, versions: string, fields: F, opts?: O,
 ): Field<N, Nullable<StructOf<F>, O>> {
   return make(name, fields, false, versions, opts ?? {});

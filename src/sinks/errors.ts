@@ -16,7 +16,8 @@ export class SinkConfigError extends KafkaEosError {
 
 /** Codes carried by {@link SinkWriteError}. */
 export type SinkWriteErrorCode =
-  | 'SINK_WRITE_FAILED'       // the store rejected the write (SQL: constraint violation, type error...; HDFS: a commit that failed): not retried
+  | 'SINK_WRITE_FAILED'       // the store rejected the write (SQL: constraint violation, type error...;
+                              // HDFS: a commit that failed): not retried
   | 'SINK_WRITE_REFUSED'      // the database refuses writes altogether (privilege, missing table, a rule refusing every row): retriable
   | 'SINK_MAPPING_FAILED'     // a record could not be mapped to a row: nothing was sent to the database
   | 'SINK_BATCH_INVALID'      // the batches handed to write() are inconsistent (offsets, duplicates): nothing was sent
@@ -56,7 +57,12 @@ export class SinkMappingError extends SinkWriteError {
   /** The target column, when the failure is about one column. */
   readonly column: string | undefined;
   constructor(message: string, where: { topic: string; partition: number; offset: bigint; column?: string }, cause?: unknown) {
-    super('SINK_MAPPING_FAILED', `${where.topic}:${where.partition}@${where.offset}${where.column === undefined ? '' : ` column ${where.column}`}: ${message}`, where, { cause, recordAtFault: true });
+    super(
+      'SINK_MAPPING_FAILED',
+      `${where.topic}:${where.partition}@${where.offset}${where.column === undefined ? '' : ` column ${where.column}`}: ${message}`,
+      where,
+      { cause, recordAtFault: true },
+    );
     this.column = where.column;
   }
 }

@@ -47,12 +47,20 @@ export class GroupCommitSink implements ExactlyOnceSink {
   /** Throws KafkaEosError CONFIG_INVALID for a bad maxRows or lingerMs, or a sink not atomic across partitions. */
   constructor(readonly inner: ExactlyOnceSink, options: GroupCommitOptions = {}) {
     if (inner.atomicAcrossPartitions === false) {
-      throw new KafkaEosError('CONFIG_INVALID', 'groupCommit: the sink does not write several partitions atomically (atomicAcrossPartitions: false); group commit needs one that does');
+      throw new KafkaEosError(
+        'CONFIG_INVALID',
+        'groupCommit: the sink does not write several partitions atomically (atomicAcrossPartitions: false);'
+          + ' group commit needs one that does',
+      );
     }
     this.maxRows = options.maxRows ?? 5000;
     this.lingerMs = options.lingerMs ?? 0;
-    if (!Number.isInteger(this.maxRows) || this.maxRows < 1) throw new KafkaEosError('CONFIG_INVALID', `groupCommit.maxRows: must be a positive integer, got ${options.maxRows}`);
-    if (!Number.isInteger(this.lingerMs) || this.lingerMs < 0) throw new KafkaEosError('CONFIG_INVALID', `groupCommit.lingerMs: must be a non-negative integer, got ${options.lingerMs}`);
+    if (!Number.isInteger(this.maxRows) || this.maxRows < 1) {
+      throw new KafkaEosError('CONFIG_INVALID', `groupCommit.maxRows: must be a positive integer, got ${options.maxRows}`);
+    }
+    if (!Number.isInteger(this.lingerMs) || this.lingerMs < 0) {
+      throw new KafkaEosError('CONFIG_INVALID', `groupCommit.lingerMs: must be a non-negative integer, got ${options.lingerMs}`);
+    }
   }
 
   open(groupId: string, partitions: TopicPartition[]): Promise<Map<string, bigint>> {
@@ -126,13 +134,23 @@ export class GroupCommitSink implements ExactlyOnceSink {
       }
       if (result.status === 'staged') {
         const durable = new Map(result.durable.map((d) => [key(d), d]));
-        for (const p of remaining) p.resolve({ status: 'staged', durable: p.batches.map((b) => durable.get(key(b))).filter((d): d is NonNullable<typeof d> => d !== undefined) });
+        for (const p of remaining) {
+          p.resolve({
+            status: 'staged',
+            durable: p.batches.map((b) => durable.get(key(b))).filter((d): d is NonNullable<typeof d> => d !== undefined),
+          });
+        }
         return;
       }
       // Rolled back: answer the callers whose partitions were fenced; write the others again.
       const fenced = new Map(result.fenced.map((f) => [key(f), f]));
       const hit = remaining.filter((p) => p.batches.some((b) => fenced.has(key(b))));
-      for (const p of hit) p.resolve({ status: 'fenced', fenced: p.batches.map((b) => fenced.get(key(b))).filter((f): f is NonNullable<typeof f> => f !== undefined) });
+      for (const p of hit) {
+        p.resolve({
+          status: 'fenced',
+          fenced: p.batches.map((b) => fenced.get(key(b))).filter((f): f is NonNullable<typeof f> => f !== undefined),
+        });
+      }
       if (hit.length === 0) {
         for (const p of remaining) p.resolve(result);
         return;

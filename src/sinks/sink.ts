@@ -8,7 +8,10 @@
 export interface TopicPartition { topic: string; partition: number }
 
 /** One Kafka record as handed to a sink. `offset` and `timestamp` (ms since the epoch) are bigint. */
-export interface SinkRecord { topic: string; partition: number; offset: bigint; key: Buffer | null; value: Buffer | null; timestamp: bigint /* ms epoch */; headers: Record<string, Buffer | string | undefined> }
+export interface SinkRecord {
+  topic: string; partition: number; offset: bigint; key: Buffer | null; value: Buffer | null; timestamp: bigint /* ms epoch */;
+  headers: Record<string, Buffer | string | undefined>;
+}
 
 /** The records of one partition to write, with the compare-and-set positions. */
 export interface SinkBatch { topic: string; partition: number;

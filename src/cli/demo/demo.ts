@@ -95,7 +95,9 @@ export async function runDemo(o: DemoOptions): Promise<number> {
       // Before anything else: the demo only drops a table it created itself.
       await dropOwnDemoTable(knex, TABLE);
       await markDemoTable(knex, TABLE); // first: a crash before the CREATE leaves a record, not an orphan table
-      const setup = new SqlSink({ knex, table: TABLE, mode: 'insert', mapping: FLIGHT_MAPPING, autoCreate: true, offsetsTable: OFFSETS_TABLE });
+      const setup = new SqlSink({
+        knex, table: TABLE, mode: 'insert', mapping: FLIGHT_MAPPING, autoCreate: true, offsetsTable: OFFSETS_TABLE,
+      });
       await setup.open(groupId, []);
     } catch (e) {
       await knex.destroy();
@@ -138,7 +140,9 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     let firstReady = true;
     const spawnWorker = () => {
       const id = workers.length + 1;
-      const child = fork(path.join(__dirname, 'worker.js'), [JSON.stringify(workerConfig)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      const child = fork(
+        path.join(__dirname, 'worker.js'), [JSON.stringify(workerConfig)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+      );
       const w: Worker = { id, child, partitions: [], state: 'running' };
       child.on('message', (m: WorkerMessage) => {
         if (m.type === 'ready') {
@@ -159,7 +163,9 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     // killed midway always leaves work that only a rebalance can hand over; then it runs free.
     const window = Math.max(2000, Math.floor(N / (10 * Math.max(1, Math.sqrt(o.kills)))));
     const producerConfig: ProducerConfig = { bootstrap: cluster.bootstrap, topic: TOPIC, rows: N };
-    const producerChild = fork(path.join(__dirname, 'producer.js'), [JSON.stringify(producerConfig)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const producerChild = fork(
+      path.join(__dirname, 'producer.js'), [JSON.stringify(producerConfig)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+    );
     let allowedUpTo = -1;
     const allowProduction = () => {
       const upTo = kills < killAt.length ? Math.min(sunk + window, killAt[kills]! + window) : Infinity;
@@ -169,8 +175,10 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     };
     const produceDone = new Promise<void>((resolve, reject) => {
       producerChild.on('message', (m: ProducerMessage) => {
-        if (m.type === 'done') { phases.end('produce', `${N} records from a producer process${o.kills > 0 ? ', paced while kills were pending' : ''}`); resolve(); }
-        else if (m.type === 'error') reject(new Error(`producer: ${m.message}`));
+        if (m.type === 'done') {
+          phases.end('produce', `${N} records from a producer process${o.kills > 0 ? ', paced while kills were pending' : ''}`);
+          resolve();
+        } else if (m.type === 'error') reject(new Error(`producer: ${m.message}`));
       });
       producerChild.on('exit', (code) => reject(new Error(`producer exited with code ${code}`)));
     });
@@ -203,7 +211,10 @@ export async function runDemo(o: DemoOptions): Promise<number> {
         if (victim) {
           victim.state = 'killed';
           victim.child.kill('SIGKILL');
-          killMarks.push({ ts: Date.now(), kind: 'kill', clientId: `demo-worker-${victim.child.pid}`, label: `SIGKILL consumer ${victim.id} (pid ${victim.child.pid}, partitions ${victim.partitions.join(',')})` });
+          killMarks.push({
+            ts: Date.now(), kind: 'kill', clientId: `demo-worker-${victim.child.pid}`,
+            label: `SIGKILL consumer ${victim.id} (pid ${victim.child.pid}, partitions ${victim.partitions.join(',')})`,
+          });
           kills++;
           killedAt.push(Date.now());
           phases.start(`recovery after kill ${kills}`);
@@ -235,7 +246,9 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     bar?.stop();
     bar = null;
     const consumeSeconds = (Date.now() - consumeStart) / 1000;
-    phases.add('consume (workers started → every offset stored)', consumeSeconds, kills > 0 ? `includes the recoveries after kills` : undefined);
+    phases.add(
+      'consume (workers started → every offset stored)', consumeSeconds, kills > 0 ? `includes the recoveries after kills` : undefined,
+    );
 
     await stopWorkers(workers);
     phases.start('verify');
@@ -251,7 +264,8 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     log(formatChecks(checks));
     log('');
     const wall = (Date.now() - started) / 1000;
-    log(`consumer processes: ${workers.length} started, ${kills} killed with SIGKILL; group generations: ${generations}; fenced writes refused: ${fenced}`);
+    log(`consumer processes: ${workers.length} started, ${kills} killed with SIGKILL; group generations: ${generations};`
+      + ` fenced writes refused: ${fenced}`);
     if (missedKills > 0) {
       log(`note: ${missedKills} of ${killAt.length} planned kills did not happen: the run finished (or no member owned partitions) `
         + `before kill point${missedKills > 1 ? 's' : ''} ${killAt.slice(kills).join(', ')}; this is not a data failure`);
@@ -273,14 +287,20 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     bar?.stop();
     await stopWorkers(workers);
     if (o.timeline) {
-      const t = timelineFromMockEvents(cluster.events.entries({ groupId }), groupId, { title: `kafka-eos demo: group ${groupId}, topic ${TOPIC}`, extra: killMarks });
+      const t = timelineFromMockEvents(
+        cluster.events.entries({ groupId }), groupId, { title: `kafka-eos demo: group ${groupId}, topic ${TOPIC}`, extra: killMarks },
+      );
       writeFileSync(o.timeline, renderTimelineHtml(t));
       if (!o.quiet) process.stdout.write(`rebalance timeline written to ${o.timeline}\n`);
     }
     await Promise.allSettled([admin.disconnect(), knex.destroy(), hdfs?.stop()]);
     await cluster.stop();
     if (!keepDb) for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });
-    if (!o.quiet) process.stdout.write(`shut down (workers, cluster, ${hdfs ? "WebHDFS server" : "database"}) in ${((Date.now() - shutdownFrom) / 1000).toFixed(1)} s\n`);
+    if (!o.quiet) {
+      process.stdout.write(
+        `shut down (workers, cluster, ${hdfs ? "WebHDFS server" : "database"}) in ${((Date.now() - shutdownFrom) / 1000).toFixed(1)} s\n`,
+      );
+    }
   }
 }
 

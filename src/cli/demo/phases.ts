@@ -34,7 +34,8 @@ export class PhaseTimes {
   /** One line per phase: `  name ....... 1.2 s  (note)`. */
   format(): string {
     const width = Math.max(0, ...this.phases.map((p) => p.name.length));
-    const lines = this.phases.map((p) => `  ${p.name.padEnd(width)}  ${p.seconds.toFixed(1).padStart(6)} s${p.note ? `  (${p.note})` : ''}`);
+    const lines = this.phases.map((p) =>
+      `  ${p.name.padEnd(width)}  ${p.seconds.toFixed(1).padStart(6)} s${p.note ? `  (${p.note})` : ''}`);
     for (const name of this.unfinished()) lines.push(`  ${name.padEnd(width)}       - (did not finish)`);
     return lines.join('\n');
   }

@@ -41,7 +41,9 @@ async function main(): Promise<void> {
   for (let i = 0; i < flights.length; i += CHUNK) {
     while (i > allowed) await new Promise<void>((r) => { wake = r; });
     const chunk = flights.slice(i, i + CHUNK);
-    await producer.send({ topic: config.topic, acks: -1, messages: chunk.map((f) => ({ key: String(f.distance), value: JSON.stringify(f) })) });
+    await producer.send({
+      topic: config.topic, acks: -1, messages: chunk.map((f) => ({ key: String(f.distance), value: JSON.stringify(f) })),
+    });
     send({ type: 'produced', upTo: i + chunk.length });
   }
   const ms = Date.now() - t0;

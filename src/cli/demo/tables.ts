@@ -58,7 +58,9 @@ export async function dropOwnDemoTable(knex: Knex, table: string): Promise<void>
     await knex(DEMO_MARKER_TABLE).where({ name: table }).delete();
     return;
   }
-  if (await looksLikeOffsetsTable(knex, table)) throw new DemoTableError(table, 'is an offsets table: the demo never drops an offsets table');
+  if (await looksLikeOffsetsTable(knex, table)) {
+    throw new DemoTableError(table, 'is an offsets table: the demo never drops an offsets table');
+  }
   const marked = await knex(DEMO_MARKER_TABLE).where({ name: table }).first();
   if (!marked) {
     throw new DemoTableError(table, `exists and was not created by kafka-eos demo (not listed in ${DEMO_MARKER_TABLE}): `

@@ -21,7 +21,10 @@ function check(name: string, expected: unknown, actual: unknown): Check {
 const num = (v: unknown) => Number(v);
 
 /** Runs every check. `highWatermarks` maps partition → high watermark of the topic. */
-export async function verify(db: Knex, table: string, offsetsTable: string, groupId: string, topic: string, flights: Flight[], highWatermarks: Map<number, number>): Promise<Check[]> {
+export async function verify(
+  db: Knex, table: string, offsetsTable: string, groupId: string, topic: string, flights: Flight[],
+  highWatermarks: Map<number, number>,
+): Promise<Check[]> {
   const checks: Check[] = [];
   const [{ n }] = await db(table).count({ n: '*' });
   checks.push(check('rows == records produced', flights.length, num(n)));
@@ -33,7 +36,9 @@ export async function verify(db: Knex, table: string, offsetsTable: string, grou
   checks.push(check('duplicate (topic, partition, offset)', 0, num(dupes[0].n)));
 
   const [seqs] = await db(table).select(db.raw('count(distinct seq) as d, min(seq) as lo, max(seq) as hi'));
-  checks.push(check('distinct source records (seq 0..N-1)', [flights.length, 0, flights.length - 1], [num(seqs.d), num(seqs.lo), num(seqs.hi)]));
+  checks.push(check(
+    'distinct source records (seq 0..N-1)', [flights.length, 0, flights.length - 1], [num(seqs.d), num(seqs.lo), num(seqs.hi)],
+  ));
 
   // Per-key order: within a key (distance), source order must follow offset order.
   const outOfOrder = await db.from(

@@ -56,10 +56,13 @@ async function main(): Promise<void> {
     heartbeatIntervalMs: config.heartbeatIntervalMs,
     maxWaitTimeMs: 200,
   });
-  consumer.on('assigned', ({ partitions }: { partitions: { partition: number }[] }) => send({ type: 'assigned', partitions: partitions.map((p) => p.partition) }));
+  consumer.on('assigned', ({ partitions }: { partitions: { partition: number }[] }) =>
+    send({ type: 'assigned', partitions: partitions.map((p) => p.partition) }));
   consumer.on('revoked', () => send({ type: 'revoked' }));
-  consumer.on('batch', (b: { partition: number; records: number; nextOffset: bigint }) => send({ type: 'batch', partition: b.partition, rows: b.records, nextOffset: b.nextOffset.toString() }));
-  consumer.on('fenced', (f: { partition: number; expected: bigint; stored: bigint }) => send({ type: 'fenced', partition: f.partition, expected: f.expected.toString(), stored: f.stored.toString() }));
+  consumer.on('batch', (b: { partition: number; records: number; nextOffset: bigint }) =>
+    send({ type: 'batch', partition: b.partition, rows: b.records, nextOffset: b.nextOffset.toString() }));
+  consumer.on('fenced', (f: { partition: number; expected: bigint; stored: bigint }) =>
+    send({ type: 'fenced', partition: f.partition, expected: f.expected.toString(), stored: f.stored.toString() }));
   consumer.on('error', (e: Error) => send({ type: 'error', message: e.message }));
   let stopping = false;
   const stop = async () => {

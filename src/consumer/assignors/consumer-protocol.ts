@@ -122,7 +122,9 @@ function encodeWith(write: () => Buffer): Buffer {
 
 function checkInt32s(values: readonly number[]): void {
   for (const v of values) {
-    if (!Number.isInteger(v) || v < -0x80000000 || v > 0x7fffffff) throw new ConsumerProtocolEncodeError(`Value ${v} does not fit an int32`);
+    if (!Number.isInteger(v) || v < -0x80000000 || v > 0x7fffffff) {
+      throw new ConsumerProtocolEncodeError(`Value ${v} does not fit an int32`);
+    }
   }
 }
 
@@ -272,7 +274,10 @@ export function encodeStickyUserData(data: { partitions: readonly TopicPartition
   if (data.generation !== undefined) checkInt32s([data.generation]);
   return encodeWith(() => {
     const w = new Writer(64);
-    writeData(StickyUserDataSchema, data.generation === undefined ? 0 : 1, { previousAssignment: byTopic(data.partitions), generation: data.generation }, w);
+    writeData(
+      StickyUserDataSchema, data.generation === undefined ? 0 : 1,
+      { previousAssignment: byTopic(data.partitions), generation: data.generation }, w,
+    );
     return Buffer.from(w.toBuffer());
   });
 }

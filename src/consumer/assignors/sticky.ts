@@ -372,7 +372,11 @@ function assignGeneral(pb: Problem): Int32Array {
         if (!set) continue;
         for (const id of set) {
           if (out.length === k) return out;
-          if (pass === 0 ? pb.original[id] === y || pb.previous[id] === y : pass === 1 ? !(pb.original[id] === y || pb.previous[id] === y) : true) out.push(id);
+          if (pass === 0
+            ? pb.original[id] === y || pb.previous[id] === y
+            : pass === 1 ? !(pb.original[id] === y || pb.previous[id] === y) : true) {
+            out.push(id);
+          }
         }
       }
     }
@@ -446,7 +450,9 @@ export function assignSticky(subscriptions: GroupSubscriptions, partitionsPerTop
     const m = owner[id]!;
     const t = pb.topicOf[id]!;
     if (m < 0 || pb.subscribes[m * T + t] !== 1) {
-      throw new KafkaEosError('ASSIGNOR_INTERNAL', `sticky: partition ${pb.topics[t]}-${id - pb.base[t]!} left unassigned or given to a non-subscriber`);
+      throw new KafkaEosError(
+        'ASSIGNOR_INTERNAL', `sticky: partition ${pb.topics[t]}-${id - pb.base[t]!} left unassigned or given to a non-subscriber`,
+      );
     }
     out.get(pb.memberIds[m]!)!.push({ topic: pb.topics[t]!, partition: id - pb.base[t]! });
   }

@@ -55,7 +55,12 @@ const UNKNOWN = -1n;
  */
 export class StoredOffsetOutOfRangeError extends KafkaEosError {
   constructor(readonly tp: TopicPartition, readonly stored: bigint, readonly earliest: bigint, readonly latest: bigint) {
-    super('STORED_OFFSET_OUT_OF_RANGE', `${tp.topic}:${tp.partition}: the sink's stored next offset ${stored} is outside the log [${earliest}, ${latest}]: the records were deleted or the topic was recreated; set next_offset in the offsets table to where consumption should resume`);
+    super(
+      'STORED_OFFSET_OUT_OF_RANGE',
+      `${tp.topic}:${tp.partition}: the sink's stored next offset ${stored} is outside the log [${earliest}, ${latest}]:`
+        + ' the records were deleted or the topic was recreated;'
+        + ' set next_offset in the offsets table to where consumption should resume',
+    );
   }
 }
 
@@ -113,7 +118,9 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
     if (state.stored < earliest || state.stored > latest) throw new StoredOffsetOutOfRangeError(tp, state.stored, earliest, latest);
   }
 
-  async function writeBatch(ctx: StrategyContext, batch: StrategyBatch, state: PartitionState, process: () => Promise<ProcessResult>): Promise<BatchOutcome> {
+  async function writeBatch(
+    ctx: StrategyContext, batch: StrategyBatch, state: PartitionState, process: () => Promise<ProcessResult>,
+  ): Promise<BatchOutcome> {
     if (state.fetch === 'reread') {
       const stored = (await sink.open(ctx.groupId, [batch])).get(partitionKey(batch)) ?? -1n;
       // The unknown outcome was a commit (a lost acknowledgement): the position moved on.
@@ -271,7 +278,9 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
       states = next;
       // Kafka's committed offsets follow the sink's (lag monitoring), also when the last commit of
       // them was lost (a rejoin after the generation was gone, a lost acknowledgement).
-      monitorCommit(ctx, partitions.map((tp) => ({ topic: tp.topic, partition: tp.partition, storedOffset: stored.get(partitionKey(tp)) ?? -1n })));
+      monitorCommit(ctx, partitions.map((tp) => ({
+        topic: tp.topic, partition: tp.partition, storedOffset: stored.get(partitionKey(tp)) ?? -1n,
+      })));
       return out;
     },
     async handleBatch(ctx, batch: StrategyBatch, process): Promise<BatchOutcome> {

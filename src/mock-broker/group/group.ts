@@ -158,7 +158,9 @@ export class ClassicGroup {
   transitionTo(to: GroupState, now: number): { from: GroupState; to: GroupState } {
     const rule = TRANSITIONS[to];
     const from = this._state;
-    if (!rule.from.includes(from)) throw new IllegalGroupTransitionError(this.groupId, from, to, `${to} may only be entered from ${rule.from.join(', ')}`);
+    if (!rule.from.includes(from)) {
+      throw new IllegalGroupTransitionError(this.groupId, from, to, `${to} may only be entered from ${rule.from.join(', ')}`);
+    }
     const why = rule.guard?.(this) ?? null;
     if (why !== null) throw new IllegalGroupTransitionError(this.groupId, from, to, why);
     this._previousState = from;
@@ -198,7 +200,8 @@ export class ClassicGroup {
   /** Kafka's `supportsProtocols`: can a member with this type and these protocols join? */
   supportsProtocols(protocolType: string, protocolNames: readonly string[]): boolean {
     if (this.is('Empty')) return protocolType.length > 0 && protocolNames.length > 0;
-    return this.protocolType === protocolType && protocolNames.some((n) => (this.supportedProtocolCounts.get(n) ?? 0) === this.members.size);
+    return this.protocolType === protocolType
+      && protocolNames.some((n) => (this.supportedProtocolCounts.get(n) ?? 0) === this.members.size);
   }
 
   add(member: ClassicGroupMember, onJoin: JoinResolver | null): void {
@@ -240,7 +243,10 @@ export class ClassicGroup {
   }
 
   /** Replace a member's protocols and timeouts, and park (or un-park) its JoinGroup. Returns the superseded resolver. */
-  updateMember(member: ClassicGroupMember, protocols: JoinGroupProtocol[], rebalanceTimeoutMs: number, sessionTimeoutMs: number, onJoin: JoinResolver | null): JoinResolver | null {
+  updateMember(
+    member: ClassicGroupMember, protocols: JoinGroupProtocol[], rebalanceTimeoutMs: number, sessionTimeoutMs: number,
+    onJoin: JoinResolver | null,
+  ): JoinResolver | null {
     this.countProtocols(member, -1);
     member.protocols = protocols;
     this.countProtocols(member, +1);
@@ -280,7 +286,9 @@ export class ClassicGroup {
     const old = this.members.get(oldMemberId);
     if (!old) throw new KafkaEosError('ILLEGAL_STATE', `cannot replace non-existing member ${oldMemberId}`);
     this.completeJoin(old, { ...joinError(ErrorCode.FENCED_INSTANCE_ID, oldMemberId) });
-    this.completeSync(old, { errorCode: ErrorCode.FENCED_INSTANCE_ID, protocolType: null, protocolName: null, assignment: EMPTY_ASSIGNMENT });
+    this.completeSync(old, {
+      errorCode: ErrorCode.FENCED_INSTANCE_ID, protocolType: null, protocolName: null, assignment: EMPTY_ASSIGNMENT,
+    });
     this.members.delete(oldMemberId);
     const replacement = new ClassicGroupMember(
       newMemberId, old.groupInstanceId, old.clientId, old.clientHost,
@@ -348,7 +356,9 @@ export class ClassicGroup {
 
   /** Members as the leader's JoinGroup response lists them, with the selected protocol's metadata. */
   currentMembersForLeader(): JoinGroupResponseMember[] {
-    return [...this.members.values()].map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId, metadata: m.metadata(this.protocolName) }));
+    return [...this.members.values()].map((m) => ({
+      memberId: m.memberId, groupInstanceId: m.groupInstanceId, metadata: m.metadata(this.protocolName),
+    }));
   }
 
   usesConsumerProtocol(): boolean {

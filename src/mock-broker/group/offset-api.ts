@@ -27,7 +27,10 @@ export interface TxnOffsetCommitRequest {
   generationId: number;
   memberId: string;
   groupInstanceId: string | null;
-  topics: { name: string; partitions: { partitionIndex: number; committedOffset: bigint; committedLeaderEpoch?: number; committedMetadata: string | null }[] }[];
+  topics: {
+    name: string;
+    partitions: { partitionIndex: number; committedOffset: bigint; committedLeaderEpoch?: number; committedMetadata: string | null }[];
+  }[];
 }
 
 /** OffsetCommit v9+ answers GROUP_ID_NOT_FOUND for a missing group (KIP-848); older versions ILLEGAL_GENERATION. */
@@ -51,7 +54,11 @@ export class OffsetApi {
   constructor(private readonly deps: OffsetApiDeps) {}
 
   failCommit(req: OffsetCommitRequest, errorCode: number): OffsetCommitResponse {
-    return { topics: req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) })) };
+    return {
+      topics: req.topics.map((t) => ({
+        name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })),
+      })),
+    };
   }
 
   commit(req: OffsetCommitRequest, ctx: RequestContext): OffsetCommitResponse {
@@ -69,7 +76,9 @@ export class OffsetApi {
       group = this.deps.groups.get(req.groupId);
       if (!group) {
         if (req.generationId < 0) group = this.deps.getOrCreateGroup(req.groupId);
-        else groupError = ctx.apiVersion >= GROUP_ID_NOT_FOUND_MIN_COMMIT_VERSION ? ErrorCode.GROUP_ID_NOT_FOUND : ErrorCode.ILLEGAL_GENERATION;
+        else groupError = ctx.apiVersion >= GROUP_ID_NOT_FOUND_MIN_COMMIT_VERSION
+          ? ErrorCode.GROUP_ID_NOT_FOUND
+          : ErrorCode.ILLEGAL_GENERATION;
       }
       if (group) groupError = this.validateCommit(group, req);
       if (group && groupError === ErrorCode.NONE && (group.is('Stable') || group.is('PreparingRebalance'))) {
@@ -87,7 +96,8 @@ export class OffsetApi {
           let errorCode: number;
           if (!exists(t.name, p.partitionIndex)) errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
           else if (groupError !== ErrorCode.NONE) errorCode = groupError;
-          else if (p.committedMetadata !== null && Buffer.byteLength(p.committedMetadata, 'utf8') > this.deps.config.offsetMetadataMaxBytes) {
+          else if (p.committedMetadata !== null
+            && Buffer.byteLength(p.committedMetadata, 'utf8') > this.deps.config.offsetMetadataMaxBytes) {
             errorCode = OFFSET_METADATA_TOO_LARGE;
           } else {
             this.deps.offsets.commit(req.groupId, t.name, p.partitionIndex, {
@@ -104,7 +114,9 @@ export class OffsetApi {
       })),
     };
     if (committed.length > 0) {
-      this.deps.record('offsets.committed', { groupId: req.groupId, memberId: req.memberId, generationId: req.generationId, partitions: committed });
+      this.deps.record('offsets.committed', {
+        groupId: req.groupId, memberId: req.memberId, generationId: req.generationId, partitions: committed,
+      });
     }
     return response;
   }
@@ -138,7 +150,8 @@ export class OffsetApi {
         topics: this.deps.offsets.all(req.groupId).map(([name, parts]) => ({
           name,
           partitions: parts.map(([partitionIndex, o]) => ({
-            partitionIndex, committedOffset: o.committedOffset, committedLeaderEpoch: o.committedLeaderEpoch, metadata: o.metadata, errorCode: ErrorCode.NONE,
+            partitionIndex, committedOffset: o.committedOffset, committedLeaderEpoch: o.committedLeaderEpoch,
+            metadata: o.metadata, errorCode: ErrorCode.NONE,
           })),
         })),
       };
@@ -153,7 +166,10 @@ export class OffsetApi {
           }
           const o = known ? this.deps.offsets.get(req.groupId, t.name, partitionIndex) : undefined;
           if (!o) return none(partitionIndex);
-          return { partitionIndex, committedOffset: o.committedOffset, committedLeaderEpoch: o.committedLeaderEpoch, metadata: o.metadata, errorCode: ErrorCode.NONE };
+          return {
+            partitionIndex, committedOffset: o.committedOffset, committedLeaderEpoch: o.committedLeaderEpoch,
+            metadata: o.metadata, errorCode: ErrorCode.NONE,
+          };
         }),
       })),
     };
@@ -177,7 +193,8 @@ export class OffsetApi {
     }
     if (group) {
       if (group.is('Dead')) groupError = ErrorCode.COORDINATOR_NOT_AVAILABLE;
-      else if (!(req.generationId < 0 && group.is('Empty')) && (req.generationId >= 0 || req.memberId !== '' || req.groupInstanceId != null)) {
+      else if (!(req.generationId < 0 && group.is('Empty'))
+        && (req.generationId >= 0 || req.memberId !== '' || req.groupInstanceId != null)) {
         groupError = group.validateMember(req.memberId, req.groupInstanceId);
         if (groupError === ErrorCode.NONE && req.generationId !== group.generationId) groupError = ErrorCode.ILLEGAL_GENERATION;
       }
@@ -193,14 +210,17 @@ export class OffsetApi {
             return { partitionIndex: p.partitionIndex, errorCode: OFFSET_METADATA_TOO_LARGE };
           }
           this.deps.offsets.stagePending(req.groupId, req.producerId, t.name, p.partitionIndex, {
-            committedOffset: p.committedOffset, committedLeaderEpoch: p.committedLeaderEpoch ?? -1, metadata: p.committedMetadata ?? '', commitTimestampMs: now,
+            committedOffset: p.committedOffset, committedLeaderEpoch: p.committedLeaderEpoch ?? -1,
+            metadata: p.committedMetadata ?? '', commitTimestampMs: now,
           });
           staged.push({ topic: t.name, partition: p.partitionIndex, offset: p.committedOffset });
           return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE };
         }),
       })),
     };
-    if (staged.length > 0) this.deps.record('offsets.txn-staged', { groupId: req.groupId, producerId: String(req.producerId), partitions: staged });
+    if (staged.length > 0) {
+      this.deps.record('offsets.txn-staged', { groupId: req.groupId, producerId: String(req.producerId), partitions: staged });
+    }
     return response;
   }
 

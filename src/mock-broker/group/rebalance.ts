@@ -28,7 +28,9 @@ export class Rebalancer {
   ) {}
 
   /** The response a member gets for the current generation (members only for the leader). */
-  currentGenerationResponse(group: ClassicGroup, memberId: string, withMembers: boolean, leader = group.leaderId ?? '', skipAssignment = false): JoinGroupResponse {
+  currentGenerationResponse(
+    group: ClassicGroup, memberId: string, withMembers: boolean, leader = group.leaderId ?? '', skipAssignment = false,
+  ): JoinGroupResponse {
     return {
       errorCode: ErrorCode.NONE, generationId: group.generationId, protocolType: group.protocolType, protocolName: group.protocolName,
       leader, memberId, members: withMembers ? group.currentMembersForLeader() : [], skipAssignment,
@@ -107,11 +109,15 @@ export class Rebalancer {
     const hasMembers = group.numMembers > 0;
     group.protocolName = hasMembers ? group.selectProtocol() : null;
     group.subscribedTopics = this.computeSubscribedTopics(group);
-    this.transition(group, hasMembers ? 'CompletingRebalance' : 'Empty', `generation ${group.generationId} ${hasMembers ? `with ${group.numMembers} members` : 'is empty'}`);
+    this.transition(
+      group, hasMembers ? 'CompletingRebalance' : 'Empty',
+      `generation ${group.generationId} ${hasMembers ? `with ${group.numMembers} members` : 'is empty'}`,
+    );
     group.pendingSyncMembers.clear();
     this.events.record('group.generation', {
       groupId: group.groupId, generationId: group.generationId, protocolType: group.protocolType, protocolName: group.protocolName,
-      leader: group.leaderId, members: [...group.members.values()].map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId })),
+      leader: group.leaderId,
+      members: [...group.members.values()].map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId })),
     });
   }
 
@@ -194,7 +200,9 @@ export class Rebalancer {
 
   removePendingSyncMember(group: ClassicGroup, memberId: string): void {
     group.pendingSyncMembers.delete(memberId);
-    if (!(group.is('CompletingRebalance') || group.is('Stable')) || group.pendingSyncMembers.size === 0) this.timers.cancel(syncKey(group.groupId));
+    if (!(group.is('CompletingRebalance') || group.is('Stable')) || group.pendingSyncMembers.size === 0) {
+      this.timers.cancel(syncKey(group.groupId));
+    }
   }
 
   rescheduleHeartbeat(group: ClassicGroup, member: ClassicGroupMember, timeoutMs: number): void {

@@ -92,8 +92,10 @@ export type OffsetCommitRequest = Optional<Pick<OffsetCommitWire, 'groupId' | 'g
   'groupInstanceId'> & {
   topics: {
     name: string;
-    partitions: Optional<Pick<OffsetCommitPartitionWire, 'partitionIndex' | 'committedOffset' | 'committedLeaderEpoch' | 'committedMetadata'>,
-      'committedLeaderEpoch'>[];
+    partitions: Optional<
+      Pick<OffsetCommitPartitionWire, 'partitionIndex' | 'committedOffset' | 'committedLeaderEpoch' | 'committedMetadata'>,
+      'committedLeaderEpoch'
+    >[];
   }[];
 };
 export type OffsetCommitResponse = Answer<ResponseOf<typeof OffsetCommit>>;
@@ -115,7 +117,8 @@ export type OffsetFetchResponse = Answer<Pick<ResponseOf<typeof OffsetFetch>, 'e
 export type DescribedGroup = Omit<ResponseOf<typeof DescribeGroups>['groups'][number], 'authorizedOperations'>;
 export type DescribedGroupMember = DescribedGroup['members'][number];
 /** ListGroups v5 adds `groupType`: `classic` or `consumer` (KIP-848). */
-export type ListedGroup = Pick<ResponseOf<typeof ListGroups>['groups'][number], 'groupId' | 'protocolType' | 'groupState'> & { groupType?: string };
+export type ListedGroup = Pick<ResponseOf<typeof ListGroups>['groups'][number], 'groupId' | 'protocolType' | 'groupState'>
+  & { groupType?: string };
 
 export type OffsetDeleteRequest = RequestOf<typeof OffsetDelete>;
 export type OffsetDeleteResponse = Answer<ResponseOf<typeof OffsetDelete>>;

@@ -24,7 +24,9 @@
  * KIP-890 verification, as older clients see it); a non-transactional batch from a producer with an
  * open transaction there is INVALID_TXN_STATE too. Control batches from clients are INVALID_RECORD.
  */
-import { BatchHeader, batchBody, batchBodyAsync, Compression, InvalidRecordsError, readRecords, splitBatches } from '../../protocol/record-batch';
+import {
+  BatchHeader, batchBody, batchBodyAsync, Compression, InvalidRecordsError, readRecords, splitBatches,
+} from '../../protocol/record-batch';
 import { ErrorCode } from '../../protocol/error-codes';
 import { upConvert } from '../../protocol/up-convert';
 import { Produce } from '../../protocol/messages/data';
@@ -49,7 +51,9 @@ function recordsError(out: Answer, e: unknown): Answer {
 /** Checks everything that needs no decompression; returns the partition's answer or its batches. */
 function prepare(t: Body, p: Body, acks: number, ctx: HandlerContext): Slot {
   const { cluster } = ctx;
-  const out: Answer = { index: p.index, errorCode: 0, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, recordErrors: [], errorMessage: null };
+  const out: Answer = {
+    index: p.index, errorCode: 0, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, recordErrors: [], errorMessage: null,
+  };
   const fail = (code: number, message: string | null = null): Slot => ({ answer: failWith(out, code, message) });
   if (acks !== 0 && acks !== 1 && acks !== -1) return fail(ErrorCode.INVALID_REQUIRED_ACKS);
   const log = leaderLog(ctx, t.name, p.index);
@@ -81,7 +85,11 @@ function keylessRecords(pending: Pending, bodies: Buffer[]): Answer | null {
     if (b.header.isControl) return;
     for (const r of readRecords(b.header, bodies[i], true) as { key: Buffer | null }[]) {
       if (r.key === null) {
-        errors.push({ batchIndex: index, batchIndexErrorMessage: `Compacted topic cannot accept message without key in topic partition ${pending.topic}-${pending.index}.` });
+        errors.push({
+          batchIndex: index,
+          batchIndexErrorMessage:
+            `Compacted topic cannot accept message without key in topic partition ${pending.topic}-${pending.index}.`,
+        });
       }
       index++;
     }
@@ -89,7 +97,11 @@ function keylessRecords(pending: Pending, bodies: Buffer[]): Answer | null {
   if (errors.length === 0) return null;
   const shown = errors.slice(0, 3).map((e) => `RecordError(batchIndex=${e.batchIndex}, message='${e.batchIndexErrorMessage}')`).join(', ');
   return {
-    ...failWith(pending.out, ErrorCode.INVALID_RECORD, `One or more records have been rejected due to ${errors.length} record errors in total, and only showing the first three errors at most: [${shown}]`),
+    ...failWith(
+      pending.out, ErrorCode.INVALID_RECORD,
+      `One or more records have been rejected due to ${errors.length} record errors in total,`
+        + ` and only showing the first three errors at most: [${shown}]`,
+    ),
     recordErrors: errors,
   };
 }
@@ -117,7 +129,9 @@ async function validateCompressed(slots: Slot[], maxBytes: number): Promise<void
     try {
       const bodies: Buffer[] = [];
       for (const b of slot.pending.batches) {
-        const body = b.header.compression === Compression.None ? batchBody(b.bytes, b.header) : await batchBodyAsync(b.bytes, b.header, maxBytes);
+        const body = b.header.compression === Compression.None
+          ? batchBody(b.bytes, b.header)
+          : await batchBodyAsync(b.bytes, b.header, maxBytes);
         if (b.header.compression !== Compression.None) readRecords(b.header, body, false);
         bodies.push(body);
       }
@@ -145,7 +159,8 @@ export const produceHandler = defineHandler(Produce, {
       }));
       return acks === 0 ? null : { responses, throttleTimeMs: 0, nodeEndpoints: ctx.version >= 10 ? hints.nodeEndpoints() : [] };
     };
-    const compressed = topics.some((t) => t.slots.some((s) => 'pending' in s && s.pending.batches.some((b) => b.header.compression !== Compression.None)));
+    const compressed = topics.some((t) => t.slots.some((s) =>
+      'pending' in s && s.pending.batches.some((b) => b.header.compression !== Compression.None)));
     if (!compressed) {
       for (const t of topics) {
         t.slots.forEach((s, i) => {

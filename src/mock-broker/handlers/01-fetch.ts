@@ -55,7 +55,10 @@ function build(req: Body, ctx: HandlerContext): Built {
         partitionIndex: p.partition, errorCode: 0, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n,
         abortedTransactions: readCommitted ? [] : null, preferredReadReplica: -1, records: null as Buffer | null,
       };
-      if (!log) { error = true; return { ...base, errorCode: t.topic === null ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION }; }
+      if (!log) {
+        error = true;
+        return { ...base, errorCode: t.topic === null ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
+      }
       const epochError = log.leaderId !== ctx.nodeId
         ? ErrorCode.NOT_LEADER_OR_FOLLOWER : leaderEpochError(p.currentLeaderEpoch, log.leaderEpoch);
       if (epochError !== ErrorCode.NONE) {
@@ -81,7 +84,8 @@ function build(req: Body, ctx: HandlerContext): Built {
       if (!readCommitted) return { ...withOffsets, records };
       const last = read.chunks[read.chunks.length - 1];
       const end = endOf(last);
-      const aborted = producerState(log).abortedIn(offset, Math.min(end, upTo)).map((a) => ({ producerId: a.producerId, firstOffset: BigInt(a.firstOffset) }));
+      const aborted = producerState(log).abortedIn(offset, Math.min(end, upTo))
+        .map((a) => ({ producerId: a.producerId, firstOffset: BigInt(a.firstOffset) }));
       return { ...withOffsets, records, abortedTransactions: aborted };
     }),
   }));
@@ -152,7 +156,11 @@ export const fetchHandler = defineHandler(Fetch, {
 /** The request's topics with names resolved (v13+ name topics by id; an unknown id keeps a null name). */
 function requestedTopics(req: Body, ctx: HandlerContext): Body[] {
   const byId = ctx.version >= 13 ? new Map([...ctx.cluster.topics.values()].map((t) => [t.topicId, t.name])) : null;
-  return (req.topics as Body[]).map((t) => ({ ...t, topic: byId ? byId.get(t.topicId) ?? null : t.topic, topicId: byId ? t.topicId : ctx.cluster.topics.get(t.topic)?.topicId ?? ZERO_UUID }));
+  return (req.topics as Body[]).map((t) => ({
+    ...t,
+    topic: byId ? byId.get(t.topicId) ?? null : t.topic,
+    topicId: byId ? t.topicId : ctx.cluster.topics.get(t.topic)?.topicId ?? ZERO_UUID,
+  }));
 }
 
 const ZERO_UUID = '0'.repeat(32);
@@ -198,7 +206,10 @@ function openSession(req: Body, ctx: HandlerContext): SessionPlan {
   for (const p of session.partitions.values()) {
     const key = p.topic ?? p.topicId;
     if (!all.has(key)) all.set(key, { topic: p.topic, topicId: p.topicId, partitions: [] });
-    all.get(key)!.partitions.push({ partition: p.partition, fetchOffset: p.fetchOffset, currentLeaderEpoch: p.currentLeaderEpoch, logStartOffset: p.logStartOffset, partitionMaxBytes: p.partitionMaxBytes });
+    all.get(key)!.partitions.push({
+      partition: p.partition, fetchOffset: p.fetchOffset, currentLeaderEpoch: p.currentLeaderEpoch,
+      logStartOffset: p.logStartOffset, partitionMaxBytes: p.partitionMaxBytes,
+    });
   }
   return { topics: [...all.values()], session, incremental: true };
 }

@@ -47,7 +47,9 @@ export function offsetOfMaxTimestamp(log: PartitionLog, end: number, maxDecompre
 }
 
 /** The first record at or after `timestamp` (ms): scans batches by max timestamp, then records. */
-export function offsetForTimestamp(log: PartitionLog, timestamp: bigint, maxDecompressedBytes?: number): { offset: bigint; timestamp: bigint } | null {
+export function offsetForTimestamp(
+  log: PartitionLog, timestamp: bigint, maxDecompressedBytes?: number,
+): { offset: bigint; timestamp: bigint } | null {
   for (const b of log.liveBatches()) {
     if (b.maxTimestamp < timestamp || b.isControl) continue;
     for (const rec of decodeBatch(b.bytes, maxDecompressedBytes).records) {
@@ -64,7 +66,9 @@ export const listOffsetsHandler = defineHandler(ListOffsets, {
     const topics = req.topics.map((t) => ({
       name: t.name,
       partitions: t.partitions.map((p) => {
-        const base = { partitionIndex: p.partitionIndex, errorCode: 0, oldStyleOffsets: [] as bigint[], timestamp: -1n, offset: -1n, leaderEpoch: -1 };
+        const base = {
+          partitionIndex: p.partitionIndex, errorCode: 0, oldStyleOffsets: [] as bigint[], timestamp: -1n, offset: -1n, leaderEpoch: -1,
+        };
         const log = ctx.cluster.partition(t.name, p.partitionIndex);
         if (!log) return { ...base, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
         if (log.leaderId !== ctx.nodeId) return { ...base, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER };

@@ -77,7 +77,8 @@ export const metadataHandler = defineHandler(Metadata, {
     }
     return {
       throttleTimeMs: 0,
-      brokers: cluster.brokers.filter((b) => !cluster.down.has(b.nodeId)).map((b) => ({ nodeId: b.nodeId, host: b.host, port: b.port, rack: b.rack })),
+      brokers: cluster.brokers.filter((b) => !cluster.down.has(b.nodeId))
+        .map((b) => ({ nodeId: b.nodeId, host: b.host, port: b.port, rack: b.rack })),
       clusterId: cluster.config.clusterId,
       controllerId: cluster.controllerId,
       topics,

@@ -18,7 +18,10 @@ export const offsetCommitHandler = defineHandler(OffsetCommit, {
   maxVersion: 9,
   handle(req, ctx) {
     if (!isCoordinator(ctx, req.groupId)) {
-      const topics = req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: ErrorCode.NOT_COORDINATOR })) }));
+      const topics = req.topics.map((t) => ({
+        name: t.name,
+        partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: ErrorCode.NOT_COORDINATOR })),
+      }));
       return { throttleTimeMs: 0, topics };
     }
     const generationId = ctx.version === 0 ? -1 : req.generationId;

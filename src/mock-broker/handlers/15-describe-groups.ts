@@ -23,7 +23,10 @@ export const describeGroupsHandler = defineHandler(DescribeGroups, {
     const ops = req.includeAuthorizedOperations ? GROUP_AUTHORIZED_OPERATIONS : NOT_REQUESTED;
     const groups = req.groups.map((groupId) => {
       if (!isCoordinator(ctx, groupId)) {
-        return { errorCode: ErrorCode.NOT_COORDINATOR, groupId, groupState: '', protocolType: '', protocolData: '', members: [], authorizedOperations: NOT_REQUESTED };
+        return {
+          errorCode: ErrorCode.NOT_COORDINATOR, groupId, groupState: '', protocolType: '', protocolData: '', members: [],
+          authorizedOperations: NOT_REQUESTED,
+        };
       }
       const [described] = ctx.cluster.groups.describeGroups([groupId]);
       return { ...described, authorizedOperations: described.errorCode === 0 ? ops : NOT_REQUESTED };

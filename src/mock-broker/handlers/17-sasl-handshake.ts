@@ -19,7 +19,9 @@ export const saslHandshakeHandler = defineHandler(SaslHandshake, {
     const session = saslSession(ctx);
     const mechanisms = [...SASL_MECHANISMS];
     if (session.user !== null || session.mechanism !== null) return { errorCode: ErrorCode.ILLEGAL_SASL_STATE, mechanisms };
-    if (!(SASL_MECHANISMS as readonly string[]).includes(req.mechanism)) return { errorCode: ErrorCode.UNSUPPORTED_SASL_MECHANISM, mechanisms };
+    if (!(SASL_MECHANISMS as readonly string[]).includes(req.mechanism)) {
+      return { errorCode: ErrorCode.UNSUPPORTED_SASL_MECHANISM, mechanisms };
+    }
     session.mechanism = req.mechanism;
     return { errorCode: 0, mechanisms };
   },

@@ -23,10 +23,22 @@ export const createTopicsHandler = defineHandler(CreateTopics, {
   handle(req, ctx) {
     const seen = new Set<string>();
     const topics = req.topics.map((t) => {
-      if (seen.has(t.name)) return { name: t.name, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `topic '${t.name}' appears twice in the request` };
+      if (seen.has(t.name)) {
+        return { name: t.name, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `topic '${t.name}' appears twice in the request` };
+      }
       seen.add(t.name);
-      if (t.assignments.length > 0) return { name: t.name, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'manual replica assignment is not supported by the mock cluster' };
-      if (t.numPartitions > MAX_PARTITIONS_PER_TOPIC) return { name: t.name, errorCode: ErrorCode.INVALID_PARTITIONS, errorMessage: `the mock cluster allows at most ${MAX_PARTITIONS_PER_TOPIC} partitions per topic` };
+      if (t.assignments.length > 0) {
+        return {
+          name: t.name, errorCode: ErrorCode.INVALID_REQUEST,
+          errorMessage: 'manual replica assignment is not supported by the mock cluster',
+        };
+      }
+      if (t.numPartitions > MAX_PARTITIONS_PER_TOPIC) {
+        return {
+          name: t.name, errorCode: ErrorCode.INVALID_PARTITIONS,
+          errorMessage: `the mock cluster allows at most ${MAX_PARTITIONS_PER_TOPIC} partitions per topic`,
+        };
+      }
       const configs: Record<string, string | null> = {};
       for (const c of t.configs) configs[c.name] = c.value;
       try {
@@ -34,7 +46,9 @@ export const createTopicsHandler = defineHandler(CreateTopics, {
         const topicId = req.validateOnly ? ZERO_UUID : topic.topicId;
         const created = { name: t.name, topicId, errorCode: 0, errorMessage: null };
         if (ctx.version < 5) return created;
-        const rf = t.replicationFactor === -1 ? Math.min(ctx.cluster.config.defaultReplicationFactor, ctx.cluster.brokers.length) : t.replicationFactor;
+        const rf = t.replicationFactor === -1
+          ? Math.min(ctx.cluster.config.defaultReplicationFactor, ctx.cluster.brokers.length)
+          : t.replicationFactor;
         return {
           ...created,
           numPartitions: t.numPartitions === -1 ? ctx.cluster.config.defaultPartitions : t.numPartitions,

@@ -20,6 +20,8 @@ export const addOffsetsToTxnHandler = defineHandler(AddOffsetsToTxn, {
     if (!isCoordinator(ctx, req.transactionalId)) return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_COORDINATOR };
     if (!req.groupId) return { throttleTimeMs: 0, errorCode: ErrorCode.INVALID_GROUP_ID };
     const code = ctx.cluster.transactions.addOffsets(req.transactionalId, req.producerId, req.producerEpoch, req.groupId);
-    return { throttleTimeMs: 0, errorCode: code === ErrorCode.PRODUCER_FENCED && ctx.version < 2 ? ErrorCode.INVALID_PRODUCER_EPOCH : code };
+    return {
+      throttleTimeMs: 0, errorCode: code === ErrorCode.PRODUCER_FENCED && ctx.version < 2 ? ErrorCode.INVALID_PRODUCER_EPOCH : code,
+    };
   },
 });

@@ -22,6 +22,8 @@ export const endTxnHandler = defineHandler(EndTxn, {
     if (!req.transactionalId) return { throttleTimeMs: 0, errorCode: ErrorCode.INVALID_REQUEST };
     if (!isCoordinator(ctx, req.transactionalId)) return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_COORDINATOR };
     const code = ctx.cluster.transactions.endTxn(req.transactionalId, req.producerId, req.producerEpoch, req.committed);
-    return { throttleTimeMs: 0, errorCode: code === ErrorCode.PRODUCER_FENCED && ctx.version < 2 ? ErrorCode.INVALID_PRODUCER_EPOCH : code };
+    return {
+      throttleTimeMs: 0, errorCode: code === ErrorCode.PRODUCER_FENCED && ctx.version < 2 ? ErrorCode.INVALID_PRODUCER_EPOCH : code,
+    };
   },
 });

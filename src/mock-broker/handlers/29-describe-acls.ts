@@ -27,12 +27,16 @@ export const describeAclsHandler = defineHandler(DescribeAcls, {
   handle(req, ctx) {
     const filter = filterOf(req);
     const base = { throttleTimeMs: 0, errorCode: 0, errorMessage: null as string | null, resources: [] as Body[] };
-    if (isUnknownFilter(filter)) return { ...base, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'The filter has an UNKNOWN element' };
+    if (isUnknownFilter(filter)) {
+      return { ...base, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'The filter has an UNKNOWN element' };
+    }
     const byResource = new Map<string, { resourceType: number; resourceName: string; patternType: number; acls: Body[] }>();
     for (const b of ctx.cluster.acls.find(filter) as AclBinding[]) {
       const key = `${b.resourceType}\0${b.patternType}\0${b.resourceName}`;
       let r = byResource.get(key);
-      if (!r) byResource.set(key, (r = { resourceType: b.resourceType, resourceName: b.resourceName, patternType: b.patternType, acls: [] }));
+      if (!r) {
+        byResource.set(key, (r = { resourceType: b.resourceType, resourceName: b.resourceName, patternType: b.patternType, acls: [] }));
+      }
       r.acls.push({ principal: b.principal, host: b.host, operation: b.operation, permissionType: b.permissionType });
     }
     return { ...base, resources: [...byResource.values()] };

@@ -19,7 +19,9 @@ export const createAclsHandler = defineHandler(CreateAcls, {
           resourceType: c.resourceType, resourceName: c.resourceName, patternType: c.resourcePatternType,
           principal: c.principal, host: c.host, operation: c.operation, permissionType: c.permissionType,
         });
-        ctx.cluster.events.record('acl-created', { resourceType: c.resourceType, resourceName: c.resourceName, principal: c.principal, operation: c.operation });
+        ctx.cluster.events.record('acl-created', {
+          resourceType: c.resourceType, resourceName: c.resourceName, principal: c.principal, operation: c.operation,
+        });
         return { errorCode: 0, errorMessage: null };
       } catch (e) {
         if (!(e instanceof InvalidAclError)) throw e;

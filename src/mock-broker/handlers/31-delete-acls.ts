@@ -14,7 +14,9 @@ export const deleteAclsHandler = defineHandler(DeleteAcls, {
   handle(req, ctx) {
     const filterResults = req.filters.map((raw) => {
       const filter = filterOf(raw);
-      if (isUnknownFilter(filter)) return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'The filter has an UNKNOWN element', matchingAcls: [] };
+      if (isUnknownFilter(filter)) {
+        return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'The filter has an UNKNOWN element', matchingAcls: [] };
+      }
       const matchingAcls = ctx.cluster.acls.remove(filter).map((b) => ({ errorCode: 0, errorMessage: null, ...b }));
       return { errorCode: 0, errorMessage: null, matchingAcls };
     });

@@ -17,7 +17,9 @@ export const saslAuthenticateHandler = defineHandler(SaslAuthenticate, {
   maxVersion: 2,
   handle(req, ctx) {
     const session = saslSession(ctx);
-    const reply = (errorCode: number, errorMessage: string | null) => ({ errorCode, errorMessage, authBytes: Buffer.alloc(0), sessionLifetimeMs: 0n });
+    const reply = (errorCode: number, errorMessage: string | null) => ({
+      errorCode, errorMessage, authBytes: Buffer.alloc(0), sessionLifetimeMs: 0n,
+    });
     if (session.mechanism !== 'PLAIN' || session.user !== null) {
       return reply(ErrorCode.ILLEGAL_SASL_STATE, 'Unexpected SaslAuthenticate: no SaslHandshake for PLAIN on this connection');
     }

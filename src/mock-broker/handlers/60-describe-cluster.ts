@@ -22,13 +22,21 @@ export const describeClusterHandler = defineHandler(DescribeCluster, {
   handle(req, ctx) {
     const { cluster } = ctx;
     const base = {
-      throttleTimeMs: 0, errorCode: 0, errorMessage: null as string | null, endpointType: req.endpointType, clusterId: cluster.config.clusterId,
+      throttleTimeMs: 0, errorCode: 0, errorMessage: null as string | null, endpointType: req.endpointType,
+      clusterId: cluster.config.clusterId,
       controllerId: cluster.controllerId, brokers: [] as object[], clusterAuthorizedOperations: -2147483648,
     };
-    if (req.endpointType !== BROKERS) return { ...base, errorCode: ErrorCode.UNSUPPORTED_ENDPOINT_TYPE, errorMessage: 'The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type CONTROLLER' };
+    if (req.endpointType !== BROKERS) {
+      return {
+        ...base,
+        errorCode: ErrorCode.UNSUPPORTED_ENDPOINT_TYPE,
+        errorMessage: 'The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type CONTROLLER',
+      };
+    }
     return {
       ...base,
-      brokers: cluster.brokers.filter((b) => !cluster.down.has(b.nodeId)).map((b) => ({ brokerId: b.nodeId, host: b.host, port: b.port, rack: b.rack })),
+      brokers: cluster.brokers.filter((b) => !cluster.down.has(b.nodeId))
+        .map((b) => ({ brokerId: b.nodeId, host: b.host, port: b.port, rack: b.rack })),
       clusterAuthorizedOperations: req.includeClusterAuthorizedOperations ? CLUSTER_OPERATIONS : -2147483648,
     };
   },

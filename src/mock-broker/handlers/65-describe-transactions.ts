@@ -25,7 +25,8 @@ export const describeTransactionsHandler = defineHandler(DescribeTransactions, {
       for (const p of txn.partitions) byTopic.set(p.topic, [...(byTopic.get(p.topic) ?? []), p.partition]);
       return {
         ...base, transactionState: txn.state, transactionTimeoutMs: txn.timeoutMs, transactionStartTimeMs: BigInt(txn.startTimeMs),
-        producerId: txn.producerId, producerEpoch: txn.producerEpoch, topics: [...byTopic].map(([topic, partitions]) => ({ topic, partitions })),
+        producerId: txn.producerId, producerEpoch: txn.producerEpoch,
+        topics: [...byTopic].map(([topic, partitions]) => ({ topic, partitions })),
       };
     });
     return { throttleTimeMs: 0, transactionStates };

@@ -103,7 +103,9 @@ export class TransactionCoordinator {
 
   // ---------------------------------------------------------------- InitProducerId
 
-  initProducerId(transactionalId: string | null, timeoutMs: number, expected: { producerId: bigint; producerEpoch: number } | null): InitProducerIdResult {
+  initProducerId(
+    transactionalId: string | null, timeoutMs: number, expected: { producerId: bigint; producerEpoch: number } | null,
+  ): InitProducerIdResult {
     const fail = (errorCode: number): InitProducerIdResult => ({ errorCode, producerId: NO_PRODUCER_ID, producerEpoch: NO_EPOCH });
     if (transactionalId === null) {
       const producerId = this.allocateProducerId();
@@ -116,7 +118,8 @@ export class TransactionCoordinator {
     if (!txn) {
       txn = {
         transactionalId, producerId: this.allocateProducerId(), previousProducerId: NO_PRODUCER_ID, producerEpoch: NO_EPOCH,
-        lastProducerEpoch: NO_EPOCH, timeoutMs, state: 'Empty', partitions: new Map(), groups: new Set(), startTimeMs: -1, lastUpdateMs: Date.now(),
+        lastProducerEpoch: NO_EPOCH, timeoutMs, state: 'Empty', partitions: new Map(), groups: new Set(),
+        startTimeMs: -1, lastUpdateMs: Date.now(),
       };
       this.txns.set(transactionalId, txn);
       this.byProducerId.set(txn.producerId, txn);
@@ -154,7 +157,9 @@ export class TransactionCoordinator {
     } // else: a retry of an epoch bump whose answer was lost — answer the current epoch again
     txn.timeoutMs = timeoutMs;
     this.transition(txn, 'Empty', 'InitProducerId');
-    this.cluster.events.record('producer.id-allocated', { transactionalId, producerId: String(txn.producerId), producerEpoch: txn.producerEpoch, transactional: true });
+    this.cluster.events.record('producer.id-allocated', {
+      transactionalId, producerId: String(txn.producerId), producerEpoch: txn.producerEpoch, transactional: true,
+    });
     return { errorCode: ErrorCode.NONE, producerId: txn.producerId, producerEpoch: txn.producerEpoch };
   }
 
@@ -169,20 +174,30 @@ export class TransactionCoordinator {
     return txn;
   }
 
-  addPartitions(transactionalId: string, producerId: bigint, producerEpoch: number, partitions: { topic: string; partition: number }[]): number {
+  addPartitions(
+    transactionalId: string, producerId: bigint, producerEpoch: number, partitions: { topic: string; partition: number }[],
+  ): number {
     return this.add(transactionalId, producerId, producerEpoch, (txn) => {
       for (const p of partitions) txn.partitions.set(key(p.topic, p.partition), p);
     }, (txn) => partitions.every((p) => txn.partitions.has(key(p.topic, p.partition))), 'AddPartitionsToTxn');
   }
 
   addOffsets(transactionalId: string, producerId: bigint, producerEpoch: number, groupId: string): number {
-    return this.add(transactionalId, producerId, producerEpoch, (txn) => txn.groups.add(groupId), (txn) => txn.groups.has(groupId), 'AddOffsetsToTxn');
+    return this.add(
+      transactionalId, producerId, producerEpoch,
+      (txn) => txn.groups.add(groupId), (txn) => txn.groups.has(groupId), 'AddOffsetsToTxn',
+    );
   }
 
-  private add(transactionalId: string, producerId: bigint, producerEpoch: number, apply: (t: TxnMetadata) => void, present: (t: TxnMetadata) => boolean, reason: string): number {
+  private add(
+    transactionalId: string, producerId: bigint, producerEpoch: number,
+    apply: (t: TxnMetadata) => void, present: (t: TxnMetadata) => boolean, reason: string,
+  ): number {
     const txn = this.validate(transactionalId, producerId, producerEpoch);
     if (typeof txn === 'number') return txn;
-    if (txn.state === 'PrepareCommit' || txn.state === 'PrepareAbort' || txn.state === 'PrepareEpochFence') return ErrorCode.CONCURRENT_TRANSACTIONS;
+    if (txn.state === 'PrepareCommit' || txn.state === 'PrepareAbort' || txn.state === 'PrepareEpochFence') {
+      return ErrorCode.CONCURRENT_TRANSACTIONS;
+    }
     if (txn.state === 'Dead') return ErrorCode.INVALID_TXN_STATE;
     if (txn.state === 'Ongoing' && present(txn)) return ErrorCode.NONE;
     if (txn.state !== 'Ongoing') {
@@ -231,7 +246,9 @@ export class TransactionCoordinator {
     for (const { topic, partition } of txn.partitions.values()) {
       const log = this.cluster.partition(topic, partition);
       if (!log) continue; // topic deleted meanwhile
-      const offset = producerState(log).writeMarker(txn.producerId, txn.producerEpoch, commit ? ControlType.Commit : ControlType.Abort, COORDINATOR_EPOCH);
+      const offset = producerState(log).writeMarker(
+        txn.producerId, txn.producerEpoch, commit ? ControlType.Commit : ControlType.Abort, COORDINATOR_EPOCH,
+      );
       written.push({ topic, partition, offset });
     }
     for (const groupId of txn.groups) this.cluster.completeTxnOffsets(groupId, txn.producerId, commit);
@@ -285,7 +302,9 @@ export class TransactionCoordinator {
     const txn = this.byProducerId.get(producerId);
     if (!txn) return ErrorCode.INVALID_TXN_STATE;
     if (producerEpoch < txn.producerEpoch) return ErrorCode.INVALID_PRODUCER_EPOCH;
-    if (txn.state !== 'Ongoing' || producerEpoch !== txn.producerEpoch || !txn.partitions.has(key(topic, partition))) return ErrorCode.INVALID_TXN_STATE;
+    if (txn.state !== 'Ongoing' || producerEpoch !== txn.producerEpoch || !txn.partitions.has(key(topic, partition))) {
+      return ErrorCode.INVALID_TXN_STATE;
+    }
     return ErrorCode.NONE;
   }
 

@@ -102,7 +102,9 @@ export class PartitionProducerState {
       setEpoch(entry, h.producerEpoch);
       entry.batches.push({ firstSeq: h.baseSequence, lastSeq, firstOffset: 0, lastOffset: 0 });
       if (h.isTransactional && entry.txnFirstOffset === null) entry.txnFirstOffset = 0; // placeholder until apply
-      plan.push({ pid: h.producerId, firstSeq: h.baseSequence, lastSeq, delta: h.lastOffsetDelta, transactional: h.isTransactional, idempotent: true });
+      plan.push({
+        pid: h.producerId, firstSeq: h.baseSequence, lastSeq, delta: h.lastOffsetDelta, transactional: h.isTransactional, idempotent: true,
+      });
     }
     return {
       kind: 'ok',
@@ -132,7 +134,10 @@ export class PartitionProducerState {
     }
     if (h.producerEpoch !== entry.epoch) {
       if (h.baseSequence !== 0 && entry.epoch !== NO_EPOCH) {
-        return fail(ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER, `new epoch ${h.producerEpoch} of producer ${pid} starts at sequence ${h.baseSequence}, not 0`);
+        return fail(
+          ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
+          `new epoch ${h.producerEpoch} of producer ${pid} starts at sequence ${h.baseSequence}, not 0`,
+        );
       }
     } else {
       const lastSeq = entry.batches.length ? entry.batches[entry.batches.length - 1].lastSeq : -1;
@@ -142,7 +147,12 @@ export class PartitionProducerState {
     }
     if (h.isTransactional && entry.txnFirstOffset === null) {
       const code = verify(pid, h.producerEpoch);
-      if (code !== ErrorCode.NONE) return fail(code, `partition ${this.log.topic}-${this.log.partition} is not in an ongoing transaction of producer ${pid} epoch ${h.producerEpoch}`);
+      if (code !== ErrorCode.NONE) {
+        return fail(
+          code,
+          `partition ${this.log.topic}-${this.log.partition} is not in an ongoing transaction of producer ${pid} epoch ${h.producerEpoch}`,
+        );
+      }
     } else if (!h.isTransactional && entry.txnFirstOffset !== null) {
       return fail(ErrorCode.INVALID_TXN_STATE, `non-transactional write from producer ${pid} while its transaction is open`);
     }
@@ -161,13 +171,16 @@ export class PartitionProducerState {
     value.writeInt16BE(0, 0);
     value.writeInt32BE(coordinatorEpoch, 2);
     const bytes = encodeBatch({
-      records: [{ key, value, timestamp: BigInt(nowMs) }], producerId, producerEpoch, baseSequence: -1, isTransactional: true, isControl: true,
+      records: [{ key, value, timestamp: BigInt(nowMs) }], producerId, producerEpoch, baseSequence: -1,
+      isTransactional: true, isControl: true,
     });
     let e = this.producers.get(producerId);
     if (!e) this.producers.set(producerId, (e = cloneEntry(undefined)));
     // Update the state before appending, so that fetches woken by the append see the new LSO.
     const offset = this.log.logEndOffset;
-    if (e.txnFirstOffset !== null && type === ControlType.Abort) this.aborted.push({ producerId, firstOffset: e.txnFirstOffset, lastOffset: offset });
+    if (e.txnFirstOffset !== null && type === ControlType.Abort) {
+      this.aborted.push({ producerId, firstOffset: e.txnFirstOffset, lastOffset: offset });
+    }
     e.txnFirstOffset = null;
     setEpoch(e, Math.max(e.epoch, producerEpoch));
     e.coordinatorEpoch = coordinatorEpoch;

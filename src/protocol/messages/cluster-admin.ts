@@ -51,7 +51,8 @@ export const DescribeLogDirs = message('DescribeLogDirs', 35, '0-4', '2+', [
     arr('topics', '0+', [
       f('name', 'string', '0+'),
       arr('partitions', '0+', [
-        f('partitionIndex', 'int32', '0+'), f('partitionSize', 'int64', '0+'), f('offsetLag', 'int64', '0+'), f('isFutureKey', 'bool', '0+'),
+        f('partitionIndex', 'int32', '0+'), f('partitionSize', 'int64', '0+'),
+        f('offsetLag', 'int64', '0+'), f('isFutureKey', 'bool', '0+'),
       ]),
     ]),
     f('totalBytes', 'int64', '4+', { default: -1n }),

@@ -49,7 +49,9 @@ export const StickyAssignorUserData = data('StickyAssignorUserData', '0-1', 'non
  * `what` names the message in errors (default the schema's name).
  * @throws MalformedFrameError on a negative version, truncation inside a field or a bad length.
  */
-export function decodeVersioned<S extends DataSchema>(schema: S, buffer: Buffer, what = schema.name): { version: number; value: DataOf<S> } {
+export function decodeVersioned<S extends DataSchema>(
+  schema: S, buffer: Buffer, what = schema.name,
+): { version: number; value: DataOf<S> } {
   const r = new Reader(buffer);
   const version = r.int16();
   if (version < 0) throw new MalformedFrameError(`Unsupported ${what} version: ${version}`);

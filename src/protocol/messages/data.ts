@@ -24,7 +24,10 @@ export const ApiVersions = message('ApiVersions', 18, '0-4', '3+', [
   f('throttleTimeMs', 'int32', '1+'),
   arr('supportedFeatures', '3+', [f('name', 'string', '3+'), f('minVersion', 'int16', '3+'), f('maxVersion', 'int16', '3+')], { tag: 0 }),
   f('finalizedFeaturesEpoch', 'int64', '3+', { tag: 1, default: -1n }),
-  arr('finalizedFeatures', '3+', [f('name', 'string', '3+'), f('maxVersionLevel', 'int16', '3+'), f('minVersionLevel', 'int16', '3+')], { tag: 2 }),
+  arr(
+    'finalizedFeatures', '3+', [f('name', 'string', '3+'), f('maxVersionLevel', 'int16', '3+'), f('minVersionLevel', 'int16', '3+')],
+    { tag: 2 },
+  ),
   f('zkMigrationReady', 'bool', '3+', { tag: 3, default: false }),
 ]);
 
@@ -126,9 +129,15 @@ export const Fetch = message('Fetch', 1, '0-17', '12+', [
       f('highWatermark', 'int64', '0+'),
       f('lastStableOffset', 'int64', '4+', { default: -1n }),
       f('logStartOffset', 'int64', '5+', { default: -1n }),
-      struct('divergingEpoch', '12+', [f('epoch', 'int32', '12+', { default: -1 }), f('endOffset', 'int64', '12+', { default: -1n })], { tag: 0 }),
+      struct(
+        'divergingEpoch', '12+', [f('epoch', 'int32', '12+', { default: -1 }), f('endOffset', 'int64', '12+', { default: -1n })],
+        { tag: 0 },
+      ),
       struct('currentLeader', '12+', leaderIdAndEpoch('12+'), { tag: 1 }),
-      struct('snapshotId', '12+', [f('endOffset', 'int64', '0+', { default: -1n }), f('epoch', 'int32', '0+', { default: -1 })], { tag: 2 }),
+      struct(
+        'snapshotId', '12+', [f('endOffset', 'int64', '0+', { default: -1n }), f('epoch', 'int32', '0+', { default: -1 })],
+        { tag: 2 },
+      ),
       arr('abortedTransactions', '4+', [f('producerId', 'int64', '4+'), f('firstOffset', 'int64', '4+')], { nullable: '4+' }),
       f('preferredReadReplica', 'int32', '11+', { default: -1 }),
       f('records', 'records', '0+', { nullable: '0+' }),

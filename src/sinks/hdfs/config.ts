@@ -32,7 +32,10 @@ export const hdfsSinkConfigSchema = z.object({
   partitioner: z.discriminatedUnion('type', [
     z.object({ type: z.literal('default') }).strict(),
     z.object({ type: z.literal('field'), field: z.string().min(1) }).strict(),
-    z.object({ type: z.literal('time'), pathFormat: z.string().min(1), durationMs: z.number().int().positive(), timezone: z.string().min(1).optional() }).strict(),
+    z.object({
+      type: z.literal('time'), pathFormat: z.string().min(1), durationMs: z.number().int().positive(),
+      timezone: z.string().min(1).optional(),
+    }).strict(),
   ]).optional(),
   /** Commit a file once it holds this many records (default 10000). */
   flushSize: z.number().int().positive().optional(),
@@ -40,7 +43,10 @@ export const hdfsSinkConfigSchema = z.object({
   rotateIntervalMs: z.number().int().positive().optional(),
   /** Commit every open file on this wall-clock schedule (ms), traffic or not. */
   rotateScheduleIntervalMs: z.number().int().positive().optional(),
-  retry: z.object({ retries: z.number().int().min(0).optional(), minTimeoutMs: z.number().int().min(0).optional(), timeoutMs: z.number().int().positive().optional() }).strict().optional(),
+  retry: z.object({
+    retries: z.number().int().min(0).optional(), minTimeoutMs: z.number().int().min(0).optional(),
+    timeoutMs: z.number().int().positive().optional(),
+  }).strict().optional(),
 }).strict();
 
 /** The HDFS sink's configuration as given (see hdfsSinkConfigSchema's field comments and docs/hdfs-sink.md). */
@@ -64,6 +70,7 @@ export function validateHdfsSinkConfig(config: unknown): NormalizedHdfsSinkConfi
   return {
     url: c.url, user: c.user, topicsDir: (c.topicsDir ?? '/topics').replace(/\/+$/, '') || '/', format: c.format ?? { type: 'jsonl' },
     includeKafkaCoordinates: c.includeKafkaCoordinates ?? false, partitioner: c.partitioner ?? { type: 'default' },
-    flushSize: c.flushSize ?? 10000, rotateIntervalMs: c.rotateIntervalMs, rotateScheduleIntervalMs: c.rotateScheduleIntervalMs, retry: c.retry ?? {},
+    flushSize: c.flushSize ?? 10000, rotateIntervalMs: c.rotateIntervalMs, rotateScheduleIntervalMs: c.rotateScheduleIntervalMs,
+    retry: c.retry ?? {},
   };
 }

@@ -22,7 +22,8 @@ export type HdfsFormatConfig =
 
 /** Kafka coordinates added to every row when `includeKafkaCoordinates` is set. */
 export const KAFKA_COLUMNS: HdfsColumn[] = [
-  { name: '_topic', type: 'string' }, { name: '_partition', type: 'int64' }, { name: '_offset', type: 'int64' }, { name: '_timestamp', type: 'timestamp' },
+  { name: '_topic', type: 'string' }, { name: '_partition', type: 'int64' },
+  { name: '_offset', type: 'int64' }, { name: '_timestamp', type: 'timestamp' },
 ];
 
 /**
@@ -99,7 +100,9 @@ export function jsonValue(r: SinkRecord, text = r.value === null ? 'null' : r.va
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw new SinkMappingError(`value is not JSON: ${(e as Error).message}`, { topic: r.topic, partition: r.partition, offset: r.offset }, e);
+    throw new SinkMappingError(
+      `value is not JSON: ${(e as Error).message}`, { topic: r.topic, partition: r.partition, offset: r.offset }, e,
+    );
   }
 }
 
@@ -210,7 +213,9 @@ export class Format {
 }
 
 function convert(r: SinkRecord, c: HdfsColumn, v: unknown): unknown {
-  const fail = (m: string) => { throw new SinkMappingError(m, { topic: r.topic, partition: r.partition, offset: r.offset, column: c.name }); };
+  const fail = (m: string) => {
+    throw new SinkMappingError(m, { topic: r.topic, partition: r.partition, offset: r.offset, column: c.name });
+  };
   if (v === undefined || v === null) {
     if (c.nullable === false) fail('missing value for a non-nullable column');
     return null;

@@ -132,7 +132,9 @@ export class HdfsSink implements ExactlyOnceSink {
     let open = false;
     for (const b of batches) {
       const state = this.states.get(partitionKey(b));
-      if (!state) throw new SinkWriteError('SINK_BATCH_INVALID', `${partitionKey(b)} was not opened`, { topic: b.topic, partition: b.partition });
+      if (!state) {
+        throw new SinkWriteError('SINK_BATCH_INVALID', `${partitionKey(b)} was not opened`, { topic: b.topic, partition: b.partition });
+      }
       const outcome = await this.locked(state, () => this.stage(state, b));
       if (outcome === 'fenced') fenced.push({ topic: b.topic, partition: b.partition, storedOffset: state.durable });
       else durable.push({ topic: b.topic, partition: b.partition, storedOffset: state.durable });
@@ -281,7 +283,12 @@ export class HdfsSink implements ExactlyOnceSink {
     } catch (e) {
       this.drop(state);
       state.session = randomUUID(); // this session's attempt for the claim may hold partial uploads: never reused
-      throw e instanceof WebHdfsError ? e : new SinkWriteError('SINK_WRITE_FAILED', `${partitionKey(tp)}: commit of [${start}, ${end}] failed: ${(e as Error).message}`, { topic: tp.topic, partition: tp.partition }, { cause: e, retriable: true });
+      throw e instanceof WebHdfsError ? e : new SinkWriteError(
+        'SINK_WRITE_FAILED',
+        `${partitionKey(tp)}: commit of [${start}, ${end}] failed: ${(e as Error).message}`,
+        { topic: tp.topic, partition: tp.partition },
+        { cause: e, retriable: true },
+      );
     }
     this.drop(state);
     if (outcome.status === 'fenced') {

@@ -1,4 +1,7 @@
-/** HDFS sink barrel: HdfsSink, its config, formats, partitioners and the WebHDFS client. The test server is in `kafka-eos/webhdfs-server`. */
+/**
+ * HDFS sink barrel: HdfsSink, its config, formats, partitioners and the WebHDFS client.
+ * The test server is in `kafka-eos/webhdfs-server`.
+ */
 export { HdfsSink } from './hdfs-sink';
 export type { HdfsCommit } from './hdfs-sink';
 export { hdfsSinkConfigSchema, validateHdfsSinkConfig } from './config';

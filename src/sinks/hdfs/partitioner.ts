@@ -33,10 +33,15 @@ export function createPartitioner(c: PartitionerConfig): Partitioner {
       return `${c.field}=${encodeURIComponent(s)}`;
     };
   }
-  if (!Number.isInteger(c.durationMs) || c.durationMs <= 0) throw new KafkaEosError('CONFIG_INVALID', `partitioner.durationMs: must be a positive integer (ms), got ${c.durationMs}`);
+  if (!Number.isInteger(c.durationMs) || c.durationMs <= 0) {
+    throw new KafkaEosError('CONFIG_INVALID', `partitioner.durationMs: must be a positive integer (ms), got ${c.durationMs}`);
+  }
   let fmt: Intl.DateTimeFormat;
   try {
-    fmt = new Intl.DateTimeFormat('en-US', { timeZone: c.timezone ?? 'UTC', hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit' });
+    fmt = new Intl.DateTimeFormat('en-US', {
+      timeZone: c.timezone ?? 'UTC', hourCycle: 'h23',
+      year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit',
+    });
   } catch (e) {
     throw new KafkaEosError('CONFIG_INVALID', `partitioner.timezone: ${(e as Error).message}`);
   }
@@ -59,6 +64,8 @@ function tokenize(format: string): { literal: boolean; text: string }[] {
     else if (m[2] !== undefined) out.push({ literal: false, text: m[2] });
     else out.push({ literal: true, text: m[3]! });
   }
-  if (out.some((t) => t.literal && t.text.includes('..'))) throw new KafkaEosError('CONFIG_INVALID', 'partitioner.pathFormat: must not contain ".."');
+  if (out.some((t) => t.literal && t.text.includes('..'))) {
+    throw new KafkaEosError('CONFIG_INVALID', 'partitioner.pathFormat: must not contain ".."');
+  }
   return out;
 }

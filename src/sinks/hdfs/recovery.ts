@@ -17,7 +17,8 @@
  *   `+rewound/<topic>/<partition>`: until the partition is marked `+h-imported`, the names there give the hazards
  *   of resets made before hazards were recorded, imported once). A claim at no hazard was made by a writer that
  *   read the chain: on it. A claim at a hazard is on the chain iff the claim before it (strays skipped) ends
- *   just before it (one LISTSTATUS each: the manifest's name carries the range); otherwise it is a **stray**, and its writer's next name (its end + 1)
+ *   just before it (one LISTSTATUS each: the manifest's name carries the range); otherwise it is a **stray**,
+ *   and its writer's next name (its end + 1)
  *   becomes a hazard too. {@link recover} records new hazards, moves strays aside (their published files back
  *   inside, then the directory to `+rewound/<topic>/<partition>/<time>-stray-<claim>`), reports each, and
  *   **settles** every hazard a claim on the chain holds (its entry deleted: that name is taken for good). A

@@ -21,7 +21,9 @@ export type { HdfsFileStatus } from './webhdfs-server';
  * RemoteException name (e.g. FileAlreadyExistsException). `retriable`: no answer, or 5xx.
  */
 export class WebHdfsError extends KafkaEosError {
-  constructor(readonly op: string, readonly path: string, message: string, readonly status?: number, readonly exception?: string, cause?: unknown) {
+  constructor(
+    readonly op: string, readonly path: string, message: string, readonly status?: number, readonly exception?: string, cause?: unknown,
+  ) {
     super('HDFS_REQUEST_FAILED', `WebHDFS ${op} ${path}: ${message}`, { retriable: status === undefined || status >= 500, cause });
   }
 }
@@ -46,7 +48,9 @@ type Query = Record<string, string | number | boolean | undefined>;
 export class WebHdfsClient {
   private readonly base: string;
   constructor(private readonly options: WebHdfsClientOptions) {
-    if (!/^https?:\/\/[^/]+/.test(options.url)) throw new KafkaEosError('CONFIG_INVALID', `hdfs url: expected http(s)://host:port, got ${options.url}`);
+    if (!/^https?:\/\/[^/]+/.test(options.url)) {
+      throw new KafkaEosError('CONFIG_INVALID', `hdfs url: expected http(s)://host:port, got ${options.url}`);
+    }
     this.base = options.url.replace(/\/+$/, '');
   }
 
@@ -58,7 +62,9 @@ export class WebHdfsClient {
   }
 
   /** One HTTP exchange; the whole body is read (a short body is an error, as is no answer). */
-  private async send(op: string, p: string, method: string, url: string, body?: Buffer): Promise<{ status: number; headers: Headers; body: Buffer }> {
+  private async send(
+    op: string, p: string, method: string, url: string, body?: Buffer,
+  ): Promise<{ status: number; headers: Headers; body: Buffer }> {
     let res: Response;
     try {
       res = await fetch(url, { method, body, redirect: 'manual', signal: AbortSignal.timeout(this.options.timeoutMs ?? 30000) });
@@ -102,7 +108,9 @@ export class WebHdfsClient {
 
   private booleanOf(op: string, p: string, r: { status: number; body: Buffer }): boolean {
     const j = this.json<{ boolean?: unknown }>(op, p, r);
-    if (typeof j.boolean !== 'boolean') throw new WebHdfsError(op, p, `expected {"boolean": ...}, got ${r.body.toString('utf8').slice(0, 80)}`);
+    if (typeof j.boolean !== 'boolean') {
+      throw new WebHdfsError(op, p, `expected {"boolean": ...}, got ${r.body.toString('utf8').slice(0, 80)}`);
+    }
     return j.boolean;
   }
 
@@ -112,7 +120,9 @@ export class WebHdfsClient {
     const location = first.headers.get('location');
     if (first.status !== 307 || !location) {
       if (first.status >= 300) this.fail(op, p, first);
-      throw new WebHdfsError(op, p, `the NameNode answered ${first.status} without redirecting to a DataNode: nothing was written`, first.status);
+      throw new WebHdfsError(
+        op, p, `the NameNode answered ${first.status} without redirecting to a DataNode: nothing was written`, first.status,
+      );
     }
     const second = await this.send(op, p, method, location, data);
     if (second.status !== expect) this.fail(op, p, second);
@@ -124,7 +134,9 @@ export class WebHdfsClient {
    * @throws WebHdfsError; `createParent: false` and a missing parent → FileNotFoundException (404).
    */
   create(p: string, data: Buffer, opts: { overwrite?: boolean; permission?: string; createParent?: boolean } = {}): Promise<void> {
-    const q = { overwrite: opts.overwrite ?? false, permission: opts.permission, createparent: opts.createParent === false ? false : undefined };
+    const q = {
+      overwrite: opts.overwrite ?? false, permission: opts.permission, createparent: opts.createParent === false ? false : undefined,
+    };
     return this.retry(q.overwrite, () => this.twoStep('CREATE', p, 'PUT', q, data, 201));
   }
 
@@ -148,7 +160,8 @@ export class WebHdfsClient {
 
   /** MKDIRS (with parents); retried. True is the only success. @throws WebHdfsError */
   async mkdirs(p: string, permission?: string): Promise<void> {
-    const ok = await this.retry(true, async () => this.booleanOf('MKDIRS', p, await this.send('MKDIRS', p, 'PUT', this.url(p, 'MKDIRS', { permission }))));
+    const ok = await this.retry(true, async () =>
+      this.booleanOf('MKDIRS', p, await this.send('MKDIRS', p, 'PUT', this.url(p, 'MKDIRS', { permission }))));
     if (!ok) throw new WebHdfsError('MKDIRS', p, 'the NameNode answered {"boolean": false}');
   }
 
@@ -163,7 +176,8 @@ export class WebHdfsClient {
 
   /** DELETE; retried. True: deleted; false: nothing there. @throws WebHdfsError (PathIsNotEmptyDirectoryException...) */
   async delete(p: string, recursive = false): Promise<boolean> {
-    return this.retry(true, async () => this.booleanOf('DELETE', p, await this.send('DELETE', p, 'DELETE', this.url(p, 'DELETE', { recursive }))));
+    return this.retry(true, async () =>
+      this.booleanOf('DELETE', p, await this.send('DELETE', p, 'DELETE', this.url(p, 'DELETE', { recursive }))));
   }
 
   /** GETFILESTATUS; retried. Null when the path does not exist. @throws WebHdfsError */

@@ -23,7 +23,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 /** The operations the server implements. */
-export type WebHdfsOp = 'CREATE' | 'APPEND' | 'OPEN' | 'MKDIRS' | 'RENAME' | 'DELETE' | 'LISTSTATUS' | 'GETFILESTATUS' | 'GETCONTENTSUMMARY' | 'GETHOMEDIRECTORY';
+export type WebHdfsOp =
+  | 'CREATE' | 'APPEND' | 'OPEN' | 'MKDIRS' | 'RENAME' | 'DELETE'
+  | 'LISTSTATUS' | 'GETFILESTATUS' | 'GETCONTENTSUMMARY' | 'GETHOMEDIRECTORY';
 
 /**
  * A fault for the next `times` matching requests (default 1):
@@ -70,7 +72,8 @@ const notFound = (m: string) => new RemoteError(404, 'FileNotFoundException', 'j
 const exists = (m: string) => new RemoteError(403, 'FileAlreadyExistsException', 'org.apache.hadoop.fs.FileAlreadyExistsException', m);
 const badArg = (m: string) => new RemoteError(400, 'IllegalArgumentException', 'java.lang.IllegalArgumentException', m);
 const ioError = (m: string) => new RemoteError(403, 'IOException', 'java.io.IOException', m);
-const parentNotDir = (m: string) => new RemoteError(403, 'ParentNotDirectoryException', 'org.apache.hadoop.fs.ParentNotDirectoryException', m);
+const parentNotDir = (m: string) =>
+  new RemoteError(403, 'ParentNotDirectoryException', 'org.apache.hadoop.fs.ParentNotDirectoryException', m);
 
 const METHODS: Record<WebHdfsOp, string> = {
   CREATE: 'PUT', MKDIRS: 'PUT', RENAME: 'PUT', APPEND: 'POST', DELETE: 'DELETE',
@@ -108,7 +111,8 @@ export class WebHdfsServer {
   /** Starts both servers on ephemeral ports of 127.0.0.1. */
   static async start(options: WebHdfsServerOptions = {}): Promise<WebHdfsServer> {
     const s = new WebHdfsServer(options);
-    const listen = (srv: http.Server) => new Promise<number>((resolve) => srv.listen(0, '127.0.0.1', () => resolve((srv.address() as AddressInfo).port)));
+    const listen = (srv: http.Server) => new Promise<number>((resolve) =>
+      srv.listen(0, '127.0.0.1', () => resolve((srv.address() as AddressInfo).port)));
     s.url = `http://127.0.0.1:${await listen(s.nameNode)}`;
     s.dataNodeUrl = `http://127.0.0.1:${await listen(s.dataNode)}`;
     return s;
@@ -168,14 +172,25 @@ export class WebHdfsServer {
       }
       if (fault?.kind === 'unavailable') {
         await drain(req);
-        return send(503, remote(new RemoteError(503, 'RetriableException', 'org.apache.hadoop.ipc.RetriableException', `${node === 'datanode' ? 'DataNode' : 'NameNode'} is busy, try again later`)));
+        return send(503, remote(new RemoteError(
+          503, 'RetriableException', 'org.apache.hadoop.ipc.RetriableException',
+          `${node === 'datanode' ? 'DataNode' : 'NameNode'} is busy, try again later`,
+        )));
       }
       if (!u.pathname.startsWith(PREFIX)) throw notFound(`${u.pathname}: not a WebHDFS path (expected ${PREFIX}/...)`);
       if (!(op in METHODS)) throw badArg(`Invalid value for webhdfs parameter "op": No enum constant ${op || '(none)'}`);
-      if (METHODS[op as WebHdfsOp] !== req.method) throw badArg(`Invalid value for webhdfs parameter "op": ${op} is not a valid ${req.method} operation`);
+      if (METHODS[op as WebHdfsOp] !== req.method) {
+        throw badArg(`Invalid value for webhdfs parameter "op": ${op} is not a valid ${req.method} operation`);
+      }
       const user = u.searchParams.get('user.name');
-      if (user === null && this.options.requireUser) throw new RemoteError(401, 'SecurityException', 'java.lang.SecurityException', 'Failed to obtain user group information: user.name is required');
-      const ctx: OpContext = { node, op: op as WebHdfsOp, p: normalize(hdfsPath), q: u.searchParams, user: user ?? 'dr.who', req, res, fault, send, drop };
+      if (user === null && this.options.requireUser) {
+        throw new RemoteError(
+          401, 'SecurityException', 'java.lang.SecurityException', 'Failed to obtain user group information: user.name is required',
+        );
+      }
+      const ctx: OpContext = {
+        node, op: op as WebHdfsOp, p: normalize(hdfsPath), q: u.searchParams, user: user ?? 'dr.who', req, res, fault, send, drop,
+      };
       await this.dispatch(ctx);
     } catch (e) {
       if (e instanceof RemoteError) {
@@ -281,7 +296,9 @@ export class WebHdfsServer {
   /** Streams the request body into fd, then answers (or drops the answer, or stops halfway). */
   private async receive(c: OpContext, fd: number, status: number, headers: Record<string, string> = {}): Promise<void> {
     const total = Number(c.req.headers['content-length'] ?? NaN);
-    const keep = c.fault?.kind === 'truncate-upload' ? (c.fault.keepBytes ?? Math.floor((Number.isFinite(total) ? total : 2) / 2)) : Infinity;
+    const keep = c.fault?.kind === 'truncate-upload'
+      ? (c.fault.keepBytes ?? Math.floor((Number.isFinite(total) ? total : 2) / 2))
+      : Infinity;
     let written = 0;
     const done = await new Promise<boolean>((resolve, reject) => {
       c.req.on('data', (chunk: Buffer) => {
@@ -320,7 +337,11 @@ export class WebHdfsServer {
   private mkdirs(p: string, user: string, permission: string): boolean {
     this.checkParent(`${p}/x`, true);
     const st = this.stat(p);
-    if (st && !st.isDirectory()) throw new RemoteError(403, 'FileAlreadyExistsException', 'org.apache.hadoop.fs.FileAlreadyExistsException', `Path is not a directory: ${p}`);
+    if (st && !st.isDirectory()) {
+      throw new RemoteError(
+        403, 'FileAlreadyExistsException', 'org.apache.hadoop.fs.FileAlreadyExistsException', `Path is not a directory: ${p}`,
+      );
+    }
     let dir = p;
     while (dir !== '/' && !this.stat(dir)) {
       this.meta.set(dir, { owner: user, permission });
@@ -332,7 +353,9 @@ export class WebHdfsServer {
 
   /** ClientProtocol.rename semantics (the deprecated rename WebHDFS calls without rename options). */
   private rename(src: string, destination: string | null): boolean {
-    if (destination === null || !destination.startsWith('/')) throw badArg(`Invalid value for webhdfs parameter "destination": ${destination}`);
+    if (destination === null || !destination.startsWith('/')) {
+      throw badArg(`Invalid value for webhdfs parameter "destination": ${destination}`);
+    }
     let dst = normalize(destination);
     const s = this.stat(src);
     if (!s || src === '/') return false;
@@ -355,7 +378,10 @@ export class WebHdfsServer {
     if (!st) return false;
     if (p === '/') throw ioError('Cannot delete /');
     if (st.isDirectory() && !recursive && fs.readdirSync(this.localPath(p)).length > 0) {
-      throw new RemoteError(403, 'PathIsNotEmptyDirectoryException', 'org.apache.hadoop.fs.PathIsNotEmptyDirectoryException', `\`${p} is non empty': Directory is not empty`);
+      throw new RemoteError(
+        403, 'PathIsNotEmptyDirectoryException', 'org.apache.hadoop.fs.PathIsNotEmptyDirectoryException',
+        `\`${p} is non empty': Directory is not empty`,
+      );
     }
     fs.rmSync(this.localPath(p), { recursive: true, force: true });
     for (const k of [...this.meta.keys()]) if (k === p || k.startsWith(`${p}/`)) this.meta.delete(k);

@@ -17,7 +17,10 @@ import { COLUMN_TYPES, type SinkMapping } from './mapping';
 export type SqlSinkMode = 'insert' | 'upsert' | 'kafka-key';
 
 export interface SqlSinkConfig {
-  /** A knex instance (the caller owns it; for SQLite create it with createKnex() to get WAL + busy timeout) or a Knex.Config (the sink owns it). Clients: 'sqlite3', 'pg'. */
+  /**
+   * A knex instance (the caller owns it; for SQLite create it with createKnex() to get WAL + busy timeout)
+   * or a Knex.Config (the sink owns it). Clients: 'sqlite3', 'pg'.
+   */
   knex: Knex | Knex.Config;
   /** Data table: one plain identifier (no '.'), quoted by knex. */
   table: string;
@@ -25,11 +28,17 @@ export interface SqlSinkConfig {
   mapping: SinkMapping;
   /** Conflict target for mode 'upsert' (required there, rejected elsewhere). */
   upsertKey?: string[];
-  /** Add kafka_topic, kafka_partition, kafka_offset (BIGINT) to every row. Default true; must be true in 'kafka-key'. Also settable as mapping.includeKafkaCoordinates. */
+  /**
+   * Add kafka_topic, kafka_partition, kafka_offset (BIGINT) to every row. Default true; must be true in 'kafka-key'.
+   * Also settable as mapping.includeKafkaCoordinates.
+   */
   includeKafkaCoordinates?: boolean;
   /** Offsets table; default 'kafka_eos_offsets'. */
   offsetsTable?: string;
-  /** Create the data table from a declarative mapping if missing (race-safe). Default false. The offsets table is always created if missing. */
+  /**
+   * Create the data table from a declarative mapping if missing (race-safe). Default false.
+   * The offsets table is always created if missing.
+   */
   autoCreate?: boolean;
   /** Upper bound on rows per INSERT statement; further capped by dialect limits. Defaults: SQLite 500, PostgreSQL 1000. */
   maxRowsPerStatement?: number;
@@ -56,22 +65,30 @@ function validatePool(pool: unknown): void {
   if (pool === null || typeof pool !== 'object') throw new SinkConfigError('knex.pool', 'must be an object');
   const { min, max } = pool as { min?: unknown; max?: unknown };
   for (const [f, v, lo] of [['min', min, 0], ['max', max, 1]] as const) {
-    if (v !== undefined && (typeof v !== 'number' || !Number.isInteger(v) || v < lo)) throw new SinkConfigError(`knex.pool.${f}`, `must be an integer >= ${lo}, got ${JSON.stringify(v)}`);
+    if (v !== undefined && (typeof v !== 'number' || !Number.isInteger(v) || v < lo)) {
+      throw new SinkConfigError(`knex.pool.${f}`, `must be an integer >= ${lo}, got ${JSON.stringify(v)}`);
+    }
   }
-  if (typeof min === 'number' && typeof max === 'number' && max < min) throw new SinkConfigError('knex.pool.max', `must be at least knex.pool.min (${min}), got ${max}`);
+  if (typeof min === 'number' && typeof max === 'number' && max < min) {
+    throw new SinkConfigError('knex.pool.max', `must be at least knex.pool.min (${min}), got ${max}`);
+  }
 }
 
 /** Validates a config up front. @throws SinkConfigError (code CONFIG_INVALID) with `field` set. */
 export function validateSqlSinkConfig(config: SqlSinkConfig): NormalizedSqlSinkConfig {
   if (config === null || typeof config !== 'object') throw new SinkConfigError('config', 'must be an object');
   const k: unknown = config.knex;
-  if (!isKnexInstance(k) && (k === null || typeof k !== 'object' || !('client' in k))) throw new SinkConfigError('knex', 'must be a knex instance or a Knex.Config with a client');
+  if (!isKnexInstance(k) && (k === null || typeof k !== 'object' || !('client' in k))) {
+    throw new SinkConfigError('knex', 'must be a knex instance or a Knex.Config with a client');
+  }
   if (!isKnexInstance(k)) validatePool((k as { pool?: unknown }).pool);
   const table = validateIdentifier(config.table, 'table');
   const offsetsTable = validateIdentifier(config.offsetsTable ?? DEFAULT_OFFSETS_TABLE, 'offsetsTable');
   if (offsetsTable === table) throw new SinkConfigError('offsetsTable', 'must differ from table');
   const mode = config.mode;
-  if (mode !== 'insert' && mode !== 'upsert' && mode !== 'kafka-key') throw new SinkConfigError('mode', `must be 'insert', 'upsert' or 'kafka-key', got ${JSON.stringify(mode)}`);
+  if (mode !== 'insert' && mode !== 'upsert' && mode !== 'kafka-key') {
+    throw new SinkConfigError('mode', `must be 'insert', 'upsert' or 'kafka-key', got ${JSON.stringify(mode)}`);
+  }
 
   const mapping = config.mapping;
   let declared: Map<string, { nullable: boolean }> | undefined;
@@ -86,42 +103,69 @@ export function validateSqlSinkConfig(config: SqlSinkConfig): NormalizedSqlSinkC
       const f = `mapping.columns.${name}`;
       validateIdentifier(name, f);
       if (spec === null || typeof spec !== 'object') throw new SinkConfigError(f, 'must be an object { path?, type, nullable? }');
-      if (!COLUMN_TYPES.includes(spec.type)) throw new SinkConfigError(`${f}.type`, `must be one of ${COLUMN_TYPES.join(', ')}, got ${JSON.stringify(spec.type)}`);
-      if (spec.path !== undefined && (typeof spec.path !== 'string' || spec.path === '' || (!spec.path.startsWith('$headers.') && spec.path.split('.').some((s) => s === '')))) {
+      if (!COLUMN_TYPES.includes(spec.type)) {
+        throw new SinkConfigError(`${f}.type`, `must be one of ${COLUMN_TYPES.join(', ')}, got ${JSON.stringify(spec.type)}`);
+      }
+      if (spec.path !== undefined && (typeof spec.path !== 'string' || spec.path === ''
+        || (!spec.path.startsWith('$headers.') && spec.path.split('.').some((s) => s === '')))) {
         throw new SinkConfigError(`${f}.path`, `must be a non-empty dot path, got ${JSON.stringify(spec.path)}`);
       }
-      if (spec.path !== undefined && spec.path.startsWith('$') && !['$key', '$timestamp', '$value'].includes(spec.path) && !/^\$headers\..+/.test(spec.path)) {
-        throw new SinkConfigError(`${f}.path`, `unknown special path ${JSON.stringify(spec.path)} (use $key, $timestamp, $value, $headers.<name>)`);
+      if (spec.path !== undefined && spec.path.startsWith('$') && !['$key', '$timestamp', '$value'].includes(spec.path)
+        && !/^\$headers\..+/.test(spec.path)) {
+        throw new SinkConfigError(
+          `${f}.path`, `unknown special path ${JSON.stringify(spec.path)} (use $key, $timestamp, $value, $headers.<name>)`,
+        );
       }
-      if (spec.nullable !== undefined && typeof spec.nullable !== 'boolean') throw new SinkConfigError(`${f}.nullable`, 'must be a boolean');
+      if (spec.nullable !== undefined && typeof spec.nullable !== 'boolean') {
+        throw new SinkConfigError(`${f}.nullable`, 'must be a boolean');
+      }
       declared.set(name, { nullable: spec.nullable ?? false });
     }
-    if (mapping.includeKafkaCoordinates !== undefined && typeof mapping.includeKafkaCoordinates !== 'boolean') throw new SinkConfigError('mapping.includeKafkaCoordinates', 'must be a boolean');
+    if (mapping.includeKafkaCoordinates !== undefined && typeof mapping.includeKafkaCoordinates !== 'boolean') {
+      throw new SinkConfigError('mapping.includeKafkaCoordinates', 'must be a boolean');
+    }
     mappingCoords = mapping.includeKafkaCoordinates;
   } else {
     throw new SinkConfigError('mapping', 'must be a function (record) => row or { columns: { name: { path?, type, nullable? } } }');
   }
 
-  if (config.includeKafkaCoordinates !== undefined && typeof config.includeKafkaCoordinates !== 'boolean') throw new SinkConfigError('includeKafkaCoordinates', 'must be a boolean');
+  if (config.includeKafkaCoordinates !== undefined && typeof config.includeKafkaCoordinates !== 'boolean') {
+    throw new SinkConfigError('includeKafkaCoordinates', 'must be a boolean');
+  }
   if (config.includeKafkaCoordinates !== undefined && mappingCoords !== undefined && config.includeKafkaCoordinates !== mappingCoords) {
     throw new SinkConfigError('includeKafkaCoordinates', 'conflicts with mapping.includeKafkaCoordinates');
   }
   const includeKafkaCoordinates = config.includeKafkaCoordinates ?? mappingCoords ?? true;
-  if (mode === 'kafka-key' && !includeKafkaCoordinates) throw new SinkConfigError(mappingCoords === false ? 'mapping.includeKafkaCoordinates' : 'includeKafkaCoordinates', "must be true in mode 'kafka-key' (the coordinates are the primary key)");
+  if (mode === 'kafka-key' && !includeKafkaCoordinates) {
+    throw new SinkConfigError(
+      mappingCoords === false ? 'mapping.includeKafkaCoordinates' : 'includeKafkaCoordinates',
+      "must be true in mode 'kafka-key' (the coordinates are the primary key)",
+    );
+  }
   if (declared && includeKafkaCoordinates) {
-    for (const c of COORDS) if (declared.has(c)) throw new SinkConfigError(`mapping.columns.${c}`, 'is reserved for the Kafka coordinates (set includeKafkaCoordinates: false to map it yourself)');
+    for (const c of COORDS) {
+      if (declared.has(c)) {
+        throw new SinkConfigError(
+          `mapping.columns.${c}`, 'is reserved for the Kafka coordinates (set includeKafkaCoordinates: false to map it yourself)',
+        );
+      }
+    }
   }
 
   let conflictKey: string[] | undefined;
   if (mode === 'upsert') {
     const key = config.upsertKey;
-    if (!Array.isArray(key) || key.length === 0) throw new SinkConfigError('upsertKey', "is required in mode 'upsert' (a non-empty list of columns)");
+    if (!Array.isArray(key) || key.length === 0) {
+      throw new SinkConfigError('upsertKey', "is required in mode 'upsert' (a non-empty list of columns)");
+    }
     key.forEach((c, i) => validateIdentifier(c, `upsertKey[${i}]`));
     if (new Set(key).size !== key.length) throw new SinkConfigError('upsertKey', 'lists a column twice');
     if (declared) {
       for (const c of key) {
         const col = declared.get(c);
-        if (!col && !(includeKafkaCoordinates && COORDS.includes(c))) throw new SinkConfigError('upsertKey', `column ${JSON.stringify(c)} is not in mapping.columns`);
+        if (!col && !(includeKafkaCoordinates && COORDS.includes(c))) {
+          throw new SinkConfigError('upsertKey', `column ${JSON.stringify(c)} is not in mapping.columns`);
+        }
         if (col?.nullable) throw new SinkConfigError('upsertKey', `column ${JSON.stringify(c)} is nullable; key columns must not be`);
       }
     }
@@ -131,12 +175,20 @@ export function validateSqlSinkConfig(config: SqlSinkConfig): NormalizedSqlSinkC
     if (mode === 'kafka-key') conflictKey = [...COORDS];
   }
 
-  if (config.autoCreate !== undefined && typeof config.autoCreate !== 'boolean') throw new SinkConfigError('autoCreate', 'must be a boolean');
+  if (config.autoCreate !== undefined && typeof config.autoCreate !== 'boolean') {
+    throw new SinkConfigError('autoCreate', 'must be a boolean');
+  }
   const autoCreate = config.autoCreate ?? false;
-  if (autoCreate && !declared) throw new SinkConfigError('autoCreate', 'needs a declarative mapping (columns with types); with a mapping function create the table yourself');
+  if (autoCreate && !declared) {
+    throw new SinkConfigError(
+      'autoCreate', 'needs a declarative mapping (columns with types); with a mapping function create the table yourself',
+    );
+  }
 
   const m = config.maxRowsPerStatement;
-  if (m !== undefined && (!Number.isInteger(m) || m < 1)) throw new SinkConfigError('maxRowsPerStatement', `must be a positive integer, got ${String(m)}`);
+  if (m !== undefined && (!Number.isInteger(m) || m < 1)) {
+    throw new SinkConfigError('maxRowsPerStatement', `must be a positive integer, got ${String(m)}`);
+  }
 
   return { table, mode, mapping, includeKafkaCoordinates, conflictKey, offsetsTable, autoCreate, maxRowsPerStatement: m };
 }

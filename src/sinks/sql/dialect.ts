@@ -16,7 +16,11 @@ export const SQLITE_MAX_VARIABLES = 32766;
 export const SQLITE_DEFAULT_ROWS_PER_INSERT = 1000;
 /** The PostgreSQL wire protocol carries at most 65535 bind parameters per statement. */
 export const PG_MAX_PARAMETERS = 65535;
-/** Default rows per INSERT statement on PostgreSQL. Measured (200k rows x 6 columns, local PG 15, 2 cores): 500-2000 rows/statement are on a plateau (~135k rows/s with 1000-row batches, ~163k with 5000-row batches); 250 is ~15% slower, 5000 is no faster. */
+/**
+ * Default rows per INSERT statement on PostgreSQL. Measured (200k rows x 6 columns, local PG 15, 2 cores):
+ * 500-2000 rows/statement are on a plateau (~135k rows/s with 1000-row batches, ~163k with 5000-row batches);
+ * 250 is ~15% slower, 5000 is no faster.
+ */
 export const PG_DEFAULT_ROWS_PER_INSERT = 1000;
 /** Default SQLite busy timeout (ms) set on every pooled connection. */
 export const DEFAULT_SQLITE_BUSY_TIMEOUT_MS = 5000;
@@ -117,7 +121,8 @@ export function assertQuestionMarksSafe(k: Knex, names: [string, string][]): voi
 
 /**
  * Creates a knex instance from a Knex.Config. For sqlite3 it installs {@link sqliteAfterCreate} on the pool
- * (composed with any `pool.afterCreate` already given) and sets `useNullAsDefault`; for pg it escapes `?` in identifiers ({@link pgWrapIdentifier}). Throws SinkConfigError for other clients,
+ * (composed with any `pool.afterCreate` already given) and sets `useNullAsDefault`;
+ * for pg it escapes `?` in identifiers ({@link pgWrapIdentifier}). Throws SinkConfigError for other clients,
  * and {@link MissingDriverError} (code DRIVER_MISSING) when the client's driver package (`sqlite3`, `pg`) is not installed.
  */
 export function createKnex(config: Knex.Config, opts: { sqliteBusyTimeoutMs?: number } = {}): Knex {

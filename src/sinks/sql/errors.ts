@@ -36,8 +36,12 @@ const TRANSIENT_SQLSTATES = new Set([
   '53300', // too_many_connections
   '08000', '08001', '08003', '08004', '08006', '08007', // connection exceptions
 ]);
-const TRANSIENT_NODE_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'SQLITE_BUSY', 'SQLITE_LOCKED']);
-const TRANSIENT_MESSAGES = [/SQLITE_BUSY/, /SQLITE_LOCKED/, /Connection terminated/i, /connection error/i, /Timeout acquiring a connection/i];
+const TRANSIENT_NODE_CODES = new Set([
+  'ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'SQLITE_BUSY', 'SQLITE_LOCKED',
+]);
+const TRANSIENT_MESSAGES = [
+  /SQLITE_BUSY/, /SQLITE_LOCKED/, /Connection terminated/i, /connection error/i, /Timeout acquiring a connection/i,
+];
 
 /**
  * True when `err` (or an error in its `cause` chain) is a transient database condition: SQLite busy/locked,

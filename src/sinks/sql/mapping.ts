@@ -83,7 +83,9 @@ function convert(v: unknown, type: ColumnType, dialect: SqlDialect): unknown {
       if (typeof v === 'bigint') b = v;
       else if (typeof v === 'number' && Number.isSafeInteger(v)) b = BigInt(v);
       else if (typeof v === 'string' && INT_RE.test(v)) b = BigInt(v);
-      if (b === undefined || b > 9223372036854775807n || b < -9223372036854775808n) throw new ColumnValueError(`expected a 64-bit integer, got ${describe(v)}`);
+      if (b === undefined || b > 9223372036854775807n || b < -9223372036854775808n) {
+        throw new ColumnValueError(`expected a 64-bit integer, got ${describe(v)}`);
+      }
       return bindBigint(b);
     }
     case 'float': {
@@ -101,7 +103,9 @@ function convert(v: unknown, type: ColumnType, dialect: SqlDialect): unknown {
       if (v instanceof Date) d = v;
       else if (typeof v === 'number' || typeof v === 'bigint') d = new Date(Number(v));
       else if (typeof v === 'string') d = new Date(v);
-      if (d === undefined || Number.isNaN(d.getTime())) throw new ColumnValueError(`expected a timestamp (ms epoch or ISO-8601), got ${describe(v)}`);
+      if (d === undefined || Number.isNaN(d.getTime())) {
+        throw new ColumnValueError(`expected a timestamp (ms epoch or ISO-8601), got ${describe(v)}`);
+      }
       return dialect === 'sqlite' ? d.toISOString() : d;
     }
   }
@@ -110,11 +114,16 @@ function convert(v: unknown, type: ColumnType, dialect: SqlDialect): unknown {
 function describe(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'an array';
-  const s = typeof v === 'string' ? JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v) : typeof v === 'object' ? 'an object' : String(v);
+  const s = typeof v === 'string'
+    ? JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v)
+    : typeof v === 'object' ? 'an object' : String(v);
   return `${typeof v} ${s}`;
 }
 
-/** Converts a function mapping's output value for binding: bigint → number/string, Date → ISO text on SQLite, boolean → 0/1 on SQLite. */
+/**
+ * Converts a function mapping's output value for binding: bigint → number/string, Date → ISO text on SQLite,
+ * boolean → 0/1 on SQLite.
+ */
 function bindLoose(v: unknown, dialect: SqlDialect): unknown {
   if (typeof v === 'bigint') return bindBigint(v);
   if (v === undefined) return null;
@@ -145,15 +154,21 @@ export function compileMapping(mapping: SinkMapping, dialect: SqlDialect, includ
         } catch (err) {
           throw new SinkMappingError(`mapping function threw: ${(err as Error)?.message ?? String(err)}`, where, err);
         }
-        if (out === null || typeof out !== 'object' || Array.isArray(out)) throw new SinkMappingError(`mapping function returned ${describe(out)}, expected a row object`, where);
+        if (out === null || typeof out !== 'object' || Array.isArray(out)) {
+          throw new SinkMappingError(`mapping function returned ${describe(out)}, expected a row object`, where);
+        }
         const row: Row = {};
         for (const [k, v] of Object.entries(out as Row)) row[k] = bindLoose(v, dialect);
-        if (Object.keys(row).length === 0 && !includeKafkaCoordinates) throw new SinkMappingError('mapping function returned an empty row', where);
+        if (Object.keys(row).length === 0 && !includeKafkaCoordinates) {
+          throw new SinkMappingError('mapping function returned an empty row', where);
+        }
         return includeKafkaCoordinates ? Object.assign(row, coordinates(record)) : row;
       },
     };
   }
-  const cols = Object.entries(mapping.columns).map(([name, spec]) => ({ name, type: spec.type, nullable: spec.nullable ?? false, source: compileSource(spec.path ?? name) }));
+  const cols = Object.entries(mapping.columns).map(([name, spec]) => ({
+    name, type: spec.type, nullable: spec.nullable ?? false, source: compileSource(spec.path ?? name),
+  }));
   const readsValue = cols.some((c) => c.source.readsValue);
   return {
     columns: [...(includeKafkaCoordinates ? ['kafka_topic', 'kafka_partition', 'kafka_offset'] : []), ...cols.map((c) => c.name)],
@@ -164,7 +179,11 @@ export function compileMapping(mapping: SinkMapping, dialect: SqlDialect, includ
         try {
           value = JSON.parse(record.value.toString('utf8'));
         } catch (err) {
-          throw new SinkMappingError(`value is not valid JSON: ${(err as Error).message}`, { topic: record.topic, partition: record.partition, offset: record.offset }, err);
+          throw new SinkMappingError(
+            `value is not valid JSON: ${(err as Error).message}`,
+            { topic: record.topic, partition: record.partition, offset: record.offset },
+            err,
+          );
         }
       } else if (readsValue) {
         value = null;
@@ -173,7 +192,12 @@ export function compileMapping(mapping: SinkMapping, dialect: SqlDialect, includ
       for (const c of cols) {
         const raw = c.source(record, value);
         if (raw === undefined || raw === null) {
-          if (!c.nullable) throw new SinkMappingError('missing value for non-nullable column', { topic: record.topic, partition: record.partition, offset: record.offset, column: c.name });
+          if (!c.nullable) {
+            throw new SinkMappingError(
+              'missing value for non-nullable column',
+              { topic: record.topic, partition: record.partition, offset: record.offset, column: c.name },
+            );
+          }
           row[c.name] = null;
           continue;
         }
@@ -181,7 +205,9 @@ export function compileMapping(mapping: SinkMapping, dialect: SqlDialect, includ
           row[c.name] = convert(raw, c.type, dialect);
         } catch (err) {
           if (!(err instanceof ColumnValueError)) throw err;
-          throw new SinkMappingError(err.message, { topic: record.topic, partition: record.partition, offset: record.offset, column: c.name });
+          throw new SinkMappingError(
+            err.message, { topic: record.topic, partition: record.partition, offset: record.offset, column: c.name },
+          );
         }
       }
       return row;
