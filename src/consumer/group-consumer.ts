@@ -111,6 +111,8 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
   private kjsGroup: KafkaJsConsumerGroup | null = null;
   private leaveOnStop = true;
   private stopPromise: Promise<void> | null = null;
+  /** stop() was called (a failure's own disconnect does not count: start() still rejects with the failure). */
+  private stopCalled = false;
   /**
    * Settles once start() is past KafkaJS's first join (or has given up): until then stop() waits, so that
    * it never disconnects a client start() is still creating, nor a member in the middle of its first join.
@@ -250,7 +252,7 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
     let connected!: () => void;
     this.connecting = new Promise<void>((resolve) => { connected = resolve; });
     // stop() called meanwhile: start-up ends at the next step, before another client is created.
-    const stopRequested = () => this.stopPromise !== null;
+    const stopRequested = () => this.stopCalled;
     try {
       await this.admins.connect();
       if (stopRequested()) return;
@@ -471,7 +473,7 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
   private onCrash(error: Error, restart: boolean): void {
     // KafkaJS has left the group and disconnected: whatever we owned is gone, uncommitted.
     if (error instanceof FencedInstanceIdError || (error as { cause?: unknown }).cause instanceof FencedInstanceIdError) return;
-    if (this.stopPromise) {
+    if (this.stopCalled || this.failure) {
       // stop() revokes (commits) before it disconnects: a crash now is KafkaJS's join or fetch meeting that
       // disconnect (e.g. a leader's assignment finding the metadata cleared), not a failure. No restart follows;
       // stop() itself finishes the revoke it started and leaves.
@@ -633,6 +635,7 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
    */
   stop(options: StopOptions = {}): Promise<void> {
     if (this.stopPromise) return this.stopPromise;
+    this.stopCalled = true;
     if (this.lifecycle.state === 'idle') {
       this.lifecycle.to('stopped');
       this.stopPromise = Promise.resolve();
