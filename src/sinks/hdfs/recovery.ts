@@ -11,14 +11,16 @@
  *
  * - a zombie's position is the end + 1 of a claim it saw: the name of a claim that existed at the reset, or the
  *   reset's old position. A name the reset kept is still taken (the zombie is fenced as before), so the names
- *   a zombie can claim are the **hazards**: the names the reset moved aside and its old position. The reset
+ *   a zombie can claim are the **hazards**: the names the reset moved aside, its old position and the end + 1 of
+ *   each claim it moved (a zombie's claim made while the reset ran is moved with the others; it goes on from
+ *   there). The reset
  *   records each as an entry `+h-<name>` in the log directory before it moves anything;
  * - recovery reads one LISTSTATUS of the log directory (and, in parallel, the status of
  *   `+rewound/<topic>/<partition>`: until the partition is marked `+h-imported`, the names there give the hazards
  *   of resets made before hazards were recorded, imported once). A claim at no hazard was made by a writer that
  *   read the chain: on it. A claim at a hazard is on the chain iff the claim before it (strays skipped) ends
- *   just before it (one LISTSTATUS each: the manifest's name carries the range); otherwise it is a **stray**, and its writer's next name (its end + 1)
- *   becomes a hazard too. {@link recover} records new hazards, moves strays aside (their published files back
+ *   just before it (one LISTSTATUS each: the manifest's name carries the range); otherwise it is a **stray**, and
+ *   its writer's next name (its end + 1) becomes a hazard too. {@link recover} records new hazards, moves strays aside (their published files back
  *   inside, then the directory to `+rewound/<topic>/<partition>/<time>-stray-<claim>`), reports each, and
  *   **settles** every hazard a claim on the chain holds (its entry deleted: that name is taken for good). A
  *   partition without hazards (never rewound, or settled) reads one manifest, as before; a rewind costs one
