@@ -8,7 +8,9 @@
 import * as path from 'node:path';
 import { HdfsPositionStore } from '../../src/offsets/hdfs-positions';
 import { HdfsSink } from '../../src/sinks/hdfs/hdfs-sink';
-import { hazardName, IMPORTED, listClaims, readClaims, readPosition, type StrayClaim } from '../../src/sinks/hdfs/recovery';
+import {
+  hazardName, IMPORTED, listClaims, readClaims, readPosition, recover, rewoundDir, type StrayClaim,
+} from '../../src/sinks/hdfs/recovery';
 import { WebHdfsServer } from '../../src/sinks/hdfs/webhdfs-server';
 import { batch, committedFiles, committedOffsets, range } from '../sinks/hdfs/helpers';
 
@@ -277,4 +279,24 @@ test('a zombie that commits while the reset runs (after its recovery, before its
   expect(await owner.sink.write('g', [batch('t', 0, 10n, 10n, 50n)])).toEqual({ status: 'committed' });
   await owner.sink.close();
   expect(await committedOffsets(store.client, dir, 't', 0)).toEqual(range(0n, 50n));
+});
+
+test('two recoveries racing over one stray (two members during a rebalance) both resume at the reset point, no error', async () => {
+  // Four rounds: the race is decided by request timing (before the fix, the second recovery failed in every round).
+  for (let round = 0; round < 4; round++) {
+    const { dir, store, zombie } = await resetWithZombie();
+    expect(await zombie.write('g', [batch('t', 0, 30n, 30n, 40n)])).toEqual({ status: 'committed' });
+    await zombie.close();
+    const [a, b] = [sinkOf(dir).sink, sinkOf(dir).sink];
+    const reported: StrayClaim[] = [];
+    const results = await Promise.allSettled([a, b].map((s) => recover(s.client, s.layout, 't', 0, (x) => reported.push(x))));
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).toEqual([10n, 10n]);
+    // Moved aside once, reported once (by the recovery that moved it), its file with it.
+    expect(reported.map((x) => x.start)).toEqual([30n]);
+    const aside = (await store.client.list(rewoundDir(store.layout, 't', 0)))!.map((e) => e.pathSuffix)
+      .filter((e) => e.includes('-stray-'));
+    expect(aside).toHaveLength(1);
+    expect(await spans(store, dir)).toEqual(['0-9']);
+    expect(await readPosition(store.client, store.layout, 't', 0)).toBe(10n);
+  }
 });
