@@ -7,9 +7,9 @@
  *
  * - **Rewind to T**: the sink's `recover()` first (moves aside stray claims a zombie writer left after an
  *   earlier reset, publishes an unpublished last claim, clears `+tmp`), then the hazards `+log/<t>/<p>/+h-<name>`
- *   (every name the rewind frees, and the old position: recovery accepts a claim there only if it chains, so a
- *   zombie's claim at a freed name never counts; docs/hdfs-sink.md, "Which claims count"), then, newest claim first, each
- *   claim starting at or after T is *moved aside*: its published files
+ *   (every name the rewind frees, the end + 1 of each claim it moves, and the old position: recovery accepts a
+ *   claim there only if it chains, so a zombie's claim at a freed name never counts; docs/hdfs-sink.md, "Which
+ *   claims count"), then, newest claim first, each claim starting at or after T is *moved aside*: its published files
  *   are renamed back into the claim directory (an interrupted step leaves a claim that recovery simply
  *   publishes again), then the claim directory is renamed in one atomic step to
  *   `<topicsDir>/+rewound/<topic>/<partition>/<stamp>-<claim>` (the files inside, kept for the operator).
@@ -136,9 +136,12 @@ export class HdfsPositionStore implements SinkPositionStore {
       // still holding a position read before the reset) can claim. Recovery checks the claims at them: one that does
       // not chain is a stray, never the position (docs/hdfs-sink.md, "Which claims count").
       const logDir = layout.logDir(tp.topic, tp.partition);
-      const freed = [...claims.filter((x) => x.start >= target).map((x) => x.claim), pad(from)];
+      // The old position is read again from the listing: a zombie that committed after the recovery above (at `from`)
+      // is moved aside below with the others, and its next name is the end + 1 of that claim, not `from`.
+      const moved = claims.filter((x) => x.start >= target);
+      const freed = new Set([...moved.flatMap((x) => [x.claim, pad(x.end + 1n)]), pad(from)]);
       for (const h of freed) await client.mkdirs(path.posix.join(logDir, hazardName(h)));
-      for (const c of claims.filter((x) => x.start >= target).reverse()) {
+      for (const c of [...moved].reverse()) {
         movedAside.push(await moveClaimAside(client, layout, tp.topic, tp.partition, c, `${asideStamp}-${c.claim}`));
       }
       // The end + 1 of the newest claim kept, not the start of the oldest moved: after a zombie writer's claim

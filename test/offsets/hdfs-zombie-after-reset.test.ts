@@ -8,7 +8,9 @@
 import * as path from 'node:path';
 import { HdfsPositionStore } from '../../src/offsets/hdfs-positions';
 import { HdfsSink } from '../../src/sinks/hdfs/hdfs-sink';
-import { hazardName, IMPORTED, listClaims, readClaims, readPosition, type StrayClaim } from '../../src/sinks/hdfs/recovery';
+import {
+  hazardName, IMPORTED, listClaims, readClaims, readPosition, recover, rewoundDir, type StrayClaim,
+} from '../../src/sinks/hdfs/recovery';
 import { WebHdfsServer } from '../../src/sinks/hdfs/webhdfs-server';
 import { batch, committedFiles, committedOffsets, range } from '../sinks/hdfs/helpers';
 
@@ -241,4 +243,60 @@ test('a partition never rewound (the older layout, no hazards) recovers from its
   const opens = hdfs.requests.slice(before).filter((r) => r.op === 'OPEN' && r.path.endsWith('.commit'));
   expect(new Set(opens.map((r) => r.path)).size).toBe(1);
   expect((await readClaims(owner.sink.client, owner.sink.layout, 't', 0)).hazards).toEqual([]);
+});
+
+test('a zombie that commits while the reset runs (after its recovery, before its listing): its next name is a hazard', async () => {
+  const dir = `/zr${++n}`;
+  const writer = sinkOf(dir).sink;
+  await writer.open('g', [tp]);
+  expect(await writer.write('g', [batch('t', 0, -1n, 0n, 30n)])).toEqual({ status: 'committed' });
+  await writer.close();
+  const zombie = sinkOf(dir).sink;
+  expect((await zombie.open('g', [tp])).get('t:0')).toBe(30n);
+  const store = new HdfsPositionStore({ url: hdfs.url, topicsDir: dir });
+  // The zombie commits [30..39] at 30 once the reset's recovery has read the position (30), before the reset lists
+  // the claims to move: the claim chains then, so the reset moves it aside with 10 and 20.
+  const mkdirs = store.client.mkdirs.bind(store.client);
+  let woke = false;
+  store.client.mkdirs = async (p: string, permission?: string) => {
+    if (!woke && p.endsWith(`/${IMPORTED}`)) {
+      woke = true;
+      expect(await zombie.write('g', [batch('t', 0, 30n, 30n, 40n)])).toEqual({ status: 'committed' });
+    }
+    return mkdirs(p, permission);
+  };
+  await store.overwrite('g', [{ ...tp, nextOffset: 10n }]);
+  expect(woke).toBe(true);
+  expect(store.moves.map((m) => [m.to, m.movedAside.length])).toEqual([[10n, 3]]);
+  // The zombie goes on from its own claim's end: [40..49] at 40, a name no claim had when the reset listed them.
+  expect(await zombie.write('g', [batch('t', 0, 40n, 40n, 50n)])).toEqual({ status: 'committed' });
+  await zombie.close();
+  // The new owner resumes at the reset point (before the fix: 50, and 10..39 never written again).
+  expect(await readPosition(store.client, store.layout, 't', 0)).toBe(10n);
+  const owner = sinkOf(dir);
+  expect((await owner.sink.open('g', [tp])).get('t:0')).toBe(10n);
+  expect(owner.strays.map((s) => [s.start, s.end])).toEqual([[40n, 49n]]);
+  expect(await owner.sink.write('g', [batch('t', 0, 10n, 10n, 50n)])).toEqual({ status: 'committed' });
+  await owner.sink.close();
+  expect(await committedOffsets(store.client, dir, 't', 0)).toEqual(range(0n, 50n));
+});
+
+test('two recoveries racing over one stray (two members during a rebalance) both resume at the reset point, no error', async () => {
+  // Four rounds: the race is decided by request timing (before the fix, the second recovery failed in every round).
+  for (let round = 0; round < 4; round++) {
+    const { dir, store, zombie } = await resetWithZombie();
+    expect(await zombie.write('g', [batch('t', 0, 30n, 30n, 40n)])).toEqual({ status: 'committed' });
+    await zombie.close();
+    const [a, b] = [sinkOf(dir).sink, sinkOf(dir).sink];
+    const reported: StrayClaim[] = [];
+    const results = await Promise.allSettled([a, b].map((s) => recover(s.client, s.layout, 't', 0, (x) => reported.push(x))));
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).toEqual([10n, 10n]);
+    // Moved aside once, reported once (by the recovery that moved it), its file with it.
+    expect(reported.map((x) => x.start)).toEqual([30n]);
+    const aside = (await store.client.list(rewoundDir(store.layout, 't', 0)))!.map((e) => e.pathSuffix)
+      .filter((e) => e.includes('-stray-'));
+    expect(aside).toHaveLength(1);
+    expect(await spans(store, dir)).toEqual(['0-9']);
+    expect(await readPosition(store.client, store.layout, 't', 0)).toBe(10n);
+  }
 });

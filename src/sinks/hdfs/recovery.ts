@@ -11,16 +11,18 @@
  *
  * - a zombie's position is the end + 1 of a claim it saw: the name of a claim that existed at the reset, or the
  *   reset's old position. A name the reset kept is still taken (the zombie is fenced as before), so the names
- *   a zombie can claim are the **hazards**: the names the reset moved aside and its old position. The reset
+ *   a zombie can claim are the **hazards**: the names the reset moved aside, its old position and the end + 1 of
+ *   each claim it moved (a zombie's claim made while the reset ran is moved with the others; it goes on from
+ *   there). The reset
  *   records each as an entry `+h-<name>` in the log directory before it moves anything;
  * - recovery reads one LISTSTATUS of the log directory (and, in parallel, the status of
  *   `+rewound/<topic>/<partition>`: until the partition is marked `+h-imported`, the names there give the hazards
  *   of resets made before hazards were recorded, imported once). A claim at no hazard was made by a writer that
  *   read the chain: on it. A claim at a hazard is on the chain iff the claim before it (strays skipped) ends
  *   just before it (one LISTSTATUS each: the manifest's name carries the range); otherwise it is a **stray**,
- *   and its writer's next name (its end + 1)
- *   becomes a hazard too. {@link recover} records new hazards, moves strays aside (their published files back
- *   inside, then the directory to `+rewound/<topic>/<partition>/<time>-stray-<claim>`), reports each, and
+ *   and its writer's next name (its end + 1) becomes a hazard too. {@link recover} records new hazards, moves
+ *   strays aside (their published files back inside, then the directory to
+ *   `+rewound/<topic>/<partition>/<time>-stray-<claim>`; one another recovery moved meanwhile is skipped), reports each, and
  *   **settles** every hazard a claim on the chain holds (its entry deleted: that name is taken for good). A
  *   partition without hazards (never rewound, or settled) reads one manifest, as before; a rewind costs one
  *   check per claim it freed, at the first recovery after the replay re-claims them.
@@ -223,7 +225,9 @@ export async function moveClaimAside(client: WebHdfsClient, layout: HdfsLayout, 
     const inClaim = path.posix.join(c.dir, f.name);
     if (await client.status(inClaim)) continue;
     if (!(await client.status(f.target))) continue; // removed by hand: nothing to keep
-    if (!(await client.rename(f.target, inClaim))) throw new WebHdfsError('RENAME', f.target, `cannot move back into ${c.dir}`, 500);
+    if (await client.rename(f.target, inClaim)) continue;
+    // Refused: moved back meanwhile by another recovery of the partition (two members during a rebalance)?
+    if (!(await client.status(inClaim))) throw new WebHdfsError('RENAME', f.target, `cannot move back into ${c.dir}`, 500);
   }
   const parent = rewoundDir(layout, topic, partition);
   await client.mkdirs(parent);
@@ -258,7 +262,14 @@ export async function recover(client: WebHdfsClient, layout: HdfsLayout, topic: 
   if (read.imported) await client.mkdirs(path.posix.join(logDir, IMPORTED));
   const stamp = asideStamp();
   for (const s of [...read.strays].reverse()) {
-    const movedTo = await moveClaimAside(client, layout, topic, partition, s, `${stamp}-stray-${s.claim}`);
+    let movedTo: string;
+    try {
+      movedTo = await moveClaimAside(client, layout, topic, partition, s, `${stamp}-stray-${s.claim}`);
+    } catch (e) {
+      // Gone: another recovery of the partition (two members during a rebalance) moved it aside, and reports it.
+      if (e instanceof WebHdfsError && e.op === 'RENAME' && !(await client.status(s.dir))) continue;
+      throw e;
+    }
     onStray?.({ ...s, topic, partition, movedTo });
   }
   // A hazard taken by a claim on the chain can never be a stray's again (its name is taken for good).

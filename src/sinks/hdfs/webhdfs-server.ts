@@ -361,7 +361,9 @@ export class WebHdfsServer {
     if (!s || src === '/') return false;
     const d = this.stat(dst);
     if (d?.isDirectory()) dst = path.posix.join(dst, path.posix.basename(src));
-    if (dst === src) return s.isFile();
+    // FSDirRenameOp.unprotectedRenameTo: true when the resolved destination is the source (a file onto itself,
+    // a directory onto its parent), before any other check.
+    if (dst === src) return true;
     if (dst.startsWith(`${src}/`)) return false;
     if (this.stat(dst)) return false;
     const parent = this.stat(path.posix.dirname(dst));

@@ -70,6 +70,17 @@ test('RENAME answers {"boolean": false} for a missing source, an existing destin
   expect(await client.status('/r/b')).toBeNull();
 });
 
+test('RENAME onto the source itself (FSDirRenameOp): true for a file, or a directory onto its parent; false into itself', async () => {
+  // renameTo: a directory destination becomes <dst>/<source's name>; unprotectedRenameTo answers true when that
+  // is the source (before any other check), and false for a destination under the source.
+  await client.create('/s/dir/f', Buffer.from('f'));
+  expect(await client.rename('/s/dir/f', '/s/dir/f')).toBe(true);
+  expect(await client.rename('/s/dir/f', '/s/dir')).toBe(true);
+  expect(await client.rename('/s/dir', '/s')).toBe(true);
+  expect(await client.rename('/s/dir', '/s/dir')).toBe(false);
+  expect((await client.open('/s/dir/f')).toString()).toBe('f');
+});
+
 test('DELETE: false when absent, PathIsNotEmptyDirectoryException without recursive, true with it; LISTSTATUS and GETCONTENTSUMMARY', async () => {
   await client.create('/d/x/1', Buffer.from('12'));
   await client.create('/d/x/2', Buffer.from('345'));
