@@ -30,19 +30,29 @@ function sinkOf(dir: string, flushSize = 10): { sink: HdfsSink; strays: StrayCla
   return { sink, strays };
 }
 
+/** Commits offsets [0, end) of t-0 under `dir` (one writer, files of 10, then closed). */
+async function committedUpTo(dir: string, end: bigint): Promise<void> {
+  const writer = sinkOf(dir).sink;
+  await writer.open('g', [tp]);
+  expect(await writer.write('g', [batch('t', 0, -1n, 0n, end)])).toEqual({ status: 'committed' });
+  await writer.close();
+}
+
+/** Files [0..9], [10..19], [20..29] of t-0, a zombie that opened t-0 at 30 (it still believes it owns it), a store. */
+async function zombieAtThirty(dir: string): Promise<{ zombie: HdfsSink; store: HdfsPositionStore }> {
+  await committedUpTo(dir, 30n);
+  const zombie = sinkOf(dir).sink;
+  expect((await zombie.open('g', [tp])).get('t:0')).toBe(30n);
+  return { zombie, store: new HdfsPositionStore({ url: hdfs.url, topicsDir: dir }) };
+}
+
 /**
- * Files [0..9], [10..19], [20..29] of t-0; a zombie that opened t-0 at 30 (and so still believes it owns it);
- * then `offsets reset --hdfs` to 10 (claims 10 and 20 moved aside, their names and the name 30 free).
+ * {@link zombieAtThirty}, then `offsets reset --hdfs` to 10 (claims 10 and 20 moved aside, their names and the
+ * name 30 free).
  */
 async function resetWithZombie(): Promise<{ dir: string; store: HdfsPositionStore; zombie: HdfsSink }> {
   const dir = `/zr${++n}`;
-  const writer = sinkOf(dir).sink;
-  await writer.open('g', [tp]);
-  expect(await writer.write('g', [batch('t', 0, -1n, 0n, 30n)])).toEqual({ status: 'committed' });
-  await writer.close();
-  const zombie = sinkOf(dir).sink;
-  expect((await zombie.open('g', [tp])).get('t:0')).toBe(30n);
-  const store = new HdfsPositionStore({ url: hdfs.url, topicsDir: dir });
+  const { zombie, store } = await zombieAtThirty(dir);
   await store.overwrite('g', [{ ...tp, nextOffset: 10n }]);
   expect(store.moves.map((m) => [m.from, m.to, m.movedAside.length])).toEqual([[30n, 10n, 2]]);
   return { dir, store, zombie };
@@ -180,14 +190,8 @@ test.each([
 ])('a zombie\'s commit during the reset (%s) never counts: the reset ends at its target, the next recovery moves it aside',
   async (_when, at) => {
   const dir = `/zr${++n}`;
-  const writer = sinkOf(dir).sink;
-  await writer.open('g', [tp]);
-  expect(await writer.write('g', [batch('t', 0, -1n, 0n, 30n)])).toEqual({ status: 'committed' });
-  await writer.close();
-  const zombie = sinkOf(dir).sink;
-  await zombie.open('g', [tp]);
   // The zombie commits [30..39] at the free name 30, whole, at the chosen step of the reset (after its recovery).
-  const store = new HdfsPositionStore({ url: hdfs.url, topicsDir: dir });
+  const { zombie, store } = await zombieAtThirty(dir);
   const client = store.client;
   const [mkdirs, rename] = [client.mkdirs.bind(client), client.rename.bind(client)];
   let zombieCommitted = false;
@@ -232,10 +236,7 @@ test('a reset made before hazards were recorded still fences a zombie\'s claim: 
 
 test('a partition never rewound (the older layout, no hazards) recovers from its newest claim, reading one manifest', async () => {
   const dir = `/zr${++n}`;
-  const writer = sinkOf(dir).sink;
-  await writer.open('g', [tp]);
-  expect(await writer.write('g', [batch('t', 0, -1n, 0n, 50n)])).toEqual({ status: 'committed' });
-  await writer.close();
+  await committedUpTo(dir, 50n);
   const before = hdfs.requests.length;
   const owner = sinkOf(dir);
   expect((await owner.sink.open('g', [tp])).get('t:0')).toBe(50n);
@@ -247,13 +248,7 @@ test('a partition never rewound (the older layout, no hazards) recovers from its
 
 test('a zombie that commits while the reset runs (after its recovery, before its listing): its next name is a hazard', async () => {
   const dir = `/zr${++n}`;
-  const writer = sinkOf(dir).sink;
-  await writer.open('g', [tp]);
-  expect(await writer.write('g', [batch('t', 0, -1n, 0n, 30n)])).toEqual({ status: 'committed' });
-  await writer.close();
-  const zombie = sinkOf(dir).sink;
-  expect((await zombie.open('g', [tp])).get('t:0')).toBe(30n);
-  const store = new HdfsPositionStore({ url: hdfs.url, topicsDir: dir });
+  const { zombie, store } = await zombieAtThirty(dir);
   // The zombie commits [30..39] at 30 once the reset's recovery has read the position (30), before the reset lists
   // the claims to move: the claim chains then, so the reset moves it aside with 10 and 20.
   const mkdirs = store.client.mkdirs.bind(store.client);

@@ -5,17 +5,14 @@
 import { spawnSync } from 'node:child_process';
 import { HdfsSink } from '../../../src/sinks/hdfs/hdfs-sink';
 import type { HdfsSinkConfig } from '../../../src/sinks/hdfs/config';
-import { WebHdfsServer } from '../../../src/sinks/hdfs/webhdfs-server';
-import { batch, committedFiles, committedOffsets, range, rec } from './helpers';
+import type { WebHdfsServer } from '../../../src/sinks/hdfs/webhdfs-server';
+import { batch, committedFiles, committedOffsets, range, rec, useWebHdfsServer } from './helpers';
 
-let hdfs: WebHdfsServer;
-beforeAll(async () => { hdfs = await WebHdfsServer.start(); });
-afterAll(() => hdfs.stop());
-afterEach(() => hdfs.clearFaults());
+const fx = useWebHdfsServer();
 
 let n = 0;
 function sink(extra: Partial<HdfsSinkConfig> = {}, dir?: string): HdfsSink {
-  return new HdfsSink({ url: hdfs.url, user: 'etl', topicsDir: dir ?? `/t${++n}`, includeKafkaCoordinates: true, retry: { minTimeoutMs: 5 }, ...extra });
+  return new HdfsSink({ url: fx.server.url, user: 'etl', topicsDir: dir ?? `/t${++n}`, includeKafkaCoordinates: true, retry: { minTimeoutMs: 5 }, ...extra });
 }
 const tp = [{ topic: 'orders', partition: 0 }];
 
@@ -89,7 +86,7 @@ test('a zombie whose attempt directory was cleaned up by the new owner cannot cl
   await zombie.open('g', tp);
   await zombie.write('g', [batch('orders', 0, -1n, 0n, 10n)]);
   // The zombie's commit stalls after MKDIRS of its attempt directory; meanwhile the new owner recovers.
-  hdfs.inject({ op: 'CREATE', kind: 'latency', delayMs: 400, pathContains: '/+tmp/' });
+  fx.server.inject({ op: 'CREATE', kind: 'latency', delayMs: 400, pathContains: '/+tmp/' });
   const flushing = zombie.flush('g', tp);
   await new Promise((r) => setTimeout(r, 100));
   const owner = sink({ flushSize: 1000 }, dir);
@@ -118,7 +115,7 @@ describe('faults: never a duplicate, never a loss', () => {
     const s = sink({ flushSize: 10 });
     const dir = s.layout.topicsDir;
     await s.open('g', tp);
-    hdfs.inject(fault);
+    fx.server.inject(fault);
     const r = await s.write('g', [batch('orders', 0, -1n, 0n, 25n)]);
     expect(r).toEqual({ status: 'staged', durable: [{ topic: 'orders', partition: 0, storedOffset: 20n }] });
     await s.flush('g', tp);
@@ -130,9 +127,9 @@ describe('faults: never a duplicate, never a loss', () => {
     const s = sink({ flushSize: 10, retry: { retries: 1, minTimeoutMs: 1 } });
     const dir = s.layout.topicsDir;
     await s.open('g', tp);
-    hdfs.inject({ op: '*', kind: 'unavailable', times: 1000, node: 'datanode' });
+    fx.server.inject({ op: '*', kind: 'unavailable', times: 1000, node: 'datanode' });
     await expect(s.write('g', [batch('orders', 0, -1n, 0n, 15n)])).rejects.toMatchObject({ retriable: true });
-    hdfs.clearFaults();
+    fx.server.clearFaults();
     expect(await s.open('g', tp)).toEqual(new Map([['orders:0', -1n]]));
     await s.write('g', [batch('orders', 0, -1n, 0n, 15n)]);
     await s.flush('g', tp);
@@ -229,7 +226,7 @@ test('Parquet files open in an independent reader (hyparquet, in a separate Node
     const rows = await parquetReadObjects({ file: ab });
     console.log(JSON.stringify({ n: Number(parquetMetadata(ab).num_rows), rows: rows.map((r) => [String(r._offset), String(r.n), r.k, r._topic]) }));
   })`;
-  const out = spawnSync(process.execPath, ['-e', script, hdfs.localPath(file!.path)], { encoding: 'utf8', cwd: process.cwd() });
+  const out = spawnSync(process.execPath, ['-e', script, fx.server.localPath(file!.path)], { encoding: 'utf8', cwd: process.cwd() });
   expect(out.stderr).toBe('');
   const parsed = JSON.parse(out.stdout) as { n: number; rows: [string, string, number, string][] };
   expect(parsed.n).toBe(50);

@@ -1,8 +1,9 @@
-/** Helpers for HDFS sink tests: records, batches, and a reader of everything committed. */
+/** Helpers for HDFS sink tests: records, batches, a reader of everything committed, and a per-file embedded server. */
 import * as path from 'node:path';
 import type { SinkBatch, SinkRecord } from '../../../src/sinks/sink';
 import { parseName } from '../../../src/sinks/hdfs/commit';
 import type { WebHdfsClient } from '../../../src/sinks/hdfs/webhdfs-client';
+import { WebHdfsServer } from '../../../src/sinks/hdfs/webhdfs-server';
 
 export function rec(topic: string, partition: number, offset: bigint, value: unknown, timestamp = 1_700_000_000_000n + offset * 1000n): SinkRecord {
   return { topic, partition, offset, key: null, value: Buffer.from(JSON.stringify(value)), timestamp, headers: {} };
@@ -51,3 +52,21 @@ export async function committedOffsets(client: WebHdfsClient, topicsDir: string,
 }
 
 export const range = (from: bigint, to: bigint) => Array.from({ length: Number(to - from) }, (_, i) => from + BigInt(i));
+
+/**
+ * One embedded WebHDFS server for the test file: started before its tests, its faults cleared after each test,
+ * stopped after them. Read `.server` inside tests and hooks.
+ */
+export function useWebHdfsServer(): { readonly server: WebHdfsServer } {
+  let server: WebHdfsServer | undefined;
+  beforeAll(async () => { server = await WebHdfsServer.start(); });
+  afterAll(() => server?.stop());
+  afterEach(() => server?.clearFaults());
+  return {
+    get server() {
+      if (!server) throw new Error('useWebHdfsServer: the server starts in beforeAll');
+      return server;
+    },
+  };
+}
+

@@ -6,19 +6,15 @@
  */
 import { HdfsSink } from '../../../src/sinks/hdfs/hdfs-sink';
 import type { HdfsSinkConfig } from '../../../src/sinks/hdfs/config';
-import { WebHdfsServer } from '../../../src/sinks/hdfs/webhdfs-server';
-import { batch, committedFiles, committedOffsets, range } from './helpers';
+import { batch, committedFiles, committedOffsets, range, useWebHdfsServer } from './helpers';
 
-let hdfs: WebHdfsServer;
-beforeAll(async () => { hdfs = await WebHdfsServer.start(); });
-afterAll(() => hdfs.stop());
-afterEach(() => hdfs.clearFaults());
+const fx = useWebHdfsServer();
 
 let n = 0;
 const tp = [{ topic: 'orders', partition: 0 }];
 const sink = (dir: string, extra: Partial<HdfsSinkConfig> = {}) =>
   new HdfsSink({
-    url: hdfs.url, user: 'etl', topicsDir: dir, includeKafkaCoordinates: true, flushSize: 1000, retry: { minTimeoutMs: 5 }, ...extra,
+    url: fx.server.url, user: 'etl', topicsDir: dir, includeKafkaCoordinates: true, flushSize: 1000, retry: { minTimeoutMs: 5 }, ...extra,
   });
 
 /** Holds the sink's first GETFILESTATUS (the lost-ack re-read) until `release()`; `reached` resolves when it is called. */
@@ -44,7 +40,7 @@ async function zombieAtReread(dir: string, fault: 'lost-response' | 'unavailable
   const zombie = sink(dir);
   await zombie.open('g', tp);
   await zombie.write('g', [batch('orders', 0, -1n, 0n, 10n)]);
-  hdfs.inject({ op: 'RENAME', kind: fault, pathContains: '/+tmp/' });
+  fx.server.inject({ op: 'RENAME', kind: fault, pathContains: '/+tmp/' });
   const gate = gateFirstStatus(zombie);
   const flushing = zombie.flush('g', tp);
   await gate.reached;
@@ -93,10 +89,10 @@ test('a 503 on the claim, then a new owner only recovers (no claim yet): the zom
   const dir = `/503-then-recover${++n}`;
   const { zombie, owner, gate, flushing } = await zombieAtReread(dir, 'unavailable');
   await owner.open('g', tp);
-  const renames = hdfs.requests.filter((r) => r.op === 'RENAME').length;
+  const renames = fx.server.requests.filter((r) => r.op === 'RENAME').length;
   gate.release();
   expect((await flushing).status).toBe('fenced');
-  expect(hdfs.requests.filter((r) => r.op === 'RENAME').length).toBe(renames);
+  expect(fx.server.requests.filter((r) => r.op === 'RENAME').length).toBe(renames);
   await owner.write('g', [batch('orders', 0, -1n, 0n, 12n)]);
   await owner.flush('g', tp);
   await expectExactlyOnce(owner, dir, 12n, [[0n, 11n]]);
@@ -108,9 +104,9 @@ test('503s on the claim past the retry budget: the write fails retriable, the ou
   const dir = `/503-exhausted${++n}`;
   const s = sink(dir, { flushSize: 10, retry: { retries: 2, minTimeoutMs: 1 } });
   await s.open('g', tp);
-  hdfs.inject({ op: 'RENAME', kind: 'unavailable', pathContains: '/+tmp/', times: 100 });
+  fx.server.inject({ op: 'RENAME', kind: 'unavailable', pathContains: '/+tmp/', times: 100 });
   await expect(s.write('g', [batch('orders', 0, -1n, 0n, 15n)])).rejects.toMatchObject({ retriable: true });
-  hdfs.clearFaults();
+  fx.server.clearFaults();
   expect(await s.open('g', tp)).toEqual(new Map([['orders:0', -1n]]));
   await s.write('g', [batch('orders', 0, -1n, 0n, 15n)]);
   await s.flush('g', tp);
@@ -124,11 +120,11 @@ test.each([
   const dir = `/reread-503${++n}`;
   const s = sink(dir, { flushSize: 10 });
   await s.open('g', tp);
-  hdfs.inject({ op: 'RENAME', kind: 'lost-response', pathContains: '/+tmp/' });
-  hdfs.inject({ op: op as 'LISTSTATUS', kind: 'unavailable', pathContains: '/+log/', times: 2 });
+  fx.server.inject({ op: 'RENAME', kind: 'lost-response', pathContains: '/+tmp/' });
+  fx.server.inject({ op: op as 'LISTSTATUS', kind: 'unavailable', pathContains: '/+log/', times: 2 });
   expect(await s.write('g', [batch('orders', 0, -1n, 0n, 12n)])).toMatchObject({ durable: [{ storedOffset: 10n }] });
   await s.flush('g', tp);
-  expect(hdfs.requests.filter((r) => r.op === 'RENAME' && r.path.startsWith(`${dir}/+tmp/`))).toHaveLength(2); // one lost, one for [10, 11]
+  expect(fx.server.requests.filter((r) => r.op === 'RENAME' && r.path.startsWith(`${dir}/+tmp/`))).toHaveLength(2); // one lost, one for [10, 11]
   await expectExactlyOnce(s, dir, 12n, [[0n, 9n], [10n, 11n]]);
   await s.close();
 });
