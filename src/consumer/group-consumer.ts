@@ -251,13 +251,12 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
     const o = this.options;
     let connected!: () => void;
     this.connecting = new Promise<void>((resolve) => { connected = resolve; });
-    // stop() called meanwhile: start-up ends at the next step, before another client is created.
-    const stopRequested = () => this.stopCalled;
+    // stop() called meanwhile (this.stopCalled): start-up ends at its next step, before another client is created.
     try {
       await this.admins.connect();
-      if (stopRequested()) return;
+      if (this.stopCalled) return;
       await this.assertTopicsExist();
-      if (stopRequested()) return;
+      if (this.stopCalled) return;
       const consumer = this.kafka.consumer({
         groupId: o.assign ? privateGroupId(o.groupId) : o.groupId,
         sessionTimeout: o.sessionTimeoutMs ?? 30000,
@@ -285,10 +284,10 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
       const joined = this.firstJoinOrFailure(consumer);
       joined.catch(() => undefined);
       await consumer.connect();
-      if (stopRequested()) return;
+      if (this.stopCalled) return;
       const topics = o.assign ? [...new Set(o.assign.map((a) => a.topic))] : o.topics!;
       await consumer.subscribe({ topics, fromBeginning: o.fromBeginning ?? true });
-      if (stopRequested()) return;
+      if (this.stopCalled) return;
       // run() resolves after the first join (or its crash). KafkaJS's stop during that join neither leaves the
       // group (its runner is not running yet) nor keeps its metadata for the leader's assignor: stop() waits.
       await consumer.run({
@@ -300,8 +299,7 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
       this.installSignalHandlers();
       await joined;
     } catch (e) {
-      connected();
-      if (stopRequested()) return;
+      if (this.stopCalled) return;
       if (this.lifecycle.can('failed')) this.lifecycle.to('failed');
       await this.disconnect();
       throw e;
@@ -631,7 +629,9 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
   /**
    * Finishes the batch in hand, commits finished work (onPartitionsRevoked runs), leaves the group
    * (see {@link StopOptions.leaveGroup}) and disconnects. Idempotent: later calls return the same
-   * promise. After a failure, resolves once resources are released (see `failure`).
+   * promise. After a failure, resolves once resources are released (see `failure`). Called while start() runs,
+   * start() ends at its next step and resolves; stop() first waits for KafkaJS's first join to end (bounded by
+   * KafkaJS's connect and join retries), so that the member leaves the group rather than expiring in it.
    */
   stop(options: StopOptions = {}): Promise<void> {
     if (this.stopPromise) return this.stopPromise;

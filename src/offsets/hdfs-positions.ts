@@ -26,8 +26,7 @@
 import * as path from 'node:path';
 import { KafkaEosError } from '../errors';
 import { partitionKey, type TopicPartition } from '../sinks/sink';
-import { commitFiles, HdfsLayout } from '../sinks/hdfs/commit';
-import { pad } from '../sinks/hdfs/commit';
+import { commitFiles, HdfsLayout, pad } from '../sinks/hdfs/commit';
 import {
   asideStamp, hazardName, IMPORTED, listClaims, moveClaimAside, readPosition, recover, type StrayClaim,
 } from '../sinks/hdfs/recovery';

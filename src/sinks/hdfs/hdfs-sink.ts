@@ -302,7 +302,7 @@ export class HdfsSink implements ExactlyOnceSink {
     return 'ok';
   }
 
-  /** Recovers the partition from HDFS (commit.ts recover: the durable position; `+tmp` of the partition deleted), in a new session. */
+  /** Recovers the partition from HDFS (recovery.ts recover: the durable position; `+tmp` of the partition deleted), in a new session. */
   private async recover(state: PartitionState): Promise<void> {
     state.made = undefined;
     state.session = randomUUID();
