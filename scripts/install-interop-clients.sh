@@ -2,13 +2,15 @@
 # Installs the Kafka clients of the interop suite (test/interop-clients/package.json) into a cache
 # outside the clone, keyed by that file's hash, and prints the node_modules path on its last line.
 # @confluentinc/kafka-javascript's prebuilt download needs the internet: CKJS_LINKING=dynamic builds
-# its librdkafka from source against Debian's zlib and OpenSSL (6-16 minutes on 2 cores). make runs
+# its librdkafka from source against Debian's zlib, OpenSSL and libzstd (6-16 minutes on 2 cores). make runs
 # one job: with -j2, node-gyp's make races librdkafka's configure step for config.h.
 # @platformatic/kafka is plain JavaScript. Neither ever becomes a dependency of kafka-eos.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 spec="$here/test/interop-clients/package.json"
-hash=$(sha256sum "$spec" | cut -c1-16)
+# The key covers the client versions and the librdkafka build's features (libzstd-dev present: zstd built in).
+features="zstd=$(pkg-config --exists libzstd 2>/dev/null && echo yes || echo no)"
+hash=$( (cat "$spec"; echo "$features") | sha256sum | cut -c1-16)
 cache="${KAFKA_EOS_CACHE:-$HOME/.cache/kafka-eos-ci}/interop-clients-$hash"
 if [ -f "$cache/.complete" ]; then
   echo "$cache/node_modules"

@@ -22,7 +22,7 @@ export type ErrorCodeOf =
   // consumer
   | 'NOT_RUNNING' | 'ILLEGAL_STATE' | 'NOT_ASSIGNED' | 'UNKNOWN_PARTITION' | 'UNKNOWN_TOPIC' | 'UNSUPPORTED_KAFKAJS'
   | 'FENCED_INSTANCE_ID' | 'MAX_PROCESSING_TIME_EXCEEDED' | 'POISON_MESSAGE' | 'COMMIT_ON_REVOKE_FAILED'
-  | 'KAFKA_CALL_FAILED' | 'STORED_OFFSET_OUT_OF_RANGE'
+  | 'KAFKA_CALL_FAILED' | 'STORED_OFFSET_OUT_OF_RANGE' | 'UNSUPPORTED_COMPRESSION' | 'RECORD_BATCH_CORRUPT'
   | 'ASSIGNOR_INTERNAL' | 'ASSIGNOR_INVALID_INPUT' | 'CONSUMER_PROTOCOL_DECODE' | 'CONSUMER_PROTOCOL_ENCODE'
   // sinks
   | 'SINK_BATCH_INVALID' | 'SINK_CLOSED' | 'SINK_MAPPING_FAILED' | 'SINK_RETRIES_EXHAUSTED' | 'SINK_UNAVAILABLE' | 'SINK_WRITE_FAILED'
@@ -198,6 +198,14 @@ function causes(error: unknown): unknown[] {
     cur = c.cause ?? c.originalError;
   }
   return out;
+}
+
+/**
+ * The first {@link KafkaEosError} in `error`'s cause chain (`error` itself included), or undefined:
+ * our typed error inside the wrappers KafkaJS puts around what it cannot retry (KafkaJSNonRetriableError).
+ */
+export function kafkaEosErrorOf(error: unknown): KafkaEosError | undefined {
+  return causes(error).find((c): c is KafkaEosError => c instanceof KafkaEosError);
 }
 
 /**

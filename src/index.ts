@@ -15,8 +15,12 @@ export type {
   Delivery, GroupConsumerOptions, HandlerBatch, ManualAssignment, PoisonPolicy, RebalanceListeners, RecordContext, RetryOptions,
 } from './consumer/options';
 export {
-  FencedInstanceIdError, MaxProcessingTimeExceededError, PoisonMessageError, UnknownTopicError, UnsupportedKafkaJsError,
+  CorruptRecordBatchError, FencedInstanceIdError, MaxProcessingTimeExceededError, PoisonMessageError, UnknownTopicError,
+  UnsupportedCompressionError, UnsupportedKafkaJsError,
 } from './consumer/errors';
+export type { BatchLocation } from './consumer/errors';
+export { KAFKAJS_CODECS, MAX_DECOMPRESSED_BATCH_BYTES, registerKafkaJsCodecs } from './consumer/codecs';
+export type { KafkaJsCodec } from './consumer/codecs';
 export { StoredOffsetOutOfRangeError } from './consumer/strategies/exactly-once';
 export { DEAD_LETTER_HEADERS } from './consumer/retry';
 export { SUPPORTED_KAFKAJS_VERSION } from './consumer/kafkajs-adapter';

@@ -9,6 +9,8 @@ import './early-signals';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { runBroker } from './broker';
 import { runDemo } from './demo/demo';
+import type { DemoCompression } from './demo/producer';
+import { nativeZstdCompress } from '../protocol/compression';
 import { ConfigError } from '../consumer/options';
 import { printableSchema } from './connector/config';
 import { LOG_LEVELS, runSink } from './run';
@@ -30,6 +32,16 @@ function database(v: string): string {
     throw new InvalidArgumentError('--db must be a SQLite file path or a postgresql:// URL');
   }
   return v;
+}
+
+const CODECS = ['none', 'gzip', 'snappy', 'lz4', 'zstd'] as const;
+function compressionCodec(v: string): DemoCompression {
+  if (!(CODECS as readonly string[]).includes(v)) throw new InvalidArgumentError(`--compression must be one of ${CODECS.join(', ')}`);
+  if (v === 'zstd' && !nativeZstdCompress) {
+    throw new InvalidArgumentError(`--compression zstd needs Node.js 22.15 or later to compress (this is ${process.version}); `
+      + 'every Node.js reads zstd');
+  }
+  return v as DemoCompression;
 }
 
 function sinkType(v: string): 'sql' | 'hdfs' {
@@ -63,9 +75,10 @@ program.command('demo')
   .option('--sink <type>', 'sink: sql (SQLite or --db) or hdfs (the embedded WebHDFS server, or --hdfs)', sinkType, 'sql')
   .option('--hdfs <url>', 'with --sink hdfs: a NameNode URL (http://namenode:9870) instead of the embedded WebHDFS server')
   .option('--timeline <file.html>', "write the group's rebalance timeline (HTML + SVG) here at the end")
+  .option('--compression <codec>', 'the producer compresses the flights with none, gzip, snappy, lz4 or zstd', compressionCodec, 'none')
   .action(async (o) => {
     process.exitCode = await runDemo({
-      sink: o.sink, hdfs: o.hdfs, timeline: o.timeline,
+      sink: o.sink, hdfs: o.hdfs, timeline: o.timeline, compression: o.compression,
       rows: o.rows, db: o.db, table: o.table, consumers: o.consumers, partitions: o.partitions, kills: o.kills, seed: o.seed,
       sessionTimeoutMs: o.sessionTimeout, timeoutMs: o.timeout, quiet: o.quiet,
     });

@@ -73,3 +73,47 @@ export class UnknownTopicError extends KafkaEosError {
     );
   }
 }
+
+/** Where a batch that could not be read was fetched: topic, partition and the fetch offset (the batch holds it or starts after it). */
+export interface BatchLocation {
+  readonly topic: string;
+  readonly partition: number;
+  readonly fetchOffset: string;
+}
+
+const at = (where: BatchLocation | undefined): string => (where ? ` (${where.topic}:${where.partition}, fetched at offset ${where.fetchOffset})` : '');
+
+/**
+ * A record batch is compressed with a codec the consumer cannot use: an id Kafka does not define
+ * (5-7), or zstd compression on a Node.js without it. Not retriable: fetching the batch again gives
+ * the same bytes. `codec` is the codec's name or id; `location`, when the consumer could tell,
+ * the partition and fetch offset of the batch.
+ */
+export class UnsupportedCompressionError extends KafkaEosError {
+  constructor(readonly codec: string | number, readonly detail: string, readonly location?: BatchLocation) {
+    super('UNSUPPORTED_COMPRESSION', `cannot read a batch compressed with ${codec}${at(location)}: ${detail}`);
+  }
+
+  /** The same error, naming where the batch was fetched. */
+  at(location: BatchLocation): UnsupportedCompressionError {
+    return new UnsupportedCompressionError(this.codec, this.detail, location);
+  }
+}
+
+/**
+ * A compressed record batch does not decompress (corrupt data, or it declares more than
+ * `MAX_DECOMPRESSED_BATCH_BYTES`). Not retriable, and not a poison record: the whole batch is
+ * unreadable, as Java's consumer reports a `CorruptRecordException` and stops at it. `detail` is the
+ * decompressor's own message. (No `cause`: KafkaJS's retrier keeps only an error's cause when it
+ * wraps it, and this error must reach the consumer's `error` listeners.)
+ */
+export class CorruptRecordBatchError extends KafkaEosError {
+  constructor(readonly codec: string, readonly detail: string, readonly location?: BatchLocation) {
+    super('RECORD_BATCH_CORRUPT', `cannot decompress a ${codec} record batch${at(location)}: ${detail}`);
+  }
+
+  /** The same error, naming where the batch was fetched. */
+  at(location: BatchLocation): CorruptRecordBatchError {
+    return new CorruptRecordBatchError(this.codec, this.detail, location);
+  }
+}

@@ -22,7 +22,7 @@ import { EventEmitter } from 'node:events';
 import { Batch, Consumer, EachBatchPayload, Kafka, logLevel, PartitionAssigner, Producer } from 'kafkajs';
 import { AdminClients } from './admin-clients';
 import { createRangeAssignor, createRoundRobinAssignor, createStickyAssignor, createStickyAssignorState } from './assignors';
-import { kafkaErrorOf, KafkaEosError, needsRejoin } from '../errors';
+import { kafkaEosErrorOf, kafkaErrorOf, KafkaEosError, needsRejoin } from '../errors';
 import { GroupCommitSink } from '../sinks/group-commit';
 import { partitionKey, SinkRecord, TopicPartition } from '../sinks/sink';
 import { FencedInstanceIdError, MaxProcessingTimeExceededError, PoisonMessageError, UnknownTopicError } from './errors';
@@ -46,6 +46,10 @@ import { exactlyOnce } from './strategies/exactly-once';
 import type { CommitStrategy, StrategyBatch, StrategyContext } from './strategies/types';
 import { BatchWatch } from './watch';
 import { caughtUp, installSignalHandlers } from './drain';
+import { registerKafkaJsCodecs } from './codecs';
+
+// Snappy, LZ4 and ZSTD for KafkaJS's fetches (and the user's KafkaJS clients of the same copy): see codecs.ts.
+registerKafkaJsCodecs();
 
 /** The KafkaJS protocol error inside `error` (KafkaJS's runner rejoins on its `type`), or `error` itself. */
 function kafkaJsCause(error: Error): Error {
@@ -484,8 +488,10 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
     }
     const partitions = this.membership.lose(`KafkaJS crashed (${restart ? 'restarting' : 'not restarting'}): ${error.message}`);
     this.strategy.onLost?.(partitions);
-    if (restart) this.emit('error', error);
-    else this.fail(error);
+    // Our typed error (e.g. UNSUPPORTED_COMPRESSION from a fetch) rather than KafkaJS's wrapper around it.
+    const reported = restart ? error : kafkaEosErrorOf(error) ?? error;
+    if (restart) this.emit('error', reported);
+    else this.fail(reported);
   }
 
   // ------------------------------------------------------------------ batches

@@ -24,7 +24,8 @@
  */
 import type { Batch, PartitionAssigner } from 'kafkajs';
 import { kafkaErrorOf } from '../errors';
-import { FencedInstanceIdError, UnsupportedKafkaJsError } from './errors';
+import { CorruptRecordBatchError, FencedInstanceIdError, UnsupportedCompressionError, UnsupportedKafkaJsError } from './errors';
+import type { BatchLocation } from './errors';
 
 /* eslint-disable @typescript-eslint/no-require-imports */
 type AnyFn = (...args: any[]) => any; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -130,11 +131,50 @@ export function installKafkaJsAdapter(): void {
   proto.fetch = async function wrappedFetch(this: Loose, nodeId: number) {
     const hooks = registry.get(this.cluster);
     const epoch = hooks?.epoch();
-    const batches = (await fetch.call(this, nodeId)) as Loose[];
+    let batches: Loose[];
+    try {
+      batches = (await fetch.call(this, nodeId)) as Loose[];
+    } catch (e) {
+      if (hooks && isUnreadableBatch(e) && !e.location) throw await locateUnreadable(this, nodeId, e);
+      throw e;
+    }
     if (hooks) for (const b of batches) b[BATCH_EPOCH] = epoch;
     return batches;
   };
   installed = true;
+}
+
+type Unreadable = UnsupportedCompressionError | CorruptRecordBatchError;
+const isUnreadableBatch = (e: unknown): e is Unreadable => e instanceof UnsupportedCompressionError || e instanceof CorruptRecordBatchError;
+
+/**
+ * A batch of one Fetch could not be decompressed; KafkaJS's error does not say whose. The candidates
+ * are the partitions that fetch asked for (those this member fetches from `nodeId`); with more than
+ * one, each is fetched alone until the same failure names it. Best effort: any failure of the
+ * probes returns `error` as it was.
+ */
+async function locateUnreadable(group: Loose, nodeId: number, error: Unreadable): Promise<Unreadable> {
+  try {
+    const assigned = group.filterPartitionsByNode(nodeId, group.subscriptionState.assigned()) as { topic: string; partitions: number[] }[];
+    const candidates: BatchLocation[] = assigned.flatMap(({ topic, partitions }) => partitions
+      .filter((partition) => !group.subscriptionState.isPaused(topic, partition))
+      .map((partition) => ({ topic, partition, fetchOffset: String(group.offsetManager.nextOffset(topic, partition)) })));
+    if (candidates.length === 1) return error.at(candidates[0]);
+    const broker = await group.cluster.findBroker({ nodeId });
+    for (const c of candidates) {
+      try {
+        await broker.fetch({
+          maxWaitTime: 0, minBytes: 1, maxBytes: group.maxBytes, isolationLevel: group.isolationLevel,
+          topics: [{ topic: c.topic, partitions: [{ partition: c.partition, fetchOffset: c.fetchOffset, maxBytes: group.maxBytesPerPartition }] }],
+        });
+      } catch (probe) {
+        if (isUnreadableBatch(probe)) return probe.at(c);
+      }
+    }
+  } catch {
+    // the probes are a diagnosis only
+  }
+  return error;
 }
 
 /** The epoch at which this batch's fetch began (undefined if not fetched by a registered consumer). */

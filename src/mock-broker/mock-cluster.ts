@@ -195,12 +195,15 @@ export class MockCluster {
   /**
    * Appends encoded record batches (v2, e.g. compressed by a codec under test) straight into a
    * partition's log, bypassing the network and produce validation. Returns the base offset.
-   * Throws MockClusterError(UNKNOWN_TOPIC_OR_PARTITION); MalformedFrameError for bytes that are no batches.
+   * `{ corrupt: true }` stores batches whose CRC or compression codec is wrong as they are (what a
+   * client sees after disk corruption or a broker bug; Kafka itself refuses them at Produce), to test a
+   * consumer's handling of unreadable batches; only their framing (magic 2, lengths) is checked.
+   * Throws MockClusterError(UNKNOWN_TOPIC_OR_PARTITION); InvalidRecordsError for bytes that are no batches.
    */
-  appendBatches(topic: string, partition: number, recordBatches: Buffer): number {
+  appendBatches(topic: string, partition: number, recordBatches: Buffer, options: { corrupt?: boolean } = {}): number {
     const log = this.state.partition(topic, partition);
     if (!log) throw new MockClusterError('UNKNOWN_TOPIC_OR_PARTITION', `no partition ${topic}-${partition}`);
-    return log.append(splitBatches(recordBatches), Date.now());
+    return log.append(splitBatches(recordBatches, { content: !options.corrupt }), Date.now());
   }
 
   /**

@@ -18,12 +18,10 @@
  * size or block headers (at most 128 KiB a block) — and throws DecompressedTooLargeError when they
  * exceed the caller's `maxBytes`. Output that outgrows the declared sizes is cut there.
  *
- * `kafkajsCodecs` adapts these to KafkaJS's codec interface, so a test can make KafkaJS
- * produce and consume snappy, lz4 and zstd:
- * ```ts
- * import { CompressionCodecs } from 'kafkajs';
- * Object.assign(CompressionCodecs, kafkajsCodecs);
- * ```
+ * `kafkajsCodecs` adapts these to KafkaJS's codec interface for tests that need KafkaJS to produce
+ * zstd on any Node.js (stored zstd frames where node:zlib has no zstd). The SDK registers its own
+ * KafkaJS codecs when `kafka-eos` is imported (consumer/codecs.ts), which refuse to produce zstd
+ * rather than send stored frames.
  */
 import * as zlib from 'node:zlib';
 import * as lz4 from 'lz4js';
@@ -130,6 +128,8 @@ export function zstdStoredFrame(b: Buffer): Buffer {
 
 type ZlibWithZstd = typeof zlib & { zstdCompressSync?: (b: Buffer) => Buffer };
 const nativeZstd = (zlib as ZlibWithZstd).zstdCompressSync;
+/** node:zlib's zstd compressor (Node.js 22.15+), or undefined on older Node.js. */
+export const nativeZstdCompress: ((b: Buffer) => Buffer) | undefined = nativeZstd ? (b) => nativeZstd(b) : undefined;
 const ZSTD_SKIPPABLE = 0x184d2a50;
 const ZSTD_BLOCK_MAX = 128 * 1024;
 

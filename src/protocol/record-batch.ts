@@ -77,9 +77,12 @@ export function readBatchHeader(buf: Buffer, at = 0): BatchHeader {
 /**
  * Splits a produce request's records blob into batches and validates each: magic 2, a length
  * that fits, a CRC-32C that matches, a known compression codec, a sane record count.
+ * `{ content: false }` checks only the framing (magic, lengths), not the CRC and codec: a test's way
+ * to store a batch no broker would accept, as a client would see disk corruption.
  * Throws {@link InvalidRecordsError}. Returns views into `records` (no copy).
  */
-export function splitBatches(records: Buffer): { header: BatchHeader; bytes: Buffer }[] {
+export function splitBatches(records: Buffer, options: { content?: boolean } = {}): { header: BatchHeader; bytes: Buffer }[] {
+  const content = options.content ?? true;
   const out: { header: BatchHeader; bytes: Buffer }[] = [];
   let at = 0;
   while (at < records.length) {
@@ -95,8 +98,8 @@ export function splitBatches(records: Buffer): { header: BatchHeader; bytes: Buf
     }
     const header = readBatchHeader(records, at);
     const actual = crc32c(records, at + 21, at + size);
-    if (actual !== header.crc) throw new InvalidRecordsError(`CRC mismatch: stored ${header.crc}, computed ${actual}`);
-    if (header.compression > Compression.Zstd) throw new InvalidRecordsError(`unknown compression codec ${header.compression}`);
+    if (content && actual !== header.crc) throw new InvalidRecordsError(`CRC mismatch: stored ${header.crc}, computed ${actual}`);
+    if (content && header.compression > Compression.Zstd) throw new InvalidRecordsError(`unknown compression codec ${header.compression}`);
     const emptyWithDelta = !header.isControl && header.recordCount === 0 && header.lastOffsetDelta !== 0;
     if (header.recordCount < 0 || header.lastOffsetDelta < 0 || emptyWithDelta) {
       const why = `bad record count ${header.recordCount} / last offset delta ${header.lastOffsetDelta}`;

@@ -26,8 +26,9 @@ import { Flight, loadFlights } from './dataset';
 import { FLIGHT_MAPPING, isPostgres, knexConfig } from './db';
 import { dropOwnDemoTable, markDemoTable, validateDemoTable } from './tables';
 import { PhaseTimes } from './phases';
-import type { AllowMessage, ProducerConfig, ProducerMessage } from './producer';
+import type { AllowMessage, DemoCompression, ProducerConfig, ProducerMessage } from './producer';
 import { formatChecks, verify } from './verify';
+import type { Check } from './verify';
 import type { WorkerConfig, WorkerMessage } from './worker';
 import { startHdfsDemo, type HdfsDemo } from './hdfs';
 import { timelineFromMockEvents, type TimelineEvent } from '../../timeline/model';
@@ -56,9 +57,21 @@ export interface DemoOptions {
   hdfs?: string;
   /** Write the group's rebalance timeline (HTML + SVG, from the mock's event log and the kills) here at the end. */
   timeline?: string;
+  /** The producer's compression codec (default 'none'); zstd needs Node.js 22.15+ to compress. */
+  compression?: DemoCompression;
 }
 
 const TOPIC = 'flights';
+const CODEC_IDS: Record<DemoCompression, number> = { none: 0, gzip: 1, snappy: 2, lz4: 3, zstd: 4 };
+
+/** That the topic's batches are stored with the codec the producer was given (read from the cluster: attributes bits 0-2). */
+function codecCheck(cluster: MockCluster, topic: string, partitions: number, codec: DemoCompression): Check {
+  const used = new Set<number>();
+  for (let p = 0; p < partitions; p++) for (const b of cluster.inspect.batches(topic, p)) used.add(b.bytes.readInt16BE(21) & 7);
+  const names = [...used].sort().map((id) => Object.keys(CODEC_IDS).find((k) => CODEC_IDS[k as DemoCompression] === id) ?? String(id));
+  const actual = names.join(', ');
+  return { name: 'batches stored with the producer\'s codec', expected: codec, actual, pass: actual === codec };
+}
 const OFFSETS_TABLE = 'kafka_eos_offsets';
 
 
@@ -86,7 +99,9 @@ export async function runDemo(o: DemoOptions): Promise<number> {
   const killAt = Array.from({ length: o.kills }, () => 0.15 + random() * 0.7).sort((a, b) => a - b).map((f) => Math.floor(f * N));
   const hdfs: HdfsDemo | null = o.sink === 'hdfs' ? await startHdfsDemo(o.hdfs, groupId) : null;
   const target = hdfs ? hdfs.description : isPostgres(db) ? 'PostgreSQL' : `SQLite ${db}`;
-  log(`kafka-eos demo: ${N} flight records → ${o.partitions} partitions → ${o.consumers} consumer processes → ${target}`);
+  const codec = o.compression ?? 'none';
+  log(`kafka-eos demo: ${N} flight records${codec === 'none' ? '' : ` (${codec} batches)`} → ${o.partitions} partitions → `
+    + `${o.consumers} consumer processes → ${target}`);
   log(`seed ${o.seed}; SIGKILL at rows sunk ≥ ${killAt.join(', ') || '(none)'}`);
 
   const knex = knexFactory(knexConfig(db));
@@ -162,7 +177,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     // `window` records ahead of what is sunk (and of the next kill point), so that a consumer
     // killed midway always leaves work that only a rebalance can hand over; then it runs free.
     const window = Math.max(2000, Math.floor(N / (10 * Math.max(1, Math.sqrt(o.kills)))));
-    const producerConfig: ProducerConfig = { bootstrap: cluster.bootstrap, topic: TOPIC, rows: N };
+    const producerConfig: ProducerConfig = { bootstrap: cluster.bootstrap, topic: TOPIC, rows: N, compression: o.compression ?? 'none' };
     const producerChild = fork(
       path.join(__dirname, 'producer.js'), [JSON.stringify(producerConfig)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
     );
@@ -255,6 +270,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     const hw = new Map(cluster.partitions(TOPIC).map((p) => [p.partition, p.highWatermark]));
     const verified = hdfs ? await hdfs.verify(TOPIC, flights, hw) : null;
     const checks = verified ? verified.checks : await verify(knex, TABLE, OFFSETS_TABLE, groupId, TOPIC, flights, hw);
+    checks.unshift(codecCheck(cluster, TOPIC, o.partitions, codec));
     phases.end('verify');
     // Kills are the experiment, not the data: kill points the run finished before are reported, not failed.
     const missedKills = killAt.length - kills;

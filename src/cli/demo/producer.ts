@@ -5,10 +5,18 @@
  * the record index the parent allows (`allow` messages: the parent keeps production just ahead of
  * consumption while kill points are pending, so that every kill interrupts real work).
  */
-import { Kafka, logLevel } from 'kafkajs';
+import { CompressionTypes, Kafka, logLevel } from 'kafkajs';
+import { registerKafkaJsCodecs } from '../../consumer/codecs';
 import { loadFlights } from './dataset';
 
-export interface ProducerConfig { bootstrap: string[]; topic: string; rows: number }
+/** The codecs the demo's producer can compress with (the consumers read each; see consumer/codecs.ts). */
+export type DemoCompression = 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd';
+const COMPRESSION: Record<DemoCompression, CompressionTypes> = {
+  none: CompressionTypes.None, gzip: CompressionTypes.GZIP, snappy: CompressionTypes.Snappy, lz4: CompressionTypes.LZ4,
+  zstd: CompressionTypes.ZSTD,
+};
+
+export interface ProducerConfig { bootstrap: string[]; topic: string; rows: number; compression: DemoCompression }
 
 export type ProducerMessage =
   | { type: 'produced'; upTo: number }
@@ -33,6 +41,7 @@ async function main(): Promise<void> {
     else if (m.type === 'stop') process.exit(0);
   });
   process.on('disconnect', () => process.exit(0));
+  registerKafkaJsCodecs();
   const flights = loadFlights(config.rows);
   const kafka = new Kafka({ clientId: 'kafka-eos-demo-producer', brokers: config.bootstrap, logLevel: logLevel.NOTHING });
   const producer = kafka.producer();
@@ -42,7 +51,7 @@ async function main(): Promise<void> {
     while (i > allowed) await new Promise<void>((r) => { wake = r; });
     const chunk = flights.slice(i, i + CHUNK);
     await producer.send({
-      topic: config.topic, acks: -1, messages: chunk.map((f) => ({ key: String(f.distance), value: JSON.stringify(f) })),
+      topic: config.topic, acks: -1, compression: COMPRESSION[config.compression], messages: chunk.map((f) => ({ key: String(f.distance), value: JSON.stringify(f) })),
     });
     send({ type: 'produced', upTo: i + chunk.length });
   }
