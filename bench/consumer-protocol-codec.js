@@ -9,8 +9,8 @@
  */
 'use strict';
 const { AssignerProtocol } = require('kafkajs');
-const cp = require('../dist/consumer/assignors/consumer-protocol');
-const { arg, interleave, median } = require('./lib/figures');
+const cp = require('../dist/protocol/consumer-protocol');
+const { arg, interleave, median } = require('./lib/figures.js');
 
 const topics = Number(arg('--topics', 100));
 const partitions = Number(arg('--partitions', 100));

@@ -17,7 +17,7 @@ const { Kafka, logLevel } = require('kafkajs');
 const { MockCluster } = require('../dist/mock-broker');
 const { loadFlights } = require('../dist/cli/demo/dataset');
 
-const { figure, table, arg } = require('./lib/figures');
+const { figure, table, arg } = require('./lib/figures.js');
 
 function runChild(mode, cluster, topic, db, n, execArgv = ['--expose-gc']) {
   return new Promise((resolve, reject) => {

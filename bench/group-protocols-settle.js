@@ -19,8 +19,8 @@
 const { spawn } = require('node:child_process');
 const path = require('node:path');
 const readline = require('node:readline');
-const { startOursInProcess, sleep } = require('./lib/harness');
-const { arg, interleave, median } = require('./lib/figures');
+const { startOursInProcess, sleep } = require('./lib/harness.js');
+const { arg, interleave, median } = require('./lib/figures.js');
 
 const WORKERS = {
   'confluent-kafkajs': 'confluent-kafkajs-group-worker.js',

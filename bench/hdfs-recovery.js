@@ -21,7 +21,7 @@ const { HdfsLayout, publish, readManifest } = require('../dist/sinks/hdfs/commit
 const { recover } = require('../dist/sinks/hdfs/recovery');
 const { HdfsPositionStore } = require('../dist/offsets/hdfs-positions');
 const { WebHdfsServer } = require('../dist/webhdfs-server');
-const { interleave, figure, table, arg, median } = require('./lib/figures');
+const { interleave, figure, table, arg, median } = require('./lib/figures.js');
 
 const CLAIMS = Number(arg('--claims', 200));
 const RECOVERIES = Number(arg('--recoveries', 20));

@@ -20,10 +20,10 @@
 /* eslint-disable @typescript-eslint/no-require-imports */
 const { HdfsSink } = require('../dist/sinks/hdfs/hdfs-sink');
 const { WebHdfsServer } = require('../dist/webhdfs-server');
-const { flightsDataset, flightWrites } = require('./lib/workload');
+const { flightsDataset, flightWrites } = require('./lib/workload.js');
 const { fork } = require('node:child_process');
 const path = require('node:path');
-const { interleave, figure, table, arg, median, fmt } = require('./lib/figures');
+const { interleave, figure, table, arg, median, fmt } = require('./lib/figures.js');
 
 const PARTITIONS = 6;
 const ROWS = Number(arg('--rows', 60000));

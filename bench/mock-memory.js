@@ -9,7 +9,7 @@
  */
 /* eslint-disable @typescript-eslint/no-require-imports */
 const { Kafka, logLevel } = require('kafkajs');
-const { arg, startOursChild, fmt, mb } = require('./lib/harness');
+const { arg, startOursChild, fmt, mb } = require('./lib/harness.js');
 
 const N = Number(arg('--messages', 1000000));
 const BATCH = 2000;

@@ -18,7 +18,7 @@
  */
 /* eslint-disable @typescript-eslint/no-require-imports */
 const { Kafka, logLevel } = require('kafkajs');
-const { arg, startRdkafkaMock, startOursInProcess, sleep } = require('./lib/harness');
+const { arg, startRdkafkaMock, startOursInProcess, sleep } = require('./lib/harness.js');
 
 const PROFILES = {
   defaults: {},

@@ -11,8 +11,8 @@
  */
 /* eslint-disable @typescript-eslint/no-require-imports */
 const { Kafka, logLevel } = require('kafkajs');
-const { arg, startRdkafkaMock, startOursInProcess, startOursChild, fmt } = require('./lib/harness');
-const { median, table } = require('./lib/figures');
+const { arg, startRdkafkaMock, startOursInProcess, startOursChild, fmt } = require('./lib/harness.js');
+const { median, table } = require('./lib/figures.js');
 
 let N = 200000;
 const BATCH = 2000;

@@ -16,7 +16,7 @@ const { execFileSync } = require('node:child_process');
 const { mkdirSync, writeFileSync } = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { table, arg } = require('./lib/figures');
+const { table, arg } = require('./lib/figures.js');
 
 const log = (l) => console.error(l);
 
@@ -39,21 +39,21 @@ function hasRdkafka() {
   const notes = [];
   if (only.has('sql')) {
     log('== SQL sink');
-    figures.push(...await require('./sql-sink').runSqlSink({ rows, batch: Number(arg('--batch', 2000)), rounds, pgUrl, log }));
+    figures.push(...await require('./sql-sink.js').runSqlSink({ rows, batch: Number(arg('--batch', 2000)), rounds, pgUrl, log }));
     if (!pgUrl) notes.push('PostgreSQL figures skipped: KAFKA_EOS_PG_URL not set');
   }
   if (only.has('hdfs')) {
     log('== HDFS sink');
-    figures.push(...await require('./hdfs-sink').runHdfsSink({ rows, rounds, log }));
+    figures.push(...await require('./hdfs-sink.js').runHdfsSink({ rows, rounds, log }));
   }
   if (only.has('e2e')) {
     log('== end to end');
-    figures.push(...await require('./end-to-end').runEndToEnd({ rows: Number(arg('--e2e-rows', 50000)), rounds: Math.max(2, Math.min(rounds, 4)), log }));
+    figures.push(...await require('./end-to-end.js').runEndToEnd({ rows: Number(arg('--e2e-rows', 50000)), rounds: Math.max(2, Math.min(rounds, 4)), log }));
   }
   if (only.has('mock')) {
     if (hasRdkafka()) {
       log('== mock broker throughput');
-      figures.push(...await require('./mock-throughput').runMockThroughput({ messages: Number(arg('--messages', 100000)), rounds: Math.max(2, Math.min(rounds, 3)), log }));
+      figures.push(...await require('./mock-throughput.js').runMockThroughput({ messages: Number(arg('--messages', 100000)), rounds: Math.max(2, Math.min(rounds, 3)), log }));
     } else {
       notes.push('mock broker figures skipped: /usr/bin/python3 with confluent_kafka (librdkafka) not found');
     }

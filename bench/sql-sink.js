@@ -29,9 +29,9 @@ const pg = require('pg');
 const sqlite3 = require('sqlite3');
 const { from: copyFrom } = require('pg-copy-streams');
 const { SqlSink, createKnex } = require('../dist');
-const { flightWrites } = require('./lib/workload');
+const { flightWrites } = require('./lib/workload.js');
 const { FLIGHT_MAPPING } = require('../dist/cli/demo/db');
-const { interleave, figure, table, arg } = require('./lib/figures');
+const { interleave, figure, table, arg } = require('./lib/figures.js');
 
 const TOPIC = 'flights';
 const PARTITIONS = 6;

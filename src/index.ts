@@ -34,16 +34,18 @@ export { exactlyOnce } from './consumer/strategies/exactly-once';
 export type { BatchOutcome, CommitStrategy, ProcessResult, StrategyBatch, StrategyContext } from './consumer/strategies/types';
 export type { AtLeastOnceOptions } from './consumer/strategies/at-least-once';
 export * from './consumer/assignors';
-export type { ExactlyOnceSink, SinkBatch, SinkRecord, TopicPartition, WriteResult } from './sinks/sink';
-export { partitionKey, rejectedRecord } from './sinks/sink';
-export { GroupCommitSink } from './sinks/group-commit';
-export type { GroupCommitOptions } from './sinks/group-commit';
+export type { ExactlyOnceSink, WriteResult } from './sink-contract';
+export type { SinkBatch, SinkRecord, TopicPartition } from './records';
+export { rejectedRecord } from './sink-contract';
+export { partitionKey } from './records';
+export { GroupCommitSink } from './consumer/group-commit';
+export type { GroupCommitOptions } from './consumer/group-commit';
 export { commitWithReread } from './sinks/lost-ack';
 export type { LostAckOptions, LostAckResult, LostAckRetry, LostAckVerdict } from './sinks/lost-ack';
 export * from './sinks/sql';
-export type { OffsetStore } from './offsets/offset-store';
-export { SqlOffsetStore, DEFAULT_OFFSETS_TABLE } from './offsets/sql-store';
-export type { SqlOffsetStoreOptions, WithOffsetsResult } from './offsets/sql-store';
+export type { OffsetStore } from './sinks/offset-store';
+export { SqlOffsetStore, DEFAULT_OFFSETS_TABLE } from './sinks/sql/offset-store';
+export type { SqlOffsetStoreOptions, WithOffsetsResult } from './sinks/sql/offset-store';
 export { assertGroupInactive, describeGroupOffsets, executeOffsetReset, GroupActiveError, planOffsetReset } from './offsets/group-offsets';
 export type {
   GroupMemberInfo, GroupOffsetsDescription, GroupOffsetsTarget, PartitionOffsets, ResetPlan, ResetPlanEntry, ResetSpec,

@@ -1,6 +1,7 @@
 /** The one error table: Kafka errors found through KafkaJS's wrappers, one isRetriable(), the mock's view of the table. */
 import { KafkaJSConnectionError, KafkaJSNumberOfRetriesExceeded, KafkaJSProtocolError } from 'kafkajs';
-import { isRetriable, KAFKA_ERRORS, kafkaErrorByCode, kafkaErrorOf, KafkaEosError, needsMetadataRefresh, needsRejoin } from '../src/errors';
+import { KafkaEosError } from '../src/errors';
+import { isRetriable, KAFKA_ERRORS, kafkaErrorByCode, kafkaErrorOf, needsMetadataRefresh, needsRejoin } from '../src/protocol/kafka-errors';
 import { ErrorCode, errorName } from '../src/protocol/error-codes';
 
 /** A KafkaJS protocol error as KafkaJS builds it from a response's error code. */

@@ -4,7 +4,7 @@ const { fork, spawn } = require('node:child_process');
 const path = require('node:path');
 const readline = require('node:readline');
 const { MockCluster } = require('../../dist/mock-broker');
-const { arg, fmt } = require('./figures');
+const { arg, fmt } = require('./figures.js');
 
 const flag = (name) => process.argv.includes(name);
 

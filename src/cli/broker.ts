@@ -4,8 +4,8 @@
  * finds them all. With --verbose every event-log entry (group transitions, joins, assignments,
  * topology changes) is printed to stdout as one JSON line.
  */
-import { MockCluster } from '../mock-broker';
-import type { EventLogEntry } from '../mock-broker';
+import { MockCluster } from '../testing/mock-broker';
+import type { EventLogEntry } from '../testing/mock-broker';
 
 export interface BrokerOptions {
   port: number;

@@ -7,8 +7,8 @@
 // First: `run`'s signal handlers, before the heavy modules below load (a signal meanwhile must not kill it).
 import './early-signals';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { runBroker } from './broker';
-import { runDemo } from './demo/demo';
+// demo and broker load the test servers (src/testing): imported when those commands run, so that `run` and
+// `offsets` never load them (test/layers.test.ts checks the runtime path).
 import type { DemoCompression } from './demo/producer';
 import { nativeZstdCompress } from '../protocol/compression';
 import { ConfigError } from '../consumer/options';
@@ -77,6 +77,8 @@ program.command('demo')
   .option('--timeline <file.html>', "write the group's rebalance timeline (HTML + SVG) here at the end")
   .option('--compression <codec>', 'the producer compresses the flights with none, gzip, snappy, lz4 or zstd', compressionCodec, 'none')
   .action(async (o) => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { runDemo } = require('./demo/demo') as typeof import('./demo/demo');
     process.exitCode = await runDemo({
       sink: o.sink, hdfs: o.hdfs, timeline: o.timeline, compression: o.compression,
       rows: o.rows, db: o.db, table: o.table, consumers: o.consumers, partitions: o.partitions, kills: o.kills, seed: o.seed,
@@ -125,6 +127,8 @@ program.command('broker')
   .option('--retention-ms <ms>', 'retention.ms (default unbounded)', nonNegativeInt('--retention-ms'))
   .option('--verbose', 'print every event (group transitions, joins, assignments, faults) as a JSON line')
   .action(async (o) => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { runBroker } = require('./broker') as typeof import('./broker');
     await runBroker({
       port: o.port, brokers: o.brokers, host: o.host, initialRebalanceDelayMs: o.initialRebalanceDelay,
       minSessionTimeoutMs: o.minSessionTimeout, retentionBytes: o.retentionBytes, retentionMs: o.retentionMs, verbose: o.verbose === true,

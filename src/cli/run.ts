@@ -23,7 +23,7 @@ import { createGroupConsumer } from '../consumer/group-consumer';
 import { ConfigError, validateOptions } from '../consumer/options';
 import { KafkaEosError } from '../errors';
 import { SqlSink } from '../sinks/sql';
-import type { ExactlyOnceSink } from '../sinks/sink';
+import type { ExactlyOnceSink } from '../sink-contract';
 import { ConsumerPrometheusMetrics } from '../metrics/prometheus';
 import { serveMetrics, type MetricsServer } from '../metrics/server';
 import { openSink } from './sink-factory';

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { ConfigError } from '../consumer/options';
 import { KafkaEosError } from '../errors';
-import type { ExactlyOnceSink } from '../sinks/sink';
+import type { ExactlyOnceSink } from '../sink-contract';
 import { SqlSink } from '../sinks/sql';
 import { HdfsSink } from '../sinks/hdfs/hdfs-sink';
 import { hdfsSinkConfigSchema } from '../sinks/hdfs/config';

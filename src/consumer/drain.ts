@@ -1,6 +1,6 @@
 /** Helpers of GroupConsumer's drain() and opt-in signal handling. */
 import type { Admin } from 'kafkajs';
-import { partitionKey, TopicPartition } from '../sinks/sink';
+import { partitionKey, TopicPartition } from '../records';
 
 /**
  * Whether every owned partition's position (processed, or committed under `groupId`) reached its

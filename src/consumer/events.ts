@@ -3,7 +3,7 @@
  * accepts only these names, and the listener gets the payload's type. Each listener receives one
  * argument. Offsets are bigint; times are ms.
  */
-import type { TopicPartition } from '../sinks/sink';
+import type { TopicPartition } from '../records';
 import type { ConsumerState } from './lifecycle';
 import type { MembershipTransition } from './membership';
 import type { RebalanceRecord } from './metrics';

@@ -22,9 +22,10 @@ import { EventEmitter } from 'node:events';
 import { Batch, Consumer, EachBatchPayload, Kafka, logLevel, PartitionAssigner, Producer } from 'kafkajs';
 import { AdminClients } from './admin-clients';
 import { createRangeAssignor, createRoundRobinAssignor, createStickyAssignor, createStickyAssignorState } from './assignors';
-import { kafkaEosErrorOf, kafkaErrorOf, KafkaEosError, needsRejoin } from '../errors';
-import { GroupCommitSink } from '../sinks/group-commit';
-import { partitionKey, SinkRecord, TopicPartition } from '../sinks/sink';
+import { kafkaEosErrorOf, KafkaEosError } from '../errors';
+import { kafkaErrorOf, needsRejoin } from '../protocol/kafka-errors';
+import { GroupCommitSink } from './group-commit';
+import { partitionKey, SinkRecord, TopicPartition } from '../records';
 import { FencedInstanceIdError, MaxProcessingTimeExceededError, PoisonMessageError, UnknownTopicError } from './errors';
 import {
   assertNotFenced, batchEpoch, clearPendingSeeks, findCoordinatorAgain, GroupHooks, KafkaJsConsumerGroup, registeringAssigners,

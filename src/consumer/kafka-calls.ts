@@ -11,7 +11,8 @@
  * `InvalidMetadataException`).
  */
 import { pRetry } from '../util/vendored';
-import { isRetriable, KafkaEosError, needsMetadataRefresh } from '../errors';
+import { KafkaEosError } from '../errors';
+import { isRetriable, needsMetadataRefresh } from '../protocol/kafka-errors';
 
 /** A Kafka call failed for good (not retriable, or retries spent). `call` names it, e.g. `ListOffsets orders:3`. */
 export class KafkaCallError extends KafkaEosError {

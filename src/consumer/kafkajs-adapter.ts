@@ -23,7 +23,7 @@
  * any other version or if the internals it wraps are missing.
  */
 import type { Batch, PartitionAssigner } from 'kafkajs';
-import { kafkaErrorOf } from '../errors';
+import { kafkaErrorOf } from '../protocol/kafka-errors';
 import { CorruptRecordBatchError, FencedInstanceIdError, UnsupportedCompressionError, UnsupportedKafkaJsError } from './errors';
 import type { BatchLocation } from './errors';
 

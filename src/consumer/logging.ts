@@ -7,7 +7,7 @@
  */
 import type { EventEmitter } from 'node:events';
 import type { Kafka } from 'kafkajs';
-import type { TopicPartition } from '../sinks/sink';
+import type { TopicPartition } from '../records';
 import type { GroupConsumerEventMap } from './events';
 
 const tps = (partitions: TopicPartition[]) => partitions.map((p) => `${p.topic}:${p.partition}`).join(', ') || '(none)';

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { Admin, PartitionAssigner } from 'kafkajs';
 import { encodeAssignment, encodeSubscription } from './assignors';
 import type { ManualAssignment } from './options';
-import { partitionKey, TopicPartition } from '../sinks/sink';
+import { partitionKey, TopicPartition } from '../records';
 
 export const MANUAL_ASSIGNOR_NAME = 'kafka-eos-assign';
 

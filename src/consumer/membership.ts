@@ -21,7 +21,7 @@
  * otherwise win when the partition comes back (the stale-position replay of issue 8).
  */
 import { KafkaEosError } from '../errors';
-import { partitionKey, TopicPartition } from '../sinks/sink';
+import { partitionKey, TopicPartition } from '../records';
 import type { RebalanceRecord } from './metrics';
 
 /** States of {@link Membership} (see the module comment). */

@@ -3,7 +3,7 @@
  * records processed per second (over a sliding window), rebalances with their durations (ms, from
  * the start of revocation, or the first join, to the assignment being ready), and error counts.
  */
-import { partitionKey, TopicPartition } from '../sinks/sink';
+import { partitionKey, TopicPartition } from '../records';
 
 export interface PartitionMetrics extends TopicPartition {
   /** Next offset this member will consume (null until the first batch). */

@@ -5,7 +5,8 @@
 import { z } from 'zod';
 import type { Kafka, logCreator, logLevel, PartitionAssigner } from 'kafkajs';
 import { KafkaEosError } from '../errors';
-import type { ExactlyOnceSink, SinkRecord, TopicPartition } from '../sinks/sink';
+import type { ExactlyOnceSink } from '../sink-contract';
+import type { SinkRecord, TopicPartition } from '../records';
 import type { CommitStrategy } from './strategies/types';
 import { KAFKAJS_OPTION_NAMES, KAFKAJS_RETRY_OPTION_NAMES, suggestOptionName } from './option-names';
 

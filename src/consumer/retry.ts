@@ -11,8 +11,8 @@
  */
 import { pRetry } from '../util/vendored';
 import type { Producer } from 'kafkajs';
-import type { SinkRecord } from '../sinks/sink';
-import { isRetriable } from '../errors';
+import type { SinkRecord } from '../records';
+import { isRetriable } from '../protocol/kafka-errors';
 import { PoisonMessageError } from './errors';
 import type { HandlerBatch, PoisonPolicy, RecordContext, RetryOptions } from './options';
 import type { ProcessResult, StrategyBatch } from './strategies/types';

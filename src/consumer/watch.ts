@@ -5,7 +5,7 @@
  * REBALANCE_IN_PROGRESS (or ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, NOT_COORDINATOR) is
  * reported once and aborts `signal`, so the handler may finish early; so does the time limit.
  */
-import { kafkaErrorOf, needsRejoin } from '../errors';
+import { kafkaErrorOf, needsRejoin } from '../protocol/kafka-errors';
 
 /** Options of {@link BatchWatch}. Times in ms. */
 export interface WatchOptions {

@@ -19,7 +19,8 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { GroupConsumer } from '../consumer/group-consumer';
 import type { RebalanceRecord } from '../consumer/metrics';
-import type { ExactlyOnceSink, SinkBatch, TopicPartition, WriteResult } from '../sinks/sink';
+import type { ExactlyOnceSink, WriteResult } from '../sink-contract';
+import type { SinkBatch, TopicPartition } from '../records';
 
 /** Options of {@link ConsumerPrometheusMetrics}. */
 export interface ConsumerPrometheusOptions {

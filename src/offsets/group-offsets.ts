@@ -9,12 +9,12 @@
  * Offsets are "next offset to consume" (Kafka's committed-offset convention); `null` means none.
  */
 import type { Admin, Kafka } from 'kafkajs';
-import { ConsumerProtocolDecodeError, decodeAssignment } from '../consumer/assignors/consumer-protocol';
+import { ConsumerProtocolDecodeError, decodeAssignment } from '../protocol/consumer-protocol';
 import { KafkaEosError } from '../errors';
-import { partitionKey, type TopicPartition } from '../sinks/sink';
+import { partitionKey, type TopicPartition } from '../records';
 import type { SinkPositionStore, StoredPosition } from './positions';
 import { sqlPositionStore } from './sql-positions';
-import { SqlOffsetStore } from './sql-store';
+import { SqlOffsetStore } from '../sinks/sql/offset-store';
 
 export type { SinkPositionStore, StoredPosition } from './positions';
 

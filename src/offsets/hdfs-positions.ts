@@ -25,7 +25,7 @@
  */
 import * as path from 'node:path';
 import { KafkaEosError } from '../errors';
-import { partitionKey, type TopicPartition } from '../sinks/sink';
+import { partitionKey, type TopicPartition } from '../records';
 import { commitFiles, HdfsLayout, pad } from '../sinks/hdfs/commit';
 import {
   asideStamp, hazardName, IMPORTED, listClaims, moveClaimAside, readPosition, recover, type StrayClaim,

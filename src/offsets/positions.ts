@@ -3,7 +3,7 @@
  * offsets table (sql-positions.ts) or the HDFS sink's claims (hdfs-positions.ts). Apart from group-offsets.ts so the
  * stores can implement it without importing group-offsets.ts back.
  */
-import type { TopicPartition } from '../sinks/sink';
+import type { TopicPartition } from '../records';
 
 /** One stored position: `nextOffset` is the next offset to consume, -1n = none stored yet. */
 export interface StoredPosition extends TopicPartition { nextOffset: bigint }

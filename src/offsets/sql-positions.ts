@@ -8,10 +8,10 @@
  * (it is fenced), but it can replay or skip records by design, which is the point of a reset.
  */
 import type { Knex } from 'knex';
-import { partitionKey } from '../sinks/sink';
+import { partitionKey } from '../records';
 import { bindBigint, toBigint } from '../sinks/sql/dialect';
 import type { SinkPositionStore, StoredPosition } from './positions';
-import type { SqlOffsetStore } from './sql-store';
+import type { SqlOffsetStore } from '../sinks/sql/offset-store';
 
 export type { StoredPosition } from './positions';
 

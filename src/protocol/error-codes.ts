@@ -3,7 +3,7 @@
  * `src/errors.ts` (numbers from Apache Kafka's `org.apache.kafka.common.protocol.Errors`, with the
  * action flags the SDK reads). The mock and the SDK share that table.
  */
-import { KAFKA_ERRORS, KafkaErrorName, kafkaErrorByCode } from '../errors';
+import { KAFKA_ERRORS, KafkaErrorName, kafkaErrorByCode } from './kafka-errors';
 
 /** Error numbers by name, e.g. `ErrorCode.NOT_LEADER_OR_FOLLOWER` = 6. */
 export const ErrorCode = Object.freeze(Object.fromEntries(

@@ -8,7 +8,7 @@
  * its partitions from the SyncGroup that hands them out until the group next starts rebalancing
  * (every member revokes everything on rejoin), or until it leaves.
  */
-import { decodeAssignment } from '../consumer/assignors/consumer-protocol';
+import { decodeAssignment } from '../protocol/consumer-protocol';
 import type { GroupConsumer } from '../consumer/group-consumer';
 
 /** A member as the timeline shows it (hover text, legend). */

@@ -3,10 +3,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
-import type { MockCluster } from '../../src/mock-broker';
+import type { MockCluster } from '../../src/testing/mock-broker';
 import { GroupConsumer } from '../../src/consumer/group-consumer';
 import type { GroupConsumerOptions } from '../../src/consumer/options';
-import type { SinkRecord } from '../../src/sinks/sink';
+import type { SinkRecord } from '../../src/records';
 
 export const FAST = { sessionTimeoutMs: 6000, heartbeatIntervalMs: 100, maxWaitTimeMs: 100, rebalanceTimeoutMs: 10000 } as const;
 

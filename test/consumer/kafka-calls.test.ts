@@ -1,5 +1,5 @@
 import { KafkaCallError, kafkaCall } from '../../src/consumer/kafka-calls';
-import { KAFKA_ERRORS, kafkaErrorOf, needsRejoin } from '../../src/errors';
+import { KAFKA_ERRORS, kafkaErrorOf, needsRejoin } from '../../src/protocol/kafka-errors';
 
 /** A KafkaJS-shaped protocol error (KafkaJSProtocolError carries `type` and the numeric `code`). */
 const protocolError = (name: keyof typeof KAFKA_ERRORS) =>

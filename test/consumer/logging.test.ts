@@ -1,6 +1,6 @@
 import { logLevel, type LogEntry } from 'kafkajs';
-import { MockCluster } from '../../src/mock-broker';
-import { startCluster } from '../../src/mock-broker/testing';
+import { MockCluster } from '../../src/testing/mock-broker';
+import { startCluster } from '../../src/testing/mock-broker/testing';
 import { GroupConsumer } from '../../src/consumer/group-consumer';
 import { FAST, kafkaOf, produce, stopAll, until } from './helpers';
 

@@ -1,5 +1,5 @@
-import { MockCluster } from '../../src/mock-broker';
-import { startCluster } from '../../src/mock-broker/testing';
+import { MockCluster } from '../../src/testing/mock-broker';
+import { startCluster } from '../../src/testing/mock-broker/testing';
 import { GroupConsumer } from '../../src/consumer/group-consumer';
 import { consumerOn, kafkaOf, produce, stopAll, until, valueOf } from './helpers';
 

@@ -8,13 +8,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Registry } from 'prom-client';
-import { MockCluster } from '../../src/mock-broker';
+import { MockCluster } from '../../src/testing/mock-broker';
 import { GroupConsumer } from '../../src/consumer/group-consumer';
 import { KafkaEosError } from '../../src/errors';
 import { ConsumerPrometheusMetrics, errorCodeOf } from '../../src/metrics/prometheus';
 import { serveMetrics, type MetricsServer } from '../../src/metrics/server';
 import { overwriteStoredPositions } from '../../src/offsets/sql-positions';
-import { SqlOffsetStore } from '../../src/offsets/sql-store';
+import { SqlOffsetStore } from '../../src/sinks/sql/offset-store';
 import { SqlSink } from '../../src/sinks/sql';
 import { consumerOn, kafkaOf, produce, stopAll, until } from '../consumer/helpers';
 

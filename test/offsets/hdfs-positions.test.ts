@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { HdfsPositionStore } from '../../src/offsets/hdfs-positions';
 import { listClaims, readPosition } from '../../src/sinks/hdfs/recovery';
 import { HdfsSink } from '../../src/sinks/hdfs/hdfs-sink';
-import { WebHdfsServer } from '../../src/sinks/hdfs/webhdfs-server';
+import { WebHdfsServer } from '../../src/testing/webhdfs-server/server';
 import { batch, committedFiles, committedOffsets, range } from '../sinks/hdfs/helpers';
 
 let hdfs: WebHdfsServer;

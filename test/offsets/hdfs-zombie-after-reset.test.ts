@@ -11,7 +11,7 @@ import { HdfsSink } from '../../src/sinks/hdfs/hdfs-sink';
 import {
   hazardName, IMPORTED, listClaims, readClaims, readPosition, recover, rewoundDir, type StrayClaim,
 } from '../../src/sinks/hdfs/recovery';
-import { WebHdfsServer } from '../../src/sinks/hdfs/webhdfs-server';
+import { WebHdfsServer } from '../../src/testing/webhdfs-server/server';
 import { batch, committedFiles, committedOffsets, range } from '../sinks/hdfs/helpers';
 
 let hdfs: WebHdfsServer;

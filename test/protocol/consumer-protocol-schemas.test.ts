@@ -6,8 +6,8 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { decodeSubscription, encodeSubscription } from '../../src/consumer/assignors/consumer-protocol';
-import { decodeSubscriptionTopics } from '../../src/mock-broker/group/consumer-protocol';
+import { decodeSubscription, encodeSubscription } from '../../src/protocol/consumer-protocol';
+import { decodeSubscriptionTopics } from '../../src/testing/mock-broker/group/consumer-protocol';
 import {
   ConsumerProtocolAssignment, ConsumerProtocolSubscription, decodeVersioned, encodeVersioned, StickyAssignorUserData,
 } from '../../src/protocol/messages/consumer-protocol';

@@ -7,7 +7,7 @@ import { decodeRequest, encodeResponse, MessageSchema } from '../../src/protocol
 import * as data from '../../src/protocol/messages/data';
 import * as group from '../../src/protocol/messages/group';
 import * as admin from '../../src/protocol/messages/admin';
-import { createRegistry } from '../../src/mock-broker/handlers';
+import { createRegistry } from '../../src/testing/mock-broker/handlers';
 import { encodeBatch } from '../../src/protocol/record-batch';
 
 /* eslint-disable @typescript-eslint/no-require-imports */

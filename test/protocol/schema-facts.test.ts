@@ -9,7 +9,7 @@
  * At every version a handler serves, the fields present, their order, types, nullability and tags
  * must be Kafka's, so a typo in a version range is caught without a client. Deliberate differences are listed, with their reason, in DIFFERENCES.
  */
-import { createRegistry } from '../../src/mock-broker/handlers';
+import { createRegistry } from '../../src/testing/mock-broker/handlers';
 import { Field, inRange, isFlexible, range } from '../../src/protocol/schema';
 import baseFacts from './kafka-message-facts.json';
 import kip848Facts from './kafka-message-facts-kip848.json';

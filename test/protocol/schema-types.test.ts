@@ -8,7 +8,7 @@
 import { JoinGroup, OffsetFetch } from '../../src/protocol/messages/group';
 import { Reader, Writer } from '../../src/protocol/primitives';
 import { decodeRequest, encodeRequest, RequestOf, ResponseOf } from '../../src/protocol/schema';
-import { defineHandler, Handler } from '../../src/mock-broker/handlers/types';
+import { defineHandler, Handler } from '../../src/testing/mock-broker/handlers/types';
 
 type Join = RequestOf<typeof JoinGroup>;
 

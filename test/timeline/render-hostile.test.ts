@@ -4,7 +4,7 @@
  * crowd (30 members, 50 generations, 200-character member ids) whose markers still never overlap,
  * and an empty event log (a valid page, no NaN).
  */
-import { encodeAssignment } from '../../src/consumer/assignors/consumer-protocol';
+import { encodeAssignment } from '../../src/protocol/consumer-protocol';
 import { timelineFromMockEvents, type MockEventEntry } from '../../src/timeline/model';
 import { MARK_GAP_PX, renderTimelineHtml } from '../../src/timeline/render';
 

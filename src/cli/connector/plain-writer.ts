@@ -6,7 +6,7 @@
  * uses the SqlSink itself instead (rows and offsets in one transaction, in batches).
  */
 import type { Knex } from 'knex';
-import type { SinkRecord } from '../../sinks/sink';
+import type { SinkRecord } from '../../records';
 import { detectDialect, type SqlSinkConfig } from '../../sinks/sql';
 import { compileMapping } from '../../sinks/sql/mapping';
 import { validateSqlSinkConfig } from '../../sinks/sql/config';

@@ -4,7 +4,7 @@
  * plain log line is written every `intervalMs`.
  */
 import type { Admin } from 'kafkajs';
-import { decodeAssignment } from '../../consumer/assignors/consumer-protocol';
+import { decodeAssignment } from '../../protocol/consumer-protocol';
 import type { GroupConsumer } from '../../consumer/group-consumer';
 import { cutToWidth, printable } from '../printable';
 import type { Outage } from './health';

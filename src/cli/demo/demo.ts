@@ -19,7 +19,7 @@ import * as path from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { Kafka, logLevel } from 'kafkajs';
 import knexFactory from 'knex';
-import { MockCluster } from '../../mock-broker';
+import { MockCluster } from '../../testing/mock-broker';
 import { mulberry32 } from '../../util/prng';
 import { SqlSink } from '../../sinks/sql';
 import { Flight, loadFlights } from './dataset';

@@ -9,7 +9,7 @@ import { HdfsLayout, parseName } from '../../sinks/hdfs/commit';
 import { readPosition } from '../../sinks/hdfs/recovery';
 import type { HdfsSinkConfig } from '../../sinks/hdfs/config';
 import { WebHdfsClient } from '../../sinks/hdfs/webhdfs-client';
-import { WebHdfsServer } from '../../sinks/hdfs/webhdfs-server';
+import { WebHdfsServer } from '../../testing/webhdfs-server/server';
 import { aggregateByBand, BAND_MILES, type Flight } from './dataset';
 import type { Check } from './verify';
 

@@ -6,7 +6,7 @@
  */
 import type { Knex } from 'knex';
 import { KafkaEosError } from '../../errors';
-import { validateIdentifier } from '../../offsets/sql-store';
+import { validateIdentifier } from '../../sinks/sql/offset-store';
 import { SinkConfigError } from '../../sinks/sql';
 import { createTableIfMissing } from '../../sinks/sql/ddl';
 

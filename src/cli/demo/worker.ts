@@ -6,7 +6,7 @@
  */
 import { createGroupConsumer } from '../../consumer/group-consumer';
 import type { HdfsSinkConfig } from '../../sinks/hdfs/config';
-import type { ExactlyOnceSink } from '../../sinks/sink';
+import type { ExactlyOnceSink } from '../../sink-contract';
 import { FLIGHT_MAPPING, knexConfig } from './db';
 
 export interface WorkerConfig {

@@ -23,7 +23,7 @@ import {
 } from '../../offsets/group-offsets';
 import { HdfsPositionStore } from '../../offsets/hdfs-positions';
 import { sqlPositionStore } from '../../offsets/sql-positions';
-import { SqlOffsetStore } from '../../offsets/sql-store';
+import { SqlOffsetStore } from '../../sinks/sql/offset-store';
 import { quietKnexLog } from '../knex-log';
 import { printable } from '../printable';
 

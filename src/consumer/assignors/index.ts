@@ -30,7 +30,7 @@ import {
   type GroupSubscriptions,
   type MemberSubscription,
   type PartitionsPerTopic,
-} from './consumer-protocol';
+} from '../../protocol/consumer-protocol';
 import { assignRange, RANGE_ASSIGNOR_NAME } from './range';
 import { assignRoundRobin, ROUND_ROBIN_ASSIGNOR_NAME } from './round-robin';
 import { assignSticky, STICKY_ASSIGNOR_NAME, stickyUserData, type StickyAssignorState } from './sticky';
@@ -45,7 +45,7 @@ export {
   encodeAssignment,
   encodeStickyUserData,
   encodeSubscription,
-} from './consumer-protocol';
+} from '../../protocol/consumer-protocol';
 export type {
   AssignmentInput,
   ConsumerProtocolAssignment,
@@ -57,7 +57,7 @@ export type {
   StickyUserData,
   SubscriptionInput,
   TopicPartition,
-} from './consumer-protocol';
+} from '../../protocol/consumer-protocol';
 export { assignRange, RANGE_ASSIGNOR_NAME } from './range';
 export { assignRoundRobin, ROUND_ROBIN_ASSIGNOR_NAME } from './round-robin';
 export {

@@ -20,7 +20,7 @@ import {
   type GroupSubscriptions,
   type PartitionsPerTopic,
   type TopicPartition,
-} from './consumer-protocol';
+} from '../../protocol/consumer-protocol';
 
 /** Protocol name shared with Java, librdkafka and kafka-python consumers. */
 export const RANGE_ASSIGNOR_NAME = 'range';

@@ -19,7 +19,7 @@ import {
   type GroupSubscriptions,
   type PartitionsPerTopic,
   type TopicPartition,
-} from './consumer-protocol';
+} from '../../protocol/consumer-protocol';
 
 /** Protocol name shared with Java, librdkafka and kafka-python consumers. */
 export const ROUND_ROBIN_ASSIGNOR_NAME = 'roundrobin';

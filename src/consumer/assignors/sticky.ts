@@ -37,7 +37,7 @@ import {
   type GroupSubscriptions,
   type PartitionsPerTopic,
   type TopicPartition,
-} from './consumer-protocol';
+} from '../../protocol/consumer-protocol';
 
 /** Protocol name shared with Java, librdkafka and kafka-python consumers. */
 export const STICKY_ASSIGNOR_NAME = 'sticky';

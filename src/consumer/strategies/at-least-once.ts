@@ -4,7 +4,7 @@
  * for a partition before it is revoked (rebalance, stop), while this member still owns it. A crash
  * repeats at most the work finished since the last commit plus the record in hand; nothing is lost.
  */
-import { partitionKey, TopicPartition } from '../../sinks/sink';
+import { partitionKey, TopicPartition } from '../../records';
 import type { CommitStrategy, StrategyContext } from './types';
 
 /** Options of {@link atLeastOnce}. */

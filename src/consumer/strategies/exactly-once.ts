@@ -12,8 +12,10 @@
  * durable position does not, and the monitoring commit to Kafka never passes the durable position.
  * On revoke (rebalance, stop) the sink is flushed; on loss, what it staged is discarded.
  */
-import { isRetriable, KafkaEosError } from '../../errors';
-import { DurablePosition, ExactlyOnceSink, partitionKey, rejectedRecord, SinkRecord, TopicPartition, WriteResult } from '../../sinks/sink';
+import { KafkaEosError } from '../../errors';
+import { isRetriable } from '../../protocol/kafka-errors';
+import { ExactlyOnceSink, rejectedRecord, WriteResult } from '../../sink-contract';
+import { DurablePosition, partitionKey, SinkRecord, TopicPartition } from '../../records';
 import type { BatchOutcome, CommitStrategy, ProcessResult, StrategyBatch, StrategyContext } from './types';
 
 /** Options of {@link exactlyOnce}. */

@@ -4,7 +4,7 @@
  * Users can write their own; the three built in are at-most-once, at-least-once and
  * exactly-once. Offsets are "next offset to consume" (last processed + 1), as Kafka commits them.
  */
-import type { SinkRecord, TopicPartition } from '../../sinks/sink';
+import type { SinkRecord, TopicPartition } from '../../records';
 
 /** One fetched batch of one partition, as a strategy sees it. Offsets are bigint. */
 export interface StrategyBatch extends TopicPartition {

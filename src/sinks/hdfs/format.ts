@@ -5,7 +5,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { loadHyparquetWriter } from '../../util/vendored';
-import type { SinkRecord } from '../sink';
+import type { SinkRecord } from '../../records';
 import { SinkMappingError } from '../errors';
 import { JsonShape, jsonTextShape } from './json-check';
 

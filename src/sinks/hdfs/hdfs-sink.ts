@@ -6,8 +6,9 @@
  * (revoke, stop). Writes answer `staged` until a rotation makes them durable. Not atomic across
  * Kafka partitions: each partition commits on its own.
  */
-import type { DurablePosition, ExactlyOnceSink, SinkBatch, SinkRecord, TopicPartition, WriteResult } from '../sink';
-import { partitionKey } from '../sink';
+import type { ExactlyOnceSink, WriteResult } from '../../sink-contract';
+import type { DurablePosition, SinkBatch, SinkRecord, TopicPartition } from '../../records';
+import { partitionKey } from '../../records';
 import { SinkWriteError } from '../errors';
 import { randomUUID } from 'node:crypto';
 import { attemptDir, claimName, commitFiles, HdfsLayout, makeAttempt, type StagedFile } from './commit';

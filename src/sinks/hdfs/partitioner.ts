@@ -4,7 +4,7 @@
  * Only functions of the record itself (partition, value, record timestamp) are used, so a replay
  * from the same offset puts every record in the same directory: exactly-once depends on that.
  */
-import type { SinkRecord } from '../sink';
+import type { SinkRecord } from '../../records';
 import { KafkaEosError } from '../../errors';
 import { getPath } from './format';
 

@@ -10,10 +10,17 @@
  */
 import { pRetry } from '../../util/vendored';
 import { KafkaEosError } from '../../errors';
-import type { HdfsFileStatus } from './webhdfs-server';
 import type { LostAckRetry } from '../lost-ack';
 
-export type { HdfsFileStatus } from './webhdfs-server';
+/**
+ * A FileStatus object of WebHDFS's JSON answers (GETFILESTATUS, LISTSTATUS), as Hadoop's WebHDFS REST API
+ * documents it. Times are ms since the epoch; `length` and `blockSize` bytes; `permission` octal text.
+ */
+export interface HdfsFileStatus {
+  accessTime: number; blockSize: number; childrenNum: number; fileId: number; group: string; length: number;
+  modificationTime: number; owner: string; pathSuffix: string; permission: string; replication: number;
+  storagePolicy: number; type: 'FILE' | 'DIRECTORY';
+}
 
 /**
  * A WebHDFS call failed. `status` is the HTTP status (undefined: no answer: connection refused, reset,

@@ -2,7 +2,7 @@
  * SqlSink configuration: shape and up-front validation. Every error is a SinkConfigError naming the field.
  */
 import type { Knex } from 'knex';
-import { DEFAULT_OFFSETS_TABLE, validateIdentifier, type SqlRetryOptions } from '../../offsets/sql-store';
+import { DEFAULT_OFFSETS_TABLE, validateIdentifier, type SqlRetryOptions } from './offset-store';
 import { isKnexInstance } from './dialect';
 import { KAFKA_COORDINATE_COLUMNS } from './ddl';
 import { SinkConfigError } from './errors';

@@ -2,7 +2,7 @@
  * Record → row mapping: either a user function or a declarative column list reading dot paths of the JSON value.
  * Every value leaving here is safe to bind on the dialect (no JS bigint, which sqlite3 would silently bind as NULL).
  */
-import type { SinkRecord } from '../sink';
+import type { SinkRecord } from '../../records';
 import { bindBigint, type SqlDialect } from './dialect';
 import { SinkMappingError } from './errors';
 

@@ -7,8 +7,9 @@
  */
 import { valuesInsert } from './insert';
 import type { Knex } from 'knex';
-import { SqlOffsetStore } from '../../offsets/sql-store';
-import { partitionKey, type ExactlyOnceSink, type SinkBatch, type TopicPartition, type WriteResult } from '../sink';
+import { SqlOffsetStore } from './offset-store';
+import { type ExactlyOnceSink, type WriteResult } from '../../sink-contract';
+import { partitionKey, type SinkBatch, type TopicPartition } from '../../records';
 import { validateSqlSinkConfig, type NormalizedSqlSinkConfig, type SqlSinkConfig } from './config';
 import { ensureDataTable } from './ddl';
 import { assertQuestionMarksSafe, createKnex, isKnexInstance, rowsPerStatement } from './dialect';

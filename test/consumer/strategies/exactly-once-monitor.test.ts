@@ -5,7 +5,8 @@
  */
 import { exactlyOnce } from '../../../src/consumer/strategies/exactly-once';
 import type { StrategyBatch, StrategyContext } from '../../../src/consumer/strategies/types';
-import type { ExactlyOnceSink, SinkBatch, SinkRecord, WriteResult } from '../../../src/sinks/sink';
+import type { ExactlyOnceSink, WriteResult } from '../../../src/sink-contract';
+import type { SinkBatch, SinkRecord } from '../../../src/records';
 
 /** Commits every write at once, CAS on its stored position per partition. */
 class MemorySink implements ExactlyOnceSink {

@@ -5,8 +5,9 @@
  */
 import { exactlyOnce } from '../../../src/consumer/strategies/exactly-once';
 import type { StrategyBatch, StrategyContext } from '../../../src/consumer/strategies/types';
-import { GroupCommitSink } from '../../../src/sinks/group-commit';
-import type { ExactlyOnceSink, SinkBatch, SinkRecord, TopicPartition, WriteResult } from '../../../src/sinks/sink';
+import { GroupCommitSink } from '../../../src/consumer/group-commit';
+import type { ExactlyOnceSink, WriteResult } from '../../../src/sink-contract';
+import type { SinkBatch, SinkRecord, TopicPartition } from '../../../src/records';
 import { KafkaEosError } from '../../../src/errors';
 
 /** In-memory staging sink: commits every `rotateEvery` records, CAS on the staged end. */

@@ -8,7 +8,8 @@ import { atLeastOnce } from '../../../src/consumer/strategies/at-least-once';
 import { exactlyOnce } from '../../../src/consumer/strategies/exactly-once';
 import type { ProcessResult, StrategyBatch, StrategyContext } from '../../../src/consumer/strategies/types';
 import { KafkaEosError } from '../../../src/errors';
-import type { ExactlyOnceSink, SinkBatch, SinkRecord, TopicPartition, WriteResult } from '../../../src/sinks/sink';
+import type { ExactlyOnceSink, WriteResult } from '../../../src/sink-contract';
+import type { SinkBatch, SinkRecord, TopicPartition } from '../../../src/records';
 
 const TP = { topic: 't', partition: 0 };
 

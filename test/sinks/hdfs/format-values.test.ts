@@ -8,7 +8,7 @@ import { isUtf8 } from 'node:buffer';
 import fc from 'fast-check';
 import { Format, type HdfsFormatConfig } from '../../../src/sinks/hdfs/format';
 import { JsonShape, jsonTextShape } from '../../../src/sinks/hdfs/json-check';
-import type { SinkRecord } from '../../../src/sinks/sink';
+import type { SinkRecord } from '../../../src/records';
 
 const rec = (value: Buffer | string | null, offset = 1n): SinkRecord =>
   ({ topic: 't', partition: 0, offset, key: null, value: typeof value === 'string' ? Buffer.from(value) : value, timestamp: 5n,

@@ -3,7 +3,7 @@
  * byte for byte, the line built from strings (the value's text on one line, the coordinates by JSON.stringify).
  */
 import { Format } from '../../../src/sinks/hdfs/format';
-import type { SinkRecord } from '../../../src/sinks/sink';
+import type { SinkRecord } from '../../../src/records';
 
 const rec = (topic: string, partition: number, offset: bigint, value: string | null, timestamp: bigint): SinkRecord =>
   ({ topic, partition, offset, key: null, value: value === null ? null : Buffer.from(value), timestamp, headers: {} });

@@ -8,7 +8,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { WebHdfsServer, type WebHdfsRequestLog } from '../../../src/sinks/hdfs/webhdfs-server';
+import { WebHdfsServer, type WebHdfsRequestLog } from '../../../src/testing/webhdfs-server/server';
 import { WebHdfsClient } from '../../../src/sinks/hdfs/webhdfs-client';
 import { mulberry32 } from '../../../src/util/prng';
 import { committedFiles, committedOffsets, range } from './helpers';

@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { HdfsSink } from '../../../src/sinks/hdfs/hdfs-sink';
 import type { HdfsSinkConfig } from '../../../src/sinks/hdfs/config';
-import type { WebHdfsServer } from '../../../src/sinks/hdfs/webhdfs-server';
+import type { WebHdfsServer } from '../../../src/testing/webhdfs-server/server';
 import { batch, committedFiles, committedOffsets, range, rec, useWebHdfsServer } from './helpers';
 
 const fx = useWebHdfsServer();

@@ -1,9 +1,9 @@
 /** Helpers for HDFS sink tests: records, batches, a reader of everything committed, and a per-file embedded server. */
 import * as path from 'node:path';
-import type { SinkBatch, SinkRecord } from '../../../src/sinks/sink';
+import type { SinkBatch, SinkRecord } from '../../../src/records';
 import { parseName } from '../../../src/sinks/hdfs/commit';
 import type { WebHdfsClient } from '../../../src/sinks/hdfs/webhdfs-client';
-import { WebHdfsServer } from '../../../src/sinks/hdfs/webhdfs-server';
+import { WebHdfsServer } from '../../../src/testing/webhdfs-server/server';
 
 export function rec(topic: string, partition: number, offset: bigint, value: unknown, timestamp = 1_700_000_000_000n + offset * 1000n): SinkRecord {
   return { topic, partition, offset, key: null, value: Buffer.from(JSON.stringify(value)), timestamp, headers: {} };

@@ -3,7 +3,7 @@
  * answers. The same runs show why the sink does not rest on `webhdfs` 1.2.0: it reports a refused
  * RENAME ({"boolean": false}) as success (docs/hdfs-sink.md, "The client").
  */
-import { WebHdfsServer } from '../../../src/sinks/hdfs/webhdfs-server';
+import { WebHdfsServer } from '../../../src/testing/webhdfs-server/server';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const WebHDFS = require('webhdfs') as { createClient(o: object): Record<string, (...a: unknown[]) => unknown> };

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { knex as makeKnex, type Knex } from 'knex';
-import type { SinkBatch, SinkRecord } from '../../../src/sinks/sink';
+import type { SinkBatch, SinkRecord } from '../../../src/records';
 import { createKnex } from '../../../src/sinks/sql/dialect';
 
 /**

@@ -3,7 +3,7 @@
  * rejects that row and accepts the others; otherwise SINK_WRITE_REFUSED (retriable, no record named).
  */
 import type { Knex } from 'knex';
-import { rejectedRecord } from '../../../src/sinks/sink';
+import { rejectedRecord } from '../../../src/sink-contract';
 import { SqlSink } from '../../../src/sinks/sql';
 import { isSystemicSqlError } from '../../../src/sinks/sql/rejection';
 import { batch, countRows, openKnex, describeOn, targets, uniqueName } from './fixtures';

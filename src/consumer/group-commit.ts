@@ -1,0 +1,167 @@
+/**
+ * Group commit: writes that arrive together (batches of different partitions handled
+ * concurrently, e.g. with `partitionsConsumedConcurrently` > 1) share one sink transaction, up to
+ * `maxRows` rows. Each partition keeps its own compare-and-set, so the guarantees are those of
+ * the wrapped sink: if one partition is fenced or one record rejected, the transaction rolls back,
+ * that caller gets its answer, and the others are written again together.
+ * Requires a sink whose writes are atomic across partitions ({@link ExactlyOnceSink.atomicAcrossPartitions}
+ * not false); flush and discard pass through to it.
+ */
+import { rejectedRecord, type ExactlyOnceSink, type WriteResult } from '../sink-contract';
+import { type SinkBatch, type TopicPartition } from '../records';
+import { KafkaEosError } from '../errors';
+
+/** Options of {@link GroupCommitSink}. */
+export interface GroupCommitOptions {
+  /** Most rows in one grouped transaction (default 5000). A single larger write still goes alone. */
+  maxRows?: number;
+  /** How long a write waits for others to join its transaction, ms (default 0: the writes queued in the same event-loop turn). */
+  lingerMs?: number;
+}
+
+interface Pending {
+  groupId: string;
+  batches: SinkBatch[];
+  rows: number;
+  resolve: (r: WriteResult) => void;
+  reject: (e: unknown) => void;
+}
+
+const rowsOf = (batches: SinkBatch[]) => batches.reduce((n, b) => n + b.records.length, 0);
+const key = (tp: TopicPartition) => `${tp.topic}:${tp.partition}`;
+
+/** The queued write holding the record a sink error names (see {@link rejectedRecord}), if any. */
+function ownerOfRejected(error: unknown, items: Pending[]): Pending | undefined {
+  return items.find((p) => p.batches.some((b) => rejectedRecord(error, b.records) !== undefined));
+}
+
+/** Wraps a sink whose writes are atomic across partitions and groups concurrent writes into one (see the module comment). */
+export class GroupCommitSink implements ExactlyOnceSink {
+  private queue: Pending[] = [];
+  private scheduled = false;
+  private flushing: Promise<void> = Promise.resolve();
+  private readonly maxRows: number;
+  private readonly lingerMs: number;
+
+  readonly atomicAcrossPartitions = true;
+
+  /** Throws KafkaEosError CONFIG_INVALID for a bad maxRows or lingerMs, or a sink not atomic across partitions. */
+  constructor(readonly inner: ExactlyOnceSink, options: GroupCommitOptions = {}) {
+    if (inner.atomicAcrossPartitions === false) {
+      throw new KafkaEosError(
+        'CONFIG_INVALID',
+        'groupCommit: the sink does not write several partitions atomically (atomicAcrossPartitions: false);'
+          + ' group commit needs one that does',
+      );
+    }
+    this.maxRows = options.maxRows ?? 5000;
+    this.lingerMs = options.lingerMs ?? 0;
+    if (!Number.isInteger(this.maxRows) || this.maxRows < 1) {
+      throw new KafkaEosError('CONFIG_INVALID', `groupCommit.maxRows: must be a positive integer, got ${options.maxRows}`);
+    }
+    if (!Number.isInteger(this.lingerMs) || this.lingerMs < 0) {
+      throw new KafkaEosError('CONFIG_INVALID', `groupCommit.lingerMs: must be a non-negative integer, got ${options.lingerMs}`);
+    }
+  }
+
+  open(groupId: string, partitions: TopicPartition[]): Promise<Map<string, bigint>> {
+    return this.inner.open(groupId, partitions);
+  }
+
+  flush(groupId: string, partitions: TopicPartition[]): Promise<WriteResult> {
+    return this.flushing.then(() => this.inner.flush?.(groupId, partitions) ?? { status: 'committed' });
+  }
+
+  discard(partitions: TopicPartition[]): Promise<void> {
+    return this.inner.discard?.(partitions) ?? Promise.resolve();
+  }
+
+  write(groupId: string, batches: SinkBatch[]): Promise<WriteResult> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ groupId, batches, rows: rowsOf(batches), resolve, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    const run = () => {
+      this.scheduled = false;
+      this.flushing = this.flushing.then(() => this.drain());
+    };
+    if (this.lingerMs > 0) setTimeout(run, this.lingerMs);
+    else setImmediate(run);
+  }
+
+  /** Takes queued writes of one group, up to maxRows, and writes them as one transaction. */
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) {
+      const groupId = this.queue[0].groupId;
+      const taken: Pending[] = [];
+      let rows = 0;
+      const partitions = new Set<string>();
+      this.queue = this.queue.filter((p) => {
+        const disjoint = p.batches.every((b) => !partitions.has(key(b)));
+        if (p.groupId !== groupId || !disjoint || (taken.length > 0 && rows + p.rows > this.maxRows)) return true;
+        taken.push(p);
+        rows += p.rows;
+        for (const b of p.batches) partitions.add(key(b));
+        return false;
+      });
+      await this.writeTogether(groupId, taken);
+    }
+  }
+
+  private async writeTogether(groupId: string, items: Pending[]): Promise<void> {
+    let remaining = items;
+    while (remaining.length > 0) {
+      let result: WriteResult;
+      try {
+        result = await this.inner.write(groupId, remaining.flatMap((p) => p.batches));
+      } catch (e) {
+        const owner = remaining.length > 1 ? ownerOfRejected(e, remaining) : undefined;
+        if (!owner) {
+          for (const p of remaining) p.reject(e);
+          return;
+        }
+        owner.reject(e);
+        remaining = remaining.filter((p) => p !== owner);
+        continue;
+      }
+      if (result.status === 'committed') {
+        for (const p of remaining) p.resolve(result);
+        return;
+      }
+      if (result.status === 'staged') {
+        const durable = new Map(result.durable.map((d) => [key(d), d]));
+        for (const p of remaining) {
+          p.resolve({
+            status: 'staged',
+            durable: p.batches.map((b) => durable.get(key(b))).filter((d): d is NonNullable<typeof d> => d !== undefined),
+          });
+        }
+        return;
+      }
+      // Rolled back: answer the callers whose partitions were fenced; write the others again.
+      const fenced = new Map(result.fenced.map((f) => [key(f), f]));
+      const hit = remaining.filter((p) => p.batches.some((b) => fenced.has(key(b))));
+      for (const p of hit) {
+        p.resolve({
+          status: 'fenced',
+          fenced: p.batches.map((b) => fenced.get(key(b))).filter((f): f is NonNullable<typeof f> => f !== undefined),
+        });
+      }
+      if (hit.length === 0) {
+        for (const p of remaining) p.resolve(result);
+        return;
+      }
+      remaining = remaining.filter((p) => !hit.includes(p));
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.flushing;
+    await this.inner.close();
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * The exactly-once sink contract, between the consumer (which drives it: consumer/strategies/exactly-once.ts)
+ * and the sinks (which implement it: sinks/sql, sinks/hdfs). A sink stores, per (group, topic, partition), the
+ * next offset to consume, and writes a batch's output together with that offset in one atomic unit guarded by
+ * a compare-and-set. See docs/architecture.md ("the exactly-once invariant").
+ */
+
+import type { DurablePosition, SinkBatch, SinkRecord, TopicPartition } from './records';
+
+/**
+ * Outcome of {@link ExactlyOnceSink.write} and {@link ExactlyOnceSink.flush}.
+ * - `committed`: every batch is durable together with its next offset.
+ * - `staged`: the records were accepted but are not durable yet (e.g. a file open until rotation). The
+ *   consumer's fetch position may move on; the durable position, and anything committed to Kafka for
+ *   monitoring, stays at `durable` (listed for every partition of the write whose durable position is
+ *   known; a rotation during the write may have moved it on).
+ * - `fenced`: lists the partitions whose CAS failed, with the stored offset re-read (-1n = none stored).
+ *   Nothing of those partitions was written, and anything staged for them was discarded.
+ */
+export type WriteResult =
+  | { status: 'committed' }
+  | { status: 'staged'; durable: DurablePosition[] }
+  | { status: 'fenced'; fenced: DurablePosition[] };
+
+/**
+ * A sink that stores each partition's next offset with its data (compare-and-set on `expectedOffset`), so the
+ * consumer's exactly-once delivery reads positions from it rather than from Kafka. Implemented by SqlSink and HdfsSink.
+ */
+export interface ExactlyOnceSink {
+  /**
+   * True (or absent, the original contract) when one write() of several partitions' batches is one
+   * atomic unit. A sink that commits each partition on its own (e.g. files) declares false;
+   * GroupCommitSink refuses such a sink.
+   */
+  readonly atomicAcrossPartitions?: boolean;
+  /**
+   * Reads the stored positions for these partitions (seeding absent rows with -1n, insert-if-absent). Key = `${topic}:${partition}`.
+   * A staging sink also discards whatever it staged for them and recovers their state (e.g. orphaned temp files).
+   */
+  open(groupId: string, partitions: TopicPartition[]): Promise<Map<string, bigint>>;
+  /**
+   * Writes all batches and their CAS offset updates. `expectedOffset` is where the batch continues from: the
+   * durable position, or for a staging sink, the end of what it staged. Any CAS that fails → nothing of that
+   * partition written, 'fenced' with re-read stored offsets. Nothing half-written, ever. Atomic across
+   * partitions only when {@link atomicAcrossPartitions} is not false.
+   */
+  write(groupId: string, batches: SinkBatch[]): Promise<WriteResult>;
+  /**
+   * Makes everything staged for these partitions durable (or discards it when fenced), before the member gives
+   * them up (revoke, stop). Optional: a sink whose writes always commit needs none. Afterwards nothing is staged
+   * for them; the result lists their durable positions ('committed' when there was nothing to report).
+   */
+  flush?(groupId: string, partitions: TopicPartition[]): Promise<WriteResult>;
+  /** Drops whatever is staged for these partitions without committing it (partitions lost). Optional. */
+  discard?(partitions: TopicPartition[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The record a sink error blames, if any. A sink that rejects one record of a write (and would
+ * accept the others) reports it with a non-retriable error carrying `recordAtFault: true` and the
+ * record's `topic`, `partition` and `offset` (as SqlSink's SINK_MAPPING_FAILED and a proven
+ * SINK_WRITE_FAILED do). Only such a record is a poison record: an error without the flag (a
+ * refusal of every row, an outage, a statement-level failure naming a range) never blames one.
+ */
+export function rejectedRecord(error: unknown, records: SinkRecord[]): SinkRecord | undefined {
+  const e = error as { retriable?: unknown; recordAtFault?: unknown; topic?: unknown; partition?: unknown; offset?: unknown } | null;
+  if (!e || typeof e !== 'object' || e.retriable !== false || e.recordAtFault !== true || typeof e.offset !== 'bigint') return undefined;
+  return records.find((r) => r.offset === e.offset && r.topic === e.topic && r.partition === e.partition);
+}

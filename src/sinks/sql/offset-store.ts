@@ -1,0 +1,384 @@
+/**
+ * The SQL offsets table as an {@link OffsetStore}, usable without the SQL sink: {@link SqlOffsetStore.withOffsets}
+ * hands the caller a knex transaction in which the compare-and-set of every partition has already succeeded,
+ * so the caller's own writes commit together with the new positions, or not at all.
+ *
+ * Table (name configurable, default `kafka_eos_offsets`): group_id, topic, partition, next_offset BIGINT, updated_at,
+ * target (the data table the positions were written for, nullable; added to older tables by an additive migration);
+ * primary key (group_id, topic, partition). -1 means "no position stored yet".
+ */
+import { pRetry } from '../../util/vendored';
+import type { Knex } from 'knex';
+import { partitionKey, type TopicPartition } from '../../records';
+import {
+  assertQuestionMarksSafe, bindBigint, createKnex, detectDialect, isKnexInstance, quoteIdentifier, toBigint, type SqlDialect,
+} from './dialect';
+import { ensureOffsetsTable, OFFSETS_TARGET_COLUMN } from './ddl';
+import { isTransientSqlError, SinkConfigError, SinkWriteError } from './errors';
+import { commitWithReread } from '../lost-ack';
+import type { FencedPartition, OffsetAdvance, OffsetStore } from '../offset-store';
+
+/** The offsets table's name when none is given. */
+export const DEFAULT_OFFSETS_TABLE = 'kafka_eos_offsets';
+
+/** Retry budget for transient database errors. Delays grow exponentially from minTimeoutMs to maxTimeoutMs (ms). */
+export interface SqlRetryOptions { retries: number; minTimeoutMs: number; maxTimeoutMs: number }
+/** Retry budget used when none is given: 5 retries, 50 ms doubling up to 2000 ms. */
+export const DEFAULT_RETRY: SqlRetryOptions = { retries: 5, minTimeoutMs: 50, maxTimeoutMs: 2000 };
+
+/** Options of {@link SqlOffsetStore}. */
+export interface SqlOffsetStoreOptions {
+  /** A knex instance (owned by the caller, not destroyed by close()) or a Knex.Config (the store creates and owns it). */
+  knex: Knex | Knex.Config;
+  /** Offsets table name; default `kafka_eos_offsets`. A single identifier (no dots). */
+  table?: string;
+  /** Create the table if missing (race-safe). Default true. */
+  autoCreate?: boolean;
+  retry?: Partial<SqlRetryOptions>;
+  /**
+   * The data table these positions describe, stored in the `target` column of each position row the
+   * store creates, so that a group reused for another table can be told (see {@link SqlOffsetStore.targetsOf}).
+   */
+  target?: string;
+}
+
+/**
+ * Result of {@link SqlOffsetStore.withOffsets}. `recovered: true` means a transient error hid the outcome of an
+ * attempt, and re-reading showed every position already at its nextOffset: that attempt committed, and the
+ * callback's return value was lost with the acknowledgement.
+ */
+export type WithOffsetsResult<T> =
+  | { status: 'committed'; recovered: false; value: T }
+  | { status: 'committed'; recovered: true; value: undefined }
+  | { status: 'fenced'; fenced: FencedPartition[] };
+
+class Fenced { constructor(readonly partitions: TopicPartition[]) {} }
+
+/** The SQL offsets table (see the module comment); methods throw SinkWriteError / SinkConfigError. */
+export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
+  readonly knex: Knex;
+  readonly table: string;
+  readonly dialect: SqlDialect;
+  private readonly ownsKnex: boolean;
+  private readonly autoCreate: boolean;
+  private readonly retry: SqlRetryOptions;
+  private ready: Promise<void> | undefined;
+  private casSqlText: { postgres: string; sqlite: string } | undefined;
+  private readonly target: string | undefined;
+  private targetColumn: Promise<boolean> | undefined;
+  /** Resolved {@link hasTargetColumn}, for seeding inside a transaction (never queried there: SQLite has one connection). */
+  private targetColumnKnown: boolean | undefined;
+
+  /** Throws {@link SinkConfigError} for an unsupported dialect, a bad table name or retry options. */
+  constructor(opts: SqlOffsetStoreOptions) {
+    this.table = validateIdentifier(opts.table ?? DEFAULT_OFFSETS_TABLE, 'offsetsTable');
+    this.autoCreate = opts.autoCreate ?? true;
+    this.retry = validateRetry(opts.retry);
+    this.ownsKnex = !isKnexInstance(opts.knex);
+    this.knex = isKnexInstance(opts.knex) ? opts.knex : createKnex(opts.knex);
+    this.dialect = detectDialect(this.knex);
+    this.target = opts.target;
+    assertQuestionMarksSafe(this.knex, [['offsetsTable', this.table]]);
+  }
+
+  /** Creates the offsets table if missing (once per store; race-safe across processes). */
+  ensureTable(): Promise<void> {
+    if (!this.autoCreate) return Promise.resolve();
+    this.ready ??= ensureOffsetsTable(this.knex, this.table).catch((err: unknown) => { this.ready = undefined; throw err; });
+    return this.ready;
+  }
+
+  /** Whether the table has the `target` column (tables made before it and never migrated do not). */
+  private hasTargetColumn(): Promise<boolean> {
+    this.targetColumn ??= this.knex.schema.hasColumn(this.table, OFFSETS_TARGET_COLUMN)
+      .then((has) => { this.targetColumnKnown = has; return has; })
+      .catch((err: unknown) => { this.targetColumn = undefined; throw err; });
+    return this.targetColumn;
+  }
+
+  /** A new position row of `groupId` (next_offset -1), with the target table when there is a column for it. */
+  private seedRows(groupId: string, partitions: TopicPartition[]): Record<string, unknown>[] {
+    const withTarget = this.target !== undefined && this.targetColumnKnown === true;
+    return partitions.map((tp) => ({
+      group_id: groupId, topic: tp.topic, partition: tp.partition, next_offset: -1,
+      ...(withTarget ? { [OFFSETS_TARGET_COLUMN]: this.target } : {}),
+    }));
+  }
+
+  /**
+   * The data tables the stored positions of `groupId` were written for (distinct `target` values, NULLs
+   * left out; empty when the table has no `target` column).
+   */
+  async targetsOf(groupId: string): Promise<string[]> {
+    await this.ensureTable();
+    if (!(await this.hasTargetColumn())) return [];
+    const rows: { t: string }[] = await this.knex(this.table).distinct({ t: OFFSETS_TARGET_COLUMN })
+      .where('group_id', groupId).whereNotNull(OFFSETS_TARGET_COLUMN);
+    return rows.map((r) => r.t).sort();
+  }
+
+  /** Seeds absent rows with -1 (insert-if-absent) and reads the positions. Key `${topic}:${partition}`, -1n = none. */
+  async load(groupId: string, partitions: TopicPartition[]): Promise<Map<string, bigint>> {
+    await this.ensureTable();
+    const unique = dedupe(partitions);
+    if (this.target !== undefined) await this.hasTargetColumn();
+    const rows = this.seedRows(groupId, unique);
+    return this.retrying(async () => {
+      for (let i = 0; i < rows.length; i += 400) {
+        await this.knex(this.table).insert(rows.slice(i, i + 400)).onConflict(['group_id', 'topic', 'partition']).ignore();
+      }
+      return this.read(groupId, unique);
+    });
+  }
+
+  /** Runs an idempotent `fn` with the store's retry budget for transient errors. */
+  private async retrying<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await pRetry(fn, this.pRetryOptions());
+    } catch (err) {
+      throw this.exhausted(err);
+    }
+  }
+
+  private pRetryOptions() {
+    return {
+      retries: this.retry.retries,
+      minTimeout: this.retry.minTimeoutMs,
+      maxTimeout: this.retry.maxTimeoutMs,
+      factor: 2,
+      randomize: true,
+      shouldRetry: ({ error }: { error: Error }) => isTransientSqlError(error),
+    };
+  }
+
+  private exhausted(err: unknown): unknown {
+    if (isTransientSqlError(err) && !(err instanceof SinkWriteError)) {
+      return new SinkWriteError(
+        'SINK_RETRIES_EXHAUSTED',
+        `transient database errors persisted after ${this.retry.retries} retries; the outcome is unknown:`
+          + ` re-read positions before retrying (${(err as Error).message})`,
+        {},
+        { cause: err, retriable: true },
+      );
+    }
+    return err;
+  }
+
+  /** Reads positions without seeding; absent rows read as -1n. Uses `q` (e.g. a transaction) when given. */
+  async read(groupId: string, partitions: TopicPartition[], q: Knex | Knex.Transaction = this.knex): Promise<Map<string, bigint>> {
+    const out = new Map<string, bigint>();
+    for (const tp of partitions) out.set(partitionKey(tp), -1n);
+    const topics = [...new Set(partitions.map((tp) => tp.topic))];
+    if (topics.length === 0) return out;
+    // CAST to text: sqlite3 returns a 64-bit integer as a (lossy) JS number.
+    const rows: { topic: string; partition: number | string; next_offset: unknown }[] = await q(this.table)
+      .select('topic', 'partition', q.raw('CAST(?? AS TEXT) AS ??', ['next_offset', 'next_offset']))
+      .where('group_id', groupId)
+      .whereIn('topic', topics);
+    for (const r of rows) {
+      const key = partitionKey({ topic: r.topic, partition: Number(r.partition) });
+      if (out.has(key)) out.set(key, toBigint(r.next_offset, `${this.table}.next_offset`));
+    }
+    return out;
+  }
+
+  /**
+   * CAS of one position (see {@link OffsetStore.compareAndSet}). With expected -1n an absent row is first seeded
+   * with -1 (insert-if-absent), so a writer that skipped load() is fenced exactly like one that did not.
+   */
+  async compareAndSet(
+    trx: Knex.Transaction | undefined, groupId: string, tp: TopicPartition, expected: bigint, next: bigint,
+  ): Promise<boolean> {
+    if (trx) return this.cas(trx, groupId, tp, expected, next);
+    await this.ensureTable();
+    if (this.target !== undefined && this.targetColumnKnown === undefined) await this.hasTargetColumn().catch(() => false);
+    return this.knex.transaction((t) => this.cas(t, groupId, tp, expected, next));
+  }
+
+  private async cas(trx: Knex.Transaction, groupId: string, tp: TopicPartition, expected: bigint, next: bigint): Promise<boolean> {
+    const key = { group_id: groupId, topic: tp.topic, partition: tp.partition };
+    if (expected === -1n) {
+      await trx(this.table).insert(this.seedRows(groupId, [tp])).onConflict(['group_id', 'topic', 'partition']).ignore();
+    }
+    return (await this.casUpdate(trx, [bindBigint(next), groupId, tp.topic, tp.partition, bindBigint(expected)])) === 1;
+  }
+
+  /**
+   * The one-partition CAS UPDATE, on the transaction's own driver connection (it runs once per write, so the
+   * query builder's cost shows): `UPDATE t SET next_offset = ?, updated_at = CURRENT_TIMESTAMP WHERE group_id = ?
+   * AND topic = ? AND partition = ? AND next_offset = ?`. @returns rows changed.
+   */
+  private async casUpdate(trx: Knex.Transaction, params: unknown[]): Promise<number> {
+    const conn = await (trx.client as { acquireConnection(): Promise<unknown> }).acquireConnection();
+    if (this.dialect === 'postgres') {
+      const res = await (conn as { query(q: { text: string; values: unknown[] }): Promise<{ rowCount: number | null }> })
+        .query({ text: this.casSql.postgres, values: params });
+      return res.rowCount ?? 0;
+    }
+    return new Promise<number>((resolve, reject) => {
+      (conn as { run(sql: string, p: unknown[], cb: (this: { changes: number }, err: Error | null) => void): void })
+        .run(this.casSql.sqlite, params, function (err) { if (err) reject(err); else resolve(this.changes); });
+    });
+  }
+
+  /** The CAS UPDATE text for each dialect (the table name quoted, never a placeholder: it may contain '?'). */
+  private get casSql(): { postgres: string; sqlite: string } {
+    if (this.casSqlText) return this.casSqlText;
+    const t = quoteIdentifier(this.table);
+    const sql = (p: (i: number) => string) =>
+      `UPDATE ${t} SET next_offset = ${p(1)}, updated_at = CURRENT_TIMESTAMP`
+        + ` WHERE group_id = ${p(2)} AND topic = ${p(3)} AND "partition" = ${p(4)} AND next_offset = ${p(5)}`;
+    this.casSqlText = { sqlite: sql(() => '?'), postgres: sql((i) => `$${i}`) };
+    return this.casSqlText;
+  }
+
+  /**
+   * The CAS of every advance in one statement (one round trip, whatever the partition count):
+   * `UPDATE ... SET next_offset = CASE ... END WHERE group_id = ? AND ((topic, partition,
+   * next_offset) matches an expected position) ...`. True when every row matched. Rows expected
+   * at -1 are first seeded insert-if-absent, as in {@link cas}.
+   */
+  private async casAll(trx: Knex.Transaction, groupId: string, sorted: OffsetAdvance[]): Promise<boolean> {
+    if (sorted.length === 1) {
+      const a = sorted[0];
+      return this.cas(trx, groupId, a, a.expectedOffset, a.nextOffset);
+    }
+    const seeds = this.seedRows(groupId, sorted.filter((a) => a.expectedOffset === -1n));
+    if (seeds.length > 0) await trx(this.table).insert(seeds).onConflict(['group_id', 'topic', 'partition']).ignore();
+    const cast = this.dialect === 'postgres' ? 'BIGINT' : 'INTEGER';
+    const cases = sorted.map(() => `WHEN ?? = ? AND ?? = ? THEN CAST(? AS ${cast})`).join(' ');
+    const bindings = sorted.flatMap((a) => ['topic', a.topic, 'partition', a.partition, bindBigint(a.nextOffset)]);
+    const n = await trx(this.table)
+      .where('group_id', groupId)
+      .andWhere((w) => {
+        for (const a of sorted) w.orWhere({ topic: a.topic, partition: a.partition, next_offset: bindBigint(a.expectedOffset) });
+      })
+      .update({ next_offset: trx.raw(`CASE ${cases} END`, bindings), updated_at: trx.fn.now() });
+    return Number(n) === sorted.length;
+  }
+
+  /**
+   * Runs `work(trx)` in one transaction with the CAS of every advance (done first, in (topic, partition) order so
+   * concurrent grouped writers lock rows in the same order). If any CAS matches 0 rows, `work` is not called,
+   * everything rolls back, and the result lists the fenced partitions with their stored offsets.
+   * Transient errors (see isTransientSqlError) are retried; before each retry the positions are re-read, and if all
+   * already equal their nextOffset (the COMMIT landed, the acknowledgement was lost) the result is committed with
+   * `recovered: true` without running `work` again.
+   * @throws SinkWriteError SINK_BATCH_INVALID for inconsistent advances; SINK_RETRIES_EXHAUSTED (retriable, outcome
+   *   unknown) when transient errors outlast the retry budget; an error thrown by `work` is rethrown unchanged
+   *   (after rollback) unless it is transient, in which case the attempt is retried.
+   */
+  async withOffsets<T>(
+    groupId: string, advances: OffsetAdvance[], work: (trx: Knex.Transaction) => Promise<T>,
+  ): Promise<WithOffsetsResult<T>> {
+    validateAdvances(advances);
+    const sorted = [...advances].sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition));
+    await this.ensureTable();
+    if (this.target !== undefined && this.targetColumnKnown === undefined) await this.hasTargetColumn().catch(() => false);
+    try {
+      // Before a retry: positions already at nextOffset mean the COMMIT landed and only its answer was lost.
+      // Anything else is retried: the attempt's own CAS then tells a fenced write from one that did not land.
+      const r = await commitWithReread(() => this.attempt(groupId, sorted, work), {
+        reread: async () => {
+          const stored = await this.read(groupId, sorted);
+          return sorted.every((a) => stored.get(partitionKey(a)) === a.nextOffset) ? { outcome: 'landed' } : { outcome: 'not-landed' };
+        },
+        mayHaveHappened: isTransientSqlError,
+        retry: this.retry,
+      });
+      return r.outcome === 'done' ? r.value : { status: 'committed', recovered: true, value: undefined };
+    } catch (err) {
+      throw this.exhausted(err);
+    }
+  }
+
+  private async attempt<T>(
+    groupId: string, sorted: OffsetAdvance[], work: (trx: Knex.Transaction) => Promise<T>,
+  ): Promise<WithOffsetsResult<T>> {
+    let value: T;
+    try {
+      value = await this.knex.transaction(async (trx) => {
+        if (!(await this.casAll(trx, groupId, sorted))) throw new Fenced(sorted.map((a) => ({ topic: a.topic, partition: a.partition })));
+        return work(trx);
+      });
+    } catch (err) {
+      if (!(err instanceof Fenced)) throw err;
+      // Rolled back: a partition whose stored offset is still the expected one was not the cause.
+      const stored = await this.read(groupId, err.partitions);
+      const expected = new Map(sorted.map((a) => [partitionKey(a), a.expectedOffset]));
+      const fenced = err.partitions.filter((tp) => stored.get(partitionKey(tp)) !== expected.get(partitionKey(tp)));
+      const list = fenced.length > 0 ? fenced : err.partitions;
+      return { status: 'fenced', fenced: list.map((tp) => ({ ...tp, storedOffset: stored.get(partitionKey(tp)) ?? -1n })) };
+    }
+    return { status: 'committed', recovered: false, value };
+  }
+
+  /** Destroys the knex instance if the store created it. Idempotent. */
+  async close(): Promise<void> {
+    if (this.ownsKnex) await this.knex.destroy();
+  }
+}
+
+function dedupe(partitions: TopicPartition[]): TopicPartition[] {
+  const seen = new Map<string, TopicPartition>();
+  for (const tp of partitions) seen.set(partitionKey(tp), { topic: tp.topic, partition: tp.partition });
+  return [...seen.values()];
+}
+
+/** Throws SinkWriteError SINK_BATCH_INVALID: a partition twice, expectedOffset < -1, nextOffset < max(0, expectedOffset). */
+export function validateAdvances(advances: OffsetAdvance[]): void {
+  const seen = new Set<string>();
+  for (const a of advances) {
+    const where = { topic: a.topic, partition: a.partition };
+    const key = partitionKey(a);
+    if (typeof a.topic !== 'string' || a.topic === '' || !Number.isInteger(a.partition) || a.partition < 0) {
+      throw new SinkWriteError('SINK_BATCH_INVALID', `invalid topic/partition ${key}`, where);
+    }
+    if (seen.has(key)) throw new SinkWriteError('SINK_BATCH_INVALID', `partition ${key} appears twice in one write`, where);
+    seen.add(key);
+    if (typeof a.expectedOffset !== 'bigint' || typeof a.nextOffset !== 'bigint') {
+      throw new SinkWriteError('SINK_BATCH_INVALID', `${key}: expectedOffset and nextOffset must be bigint`, where);
+    }
+    if (a.expectedOffset < -1n) throw new SinkWriteError('SINK_BATCH_INVALID', `${key}: expectedOffset ${a.expectedOffset} < -1`, where);
+    if (a.nextOffset < 0n || a.nextOffset < a.expectedOffset) {
+      throw new SinkWriteError(
+        'SINK_BATCH_INVALID', `${key}: nextOffset ${a.nextOffset} is before expectedOffset ${a.expectedOffset}`, where,
+      );
+    }
+  }
+}
+
+/**
+ * Checks a table or column name: a non-empty string without '.', NUL, ' as ' (knex's alias syntax), or more
+ * than 63 bytes (PostgreSQL silently truncates longer names). Quotes, semicolons and spaces are fine: knex quotes every identifier.
+ * @throws SinkConfigError naming `field`.
+ */
+export function validateIdentifier(name: unknown, field: string): string {
+  if (typeof name !== 'string' || name.length === 0) throw new SinkConfigError(field, 'must be a non-empty string');
+  if (name.includes('.')) {
+    throw new SinkConfigError(
+      field,
+      `"${name}" contains '.', which knex reads as a schema separator; use a plain name (set the PostgreSQL search_path for a schema)`,
+    );
+  }
+  if (name.includes('\0')) throw new SinkConfigError(field, 'must not contain NUL');
+  // knex reads `a as b` in an identifier as an alias: the name would silently become `a`.
+  if (/\sas\s/i.test(name)) {
+    throw new SinkConfigError(
+      field, `"${name}" contains ' as ', which knex reads as an alias (a different table or column than asked); rename it`,
+    );
+  }
+  if (Buffer.byteLength(name, 'utf8') > 63) throw new SinkConfigError(field, `"${name}" is longer than 63 bytes`);
+  return name;
+}
+
+function validateRetry(r: Partial<SqlRetryOptions> | undefined): SqlRetryOptions {
+  const out = { ...DEFAULT_RETRY, ...r };
+  for (const k of ['retries', 'minTimeoutMs', 'maxTimeoutMs'] as const) {
+    if (!Number.isInteger(out[k]) || out[k] < 0) {
+      throw new SinkConfigError(`retry.${k}`, `must be a non-negative integer, got ${String(out[k])}`);
+    }
+  }
+  if (out.maxTimeoutMs < out.minTimeoutMs) throw new SinkConfigError('retry.maxTimeoutMs', 'must be >= retry.minTimeoutMs');
+  return out;
+}

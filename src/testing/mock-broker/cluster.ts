@@ -1,0 +1,438 @@
+/**
+ * The one owner of cluster state: brokers, topics and partition logs, the group coordinator
+ * and the event log. Connections decode requests and hand them to handlers that read this state
+ * and change it only through its methods (createTopic, deleteTopic, addPartitions,
+ * setTopicConfigs, setBrokerDown/Up, moveLeader, moveCoordinator); faults.ts does the same. The
+ * collections it exposes are read-only views. Node's single thread makes each handler step atomic.
+ */
+import { randomBytes } from 'node:crypto';
+import { KafkaEosError } from '../../errors';
+import { AclStore } from './acls';
+import { ClientQuotaStore } from './client-quotas';
+import type { ClientQuotaEntry, QuotaAlteration, QuotaAlterationResult, QuotaFilterComponent } from './client-quotas';
+import { EventLog } from './event-log';
+import { FetchSessionCache } from './fetch-sessions';
+import { GroupCoordinator, GroupCoordinatorConfig } from './group-coordinator';
+import { PartitionLog, RetentionPolicy } from './partition-log';
+import { TransactionCoordinator } from './transactions/coordinator';
+import { DEFAULT_MAX_DECOMPRESSED_BATCH_BYTES } from '../../protocol/record-batch';
+import { topicConfigDef, topicConfigError } from './config-defaults';
+import type { ClusterConfig } from './cluster-config';
+
+export interface BrokerInfo {
+  nodeId: number;
+  host: string;
+  port: number;
+  rack: string | null;
+}
+
+/** A topic as handlers read it. Changed only through ClusterState's methods. */
+export interface Topic {
+  readonly name: string;
+  /** 32 hex digits (KIP-516). */
+  readonly topicId: string;
+  readonly partitions: readonly PartitionLog[];
+  /** The topic's config overrides (DescribeConfigs' DYNAMIC_TOPIC_CONFIG). */
+  readonly configs: ReadonlyMap<string, string>;
+}
+
+/** The mutable record behind a {@link Topic}, private to ClusterState. */
+interface TopicRecord extends Topic {
+  readonly partitions: PartitionLog[];
+  readonly configs: Map<string, string>;
+}
+
+export type { ClusterConfig } from './cluster-config';
+
+export class TopicError extends KafkaEosError {
+  constructor(
+    readonly kafkaError: 'TOPIC_ALREADY_EXISTS' | 'INVALID_TOPIC_EXCEPTION' | 'INVALID_PARTITIONS' | 'INVALID_REPLICATION_FACTOR'
+      | 'UNKNOWN_TOPIC_OR_PARTITION' | 'INVALID_CONFIG',
+    message: string,
+  ) {
+    super(kafkaError, message);
+  }
+}
+
+const LEGAL_TOPIC = /^[a-zA-Z0-9._-]+$/;
+
+/** Kafka's topic name rules (org.apache.kafka.common.internals.Topic.validate). */
+export function validateTopicName(name: string): string | null {
+  if (name.length === 0) return 'topic name is empty';
+  if (name === '.' || name === '..') return `topic name cannot be "${name}"`;
+  if (name.length > 249) return 'topic name is longer than 249 characters';
+  if (!LEGAL_TOPIC.test(name)) return `topic name "${name}" has characters other than ASCII alphanumerics, '.', '_' and '-'`;
+  return null;
+}
+
+/**
+ * The most partitions the whole cluster holds (a mock limit, not Kafka's: each partition costs
+ * memory in this process, and no request may exhaust it). CreateTopics and CreatePartitions
+ * beyond it answer INVALID_PARTITIONS.
+ */
+export const MAX_CLUSTER_PARTITIONS = 200_000;
+
+/** Java's String.hashCode, so coordinator placement spreads groups the way Kafka's partitionFor does. */
+function javaHash(s: string): number {
+  let h = 0;
+  for (let i = 0; i < s.length; i++) h = (Math.imul(31, h) + s.charCodeAt(i)) | 0;
+  return h;
+}
+
+export class ClusterState {
+  private readonly brokerList: BrokerInfo[] = [];
+  private readonly topicMap = new Map<string, TopicRecord>();
+  readonly events: EventLog;
+  readonly groups: GroupCoordinator;
+  /** The transaction coordinator (InitProducerId, AddPartitionsToTxn, EndTxn...). */
+  readonly transactions: TransactionCoordinator;
+  /** ACL bindings (CreateAcls / DescribeAcls / DeleteAcls): stored and described, not enforced. */
+  readonly acls = new AclStore();
+  /** Client quotas (AlterClientQuotas / DescribeClientQuotas): stored and described, not enforced. */
+  private readonly quotas = new ClientQuotaStore();
+  private readonly sessionCaches = new Map<number, FetchSessionCache>();
+  /** Broker ids that are down (faults); their listeners are closed. */
+  private readonly downSet = new Set<number>();
+  /** Coordinator placement overrides (faults: coordinator moved). */
+  private readonly coordinatorOverrides = new Map<string, number>();
+  private nextLeader = 0;
+
+  constructor(readonly config: ClusterConfig) {
+    this.events = new EventLog();
+    this.groups = new GroupCoordinator({
+      ...config.group,
+      partitionExists: (topic, partition) => this.partition(topic, partition) !== undefined,
+      topics: {
+        byName: (name) => this.topicMetadata(this.topics.get(name)),
+        byId: (id) => this.topicMetadata([...this.topics.values()].find((t) => t.topicId === id)),
+        all: () => [...this.topics.values()].map((t) => this.topicMetadata(t)!),
+      },
+    }, this.events);
+    this.transactions = new TransactionCoordinator({
+      events: this.events,
+      partition: (topic, partition) => this.partition(topic, partition),
+      completeTxnOffsets: (groupId, producerId, commit) => this.groups.completeTxnOffsets(groupId, producerId, commit),
+    }, config.transactions);
+  }
+
+  /**
+   * AlterClientQuotas (KIP-546): checks each entry as Kafka's ClientQuotaControlManager does and, unless
+   * `validateOnly`, applies those that pass; records `client-quotas-altered` for each entity whose values changed.
+   * @returns one result per distinct entity (error code 0, or INVALID_REQUEST with the reason)
+   */
+  alterClientQuotas(alterations: readonly QuotaAlteration[], validateOnly: boolean): QuotaAlterationResult[] {
+    const { results, changed } = this.quotas.alter(alterations, validateOnly);
+    for (const entity of changed) this.events.record('client-quotas-altered', { entity });
+    return results;
+  }
+
+  /**
+   * The stored client quotas a DescribeClientQuotas filter matches (all of them with no component and not strict).
+   * @throws ClientQuotaFilterError for a filter Kafka refuses
+   */
+  describeClientQuotas(components: readonly QuotaFilterComponent[], strict: boolean): ClientQuotaEntry[] {
+    return this.quotas.describe(components, strict);
+  }
+
+  /** Every stored client quota entry (a fresh copy). */
+  get clientQuotas(): ClientQuotaEntry[] {
+    return this.quotas.all();
+  }
+
+  /** The brokers, in node id order of registration (read-only view). */
+  get brokers(): readonly Readonly<BrokerInfo>[] {
+    return this.brokerList;
+  }
+
+  /** Topics by name, in creation order (read-only view). */
+  get topics(): ReadonlyMap<string, Topic> {
+    return this.topicMap;
+  }
+
+  /** Broker ids that are down (read-only view; see setBrokerDown). */
+  get down(): ReadonlySet<number> {
+    return this.downSet;
+  }
+
+  /** A topic as KIP-848 assignment sees it (id, name, partition count). */
+  private topicMetadata(t: Topic | undefined): { topicId: string; name: string; numPartitions: number } | undefined {
+    return t && { topicId: t.topicId, name: t.name, numPartitions: t.partitions.length };
+  }
+
+  get controllerId(): number {
+    const up = this.brokerList.find((b) => !this.downSet.has(b.nodeId));
+    return up ? up.nodeId : -1;
+  }
+
+  broker(nodeId: number): BrokerInfo | undefined {
+    return this.brokers.find((b) => b.nodeId === nodeId);
+  }
+
+  /**
+   * Creates a topic with leaders spread round-robin over the brokers (continuing where the
+   * last topic stopped, as Kafka's rack-unaware placement starts at a varying broker).
+   * Throws {@link TopicError} (INVALID_CONFIG for a topic config Kafka would refuse, see topicConfigError).
+   */
+  createTopic(
+    name: string, numPartitions = -1, replicationFactor = -1, configs: Record<string, string | null> = {}, validateOnly = false,
+  ): Topic {
+    const invalid = validateTopicName(name);
+    if (invalid) throw new TopicError('INVALID_TOPIC_EXCEPTION', invalid);
+    if (this.topics.has(name)) throw new TopicError('TOPIC_ALREADY_EXISTS', `topic '${name}' already exists`);
+    const partitions = numPartitions === -1 ? this.config.defaultPartitions : numPartitions;
+    if (!Number.isInteger(partitions) || partitions <= 0) {
+      throw new TopicError('INVALID_PARTITIONS', `number of partitions must be larger than 0, got ${numPartitions}`);
+    }
+    if (this.partitionCount + partitions > MAX_CLUSTER_PARTITIONS) {
+      throw new TopicError(
+        'INVALID_PARTITIONS',
+        `the mock cluster holds at most ${MAX_CLUSTER_PARTITIONS} partitions in all;`
+          + ` it has ${this.partitionCount}, ${partitions} more requested`,
+      );
+    }
+    const rf = replicationFactor === -1 ? Math.min(this.config.defaultReplicationFactor, this.brokers.length) : replicationFactor;
+    if (rf <= 0 || rf > this.brokers.length) {
+      throw new TopicError(
+        'INVALID_REPLICATION_FACTOR',
+        `replication factor ${replicationFactor} is not between 1 and the ${this.brokers.length} available brokers`,
+      );
+    }
+    for (const [key, value] of Object.entries(configs)) {
+      const invalid = topicConfigError(key, value);
+      if (invalid) throw new TopicError('INVALID_CONFIG', invalid);
+    }
+    const topic: TopicRecord = {
+      name,
+      topicId: randomBytes(16).toString('hex'),
+      partitions: [],
+      configs: new Map(Object.entries(configs).filter((e): e is [string, string] => e[1] !== null)),
+    };
+    if (validateOnly) return topic;
+    const retention = this.retentionOf(topic);
+    const n = this.brokers.length;
+    const start = this.nextLeader;
+    for (let p = 0; p < partitions; p++) {
+      const replicas: number[] = [];
+      for (let r = 0; r < rf; r++) replicas.push(this.brokers[(start + p + r) % n].nodeId);
+      topic.partitions.push(new PartitionLog(name, p, replicas[0], replicas, retention));
+    }
+    this.nextLeader = (start + 1) % n;
+    this.topicMap.set(name, topic);
+    this.events.record('topic-created', { topic: name, partitions, replicationFactor: rf });
+    return topic;
+  }
+
+  /**
+   * Topic config `name` of `topic` as the broker applies it: the topic's override, else the default
+   * config-defaults.ts gives (the cluster's configuration or Kafka's default). Throws for a name
+   * that is no topic config.
+   */
+  topicConfig(topic: Topic, name: string): string {
+    const def = topicConfigDef(name);
+    if (!def) throw new Error(`${name} is not a topic config`);
+    return topic.configs.get(name) ?? def.value(this) ?? '';
+  }
+
+  /** A topic's retention: its retention.bytes / retention.ms overrides, else the cluster's. */
+  retentionOf(topic: Topic): RetentionPolicy {
+    return {
+      retentionBytes: Number(this.topicConfig(topic, 'retention.bytes')),
+      retentionMs: Number(this.topicConfig(topic, 'retention.ms')),
+    };
+  }
+
+  /**
+   * Replaces a topic's config overrides (AlterConfigs / IncrementalAlterConfigs; the caller has
+   * validated them) and applies the enforced ones: retention from the next append on, and
+   * max.message.bytes from the next produce.
+   */
+  setTopicConfigs(topic: Topic, configs: ReadonlyMap<string, string>): void {
+    const record = this.record(topic);
+    record.configs.clear();
+    for (const [k, v] of configs) record.configs.set(k, v);
+    const retention = this.retentionOf(topic);
+    for (const log of topic.partitions) log.setRetention(retention);
+    this.events.record('topic-configs-changed', { topic: topic.name, configs: Object.fromEntries(configs) });
+  }
+
+  /** Broker `nodeId`'s incremental fetch sessions (KIP-227, see fetch-sessions.ts). */
+  fetchSessions(nodeId: number): FetchSessionCache {
+    let cache = this.sessionCaches.get(nodeId);
+    if (!cache) this.sessionCaches.set(nodeId, (cache = new FetchSessionCache()));
+    return cache;
+  }
+
+  /** Partitions in all topics. */
+  get partitionCount(): number {
+    let n = 0;
+    for (const t of this.topicMap.values()) n += t.partitions.length;
+    return n;
+  }
+
+  /** The most bytes one compressed batch may decompress to (config, else DEFAULT_MAX_DECOMPRESSED_BATCH_BYTES). */
+  get maxDecompressedBatchBytes(): number {
+    return this.config.maxDecompressedBatchBytes ?? DEFAULT_MAX_DECOMPRESSED_BATCH_BYTES;
+  }
+
+  /** The largest record batch `topic` accepts: its max.message.bytes, else message.max.bytes (bytes). */
+  maxMessageBytes(topic: string): number {
+    const t = this.topicMap.get(topic);
+    return t ? Number(this.topicConfig(t, 'max.message.bytes')) : this.config.maxMessageBytes;
+  }
+
+  partition(topic: string, partition: number): PartitionLog | undefined {
+    return this.topicMap.get(topic)?.partitions[partition];
+  }
+
+  /**
+   * The broker that coordinates `key` (a group or transactional id): an override (faults), else the
+   * hash of the key over the brokers, like __consumer_offsets placement. When that broker is down the
+   * next live one (by position) takes over, as a follower of the offsets partition would; it
+   * coordinates again once it is back. -1 never: with every broker down the preferred one is returned.
+   */
+  coordinatorFor(key: string): number {
+    const n = this.brokers.length;
+    const override = this.coordinatorOverrides.get(key);
+    const preferred = override ?? this.brokers[Math.abs(javaHash(key) % n)].nodeId;
+    if (!this.downSet.has(preferred)) return preferred;
+    const at = this.brokers.findIndex((b) => b.nodeId === preferred);
+    for (let k = 1; k < n; k++) {
+      const b = this.brokers[(at + k) % n];
+      if (!this.downSet.has(b.nodeId)) return b.nodeId;
+    }
+    return preferred;
+  }
+
+  close(): void {
+    this.groups.close();
+    this.transactions.close();
+  }
+
+  // ------------------------------------------------------------ changes (the only writers)
+
+  /** Registers a broker that started listening (MockCluster.start). */
+  addBroker(info: BrokerInfo): void {
+    if (this.broker(info.nodeId)) throw new Error(`broker ${info.nodeId} is already registered`);
+    this.brokerList.push({ ...info });
+  }
+
+  /** Deletes a topic and its logs (DeleteTopics). Returns false when there is no such topic. */
+  deleteTopic(name: string): boolean {
+    const topic = this.topicMap.get(name);
+    if (!topic) return false;
+    this.topicMap.delete(name);
+    this.events.record('topic-deleted', { topic: name, partitions: topic.partitions.length });
+    return true;
+  }
+
+  /**
+   * Adds partitions to a topic (CreatePartitions; the caller has validated the plan): one new
+   * partition per replica list, its leader the list's first broker, with the topic's retention.
+   */
+  addPartitions(topic: Topic, replicas: readonly (readonly number[])[]): void {
+    const record = this.record(topic);
+    const retention = this.retentionOf(record);
+    const from = record.partitions.length;
+    replicas.forEach((r, i) => record.partitions.push(new PartitionLog(record.name, from + i, r[0], [...r], retention)));
+    this.events.record('partitions-created', { topic: record.name, from, to: record.partitions.length });
+  }
+
+  /**
+   * Marks broker `id` down: each partition it leads moves to its first live replica (leader epoch
+   * bumped) or goes offline, and groups it coordinated move to the next live broker. Records
+   * `partition.leader` / `partition.offline` and `coordinator.moved`.
+   */
+  setBrokerDown(id: number): void {
+    const before = this.coordinatorsOfGroups();
+    this.downSet.add(id);
+    for (const log of this.allPartitions()) {
+      if (log.leaderId !== id) continue;
+      const live = log.replicas.find((r) => !this.downSet.has(r));
+      log.changeLeader(live ?? -1);
+      if (live !== undefined) {
+        this.events.record('partition.leader', {
+          topic: log.topic, partition: log.partition, from: id, to: live, leaderEpoch: log.leaderEpoch, reason: 'broker-stopped',
+        });
+      } else {
+        this.events.record('partition.offline', { topic: log.topic, partition: log.partition, broker: id, leaderEpoch: log.leaderEpoch });
+      }
+    }
+    this.releaseMovedGroups(before, 'broker-stopped');
+  }
+
+  /**
+   * Marks broker `id` up again: its offline partitions come back led by it and, with
+   * `preferredLeaderElection`, so do those whose first replica it is (Kafka's
+   * auto.leader.rebalance.enable); its groups return to it. Records the same events as setBrokerDown.
+   */
+  setBrokerUp(id: number, preferredLeaderElection: boolean): void {
+    const before = this.coordinatorsOfGroups();
+    this.downSet.delete(id);
+    for (const log of this.allPartitions()) {
+      const offline = log.leaderId === id;
+      const electPreferred = preferredLeaderElection && log.replicas[0] === id && log.leaderId !== id;
+      if (!offline && !electPreferred) continue;
+      const from = log.leaderId;
+      log.changeLeader(id);
+      this.events.record('partition.leader', {
+        topic: log.topic, partition: log.partition, from: offline ? null : from, to: id, leaderEpoch: log.leaderEpoch,
+        reason: offline ? 'broker-started' : 'preferred-leader-election',
+      });
+    }
+    this.releaseMovedGroups(before, 'broker-started');
+  }
+
+  /**
+   * Moves the leadership of a partition to broker `to` (which becomes a replica if it was not),
+   * bumping the leader epoch; records `partition.leader`. Returns the leader epoch, or null when
+   * there is no such partition. The caller checks that `to` is a live broker.
+   */
+  moveLeader(topic: string, partition: number, to: number): number | null {
+    const log = this.partition(topic, partition);
+    if (!log) return null;
+    if (log.leaderId === to) return log.leaderEpoch;
+    const from = log.leaderId;
+    if (!log.replicas.includes(to)) log.replicas = [...log.replicas, to];
+    log.changeLeader(to);
+    this.events.record('partition.leader', { topic, partition, from, to, leaderEpoch: log.leaderEpoch, reason: 'moved' });
+    return log.leaderEpoch;
+  }
+
+  /**
+   * Makes broker `to` the coordinator of `key` (a group or transactional id); parked JoinGroup /
+   * SyncGroup requests are released (NOT_COORDINATOR). Records `coordinator.moved` when it changed.
+   */
+  moveCoordinator(key: string, to: number): void {
+    const from = this.coordinatorFor(key);
+    this.coordinatorOverrides.set(key, to);
+    if (from === to) return;
+    this.events.record('coordinator.moved', { key, from, to, reason: 'moved' });
+    this.groups.moveAway();
+  }
+
+  private record(topic: Topic): TopicRecord {
+    const record = this.topicMap.get(topic.name);
+    if (!record || record !== topic) throw new Error(`topic ${topic.name} is not (or no longer) in this cluster`);
+    return record;
+  }
+
+  private *allPartitions(): Iterable<PartitionLog> {
+    for (const t of this.topicMap.values()) yield* t.partitions;
+  }
+
+  private coordinatorsOfGroups(): Map<string, number> {
+    return new Map(this.groups.groups().map((g) => [g.groupId, this.coordinatorFor(g.groupId)]));
+  }
+
+  /** Records each group whose coordinator changed and releases parked requests, as a coordinator change does. */
+  private releaseMovedGroups(before: Map<string, number>, reason: string): void {
+    let moved = false;
+    for (const [key, from] of before) {
+      const to = this.coordinatorFor(key);
+      if (to === from) continue;
+      moved = true;
+      this.events.record('coordinator.moved', { key, from, to, reason });
+    }
+    if (moved) this.groups.moveAway();
+  }
+}
