@@ -132,6 +132,25 @@ export function kafkaErrorByCode(code: number): KafkaErrorEntry | undefined {
   return byCode.get(code);
 }
 
+/**
+ * A broker answered a request with a Kafka error code (the SDK's own requests, src/consumer/kafka): `kafkaError` is
+ * the table's entry (undefined for a number the table does not know), `retriable` the table's flag, `api` the
+ * request (e.g. `OffsetCommit orders:3`). {@link kafkaErrorOf} finds it inside any wrapper, as it finds KafkaJS's
+ * KafkaJSProtocolError. Code KAFKA_PROTOCOL_ERROR.
+ */
+export class KafkaProtocolError extends KafkaEosError {
+  readonly kafkaError: KafkaErrorEntry | undefined;
+  /** The Kafka error's name (`UNKNOWN(n)` for a number the table does not know), as KafkaJSProtocolError's `type`. */
+  readonly type: string;
+  constructor(readonly api: string, readonly errorCode: number, detail?: string | null) {
+    const entry = byCode.get(errorCode);
+    super('KAFKA_PROTOCOL_ERROR', `${api}: ${entry?.name ?? `error code ${errorCode}`}${detail ? ` (${detail})` : ''}`,
+      { retriable: entry?.retriable ?? false });
+    this.kafkaError = entry;
+    this.type = entry?.name ?? `UNKNOWN(${errorCode})`;
+  }
+}
+
 /** KafkaJS errors that mean the connection failed, not the request: retriable, reconnect first. */
 const CONNECTION_ERRORS = new Set([
   'KafkaJSConnectionError', 'KafkaJSConnectionClosedError', 'KafkaJSRequestTimeoutError', 'KafkaJSNoBrokerAvailableError',
@@ -154,6 +173,10 @@ const STALE_METADATA_ERRORS = new Set(['KafkaJSBrokerNotFound', 'KafkaJSGroupCoo
  */
 export function kafkaErrorOf(error: unknown): KafkaErrorEntry | undefined {
   for (const c of causesOf(error)) {
+    if (c instanceof KafkaProtocolError) {
+      if (c.kafkaError) return c.kafkaError;
+      continue;
+    }
     if (c instanceof KafkaEosError) continue;
     const { type, code } = c as { type?: unknown; code?: unknown };
     if (typeof code === 'number' && byCode.has(code)) return byCode.get(code);

@@ -38,8 +38,14 @@ export type BatchOutcome =
 
 export interface StrategyContext {
   readonly groupId: string;
-  /** Commits offsets to the Kafka group (next offset to consume), as KafkaJS does. Throws Kafka errors. */
-  commitToKafka(offsets: { topic: string; partition: number; offset: bigint }[]): Promise<void>;
+  /**
+   * Commits offsets to the Kafka group (next offset to consume), for the partitions this member owns now. During a
+   * rebalance (a cooperative member between JoinGroup and SyncGroup, a KIP-848 member between epochs) it waits for
+   * the new generation, unless `options.wait` is false: then it throws CommitDeferredError (COMMIT_DEFERRED,
+   * retriable) at once. Throws KafkaCallError, and the Kafka error of a lost generation (after the membership lost
+   * the partitions).
+   */
+  commitToKafka(offsets: { topic: string; partition: number; offset: bigint }[], options?: { wait?: boolean }): Promise<void>;
   /** The earliest available offset of a partition (the log start offset). */
   earliestOffset(tp: TopicPartition): Promise<bigint>;
   /** The log start offset and the high watermark of a partition, read now. */
@@ -51,8 +57,10 @@ export interface StrategyContext {
 export interface CommitStrategy {
   readonly name: string;
   /**
-   * Called on every assignment, before any batch of the new assignment is handled. Returns the
-   * position to resume each partition from, or `null` to resume from Kafka's committed offsets.
+   * Called with the partitions newly assigned, before any batch of them is handled: under the eager protocol every
+   * partition of each assignment (all were revoked before), under the incremental ones (cooperative, KIP-848) only
+   * those added (the others stay as they were). Returns the position to resume each from, or `null` (or a map
+   * without a partition) to resume from Kafka's committed offsets.
    */
   onAssigned(ctx: StrategyContext, partitions: TopicPartition[]): Promise<Map<string, bigint> | null>;
   /**
