@@ -128,7 +128,8 @@ export class ConsumerEngine {
    * OffsetFetcher logs an unexpected error and retries), except authorization and UNSUPPORTED_VERSION. Throws KafkaCallError.
    */
   listOffsets(partitions: TopicPartition[], which: 'earliest' | 'latest'): Promise<Map<string, bigint>> {
-    const unexpected = (e: unknown) => e instanceof KafkaProtocolError && !/AUTHORIZATION|UNSUPPORTED_VERSION/.test(e.kafkaError?.name ?? '');
+    const unexpected = (e: unknown) => e instanceof KafkaProtocolError
+      && !/AUTHORIZATION|UNSUPPORTED_VERSION/.test(e.kafkaError?.name ?? '');
     return kafkaCall(`ListOffsets ${partitions.map(partitionKey).join(', ')}`, () => this.log.list(partitions, which),
       { refresh: () => this.transport.refreshMetadata(), alsoRetry: unexpected });
   }
@@ -186,7 +187,8 @@ export class ConsumerEngine {
     try {
       if (owned.length > 0) await this.strategy.onRevoked?.(this.context(), owned);
     } catch (e) {
-      this.hooks.emit('error', new KafkaEosError('COMMIT_ON_REVOKE_FAILED', `commit before failing: ${(e as Error).message}`, { cause: e }));
+      const message = `commit before failing: ${(e as Error).message}`;
+      this.hooks.emit('error', new KafkaEosError('COMMIT_ON_REVOKE_FAILED', message, { cause: e }));
     }
     this.hooks.fail(error, true);
   }

@@ -81,7 +81,8 @@ export interface BatchLocation {
   readonly fetchOffset: string;
 }
 
-const at = (where: BatchLocation | undefined): string => (where ? ` (${where.topic}:${where.partition}, fetched at offset ${where.fetchOffset})` : '');
+const at = (where: BatchLocation | undefined): string =>
+  (where ? ` (${where.topic}:${where.partition}, fetched at offset ${where.fetchOffset})` : '');
 
 /**
  * A record batch is compressed with a codec the consumer cannot use: an id Kafka does not define
@@ -102,7 +103,8 @@ export class UnsupportedCompressionError extends KafkaEosError {
 
 /**
  * A record batch cannot be read: its CRC-32C does not match (Java's `check.crcs`), it does not decompress
- * (corrupt data, or it declares more than `MAX_DECOMPRESSED_BATCH_BYTES`), or its records do not parse. Not retriable, and not a poison record: the whole batch is
+ * (corrupt data, or it declares more than `MAX_DECOMPRESSED_BATCH_BYTES`), or its records do not parse. Not retriable,
+ * and not a poison record: the whole batch is
  * unreadable, as Java's consumer reports a `CorruptRecordException` and stops at it. `detail` is the
  * decompressor's own message. (No `cause`: KafkaJS's retrier keeps only an error's cause when it
  * wraps it, and this error must reach the consumer's `error` listeners.)
@@ -112,7 +114,9 @@ export class CorruptRecordBatchError extends KafkaEosError {
    * @param verb what failed: `decompress` (the codec refused the data) or `read` (the CRC-32C does not match, as Java's
    *   `check.crcs` reports it, or the records do not parse).
    */
-  constructor(readonly codec: string, readonly detail: string, readonly location?: BatchLocation, readonly verb: 'decompress' | 'read' = 'decompress') {
+  constructor(
+    readonly codec: string, readonly detail: string, readonly location?: BatchLocation, readonly verb: 'decompress' | 'read' = 'decompress',
+  ) {
     super('RECORD_BATCH_CORRUPT', `cannot ${verb} a ${codec} record batch${at(location)}: ${detail}`);
   }
 

@@ -129,7 +129,8 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
       },
       fail: (error, leave) => this.fail(error, leave),
       accepting: () => this.accepting(),
-      notRunning: () => this.failure ?? (this.lifecycle.state === 'stopped' ? new KafkaEosError('NOT_RUNNING', 'the consumer stopped') : null),
+      notRunning: () => this.failure
+        ?? (this.lifecycle.state === 'stopped' ? new KafkaEosError('NOT_RUNNING', 'the consumer stopped') : null),
       log: (message, extra) => this.logger.debug(message, { groupId: this.options.groupId, ...extra }),
       signal: this.commitAbort.signal,
     });
@@ -308,7 +309,9 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
     this.lifecycle.to('draining');
     const targets = new Map<string, bigint>();
     const e = this.engine;
-    const offsets = { highWatermarks: (tps: TopicPartition[]) => e.listOffsets(tps, 'latest'), committed: (tps: TopicPartition[]) => e.committed(tps) };
+    const offsets = {
+      highWatermarks: (tps: TopicPartition[]) => e.listOffsets(tps, 'latest'), committed: (tps: TopicPartition[]) => e.committed(tps),
+    };
     const draining = (): boolean => this.lifecycle.state === 'draining';
     while (draining()) {
       const position = (tp: TopicPartition) => this.metricsState.position(tp);

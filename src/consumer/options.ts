@@ -320,7 +320,8 @@ export function validateOptions(options: GroupConsumerOptions): GroupConsumerOpt
   }
   if (options.groupProtocol === 'consumer') checkConsumerProtocol(options);
   else if (options.groupRemoteAssignor !== undefined) {
-    throw new ConfigError('groupRemoteAssignor', "only applies to groupProtocol 'consumer' (the classic protocol's assignors are `assignors`)");
+    throw new ConfigError('groupRemoteAssignor',
+      "only applies to groupProtocol 'consumer' (the classic protocol's assignors are `assignors`)");
   }
   const session = options.sessionTimeoutMs ?? 30000;
   const heartbeat = options.heartbeatIntervalMs ?? 3000;

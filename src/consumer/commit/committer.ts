@@ -74,7 +74,8 @@ export class Committer {
       }
       try {
         await kafkaCall(call, () => o.offsets.commit(mine, identity), {
-          retries: Infinity, maxRetryTimeMs: Math.max(0, deadline - Date.now()), signal: o.signal, refresh: async () => o.forgetCoordinator(),
+          retries: Infinity, maxRetryTimeMs: Math.max(0, deadline - Date.now()), signal: o.signal,
+          refresh: async () => o.forgetCoordinator(),
         });
         o.onCommitted(mine);
         return;

@@ -90,7 +90,9 @@ export class LogOffsets {
     const byLeader = new Map<number, TopicPartition[]>();
     for (const tp of partitions) {
       const leader = this.transport.partitionsOf(tp.topic).find((p) => p.partition === tp.partition)?.leader;
-      if (leader === undefined || leader < 0) throw new KafkaProtocolError(`ListOffsets ${partitionKey(tp)}`, ErrorCode.LEADER_NOT_AVAILABLE);
+      if (leader === undefined || leader < 0) {
+        throw new KafkaProtocolError(`ListOffsets ${partitionKey(tp)}`, ErrorCode.LEADER_NOT_AVAILABLE);
+      }
       const l = byLeader.get(leader) ?? [];
       l.push(tp);
       byLeader.set(leader, l);

@@ -207,7 +207,8 @@ export class Fetcher {
         this.fail(leader);
         const k = e instanceof KafkaProtocolError ? e.kafkaError : undefined;
         const code = e instanceof KafkaProtocolError ? e.errorCode : -2;
-        if (FATAL_ERRORS.has(code) || (!(k?.retriable ?? true) && !LEADER_ERRORS.has(code))) this.options.onError(e as Error, FATAL_ERRORS.has(code));
+        const fatal = FATAL_ERRORS.has(code);
+        if (fatal || (!(k?.retriable ?? true) && !LEADER_ERRORS.has(code))) this.options.onError(e as Error, fatal);
       }
     } finally {
       this.busy.delete(leader);

@@ -63,7 +63,9 @@ function load(kafka: Kafka): Internals {
 }
 
 /** The highest version in both ranges, or null. */
-export function commonVersion(ours: { min: number; max: number }, broker: { minVersion: number; maxVersion: number } | undefined): number | null {
+export function commonVersion(
+  ours: { min: number; max: number }, broker: { minVersion: number; maxVersion: number } | undefined,
+): number | null {
   if (!broker) return null;
   const v = Math.min(ours.max, broker.maxVersion);
   return v >= Math.max(ours.min, broker.minVersion) ? v : null;
@@ -79,7 +81,9 @@ export class KafkaTransport {
     const i = load(kafka);
     this.send = i.sendRequest;
     // What kafka.consumer() asks for: no topic auto-creation, read_committed (KafkaJS's default isolation).
-    this.cluster = (kafka as unknown as Loose)[i.createCluster]({ metadataMaxAge: 300000, allowAutoTopicCreation: false, isolationLevel: 1 });
+    this.cluster = (kafka as unknown as Loose)[i.createCluster]({
+      metadataMaxAge: 300000, allowAutoTopicCreation: false, isolationLevel: 1,
+    });
   }
 
   /** Connects to a seed broker and reads the cluster's metadata. Throws KafkaJS's connection errors. */
@@ -159,7 +163,9 @@ export class KafkaTransport {
 
   /** The version `broker` and the caller agree on for `schema`, or throws UNSUPPORTED_VERSION naming both ranges. */
   versionFor(broker: BrokerRef, schema: MessageSchema, options: SendOptions = {}): number {
-    const ours = { min: Math.max(schema.versions.min, options.minVersion ?? 0), max: Math.min(schema.versions.max, options.maxVersion ?? 1 << 15) };
+    const ours = {
+      min: Math.max(schema.versions.min, options.minVersion ?? 0), max: Math.min(schema.versions.max, options.maxVersion ?? 1 << 15),
+    };
     const theirs = (broker as unknown as Loose).versions?.[schema.apiKey] as { minVersion: number; maxVersion: number } | undefined;
     const version = commonVersion(ours, theirs);
     if (version === null) {

@@ -90,7 +90,8 @@ function builtIn(
   };
 }
 
-const plain = (sub: ConsumerProtocolSubscription, m: JoinedMember): MemberSubscription => ({ topics: sub.topics, groupInstanceId: m.groupInstanceId });
+const plain = (sub: ConsumerProtocolSubscription, m: JoinedMember): MemberSubscription =>
+  ({ topics: sub.topics, groupInstanceId: m.groupInstanceId });
 
 /** `range` (Java's RangeAssignor). */
 export function rangeAssignor(): ClassicAssignor {
@@ -123,7 +124,9 @@ export function cooperativeStickyAssignor(): ClassicAssignor {
  * `{ cluster, groupId, logger }`; `cluster` is the consumer's KafkaJS cluster (metadata is loaded for the topics
  * the group subscribes to before `assign` runs).
  */
-export function kafkaJsAssignor(factory: PartitionAssigner, config: { cluster: unknown; groupId: string; logger: unknown }): ClassicAssignor {
+export function kafkaJsAssignor(
+  factory: PartitionAssigner, config: { cluster: unknown; groupId: string; logger: unknown },
+): ClassicAssignor {
   const assigner = factory(config as Parameters<PartitionAssigner>[0]);
   let lastTopics: string[] = [];
   return {

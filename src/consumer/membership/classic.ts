@@ -25,7 +25,7 @@ import { Heartbeat, JoinGroup, LeaveGroup, SyncGroup } from '../../protocol/mess
 import { KafkaProtocolError, kafkaErrorOf, needsMetadataRefresh } from '../../protocol/kafka-errors';
 import { ErrorCode } from '../../protocol/error-codes';
 import { decodeAssignment, type TopicPartition } from '../../protocol/consumer-protocol';
-import type { KafkaTransport } from '../kafka/transport';
+import type { BrokerRef, KafkaTransport } from '../kafka/transport';
 import { FencedInstanceIdError } from '../errors';
 import type { ClassicAssignor, JoinedMember } from './assignors';
 import { MembershipBase } from './base';
@@ -182,7 +182,9 @@ export abstract class ClassicMembership<S extends string> extends MembershipBase
     this.machine.to('syncing', `generation ${r.generationId}, ${r.leader === r.memberId ? 'leader' : 'follower'}, ${r.protocolName}`);
     let assignments: { memberId: string; assignment: Buffer }[] = [];
     if (r.leader === r.memberId && !r.skipAssignment) {
-      const members: JoinedMember[] = r.members.map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId, metadata: m.metadata }));
+      const members: JoinedMember[] = r.members.map((m) => ({
+        memberId: m.memberId, groupInstanceId: m.groupInstanceId, metadata: m.metadata,
+      }));
       const result = await assignor.assign(members, { partitionCounts: (ts) => this.partitionCounts(ts) });
       assignments = [...result].map(([memberId, assignment]) => ({ memberId, assignment }));
     }
@@ -207,7 +209,7 @@ export abstract class ClassicMembership<S extends string> extends MembershipBase
    * for a static member) is fatal; any other failure (a dropped connection, a timeout, a moved coordinator) forgets the
    * coordinator and is a Rejoin.
    */
-  private async coordinatorCall<T>(api: string, send: (coordinator: Awaited<ReturnType<KafkaTransport['coordinator']>>) => Promise<T>): Promise<T> {
+  private async coordinatorCall<T>(api: string, send: (coordinator: BrokerRef) => Promise<T>): Promise<T> {
     this.assertNotFenced();
     try {
       return await send(await this.options.transport.coordinator(this.options.groupId));
@@ -227,7 +229,9 @@ export abstract class ClassicMembership<S extends string> extends MembershipBase
       throw new Rejoin(error.message);
     }
     if (FATAL_JOIN_ERRORS.has(code)) throw error;
-    if (code === ErrorCode.NOT_COORDINATOR || code === ErrorCode.COORDINATOR_NOT_AVAILABLE) this.options.transport.forgetCoordinator(this.options.groupId);
+    if (code === ErrorCode.NOT_COORDINATOR || code === ErrorCode.COORDINATOR_NOT_AVAILABLE) {
+      this.options.transport.forgetCoordinator(this.options.groupId);
+    }
     throw new Rejoin(error.message);
   }
 

@@ -166,7 +166,9 @@ export class ConsumerMembership extends MembershipBase<ConsumerState> {
         topicPartitions: joining ? [] : full || ack > this.acknowledged ? this.toWire(owned) : null,
       }, { minVersion: this.version, maxVersion: this.version });
       if (token !== this.token || !this.running) return 0;
-      if (response.errorCode !== ErrorCode.NONE) return this.onError(new KafkaProtocolError('ConsumerGroupHeartbeat', response.errorCode, response.errorMessage));
+      if (response.errorCode !== ErrorCode.NONE) {
+        return this.onError(new KafkaProtocolError('ConsumerGroupHeartbeat', response.errorCode, response.errorMessage));
+      }
       this.full = false;
       this.resetBackoff();
       if (response.memberId) this.member = response.memberId;

@@ -127,7 +127,7 @@ export class OwnedPartitions implements PartitionHost {
 
   async revoke(partitions: TopicPartition[], reason: string): Promise<void> {
     const o = this.o;
-    const mine = partitions.map((tp) => this.partitions.get(partitionKey(tp))).filter((p): p is OwnedPartition => p !== undefined && p.current);
+    const mine = this.current(partitions);
     if (mine.length === 0) return;
     const keys = new Set(mine.map((p) => p.key));
     for (const p of mine) {
@@ -163,7 +163,7 @@ export class OwnedPartitions implements PartitionHost {
 
   lose(partitions: TopicPartition[], error: Error): void {
     const o = this.o;
-    const mine = partitions.map((tp) => this.partitions.get(partitionKey(tp))).filter((p): p is OwnedPartition => p !== undefined && p.current);
+    const mine = this.current(partitions);
     if (mine.length === 0) return;
     for (const p of mine) {
       p.machine.to('gone', `lost: ${error.message}`);
@@ -178,6 +178,11 @@ export class OwnedPartitions implements PartitionHost {
     Promise.resolve(o.listeners.onPartitionsLost?.(lost)).catch((e: unknown) => o.emit('error', toError(e)));
   }
 
+  /** The current incarnations of `partitions` that are still owned. */
+  private current(partitions: TopicPartition[]): OwnedPartition[] {
+    return partitions.map((tp) => this.partitions.get(partitionKey(tp))).filter((p): p is OwnedPartition => p !== undefined && p.current);
+  }
+
   abortHandlers(partitions: TopicPartition[]): void {
     this.o.abortHandlers(new Set(partitions.map(partitionKey)));
   }
@@ -187,7 +192,8 @@ export class OwnedPartitions implements PartitionHost {
   }
 
   roundDone(round: { startedAt: number; revoked: TopicPartition[]; assigned: TopicPartition[] }): void {
-    const record = { startedAt: round.startedAt, durationMs: Date.now() - round.startedAt, revoked: round.revoked, assigned: round.assigned };
+    const { startedAt, revoked, assigned } = round;
+    const record = { startedAt, durationMs: Date.now() - startedAt, revoked, assigned };
     this.o.metrics.recordRebalance(record);
     this.o.emit('rebalance', record);
   }

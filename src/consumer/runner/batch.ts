@@ -36,7 +36,8 @@ export interface BatchContext {
 /** Handles `chunk` of `owned` (see the module comment). Never throws. */
 export async function handleChunk(c: BatchContext, owned: OwnedPartition, chunk: FetchedChunk, watch: ProcessingWatch): Promise<void> {
   const sb: StrategyBatch = {
-    topic: owned.tp.topic, partition: owned.tp.partition, fetchOffset: chunk.fetchOffset, records: chunk.records, nextOffset: chunk.nextOffset,
+    topic: owned.tp.topic, partition: owned.tp.partition,
+    fetchOffset: chunk.fetchOffset, records: chunk.records, nextOffset: chunk.nextOffset,
   };
   const current = () => owned.current;
   const shouldStop = () => watch.signal.aborted || !current();

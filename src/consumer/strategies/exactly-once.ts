@@ -99,7 +99,9 @@ const FETCH_SYNC: Readonly<Record<FetchSync, readonly FetchSync[]>> = {
 function partitionState(tp: TopicPartition, stored: bigint, resumeFrom: bigint, fetch: FetchSync): PartitionState {
   return {
     stored, staged: null, resumeFrom,
-    fetch: new StateMachine<FetchSync>({ name: `exactly-once fetch position of ${partitionKey(tp)}`, initial: fetch, transitions: FETCH_SYNC }),
+    fetch: new StateMachine<FetchSync>({
+      name: `exactly-once fetch position of ${partitionKey(tp)}`, initial: fetch, transitions: FETCH_SYNC,
+    }),
   };
 }
 
