@@ -131,6 +131,7 @@ export class ConsumerMembership extends MembershipBase<ConsumerState> {
     this.version = o.transport.versionFor(coordinator, ConsumerGroupHeartbeat, 'regex' in o.subscription ? { minVersion: 1 } : {});
     if (this.version >= 1) this.member = randomUUID();
     if ('names' in o.subscription) await this.topicIds.resolve(o.subscription.names).catch(() => undefined);
+    if (!this.machine.is('unjoined')) return this.first.promise; // stop() came first
     this.running = true;
     this.machine.to('joining', 'start');
     this.beginRound();
@@ -165,14 +166,18 @@ export class ConsumerMembership extends MembershipBase<ConsumerState> {
         serverAssignor: full ? o.serverAssignor : null,
         topicPartitions: joining ? [] : full || ack > this.acknowledged ? this.toWire(owned) : null,
       }, { minVersion: this.version, maxVersion: this.version });
-      if (token !== this.token || !this.running) return 0;
+      if (token !== this.token) return 0;
+      if (response.errorCode === ErrorCode.NONE) {
+        // Kept even when stop() came meanwhile: leaving needs the member id and epoch the broker knows.
+        if (response.memberId) this.member = response.memberId;
+        this.epoch = response.memberEpoch;
+      }
+      if (!this.running) return 0;
       if (response.errorCode !== ErrorCode.NONE) {
         return this.onError(new KafkaProtocolError('ConsumerGroupHeartbeat', response.errorCode, response.errorMessage));
       }
       this.full = false;
       this.resetBackoff();
-      if (response.memberId) this.member = response.memberId;
-      this.epoch = response.memberEpoch;
       this.intervalMs = response.heartbeatIntervalMs > 0 ? response.heartbeatIntervalMs : this.intervalMs || 1000;
       this.acknowledged = Math.max(this.acknowledged, ack);
       if (response.assignment) await this.newTarget(response.assignment.topicPartitions);
@@ -330,7 +335,6 @@ export class ConsumerMembership extends MembershipBase<ConsumerState> {
   async stop(leave: boolean): Promise<void> {
     if (this.isTerminal() || this.machine.is('leaving')) return this.finish(leave);
     this.running = false;
-    this.token += 1;
     this.wake();
     await this.loop?.catch(() => undefined);
     await this.reconciling?.catch(() => undefined);
@@ -347,7 +351,6 @@ export class ConsumerMembership extends MembershipBase<ConsumerState> {
 
   async abandon(leave: boolean): Promise<void> {
     this.running = false;
-    this.token += 1;
     this.wake();
     this.first.resolve();
     await this.finish(leave);
