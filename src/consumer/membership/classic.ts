@@ -49,6 +49,9 @@ export interface ClassicOptions {
   onTransition?: (t: MembershipTransition) => void;
 }
 
+/** The heartbeat period while a follow-up rebalance is watched for (see ClassicMembership.watchForFollowUp), ms. */
+const QUICK_BEAT_MS = 100;
+
 /** A rejoin is needed (not a failure): the join loop goes round again. */
 class Rejoin extends Error {}
 
@@ -69,6 +72,8 @@ export abstract class ClassicMembership<S extends string> extends MembershipBase
   private beat: Promise<void> | null = null;
   private beatTimer: NodeJS.Timeout | null = null;
   private fenced: FencedInstanceIdError | null = null;
+  /** Until when (epoch ms) heartbeats go out every QUICK_BEAT_MS (see watchForFollowUp). */
+  private quickBeatsUntil = 0;
   /** Bumped whenever the generation is lost or the member fails: a round that sees it change stops. */
   protected token = 0;
   private first: { resolve: () => void; reject: (e: Error) => void; promise: Promise<void> };
@@ -242,10 +247,24 @@ export abstract class ClassicMembership<S extends string> extends MembershipBase
 
   private scheduleBeat(delayMs = this.options.heartbeatIntervalMs): void {
     if (!this.running) return;
+    const quick = Date.now() < this.quickBeatsUntil ? Math.min(delayMs, QUICK_BEAT_MS) : delayMs;
     this.beatTimer = setTimeout(() => {
       this.beatTimer = null;
       this.beat = this.heartbeat().finally(() => { this.beat = null; });
-    }, delayMs);
+    }, quick);
+  }
+
+  /**
+   * For one heartbeat interval from now, heartbeats go out every QUICK_BEAT_MS: a follow-up rebalance (KIP-429: a
+   * member that revoked partitions rejoins at once, so that they can be given out) is seen at once rather than at the
+   * next heartbeat, and the partitions withheld for the round reach their new owner sooner.
+   */
+  protected watchForFollowUp(): void {
+    this.quickBeatsUntil = Date.now() + this.options.heartbeatIntervalMs;
+    if (this.beatTimer && this.beat === null) {
+      clearTimeout(this.beatTimer);
+      this.scheduleBeat(QUICK_BEAT_MS);
+    }
   }
 
   private async heartbeat(): Promise<void> {

@@ -13,8 +13,10 @@
  * States (one table): `unjoined` → `joining` → `syncing` → `reconciling` (revoking and assigning the difference) →
  * `stable`; `stable` → `joining` on a rejoin (REBALANCE_IN_PROGRESS, a follow-up rebalance), keeping every partition;
  * `lost` (UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION: everything owned is lost, the member joins again owning nothing);
- * `leaving` → `left`; `failed` → `left`. Heartbeats go out in `stable` and `reconciling`; commits wait while a
- * JoinGroup/SyncGroup is in flight (the coordinator refuses the old generation then) and go out with the new one.
+ * `leaving` → `left`; `failed` → `left`. Heartbeats go out in `stable` and `reconciling`, every 100 ms for one heartbeat
+ * interval after each round (a follow-up rebalance is seen at once, so withheld partitions reach their new owner
+ * without waiting for a heartbeat); commits wait while a JoinGroup/SyncGroup is in flight (the coordinator refuses the
+ * old generation then) and go out with the new one.
  */
 import { partitionKey, TopicPartition } from '../../records';
 import { ClassicMembership, ClassicOptions, ClassicState } from './classic';
@@ -76,6 +78,8 @@ export class CooperativeMembership extends ClassicMembership<CooperativeState> {
     this.machine.to('stable', revoked.length > 0 ? `revoked ${names(revoked)}` : 'assignment taken on');
     this.endRound();
     this.firstAssignmentDone();
+    // Another member may have revoked partitions this round and be rejoining for the follow-up: see it at once.
+    this.watchForFollowUp();
     // KIP-429: the partitions revoked here were withheld from their new owners; a follow-up rebalance gives them out.
     if (revoked.length > 0) this.requestRejoin(`follow-up rebalance: revoked ${names(revoked)}`);
   }

@@ -23,11 +23,11 @@ describe('CooperativeMembership', () => {
   });
   afterAll(() => cluster.stop());
 
-  async function member(host: FakeHost, groupId: string, topic: string): Promise<CooperativeMembership> {
+  async function member(host: FakeHost, groupId: string, topic: string, heartbeatIntervalMs = 100): Promise<CooperativeMembership> {
     const transport = await transportOn(cluster);
     transports.push(transport);
     const m = new CooperativeMembership(host, {
-      transport, groupId, groupInstanceId: null, sessionTimeoutMs: 6000, rebalanceTimeoutMs: 5000, heartbeatIntervalMs: 100,
+      transport, groupId, groupInstanceId: null, sessionTimeoutMs: 30000, rebalanceTimeoutMs: 5000, heartbeatIntervalMs,
       topics: async () => [topic], assignors: [cooperativeStickyAssignor()],
     });
     members.push(m);
@@ -58,4 +58,23 @@ describe('CooperativeMembership', () => {
     const states = mc.history.map((t) => t.to);
     expect(states).toEqual(expect.arrayContaining(['joining', 'syncing', 'reconciling', 'stable']));
   });
+
+  test('the follow-up rebalance is seen at once: withheld partitions reach the newcomer well within one heartbeat interval', async () => {
+    cluster.createTopic('coop-quick', 4);
+    const owners = new Owners();
+    const a = new FakeHost('a', owners);
+    const b = new FakeHost('b', owners);
+    await (await member(a, 'coop-quick-g', 'coop-quick', 3000)).start();
+    await (await member(b, 'coop-quick-g', 'coop-quick', 3000)).start();
+    await until(() => a.owned().length === 2 && b.owned().length === 2, '2 and 2', 20000);
+    const c = new FakeHost('c', owners);
+    const revokedBefore = a.revoked.length + b.revoked.length;
+    await (await member(c, 'coop-quick-g', 'coop-quick', 3000)).start();
+    await until(() => a.revoked.length + b.revoked.length > revokedBefore, 'a revocation', 20000);
+    const revokedAt = Date.now();
+    await until(() => c.owned().length > 0, 'the newcomer to get the revoked partitions', 20000);
+    // Without the quick heartbeats after a round, the newcomer would see the follow-up at its next heartbeat (3 s).
+    expect(Date.now() - revokedAt).toBeLessThan(1500);
+    expect(owners.violations).toEqual([]);
+  }, 60000);
 });
