@@ -44,18 +44,20 @@ function figure(name, unit, work, ours, baseline, oursTimes, baseTimes, goal) {
   return {
     figure: name, unit, ours, baseline, runs: ratios.length, goal,
     oursRate: work / median(oursTimes), baselineRate: work / median(baseTimes), ratio: median(ratios),
-    oursSeconds: oursTimes, baselineSeconds: baseTimes,
+    spread: [Math.min(...ratios), Math.max(...ratios)], oursSeconds: oursTimes, baselineSeconds: baseTimes,
   };
 }
 
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 
-/** The markdown table: figure | ours | baseline | ratio | runs. */
+/** The markdown table: figure | ours | baseline | ratio (with the spread of the per-round ratios) | runs. */
 function table(figures) {
   const lines = ['| figure | ours | baseline | ratio | runs |', '|---|---|---|---|---|'];
   for (const f of figures) {
     const goal = f.goal === undefined ? '' : ` (goal ≥ ${f.goal}×${f.ratio >= f.goal ? ', met' : ', NOT met'})`;
-    lines.push(`| ${f.figure} | ${f.ours}: ${fmt(f.oursRate)} ${f.unit} | ${f.baseline}: ${fmt(f.baselineRate)} ${f.unit} | **${f.ratio.toFixed(2)}×**${goal} | ${f.runs} |`);
+    const spread = f.spread && f.runs > 1 ? ` (${f.spread[0].toFixed(2)}–${f.spread[1].toFixed(2)})` : '';
+    const rate = (r) => (f.rateUnit === false ? '' : `: ${fmt(r)} ${f.unit}`);
+    lines.push(`| ${f.figure} | ${f.ours}${rate(f.oursRate)} | ${f.baseline}${rate(f.baselineRate)} | **${f.ratio.toFixed(2)}×**${spread}${goal} | ${f.runs} |`);
   }
   return lines.join('\n');
 }
