@@ -78,3 +78,36 @@ test('an unreachable NameNode fails before consuming, with SINK_UNAVAILABLE', as
   expect(code).not.toBe(0);
   expect(out).toMatch(/\[SINK_UNAVAILABLE\] cannot use HDFS/);
 });
+
+test('poison under run: a timestamp beyond a date\'s range and an over-long field value are skipped at staging, the rest committed', async () => {
+  // Issue 19 items 1 and 2 as the attack ran them: before, both failed only at commit, for ever ("last commit never").
+  cluster.createTopic('run-hdfs-poison', 1);
+  const producer = kafkaOf(cluster).producer();
+  await producer.connect();
+  await producer.send({ topic: 'run-hdfs-poison', acks: -1, messages: [
+    { partition: 0, value: '{"k":"a"}' }, { partition: 0, value: '{"k":"b"}' },
+    { partition: 0, value: '{"k":"c"}', timestamp: '9000000000000000' },
+    { partition: 0, value: '{"k":"d"}' },
+    { partition: 0, value: JSON.stringify({ k: 'ह'.repeat(29) }) },
+    { partition: 0, value: '{"k":"e"}' },
+  ] });
+  await producer.disconnect();
+  const { code, out } = await run({
+    ...config({ topicsDir: '/run-poison', format: { type: 'csv', columns: [{ name: 'k', type: 'string' }] }, partitioner: { type: 'field', field: 'k' } }),
+    groupId: 'run-hdfs-poison-g', topics: ['run-hdfs-poison'], consumer: { sessionTimeoutMs: 6000, heartbeatIntervalMs: 500, poisonPolicy: 'skip' },
+  }, dir, (o) => (o.match(/skipped run-hdfs-poison:0@/g) ?? []).length >= 2);
+  expect(out).toMatch(/skipped run-hdfs-poison:0@2: .*record timestamp 9000000000000000 ms is outside the range/);
+  expect(out).toMatch(/skipped run-hdfs-poison:0@4: .*over HDFS's 255-byte limit of a path component/);
+  expect(out).not.toMatch(/COMMIT_ON_REVOKE_FAILED/);
+  expect(code).toBe(0);
+  const client = new WebHdfsClient({ url: hdfs.url });
+  const files = await committedFiles(client, '/run-poison', 'run-hdfs-poison');
+  expect(files.map((f) => [f.start, f.end])).toEqual(Array(4).fill([0n, 5n])); // one claim, one file per directory
+  const offsets: number[] = [];
+  for (const f of files) {
+    const [header, ...rows] = (await client.open(f.path)).toString().trim().split('\r\n');
+    const at = header!.split(',').indexOf('_offset');
+    offsets.push(...rows.map((r) => Number(r.split(',')[at])));
+  }
+  expect(offsets.sort()).toEqual([0, 1, 3, 5]);
+});
