@@ -67,7 +67,7 @@ describe('a record timestamp beyond a date\'s range (±8.64e15 ms) is refused at
     expect((await sink.write('g', [{ topic: 'p', partition: 0, expectedOffset: -1n, nextOffset: 1n, records }])).status).toBe('staged');
     expect((await sink.flush('g', tp)).status).toBe('staged');
     const [file] = await committedFiles(sink.client, sink.layout.topicsDir, 'p');
-    if (config.includeKafkaCoordinates) expect((await sink.client.open(file!.path)).toString()).toContain('"_timestamp":9000000000000000,');
+    if ('includeKafkaCoordinates' in config) expect((await sink.client.open(file!.path)).toString()).toContain('"_timestamp":9000000000000000,');
     await sink.close();
   });
 });
