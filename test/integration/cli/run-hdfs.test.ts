@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { MockCluster } from '../../../src/testing/mock-broker';
 import { WebHdfsServer } from '../../../src/testing/webhdfs-server/server';
 import { WebHdfsClient } from '../../../src/sinks/hdfs/webhdfs-client';
-import { kafkaOf, produce } from '../../consumer/helpers';
+import { kafkaOf, produce, until } from '../../consumer/helpers';
 import { committedFiles } from '../../sinks/hdfs/helpers';
 
 const CLI = path.join(__dirname, '..', '..', '..', 'dist', 'cli', 'index.js');
@@ -110,4 +110,31 @@ test('poison under run: a timestamp beyond a date\'s range and an over-long fiel
     offsets.push(...rows.map((r) => Number(r.split(',')[at])));
   }
   expect(offsets.sort()).toEqual([0, 1, 3, 5]);
+});
+
+test('a commit that fails while run stops is not reported as "committed": exit 1 naming COMMIT_ON_REVOKE_FAILED', async () => {
+  // Issue 19 item 1: run said "stopped (committed and left the group)" and exited 0 after the stop's commit had failed.
+  cluster.createTopic('run-hdfs-stopfail', 1);
+  await produce(kafkaOf(cluster), 'run-hdfs-stopfail', 0, ['{"id":1}', '{"id":2}']);
+  const file = path.join(dir, 'stopfail.json');
+  writeFileSync(file, JSON.stringify({ ...config({ topicsDir: '/stopfail', retry: { retries: 0 } }), groupId: 'run-hdfs-stopfail-g',
+    topics: ['run-hdfs-stopfail'] }));
+  const child = spawn(process.execPath, [CLI, 'run', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => { out += d; });
+  child.stderr.on('data', (d: Buffer) => { out += d; });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  try {
+    // Staged: the sink makes the next commit's attempt directory when it stages the first records.
+    await until(() => hdfs.requests.some((r) => r.op === 'MKDIRS' && r.path.startsWith('/stopfail/+tmp/run-hdfs-stopfail/0/')),
+      'the records staged', 30000);
+    hdfs.inject({ op: '*', kind: 'unavailable', times: 1_000_000 });
+    child.kill('SIGINT');
+    expect(await exited).toBe(1);
+  } finally {
+    child.kill('SIGKILL');
+    hdfs.clearFaults();
+  }
+  expect(out).toMatch(/kafka-eos run: stopped, but not everything consumed was committed \[COMMIT_ON_REVOKE_FAILED\]/);
+  expect(out).not.toMatch(/stopped \(committed and left the group\)/);
 });
