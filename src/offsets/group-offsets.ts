@@ -77,7 +77,10 @@ const positionsOf = (store: SinkPositionStore | SqlOffsetStore | undefined): Sin
 export type ResetSpec =
   | { kind: 'earliest' }
   | { kind: 'latest' }
-  /** The first offset whose record timestamp is ≥ timestampMs (ms since the epoch); the high watermark if none. */
+  /**
+   * The first offset whose record timestamp is ≥ timestampMs (an integer, ms since the epoch); the high watermark if
+   * none; the log start for a time before the epoch. @throws KafkaEosError CONFIG_INVALID when not an integer
+   */
   | { kind: 'datetime'; timestampMs: number }
   /** The current position (of the source of truth) plus `by` (may be negative). */
   | { kind: 'shift-by'; by: bigint }
@@ -197,7 +200,12 @@ export async function planOffsetReset(target: GroupOffsetsTarget, spec: ResetSpe
   const description = await describeGroupOffsets({ ...target, topics });
   assertGroupInactive(description);
   const byTime = new Map<string, bigint>();
-  if (spec.kind === 'datetime') {
+  // A time before the epoch is before every record (Kafka refuses negative timestamps other than -1, "none"): the log
+  // start, never a ListOffsets query, whose negative timestamps are sentinels (-1 LATEST, -2 EARLIEST, -3 MAX_TIMESTAMP).
+  if (spec.kind === 'datetime' && !Number.isSafeInteger(spec.timestampMs)) {
+    throw new KafkaEosError('CONFIG_INVALID', `timestampMs: expected an integer number of ms, got ${spec.timestampMs}`);
+  }
+  if (spec.kind === 'datetime' && spec.timestampMs >= 0) {
     for (const topic of new Set(description.partitions.map((p) => p.topic))) {
       for (const r of await target.admin.fetchTopicOffsetsByTimestamp(topic, spec.timestampMs)) byTime.set(partitionKey({ topic,
         partition: r.partition }), BigInt(r.offset));
@@ -219,7 +227,7 @@ export async function planOffsetReset(target: GroupOffsetsTarget, spec: ResetSpe
     switch (spec.kind) {
       case 'earliest': wanted = p.logStartOffset; break;
       case 'latest': wanted = p.highWatermark; break;
-      case 'datetime': wanted = byTime.get(key) ?? p.highWatermark; break;
+      case 'datetime': wanted = spec.timestampMs < 0 ? p.logStartOffset : byTime.get(key) ?? p.highWatermark; break;
       case 'shift-by': wanted = current === null ? null : current + spec.by; break;
       case 'offsets': wanted = explicit.get(key) ?? null; break;
     }

@@ -45,9 +45,16 @@ function brokerList(v: string): string[] {
   return list;
 }
 
+/**
+ * `--to-datetime`: an ISO 8601 date-time or epoch ms, one rule for both: a time a date can hold (±8.64e15 ms from
+ * the epoch, the years -271821 to 275760). A time before the epoch is kept (the plan moves to the log start).
+ */
 function datetime(v: string): number {
-  const ms = /^\d+$/.test(v) ? Number(v) : Date.parse(v);
-  if (!Number.isFinite(ms)) throw new InvalidArgumentError('expected an ISO 8601 date-time (e.g. 2026-12-01T06:00:00Z) or epoch ms');
+  const ms = /^-?\d+$/.test(v.trim()) ? Number(v.trim()) : Date.parse(v);
+  if (!Number.isSafeInteger(ms) || Math.abs(ms) > 8.64e15) {
+    throw new InvalidArgumentError('expected an ISO 8601 date-time (e.g. 2026-12-01T06:00:00Z) or epoch ms, within 8.64e15 ms '
+      + 'of the epoch (the years -271821 to 275760)');
+  }
   return ms;
 }
 
