@@ -105,6 +105,8 @@ export interface ResetPlan {
   description: GroupOffsetsDescription;
   stores: ResetStore[];
   entries: ResetPlanEntry[];
+  /** What the replay after this reset would do to the sink's output that the operator must know (e.g. duplicates). */
+  warnings: string[];
 }
 
 /** The group has members, so its positions cannot be changed (they would be overwritten or fenced at once). */
@@ -246,7 +248,11 @@ export async function planOffsetReset(target: GroupOffsetsTarget, spec: ResetSpe
     }
     entries.push({ topic: p.topic, partition: p.partition, current, target: wanted, ...(note ? { note } : {}) });
   }
-  return { description, stores, entries };
+  const rewinds = entries.flatMap((e) => (e.current !== null && e.target !== null && e.target < e.current
+    ? [{ topic: e.topic, partition: e.partition, from: e.current, to: e.target }] : []));
+  const store = positionsOf(target.store);
+  const warnings = stores.includes('sink') && store?.replayWarnings ? await store.replayWarnings(target.groupId, rewinds) : [];
+  return { description, stores, entries, warnings };
 }
 
 /**

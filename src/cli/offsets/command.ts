@@ -125,7 +125,8 @@ export function formatPlan(plan: ResetPlan, executed: boolean, storeName = "the 
   for (const e of plan.entries) rows.push([e.topic, String(e.partition), str(e.current), str(e.target), e.note ?? '']);
   const head = executed ? `reset ${where} of group ${plan.description.groupId}:\n` : `dry run (add --execute to apply) for `
     + `${where} of group ${plan.description.groupId}:\n`;
-  return head + (plan.entries.length === 0 ? 'nothing to reset\n' : table(rows));
+  return head + (plan.entries.length === 0 ? 'nothing to reset\n' : table(rows))
+    + plan.warnings.map((w) => `warning: ${w}\n`).join('');
 }
 
 const json = (v: unknown) => JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x), 2) + '\n';
@@ -272,7 +273,7 @@ export function registerOffsetsCommand(program: Command): void {
         if (o.execute) await executeOffsetReset(t, plan);
         const moved = t.store instanceof HdfsPositionStore ? { hdfsMoves: t.store.moves, hdfsStrays: t.store.strays } : {};
         process.stdout.write(o.json ? json({ executed: o.execute === true, stores: plan.stores,
-          entries: plan.entries, ...moved }) : formatPlan(plan, o.execute === true, t.store?.label));
+          entries: plan.entries, warnings: plan.warnings, ...moved }) : formatPlan(plan, o.execute === true, t.store?.label));
       }, stores.includes('sink')));
     });
 }

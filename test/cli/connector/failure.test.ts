@@ -6,14 +6,17 @@ import type { RunConfig } from '../../../src/cli/connector/config';
 
 const config = { brokers: ['127.0.0.1:1'], groupId: 'g', topics: ['t'], kafka: { sasl: { mechanism: 'scram-sha-256', username: 'u' } } } as unknown as RunConfig;
 
-/** A KafkaJS protocol error of Kafka's error code `code` (what KafkaJS's response parsers throw). */
-const protocolError = (code: number) => new KafkaJSProtocolError(new Error(`code ${code}`) as never, { retriable: false } as never);
+type Ctor = new (...args: unknown[]) => Error;
+/** A KafkaJS protocol error of Kafka's error `type` and `code` (what KafkaJS's response parsers throw). */
+const protocolError = (type: string, code: number) =>
+  new (KafkaJSProtocolError as unknown as Ctor)({ message: `The ${type} error`, type, code, retriable: false }, { retriable: false });
+const retriesExceeded = (cause: Error) => new (KafkaJSNumberOfRetriesExceeded as unknown as Ctor)(cause, { retryCount: 5, retryTime: 1 });
 
 test.each([
   ['our own error keeps its code', new KafkaEosError('UNKNOWN_TOPIC', 'topic t does not exist'), 'UNKNOWN_TOPIC'],
-  ['SaslHandshake error 33 (the mechanism is not enabled)', Object.assign(protocolError(33), { type: 'UNSUPPORTED_SASL_MECHANISM' }), 'KAFKA_AUTHENTICATION_FAILED'],
+  ['SaslHandshake error 33 (the mechanism is not enabled)', protocolError('UNSUPPORTED_SASL_MECHANISM', 33), 'KAFKA_AUTHENTICATION_FAILED'],
   ["KafkaJS's SASL authentication error, also inside its retry wrapper",
-    new KafkaJSNumberOfRetriesExceeded(new KafkaJSSASLAuthenticationError('bad password'), { retryCount: 5, retryTime: 1 } as never),
+    retriesExceeded(new (KafkaJSSASLAuthenticationError as unknown as Ctor)('bad password')),
     'KAFKA_AUTHENTICATION_FAILED'],
   ['a connection error', new KafkaJSConnectionError('Connection error: connect ECONNREFUSED 127.0.0.1:1'), 'KAFKA_UNAVAILABLE'],
   // The words that once made an error an authentication failure, in an error that is not one: decided by type, not text.

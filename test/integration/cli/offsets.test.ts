@@ -248,6 +248,27 @@ for (const database of databases) {
       expect(await rows(sink, name)).toHaveLength(100);
     });
 
+    test('a dry run that replays into an insert table (no key) warns of the duplicates; into an upsert table it does not', async () => {
+      // Issue 19 item 13: the docs said a replay into an insert table duplicates rows; the plan did not.
+      const args = (g: string) => ['reset', '--brokers', brokers(), '--group', g, '--db', database.db(), '--offsets-table', offsetsTable,
+        '--to-earliest'];
+      const name = `${table}_warn`;
+      const g = `${group}-warn`;
+      const sink = sinkOf('insert', name);
+      const c = consumerOn(fx.cluster, { groupId: g, topics: [topic], delivery: 'exactly-once', sink }, fx.consumers);
+      await c.start();
+      await until(() => c.metrics().processed >= 50, '50 records sunk');
+      await stopAll(fx.consumers);
+      const insert = await cli(args(g));
+      expect(insert.code).toBe(0);
+      expect(insert.out).toMatch(new RegExp(`warning: table ${name} has no primary or unique key, so the sink writes it in mode insert: `
+        + 'the replay inserts up to 50 record\\(s\\) from the new positions again \\(duplicates\\)'));
+      expect(JSON.parse((await cli([...args(g), '--json'])).out).warnings).toHaveLength(1);
+      const upsert = await cli(args(group)); // the upsert table's group (the first test)
+      expect(upsert.code).toBe(0);
+      expect(upsert.out).not.toMatch(/warning/);
+    });
+
     test('reset --execute refuses a mistyped --db / --offsets-table or a group without positions, before moving Kafka', async () => {
       const kgroup = `${group}-kafka-only`;
       await consumeWithKafka(kgroup, topic, 50);
