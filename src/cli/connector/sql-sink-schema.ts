@@ -24,6 +24,6 @@ export const sqlSinkSchema = z.object({
   autoCreate: z.boolean().optional().describe('create the data table from the mapping if missing (default false)'),
   mapping: z.object({
     columns: z.record(z.string(), column).describe('column name → { path, type, nullable }'),
-    includeKafkaCoordinates: z.boolean().optional().describe('add kafka_topic, kafka_partition, kafka_offset columns'),
+    includeKafkaCoordinates: z.boolean().optional().describe('add kafka_topic, kafka_partition, kafka_offset columns (default true)'),
   }).strict().describe('how a JSON record value becomes a row'),
 }).strict();

@@ -24,7 +24,12 @@ export interface SqlSinkConfig {
   knex: Knex | Knex.Config;
   /** Data table: one plain identifier (no '.'), quoted by knex. */
   table: string;
+  /**
+   * `insert` (a replay inserts rows again), `upsert` (by `upsertKey`) or `kafka-key` (upsert by the Kafka coordinates,
+   * which become the primary key). Required.
+   */
   mode: SqlSinkMode;
+  /** Record → row: a declarative `{ columns }` (dot paths of the JSON value) or a function returning column → value. Required. */
   mapping: SinkMapping;
   /** Conflict target for mode 'upsert' (required there, rejected elsewhere). */
   upsertKey?: string[];

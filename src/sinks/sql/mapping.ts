@@ -19,7 +19,12 @@ export const COLUMN_TYPES: readonly ColumnType[] = ['string', 'integer', 'bigint
  * timestamp → TIMESTAMPTZ on PostgreSQL, ISO-8601 text on SQLite (accepts ms epoch numbers, ISO strings).
  */
 export interface ColumnMapping { path?: string; type: ColumnType; nullable?: boolean }
-export interface DeclarativeMapping { columns: Record<string, ColumnMapping>; includeKafkaCoordinates?: boolean }
+export interface DeclarativeMapping {
+  /** Column name → where its value comes from and its type (see {@link ColumnMapping}). */
+  columns: Record<string, ColumnMapping>;
+  /** Add kafka_topic, kafka_partition, kafka_offset columns (default true); the same as the sink's `includeKafkaCoordinates` (they must agree). */
+  includeKafkaCoordinates?: boolean;
+}
 /** A user mapping: returns column → value. bigint and Date values are converted for the dialect; throwing fails the write. */
 export type MappingFunction = (record: SinkRecord) => Record<string, unknown>;
 export type SinkMapping = MappingFunction | DeclarativeMapping;
