@@ -19,7 +19,8 @@ test('every field of the run config schema (what --print-schema prints) has a de
         if (!child.description) undocumented.push(prefix + key);
         walk(child, `${prefix}${key}.`);
         if (child.items) walk(child.items, `${prefix}${key}[].`);
-        if (child.additionalProperties && typeof child.additionalProperties === 'object') walk(child.additionalProperties, `${prefix}${key}.<name>.`);
+        const values = child.additionalProperties;
+        if (values && typeof values === 'object') walk(values, `${prefix}${key}.<name>.`);
       }
     }
   };

@@ -22,7 +22,10 @@ export interface ColumnMapping { path?: string; type: ColumnType; nullable?: boo
 export interface DeclarativeMapping {
   /** Column name → where its value comes from and its type (see {@link ColumnMapping}). */
   columns: Record<string, ColumnMapping>;
-  /** Add kafka_topic, kafka_partition, kafka_offset columns (default true); the same as the sink's `includeKafkaCoordinates` (they must agree). */
+  /**
+   * Add kafka_topic, kafka_partition, kafka_offset columns (default true); the same as the sink's
+   * `includeKafkaCoordinates` (they must agree).
+   */
   includeKafkaCoordinates?: boolean;
 }
 /** A user mapping: returns column → value. bigint and Date values are converted for the dialect; throwing fails the write. */
