@@ -3,6 +3,7 @@
  * Units: ms for intervals, records for flushSize.
  */
 import { z } from 'zod';
+import { schemaKeysAt, unknownOptionMessage } from '../../util/did-you-mean';
 import { SinkConfigError } from '../errors';
 import type { HdfsFormatConfig } from './format';
 import type { PartitionerConfig } from './partitioner';
@@ -101,11 +102,15 @@ export interface NormalizedHdfsSinkConfig {
   retry: { retries?: number; minTimeoutMs?: number; timeoutMs?: number };
 }
 
-/** @throws SinkConfigError (CONFIG_INVALID) naming the field. */
+/** @throws SinkConfigError (CONFIG_INVALID) naming the field; an unknown option with a did-you-mean. */
 export function validateHdfsSinkConfig(config: unknown): NormalizedHdfsSinkConfig {
   const parsed = hdfsSinkConfigSchema.safeParse(config);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
+    if (issue.code === 'unrecognized_keys') {
+      const key = issue.keys[0]!;
+      throw new SinkConfigError([...issue.path, key].join('.'), unknownOptionMessage(key, schemaKeysAt(hdfsSinkConfigSchema, issue.path, config)));
+    }
     throw new SinkConfigError(issue.path.join('.') || '(config)', issue.message);
   }
   const c = parsed.data;
