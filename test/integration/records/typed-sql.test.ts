@@ -4,7 +4,7 @@
  * columns come from the schemas (`mapping.fromSchema`, autoCreate): SQLite always, PostgreSQL with
  * KAFKA_EOS_PG_URL. Struct keys become columns, a header becomes a column, a tombstone writes no row.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
@@ -13,14 +13,10 @@ import { SchemaRegistryServer } from '../../../src/testing/schema-registry/serve
 import { createGroupConsumer, type GroupConsumer } from '../../../src/consumer/group-consumer';
 import { SqlSink } from '../../../src/sinks/sql';
 import { FAST, until } from '../../consumer/helpers';
-import { run } from '../interop/helpers';
+import { describePython, producePython } from './helpers';
 
 jest.setTimeout(120000);
 
-const PY = '/usr/bin/python3';
-const PRODUCER = path.join(__dirname, '..', '..', 'fixtures', 'schema-producer-python.py');
-if (!existsSync(PY) && process.env.CI) throw new Error('CI is set but /usr/bin/python3 (confluent_kafka) is missing');
-const describePython = existsSync(PY) ? describe : describe.skip;
 
 let cluster: MockCluster;
 let registry: SchemaRegistryServer;
@@ -36,12 +32,6 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Runs the Python producer (see the fixture's docstring). */
-export async function producePython(bootstrap: string, url: string, topic: string, fmt: 'avro' | 'json', first: number, count: number,
-  ...flags: string[]): Promise<void> {
-  const res = await run(PY, [PRODUCER, bootstrap, url, topic, fmt, String(first), String(count), ...flags], { timeoutMs: 90000 });
-  if (res.code !== 0) throw new Error(`the Python producer exited ${res.code}: ${res.stderr.slice(-3000)}`);
-}
 
 const PG_URL = process.env.KAFKA_EOS_PG_URL;
 if (!PG_URL && process.env.CI) throw new Error('CI is set but KAFKA_EOS_PG_URL is not: the PostgreSQL tests must run in CI');
@@ -50,7 +40,7 @@ const databases: [string, () => Knex.Config][] = [
   ...(PG_URL ? [['PostgreSQL', () => ({ client: 'pg', connection: PG_URL })] as [string, () => Knex.Config]] : []),
 ];
 
-describePython('typed records from Confluent serializers into SQL', () => {
+describePython()('typed records from Confluent serializers into SQL', () => {
   test.each(databases.flatMap(([db, cfg]) => (['avro', 'json'] as const).map((fmt) => [db, fmt, cfg] as const)))(
     '%s, %s: columns from the schemas, struct keys and a header as columns, exactly once, tombstone ignored',
     async (db, fmt, cfg) => {
