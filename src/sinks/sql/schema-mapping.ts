@@ -26,7 +26,12 @@ const MAX_CACHED = 256;
 export function compileSchemaMapping(mapping: SchemaMapping, dialect: SqlDialect, includeKafkaCoordinates: boolean): CompiledSchemaMapping {
   const options: SchemaColumnsOptions = mapping.fromSchema === true ? {} : mapping.fromSchema;
   const cache = new Map<string, SqlSchemaColumn[]>();
+  // The schemas of consecutive records are usually the same objects (one per compiled schema id): compare those first.
+  let last: { k: unknown; v: unknown; cols: SqlSchemaColumn[] } | undefined;
   const columnsOf = (record: SinkRecord): SqlSchemaColumn[] => {
+    const k = record.convertedKey?.schema;
+    const v = record.convertedValue?.schema;
+    if (last && last.v === v && last.k === k && v) return last.cols;
     const key = schemaKey(record);
     let cols = cache.get(key);
     if (!cols) {
@@ -38,6 +43,7 @@ export function compileSchemaMapping(mapping: SchemaMapping, dialect: SqlDialect
       if (cache.size >= MAX_CACHED) cache.clear();
       cache.set(key, cols);
     }
+    last = { k, v, cols };
     return cols;
   };
   return {

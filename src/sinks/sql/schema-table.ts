@@ -26,8 +26,14 @@ export class SchemaTable {
 
   /** Makes sure every schema of the write fits the table. @throws SinkMappingError naming the first record whose schema does not */
   async prepare(mapped: { batch: SinkBatch }[]): Promise<void> {
+    let lastK: unknown;
+    let lastV: unknown;
     for (const { batch } of mapped) {
       for (const r of batch.records) {
+        const k = r.convertedKey?.schema;
+        const v = r.convertedValue?.schema;
+        if (v !== undefined && v === lastV && k === lastK) continue;
+        [lastK, lastV] = [k, v];
         const key = schemaKey(r);
         if (this.checked.has(key)) continue;
         await this.check(r);
