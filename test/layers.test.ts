@@ -65,7 +65,7 @@ describe('layers of src/', () => {
     ]);
     expect(violations(graph)).toEqual([
       'consumer/a.ts → sinks/sql/b.ts (imports upward: layer 3 → 4)',
-      'sinks/hdfs/e.ts → testing/webhdfs-server/server.ts (only cli, mock-broker.ts, webhdfs-server.ts may import the test servers)',
+      'sinks/hdfs/e.ts → testing/webhdfs-server/server.ts (only cli, mock-broker.ts, webhdfs-server.ts, schema-registry.ts may import the test servers)',
       'testing/mock-broker/g.ts → consumer/h.ts (a test server may import only errors.ts, protocol, records.ts, util)',
     ]);
   });
