@@ -4,7 +4,6 @@
  */
 import type { SinkRecord } from '../../records';
 import { bindBigint, type SqlDialect } from './dialect';
-import { compileSchemaMapping } from './schema-mapping';
 import { SinkMappingError } from './errors';
 import type { SchemaColumnsOptions } from '../schema-columns';
 
@@ -162,7 +161,9 @@ export function coordinates(r: SinkRecord): Row {
  * every row (overriding same-named keys of a function mapping).
  */
 export function compileMapping(mapping: SinkMapping, dialect: SqlDialect, includeKafkaCoordinates: boolean): CompiledMapping {
-  if (typeof mapping !== 'function' && 'fromSchema' in mapping) return compileSchemaMapping(mapping, dialect, includeKafkaCoordinates);
+  if (typeof mapping !== 'function' && 'fromSchema' in mapping) {
+    throw new TypeError('mapping.fromSchema is compiled by compileSinkMapping (schema-mapping.ts)');
+  }
   if (typeof mapping === 'function') {
     return {
       columns: undefined,

@@ -9,7 +9,16 @@ import type { SinkRecord } from '../../records';
 import { jsonOfData, schemaColumns, schemaKey, type SchemaColumn, type SchemaColumnsOptions } from '../schema-columns';
 import type { SqlDialect } from './dialect';
 import { SinkMappingError } from './errors';
-import { ColumnValueError, convert, coordinates, type ColumnType, type CompiledMapping, type Row, type SchemaMapping } from './mapping';
+import {
+  ColumnValueError, compileMapping, convert, coordinates, type ColumnType, type CompiledMapping, type Row, type SchemaMapping,
+  type SinkMapping,
+} from './mapping';
+
+/** Compiles any SQL sink mapping: a function, declared columns (mapping.ts) or `fromSchema` (here). */
+export function compileSinkMapping(mapping: SinkMapping, dialect: SqlDialect, includeKafkaCoordinates: boolean): CompiledMapping {
+  return typeof mapping !== 'function' && 'fromSchema' in mapping
+    ? compileSchemaMapping(mapping, dialect, includeKafkaCoordinates) : compileMapping(mapping, dialect, includeKafkaCoordinates);
+}
 
 /** A derived column with its SQL type. */
 export interface SqlSchemaColumn extends SchemaColumn { type: ColumnType }

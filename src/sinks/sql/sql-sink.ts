@@ -14,7 +14,8 @@ import { validateSqlSinkConfig, type NormalizedSqlSinkConfig, type SqlSinkConfig
 import { ensureDataTable } from './ddl';
 import { assertQuestionMarksSafe, createKnex, isKnexInstance, rowsPerStatement } from './dialect';
 import { isTransientSqlError, SinkWriteError } from './errors';
-import { compileMapping, type CompiledMapping, type Row } from './mapping';
+import type { CompiledMapping, Row } from './mapping';
+import { compileSinkMapping } from './schema-mapping';
 import { classifyRejection, isSystemicSqlError, isUniqueViolation, refusedWrite, type RowOrigin } from './rejection';
 import { KafkaEosError } from '../../errors';
 import { RowsRejected, RowWriter } from './row-writer';
@@ -53,7 +54,7 @@ export class SqlSink implements ExactlyOnceSink {
       if (this.ownsKnex) void this.knex.destroy();
       throw err;
     }
-    this.mapper = compileMapping(this.cfg.mapping, this.offsets.dialect, this.cfg.includeKafkaCoordinates);
+    this.mapper = compileSinkMapping(this.cfg.mapping, this.offsets.dialect, this.cfg.includeKafkaCoordinates);
     if ('columnsOf' in this.mapper) {
       this.schemaTable = new SchemaTable(this.knex, this.cfg.table, this.mapper as CompiledSchemaMapping, {
         autoCreate: this.cfg.autoCreate, includeKafkaCoordinates: this.cfg.includeKafkaCoordinates, primaryKey: this.cfg.conflictKey,

@@ -49,7 +49,7 @@ describePython()('typed records under SIGKILL', () => test('Avro records into HD
     cluster.createTopic(topic, 2);
     await producePython(cluster.bootstrap.join(','), registry.url, topic, 'avro', 0, 400);
     // A second writer version: an optional field with a default (BACKWARD-compatible), from our serializer.
-    const v1 = JSON.parse((await (await fetch(`${registry.url}/subjects/${topic}-value/versions/latest`)).json()).schema);
+    const v1 = JSON.parse(((await (await fetch(`${registry.url}/subjects/${topic}-value/versions/latest`)).json()) as { schema: string }).schema);
     const v2 = JSON.stringify({ ...v1, fields: [...v1.fields, { name: 'channel', type: ['null', 'string'], default: null }] });
     const conv = createConverter({ type: 'avro' }, new SchemaRegistryClient({ url: registry.url }));
     const producer = new Kafka({ brokers: cluster.bootstrap, logLevel: logLevel.NOTHING }).producer();
