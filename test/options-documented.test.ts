@@ -53,6 +53,7 @@ test('every option of GroupConsumerOptions, SqlSinkConfig and HdfsSinkConfig has
   const walk = (type: ts.Type, prefix: string) => {
     for (const t of type.isUnion() ? type.types : [type]) {
       if (!(t.flags & ts.TypeFlags.Object) || seen.has(t) || t.getCallSignatures().length > 0) continue;
+      if ((t.getSymbol()?.flags ?? 0) & ts.SymbolFlags.Class) continue; // an instance the user passes (a client), not options
       if (checker.isArrayType(t)) { walk(checker.getTypeArguments(t as ts.TypeReference)[0]!, `${prefix}[].`); continue; }
       seen.add(t);
       for (const p of t.getProperties()) {

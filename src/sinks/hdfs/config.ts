@@ -29,7 +29,7 @@ export const hdfsSinkConfigSchema = z.object({
   /** Absolute HDFS directory holding topics, `+tmp` and `+log` (default `/topics`). One group per topicsDir. */
   topicsDir: z.string().regex(/^\/[^\s]*$/, 'expected an absolute HDFS path').optional()
     .describe('absolute HDFS directory holding the topics, +tmp and +log (default /topics); one group per topicsDir'),
-  /** File format (default `{ type: 'jsonl' }`): JSON lines, or CSV / Parquet with declared columns. */
+  /** File format (default `{ type: 'jsonl' }`): JSON lines, CSV / Parquet (declared columns or the schemas'), or Avro. */
   format: z.discriminatedUnion('type', [
     z.object({
       /** JSON lines: one record value per line, as written by the producer (default). */
@@ -38,14 +38,20 @@ export const hdfsSinkConfigSchema = z.object({
     z.object({
       /** CSV (RFC 4180, header row, CRLF). */
       type: z.literal('csv').describe('CSV (RFC 4180, header row)'),
-      /** The columns, in file order (at least one). */
-      columns: z.array(column).min(1).describe('the columns, in file order'),
+      /** The columns, in file order (default: from the converted records' schemas). */
+      columns: z.array(column).min(1).optional().describe("the columns, in file order (default: from the records' schemas)"),
     }).strict(),
     z.object({
       /** Parquet (hyparquet-writer). */
       type: z.literal('parquet').describe('Parquet'),
-      /** The columns, in file order (at least one). */
-      columns: z.array(column).min(1).describe('the columns, in file order'),
+      /** The columns, in file order (default: from the converted records' schemas). */
+      columns: z.array(column).min(1).optional().describe("the columns, in file order (default: from the records' schemas)"),
+    }).strict(),
+    z.object({
+      /** Avro object container files, the writer schema from the value's Connect schema (docs/converters.md). */
+      type: z.literal('avro').describe("Avro object container files (writer schema from the value's schema)"),
+      /** Block compression (default null: none). */
+      codec: z.enum(['null', 'deflate']).optional().describe('block compression: null (default) or deflate'),
     }).strict(),
   ]).optional().describe('file format (default { type: jsonl })'),
   /** Add _topic, _partition, _offset, _timestamp to every row (default false). */

@@ -25,6 +25,7 @@ import type { NormalizedHdfsSinkConfig } from './config';
 import { jsonValue, type Format, type Row } from './format';
 import type { Partitioner } from './partitioner';
 import { recover, type StrayClaim } from './recovery';
+import { schemaKey } from '../schema-columns';
 import { WebHdfsClient, WebHdfsError } from './webhdfs-client';
 
 /** The states of a {@link PartitionWriter} (see the module comment). */
@@ -71,6 +72,8 @@ interface FileSet {
   rows: Map<string, StagedRows>;
   count: number;
   firstTimestamp: bigint | null;
+  /** The key/value schema of the open files (schema-shaped formats: a record with another schema rotates first). */
+  schema: string | undefined;
 }
 
 /** A failure of a scheduled commit, reported by the next write or flush. */
@@ -166,7 +169,8 @@ export class PartitionWriter {
     await Promise.allSettled([this.lock]);
     const made = await this.made;
     this.made = undefined;
-    if (made !== undefined) await this.ctx.client.delete(`${this.ctx.layout.tmpDir(this.tp.topic, this.tp.partition)}/${this.session}`, true);
+    const { topic, partition } = this.tp;
+    if (made !== undefined) await this.ctx.client.delete(`${this.ctx.layout.tmpDir(topic, partition)}/${this.session}`, true);
   }
 
   private locked<T>(fn: () => Promise<T>): Promise<T> {
@@ -204,8 +208,11 @@ export class PartitionWriter {
       const row = rows[i]!;
       const dir = dirs ? dirs[i]! : defaultDir;
       let files = this.files;
-      if (cfg.rotateIntervalMs !== undefined && files !== null && files.firstTimestamp !== null && files.count > 0
-        && r.timestamp - files.firstTimestamp >= BigInt(cfg.rotateIntervalMs)) {
+      // A file holds one schema (format-schema.ts): a record with another key or value schema rotates first.
+      const schema = format.fromSchema && r.value !== null ? schemaKey(r) : undefined;
+      if (files !== null && files.count > 0 && ((schema !== undefined && files.schema !== undefined && schema !== files.schema)
+        || (cfg.rotateIntervalMs !== undefined && files.firstTimestamp !== null
+        && r.timestamp - files.firstTimestamp >= BigInt(cfg.rotateIntervalMs)))) {
         files.end = r.offset; // the file covers up to the record before this one
         if ((await this.commit()) === 'fenced') return 'fenced';
         stagedDir = null; // a commit starts a new file set
@@ -213,6 +220,7 @@ export class PartitionWriter {
       files = this.openFiles();
       files.start ??= this.durable >= 0n ? this.durable : r.offset;
       files.firstTimestamp ??= r.timestamp;
+      if (schema !== undefined) files.schema = schema;
       if (dir !== stagedDir || !staged) {
         staged = files.rows.get(dir);
         if (!staged) files.rows.set(dir, (staged = { rows: [], chunks: [], count: 0 }));
@@ -248,7 +256,7 @@ export class PartitionWriter {
   private openFiles(): FileSet {
     if (!this.files) {
       this.machine.to('staging', 'first record or offsets staged');
-      this.files = { start: null, end: this.durable, rows: new Map(), count: 0, firstTimestamp: null };
+      this.files = { start: null, end: this.durable, rows: new Map(), count: 0, firstTimestamp: null, schema: undefined };
     }
     return this.files;
   }

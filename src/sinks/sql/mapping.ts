@@ -5,9 +5,10 @@
 import type { SinkRecord } from '../../records';
 import { bindBigint, type SqlDialect } from './dialect';
 import { SinkMappingError } from './errors';
+import type { SchemaColumnsOptions } from '../schema-columns';
 
-export type ColumnType = 'string' | 'integer' | 'bigint' | 'float' | 'boolean' | 'json' | 'timestamp';
-export const COLUMN_TYPES: readonly ColumnType[] = ['string', 'integer', 'bigint', 'float', 'boolean', 'json', 'timestamp'];
+export type ColumnType = 'string' | 'integer' | 'bigint' | 'float' | 'boolean' | 'json' | 'timestamp' | 'numeric' | 'bytes';
+export const COLUMN_TYPES: readonly ColumnType[] = ['string', 'integer', 'bigint', 'float', 'boolean', 'json', 'timestamp', 'numeric', 'bytes'];
 
 /**
  * One column of a declarative mapping.
@@ -16,7 +17,8 @@ export const COLUMN_TYPES: readonly ColumnType[] = ['string', 'integer', 'bigint
  * `$value` (the whole parsed value), `$headers.<name>` (header as UTF-8 text).
  * `nullable` (default false): a missing/null value is an error unless true.
  * Types: string → TEXT; integer → 32-bit INTEGER; bigint → BIGINT; float → DOUBLE; boolean; json → JSONB/TEXT;
- * timestamp → TIMESTAMPTZ on PostgreSQL, ISO-8601 text on SQLite (accepts ms epoch numbers, ISO strings).
+ * timestamp → TIMESTAMPTZ on PostgreSQL, ISO-8601 text on SQLite (accepts ms epoch numbers, ISO strings);
+ * numeric → NUMERIC (exact decimals, bound as their decimal text); bytes → BYTEA / BLOB (a Buffer, or base64 text).
  */
 export interface ColumnMapping { path?: string; type: ColumnType; nullable?: boolean }
 export interface DeclarativeMapping {
@@ -30,7 +32,17 @@ export interface DeclarativeMapping {
 }
 /** A user mapping: returns column → value. bigint and Date values are converted for the dialect; throwing fails the write. */
 export type MappingFunction = (record: SinkRecord) => Record<string, unknown>;
-export type SinkMapping = MappingFunction | DeclarativeMapping;
+/**
+ * Columns from the converted records' schemas (a key converter's and a value converter's, see
+ * docs/converters.md): no hand-written column list. See sinks/schema-columns.ts for how fields become columns.
+ */
+export interface SchemaMapping {
+  /** `true`, or how fields become columns: `{ flatten?, keyColumn?, keyPrefix?, headers? }` (sinks/schema-columns.ts). */
+  fromSchema: SchemaColumnsOptions | true;
+  /** Add kafka_topic, kafka_partition, kafka_offset columns (default true); as the sink's `includeKafkaCoordinates`. */
+  includeKafkaCoordinates?: boolean;
+}
+export type SinkMapping = MappingFunction | DeclarativeMapping | SchemaMapping;
 export type Row = Record<string, unknown>;
 
 export interface CompiledMapping {
@@ -40,7 +52,8 @@ export interface CompiledMapping {
   toRow(record: SinkRecord): Row;
 }
 
-class ColumnValueError extends Error {}
+/** A value that does not fit its column type: the message says why. */
+export class ColumnValueError extends Error {}
 
 /** Reads a column's raw value from a record and its parsed JSON value (undefined when no column reads it). */
 type Source = ((r: SinkRecord, value: unknown) => unknown) & { readsValue: boolean };
@@ -75,7 +88,7 @@ const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
 
 /** Converts one mapped value to a bind value of `type` on `dialect`; throws ColumnValueError with the reason. */
-function convert(v: unknown, type: ColumnType, dialect: SqlDialect): unknown {
+export function convert(v: unknown, type: ColumnType, dialect: SqlDialect): unknown {
   switch (type) {
     case 'string':
       if (typeof v === 'string') return v;
@@ -116,6 +129,16 @@ function convert(v: unknown, type: ColumnType, dialect: SqlDialect): unknown {
       }
       return dialect === 'sqlite' ? d.toISOString() : d;
     }
+    case 'numeric': {
+      const t = typeof v === 'number' && Number.isFinite(v) ? String(v) : typeof v === 'bigint' ? v.toString() : v;
+      if (typeof t === 'string' && /^-?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(t)) return t;
+      throw new ColumnValueError(`expected a decimal number, got ${describe(v)}`);
+    }
+    case 'bytes':
+      if (Buffer.isBuffer(v)) return v;
+      if (v instanceof Uint8Array) return Buffer.from(v);
+      if (typeof v === 'string') return Buffer.from(v, 'base64');
+      throw new ColumnValueError(`expected bytes, got ${describe(v)}`);
   }
 }
 
@@ -142,7 +165,7 @@ function bindLoose(v: unknown, dialect: SqlDialect): unknown {
   return v;
 }
 
-function coordinates(r: SinkRecord): Row {
+export function coordinates(r: SinkRecord): Row {
   return { kafka_topic: r.topic, kafka_partition: r.partition, kafka_offset: bindBigint(r.offset) };
 }
 
@@ -151,6 +174,9 @@ function coordinates(r: SinkRecord): Row {
  * every row (overriding same-named keys of a function mapping).
  */
 export function compileMapping(mapping: SinkMapping, dialect: SqlDialect, includeKafkaCoordinates: boolean): CompiledMapping {
+  if (typeof mapping !== 'function' && 'fromSchema' in mapping) {
+    throw new TypeError('mapping.fromSchema is compiled by compileSinkMapping (schema-mapping.ts)');
+  }
   if (typeof mapping === 'function') {
     return {
       columns: undefined,
