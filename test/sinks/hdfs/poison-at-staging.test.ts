@@ -8,6 +8,7 @@
 import { HdfsSink } from '../../../src/sinks/hdfs/hdfs-sink';
 import type { HdfsSinkConfig } from '../../../src/sinks/hdfs/config';
 import { rejectedRecord } from '../../../src/sink-contract';
+import { Format } from '../../../src/sinks/hdfs/format';
 import type { SinkBatch } from '../../../src/records';
 import { committedFiles, rec, useWebHdfsServer } from './helpers';
 
@@ -88,4 +89,13 @@ describe('a field-partitioner directory longer than an HDFS path component (255 
     expect(file!.path).toContain(`/k=${'a'.repeat(253)}/`);
     await sink.close();
   });
+});
+
+test.each(['csv', 'parquet'] as const)('%s with columns from the schemas and coordinates: the same timestamp rule, at staging', (type) => {
+  // Schema-shaped files are encoded at commit (format-schema.ts): the date of `_timestamp` is checked when staged.
+  const schema = { type: 'struct' as const, optional: false, fields: [{ name: 'k', schema: { type: 'string' as const, optional: false } }] };
+  const r = { ...rec('p', 0, 2n, { k: 'x' }, BEYOND), convertedValue: { schema, value: { k: 'x' } } };
+  const format = new Format({ type }, true);
+  expect(() => format.toRow(r)).toThrow(expect.objectContaining({ code: 'SINK_MAPPING_FAILED', offset: 2n, recordAtFault: true }));
+  expect(() => format.toRow({ ...r, timestamp: 1n })).not.toThrow();
 });
