@@ -153,7 +153,7 @@ export class Writer {
   int32(v: number): this { this.ensure(4); this.cur.writeInt32BE(v, this.pos); this.pos += 4; return this; }
   uint32(v: number): this { this.ensure(4); this.cur.writeUInt32BE(v >>> 0, this.pos); this.pos += 4; return this; }
   int64(v: bigint): this {
-    if (v < INT64_MIN || v > INT64_MAX) throw new RangeError(`int64 out of range: ${v}`);
+    if (v < INT64_MIN || v > INT64_MAX) throw new KafkaEosError('PROTOCOL_ENCODE', `int64 out of range: ${v}`);
     this.ensure(8); this.cur.writeBigInt64BE(v, this.pos); this.pos += 8; return this;
   }
   float64(v: number): this { this.ensure(8); this.cur.writeDoubleBE(v, this.pos); this.pos += 8; return this; }
@@ -161,12 +161,12 @@ export class Writer {
 
   uuid(hex: string): this {
     const b = Buffer.from(hex.padStart(32, '0'), 'hex');
-    if (b.length !== 16) throw new RangeError(`bad uuid ${hex}`);
+    if (b.length !== 16) throw new KafkaEosError('PROTOCOL_ENCODE', `bad uuid ${hex}`);
     return this.raw(b);
   }
 
   uvarint(v: number): this {
-    if (v < 0 || v > 0xffffffff) throw new RangeError(`uvarint out of range: ${v}`);
+    if (v < 0 || v > 0xffffffff) throw new KafkaEosError('PROTOCOL_ENCODE', `uvarint out of range: ${v}`);
     while (v >= 0x80) {
       this.uint8((v & 0x7f) | 0x80);
       v = Math.floor(v / 128);
@@ -209,7 +209,7 @@ export class Writer {
   nullableString(s: string | null, compact: boolean): this {
     if (s === null) return this.len(-1, compact, false);
     const b = Buffer.from(s, 'utf8');
-    if (!compact && b.length > 0x7fff) throw new RangeError('string longer than 32767 bytes');
+    if (!compact && b.length > 0x7fff) throw new KafkaEosError('PROTOCOL_ENCODE', 'string longer than 32767 bytes');
     this.len(b.length, compact, false);
     return this.raw(b);
   }

@@ -7,6 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { KafkaEosError } from '../../errors';
+import { KafkaProtocolError } from '../../protocol/kafka-errors';
 import { AclStore } from './acls';
 import { ClientQuotaStore } from './client-quotas';
 import type { ClientQuotaEntry, QuotaAlteration, QuotaAlterationResult, QuotaFilterComponent } from './client-quotas';
@@ -44,15 +45,11 @@ interface TopicRecord extends Topic {
 
 export type { ClusterConfig } from './cluster-config';
 
-export class TopicError extends KafkaEosError {
-  constructor(
-    readonly kafkaError: 'TOPIC_ALREADY_EXISTS' | 'INVALID_TOPIC_EXCEPTION' | 'INVALID_PARTITIONS' | 'INVALID_REPLICATION_FACTOR'
-      | 'UNKNOWN_TOPIC_OR_PARTITION' | 'INVALID_CONFIG',
-    message: string,
-  ) {
-    super(kafkaError, message);
-  }
-}
+/** A topic change Kafka would refuse: code KAFKA_PROTOCOL_ERROR, `kafkaError` names Kafka's error (see KafkaProtocolError). */
+export class TopicError extends KafkaProtocolError<
+  'TOPIC_ALREADY_EXISTS' | 'INVALID_TOPIC_EXCEPTION' | 'INVALID_PARTITIONS' | 'INVALID_REPLICATION_FACTOR'
+  | 'UNKNOWN_TOPIC_OR_PARTITION' | 'INVALID_CONFIG'
+> {}
 
 const LEGAL_TOPIC = /^[a-zA-Z0-9._-]+$/;
 
@@ -229,7 +226,7 @@ export class ClusterState {
    */
   topicConfig(topic: Topic, name: string): string {
     const def = topicConfigDef(name);
-    if (!def) throw new Error(`${name} is not a topic config`);
+    if (!def) throw new TopicError('INVALID_CONFIG', `${name} is not a topic config`);
     return topic.configs.get(name) ?? def.value(this) ?? '';
   }
 
@@ -312,7 +309,7 @@ export class ClusterState {
 
   /** Registers a broker that started listening (MockCluster.start). */
   addBroker(info: BrokerInfo): void {
-    if (this.broker(info.nodeId)) throw new Error(`broker ${info.nodeId} is already registered`);
+    if (this.broker(info.nodeId)) throw new KafkaEosError('INVALID_ARGUMENT', `broker ${info.nodeId} is already registered`);
     this.brokerList.push({ ...info });
   }
 
@@ -412,7 +409,7 @@ export class ClusterState {
 
   private record(topic: Topic): TopicRecord {
     const record = this.topicMap.get(topic.name);
-    if (!record || record !== topic) throw new Error(`topic ${topic.name} is not (or no longer) in this cluster`);
+    if (!record || record !== topic) throw new TopicError('UNKNOWN_TOPIC_OR_PARTITION', `topic ${topic.name} is not (or no longer) in this cluster`);
     return record;
   }
 
