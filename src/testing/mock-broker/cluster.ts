@@ -13,7 +13,7 @@ import { ClientQuotaStore } from './client-quotas';
 import type { ClientQuotaEntry, QuotaAlteration, QuotaAlterationResult, QuotaFilterComponent } from './client-quotas';
 import { EventLog } from './event-log';
 import { FetchSessionCache } from './fetch-sessions';
-import { GroupCoordinator, GroupCoordinatorConfig } from './group-coordinator';
+import { GroupCoordinator, GroupCoordinatorConfig } from './groups/coordinator';
 import { PartitionLog, RetentionPolicy } from './partition-log';
 import { TransactionCoordinator } from './transactions/coordinator';
 import { DEFAULT_MAX_DECOMPRESSED_BATCH_BYTES } from '../../protocol/record-batch';

@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { KafkaEosError } from '../../errors';
 import { Broker } from './broker';
 import { ClusterConfig, ClusterState, Topic, TopicError } from './cluster';
-import type { GroupCoordinatorConfig } from './group-coordinator';
+import type { GroupCoordinatorConfig } from './groups/coordinator';
 import type { TransactionCoordinatorConfig } from './transactions/coordinator';
 import { Faults, StartBrokerOptions } from './faults';
 import { createRegistry } from './handlers';

@@ -6,7 +6,7 @@
  */
 import { ErrorCode } from '../../../protocol/error-codes';
 import { ConsumerGroupHeartbeat } from '../../../protocol/messages/consumer-group';
-import type { ConsumerGroupHeartbeatRequest } from '../consumer-group/types';
+import type { ConsumerGroupHeartbeatRequest } from '../groups/consumer/types';
 import { isCoordinator, requestContext } from './group-common';
 import { Handler } from './types';
 

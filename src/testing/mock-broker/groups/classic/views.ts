@@ -3,10 +3,10 @@
  * `GroupMetadataManager.describeGroups` / `listGroups`: member metadata is described only when the group
  * is Stable (with the selected protocol as `protocolData`); unknown groups describe as Dead.
  */
-import { ErrorCode } from '../../../protocol/error-codes';
+import { ErrorCode } from '../../../../protocol/error-codes';
 import { EMPTY_ASSIGNMENT, type ClassicGroup } from './group';
-import type { OffsetStore } from './offsets';
-import type { DescribedGroup, GroupView, ListedGroup } from './types';
+import type { OffsetStore } from '../offsets/store';
+import type { DescribedGroup, GroupView, ListedGroup } from '../types';
 
 export function describeGroups(groups: ReadonlyMap<string, ClassicGroup>, groupIds: string[], closed: boolean): DescribedGroup[] {
   return groupIds.map((groupId) => {

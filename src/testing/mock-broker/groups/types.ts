@@ -44,7 +44,7 @@ export interface GroupCoordinatorConfig {
   /** KIP-848 groups: group.consumer.max.size (Kafka default Int.MaxValue) → GROUP_MAX_SIZE_REACHED. */
   consumerMaxGroupSize?: number;
   /** The cluster's topics, for KIP-848 server-side assignment. Default: no topics. */
-  topics?: import('../consumer-group/assignment').TopicSource;
+  topics?: import('./consumer/assignment').TopicSource;
 }
 
 export interface RequestContext {

@@ -4,12 +4,12 @@
  * (prepareRebalance, completeClassicGroupJoin, expireClassicGroupMemberHeartbeat, expirePendingSync,
  * tryCompleteInitialRebalanceElseSchedule). The request-facing side is in ../group-coordinator.ts.
  */
-import type { EventLog } from '../event-log';
-import { ErrorCode } from '../../../protocol/error-codes';
-import { decodeSubscriptionTopics } from './consumer-protocol';
+import type { EventLog } from '../../event-log';
+import { ErrorCode } from '../../../../protocol/error-codes';
+import { decodeSubscriptionTopics } from './subscription';
 import { ClassicGroup, ClassicGroupMember, EMPTY_ASSIGNMENT, joinError, syncError } from './group';
-import type { KeyedTimers } from './timers';
-import type { GroupState, JoinGroupResponse } from './types';
+import type { KeyedTimers } from '../timers';
+import type { GroupState, JoinGroupResponse } from '../types';
 
 const KEY_SEP = '\u0000';
 export const hbKey = (groupId: string, memberId: string) => `hb${KEY_SEP}${groupId}${KEY_SEP}${memberId}`;

@@ -29,26 +29,26 @@
  * Every state change and membership change goes to the {@link EventLog} (see EVENT TYPES below).
  */
 import { randomUUID } from 'node:crypto';
-import type { EventLog } from './event-log';
-import { ErrorCode } from '../../protocol/error-codes';
-import { decodeSubscriptionTopics } from './group/consumer-protocol';
-import { ClassicGroup, ClassicGroupMember, EMPTY_ASSIGNMENT, joinError, syncError } from './group/group';
-import { OffsetStore } from './group/offsets';
-import { OffsetApi, TxnOffsetCommitRequest } from './group/offset-api';
-import { describeGroups, listGroups, viewGroup } from './group/admin-api';
-import { KeyedTimers } from './group/timers';
-import { Rebalancer, hbKey, hbKeyPrefix, joinKey, syncKey } from './group/rebalance';
-import { ConsumerGroupCoordinator } from './consumer-group/coordinator';
-import { describeAsClassic } from './consumer-group/views';
-import type { ConsumerGroupView } from './consumer-group/types';
+import type { EventLog } from '../event-log';
+import { ErrorCode } from '../../../protocol/error-codes';
+import { decodeSubscriptionTopics } from './classic/subscription';
+import { ClassicGroup, ClassicGroupMember, EMPTY_ASSIGNMENT, joinError, syncError } from './classic/group';
+import { OffsetStore } from './offsets/store';
+import { OffsetApi, TxnOffsetCommitRequest } from './offsets/api';
+import { describeGroups, listGroups, viewGroup } from './classic/views';
+import { KeyedTimers } from './timers';
+import { Rebalancer, hbKey, hbKeyPrefix, joinKey, syncKey } from './classic/rebalance';
+import { ConsumerGroupCoordinator } from './consumer/protocol';
+import { describeAsClassic } from './consumer/views';
+import type { ConsumerGroupView } from './consumer/types';
 import type {
   CommittedOffsetView, DescribedGroup, GroupCoordinatorConfig, GroupState, GroupView, HeartbeatRequest, JoinGroupRequest, JoinGroupResponse,
   LeaveGroupRequest, LeaveGroupResponse, ListedGroup, OffsetCommitRequest, OffsetCommitResponse, OffsetDeleteRequest,
   OffsetDeleteResponse, OffsetFetchRequest, OffsetFetchResponse, RequestContext, SyncGroupRequest, SyncGroupResponse,
-} from './group/types';
+} from './types';
 
-export type * from './group/types';
-export { IllegalGroupTransitionError, TRANSITIONS } from './group/group';
+export type * from './types';
+export { IllegalGroupTransitionError, TRANSITIONS } from './classic/group';
 
 /* Event types recorded: see GroupEventType in ./group/types.ts. */
 

@@ -11,9 +11,9 @@
  * - a static member's instance id maps to exactly one member id (`staticMembers`).
  * - the leader is a member, or null when there are no members.
  */
-import { KafkaEosError } from '../../../errors';
-import { ErrorCode } from '../../../protocol/error-codes';
-import type { GroupState, JoinGroupProtocol, JoinGroupResponse, JoinGroupResponseMember, SyncGroupResponse } from './types';
+import { KafkaEosError } from '../../../../errors';
+import { ErrorCode } from '../../../../protocol/error-codes';
+import type { GroupState, JoinGroupProtocol, JoinGroupResponse, JoinGroupResponseMember, SyncGroupResponse } from '../types';
 
 /**
  * Allowed transitions, written as Kafka writes them (`ClassicGroupState.validPreviousStates`): for each

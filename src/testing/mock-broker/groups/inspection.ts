@@ -2,9 +2,9 @@
  * The shapes `inspect.group()` answers for both kinds of group (classic and KIP-848 consumer groups), apart from
  * inspect.ts so that consumer-group/inspection.ts can build them without importing inspect.ts back.
  */
-import type { ConsumerGroupState } from './consumer-group/group';
-import type { ConsumerGroupView } from './consumer-group/types';
-import type { GroupState } from './group/types';
+import type { ConsumerGroupState } from './consumer/group';
+import type { ConsumerGroupView } from './consumer/types';
+import type { GroupState } from './types';
 
 /** A member's assignment decoded with Java's ConsumerProtocol: topic → sorted partition indexes. */
 export type DecodedAssignment = Record<string, number[]>;

@@ -26,9 +26,9 @@
  *   same (UNKNOWN_MEMBER_ID, STALE_MEMBER_EPOCH).
  */
 import { randomUUID } from 'node:crypto';
-import type { EventLog } from '../event-log';
-import { ErrorCode } from '../../../protocol/error-codes';
-import { KeyedTimers } from '../group/timers';
+import type { EventLog } from '../../event-log';
+import { ErrorCode } from '../../../../protocol/error-codes';
+import { KeyedTimers } from '../timers';
 import {
   Assignment, EMPTY, TopicMetadata, TopicSource, equals, fromWire, isEmpty, subtract, toWire,
 } from './assignment';

@@ -3,15 +3,15 @@
  * member epochs, ListGroups v5 and DescribeGroups of a consumer group, and the classic/consumer boundary,
  * sent with the raw client at exact versions against a one-broker mock cluster (so it coordinates every group).
  */
-import type { MockCluster } from '../../../src/testing/mock-broker';
-import { startCluster, waitForEvent, waitForStableGroup } from '../../../src/testing/mock-broker/testing';
-import { ErrorCode } from '../../../src/protocol/error-codes';
-import { ConsumerGroupDescribe, ConsumerGroupHeartbeat } from '../../../src/protocol/messages/consumer-group';
-import { DescribeGroups, ListGroups } from '../../../src/protocol/messages/admin';
-import { JoinGroup, OffsetCommit, OffsetFetch } from '../../../src/protocol/messages/group';
-import { decodeAssignment } from '../../../src/protocol/consumer-protocol';
-import { subscription } from './group-coordinator.helpers';
-import { RawClient } from './raw-client';
+import type { MockCluster } from '../../../../../src/testing/mock-broker';
+import { startCluster, waitForEvent, waitForStableGroup } from '../../../../../src/testing/mock-broker/testing';
+import { ErrorCode } from '../../../../../src/protocol/error-codes';
+import { ConsumerGroupDescribe, ConsumerGroupHeartbeat } from '../../../../../src/protocol/messages/consumer-group';
+import { DescribeGroups, ListGroups } from '../../../../../src/protocol/messages/admin';
+import { JoinGroup, OffsetCommit, OffsetFetch } from '../../../../../src/protocol/messages/group';
+import { decodeAssignment } from '../../../../../src/protocol/consumer-protocol';
+import { subscription } from '../helpers';
+import { RawClient } from '../../raw-client';
 
 type Body = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

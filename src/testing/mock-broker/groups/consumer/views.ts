@@ -3,7 +3,7 @@
  * view of a consumer group (as Kafka's `ConsumerGroup.asDescribedGroup` gives it), and test views
  * with assignments by topic name.
  */
-import { encodeAssignment, encodeSubscription } from '../../../protocol/consumer-protocol';
+import { encodeAssignment, encodeSubscription } from '../../../../protocol/consumer-protocol';
 import { Assignment, TopicSource } from './assignment';
 import type { ConsumerGroup } from './group';
 import type { ConsumerGroupMember } from './member';

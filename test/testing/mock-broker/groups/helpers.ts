@@ -1,7 +1,7 @@
-import { EventLog } from '../../../src/testing/mock-broker/event-log';
-import { GroupCoordinator } from '../../../src/testing/mock-broker/group-coordinator';
-import type { GroupCoordinatorConfig, JoinGroupRequest, JoinGroupResponse, RequestContext, SyncGroupResponse } from '../../../src/testing/mock-broker/group-coordinator';
-import { ErrorCode } from '../../../src/protocol/error-codes';
+import { EventLog } from '../../../../src/testing/mock-broker/event-log';
+import { GroupCoordinator } from '../../../../src/testing/mock-broker/groups/coordinator';
+import type { GroupCoordinatorConfig, JoinGroupRequest, JoinGroupResponse, RequestContext, SyncGroupResponse } from '../../../../src/testing/mock-broker/groups/coordinator';
+import { ErrorCode } from '../../../../src/protocol/error-codes';
 
 /** ConsumerProtocolSubscription v0: int16 version, array<string> topics, nullable bytes userData (-1). */
 export function subscription(topics: string[]): Buffer {

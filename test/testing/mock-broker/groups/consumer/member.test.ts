@@ -1,11 +1,11 @@
 /** Reconciliation of a KIP-848 member (CurrentAssignmentBuilder) and the two state tables. */
-import { EMPTY, assignmentOf } from '../../../../src/testing/mock-broker/consumer-group/assignment';
+import { EMPTY, assignmentOf } from '../../../../../src/testing/mock-broker/groups/consumer/assignment';
 import {
   CONSUMER_GROUP_TRANSITIONS, ConsumerGroup, IllegalConsumerGroupTransitionError,
-} from '../../../../src/testing/mock-broker/consumer-group/group';
+} from '../../../../../src/testing/mock-broker/groups/consumer/group';
 import {
   ConsumerGroupMember, IllegalMemberTransitionError, MEMBER_TRANSITIONS, reconcile,
-} from '../../../../src/testing/mock-broker/consumer-group/member';
+} from '../../../../../src/testing/mock-broker/groups/consumer/member';
 
 const T = 'c'.repeat(32);
 const a = (...parts: number[]) => assignmentOf([[T, parts]]);

@@ -4,8 +4,8 @@
  * stands for the generation, the assignor for the protocol name, and a member's assignment is the partitions
  * it owns now (not those still pending revocation). The KIP-848 details are under `consumer`.
  */
-import type { CommittedOffsetView } from '../group/types';
-import type { GroupInspection, MemberInspection } from '../group-inspection';
+import type { CommittedOffsetView } from '../types';
+import type { GroupInspection, MemberInspection } from '../inspection';
 import type { ConsumerGroupView } from './types';
 
 /** One consumer group as a GroupInspection; `sessionTimeoutMs` is the cluster's group.consumer.session.timeout.ms. */

@@ -1,7 +1,7 @@
-import { EventLog } from '../../../src/testing/mock-broker/event-log';
-import { ErrorCode } from '../../../src/protocol/error-codes';
-import { OFFSET_METADATA_TOO_LARGE } from '../../../src/testing/mock-broker/group/offset-api';
-import { ctx, flush, joinReq, setup, syncAll, track } from './group-coordinator.helpers';
+import { EventLog } from '../../../../../src/testing/mock-broker/event-log';
+import { ErrorCode } from '../../../../../src/protocol/error-codes';
+import { OFFSET_METADATA_TOO_LARGE } from '../../../../../src/testing/mock-broker/groups/offsets/api';
+import { ctx, flush, joinReq, setup, syncAll, track } from '../helpers';
 
 beforeEach(() => jest.useFakeTimers());
 afterEach(() => jest.useRealTimers());

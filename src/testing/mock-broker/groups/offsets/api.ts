@@ -10,13 +10,13 @@
  *   onPartitionsRevoked) but rejected with REBALANCE_IN_PROGRESS in CompletingRebalance.
  * - A commit from a member in Stable or PreparingRebalance also counts as a heartbeat.
  */
-import { ErrorCode } from '../../../protocol/error-codes';
-import type { ClassicGroup, ClassicGroupMember } from './group';
-import type { OffsetStore } from './offsets';
+import { ErrorCode } from '../../../../protocol/error-codes';
+import type { ClassicGroup, ClassicGroupMember } from '../classic/group';
+import type { OffsetStore } from './store';
 import type {
   GroupCoordinatorConfig, OffsetCommitRequest, OffsetCommitResponse, OffsetDeleteRequest, OffsetDeleteResponse,
   OffsetFetchRequest, OffsetFetchResponse, OffsetFetchResponsePartition, RequestContext,
-} from './types';
+} from '../types';
 
 export const OFFSET_METADATA_TOO_LARGE = ErrorCode.OFFSET_METADATA_TOO_LARGE;
 

@@ -4,8 +4,8 @@
  * `ClassicGroup.computeSubscribedTopics` deserializes the subscription (used by OffsetDelete's
  * GROUP_SUBSCRIBED_TO_TOPIC). Bytes that do not decode mean "unknown" (null), as in Kafka.
  */
-import { ConsumerProtocolSubscription, decodeVersioned } from '../../../protocol/messages/consumer-protocol';
-import { MalformedFrameError } from '../../../protocol/primitives';
+import { ConsumerProtocolSubscription, decodeVersioned } from '../../../../protocol/messages/consumer-protocol';
+import { MalformedFrameError } from '../../../../protocol/primitives';
 
 export function decodeSubscriptionTopics(metadata: Buffer): string[] | null {
   try {

@@ -3,7 +3,7 @@
  * (`OffsetAndMetadata`: offset, leader epoch, metadata — "" when none was given — and commit time).
  * Pure storage: validation of who may commit lives in the coordinator.
  */
-import type { CommittedOffsetView } from './types';
+import type { CommittedOffsetView } from '../types';
 
 export interface OffsetAndMetadata {
   committedOffset: bigint;

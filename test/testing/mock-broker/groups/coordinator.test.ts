@@ -1,6 +1,6 @@
-import { ClassicGroup, IllegalGroupTransitionError } from '../../../src/testing/mock-broker/group/group';
-import { ErrorCode } from '../../../src/protocol/error-codes';
-import { ctx, flush, joinReq, joinWithId, setup, subscription, syncAll, track } from './group-coordinator.helpers';
+import { ClassicGroup, IllegalGroupTransitionError } from '../../../../src/testing/mock-broker/groups/classic/group';
+import { ErrorCode } from '../../../../src/protocol/error-codes';
+import { ctx, flush, joinReq, joinWithId, setup, subscription, syncAll, track } from './helpers';
 
 beforeEach(() => {
   jest.useFakeTimers();
