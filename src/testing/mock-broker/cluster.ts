@@ -93,6 +93,8 @@ export class ClusterState {
   /** Coordinator placement overrides (faults: coordinator moved). */
   private readonly coordinatorOverrides = new Map<string, number>();
   private nextLeader = 0;
+  /** Bumped by every topic created, deleted or grown (the KIP-848 groups re-resolve regex subscriptions then). */
+  private topicsVersion = 0;
 
   constructor(readonly config: ClusterConfig) {
     this.events = new EventLog();
@@ -103,6 +105,7 @@ export class ClusterState {
         byName: (name) => this.topicMetadata(this.topics.get(name)),
         byId: (id) => this.topicMetadata([...this.topics.values()].find((t) => t.topicId === id)),
         all: () => [...this.topics.values()].map((t) => this.topicMetadata(t)!),
+        version: () => this.topicsVersion,
       },
     }, this.events);
     this.transactions = new TransactionCoordinator({
@@ -215,6 +218,7 @@ export class ClusterState {
     }
     this.nextLeader = (start + 1) % n;
     this.topicMap.set(name, topic);
+    this.topicsVersion++;
     this.events.record('topic-created', { topic: name, partitions, replicationFactor: rf });
     return topic;
   }
@@ -318,6 +322,7 @@ export class ClusterState {
     const topic = this.topicMap.get(name);
     if (!topic) return false;
     this.topicMap.delete(name);
+    this.topicsVersion++;
     this.events.record('topic-deleted', { topic: name, partitions: topic.partitions.length });
     return true;
   }
@@ -331,6 +336,7 @@ export class ClusterState {
     const retention = this.retentionOf(record);
     const from = record.partitions.length;
     replicas.forEach((r, i) => record.partitions.push(new PartitionLog(record.name, from + i, r[0], [...r], retention)));
+    this.topicsVersion++;
     this.events.record('partitions-created', { topic: record.name, from, to: record.partitions.length });
   }
 

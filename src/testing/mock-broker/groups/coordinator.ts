@@ -1,81 +1,75 @@
 /**
- * The classic group coordinator of the mock cluster: JoinGroup, SyncGroup, Heartbeat, LeaveGroup,
- * OffsetCommit/Fetch/Delete, DescribeGroups, ListGroups and DeleteGroups, as Apache Kafka's
- * `GroupMetadataManager` (classic part, group-coordinator module, 3.7+) and `OffsetMetadataManager`
- * implement them, with the request checks of `GroupCoordinatorService`/`KafkaApis` that concern groups.
- * Older Kafka had the same logic in core's `GroupCoordinator.scala`.
+ * The group coordinator of the mock cluster, after Apache Kafka's `GroupCoordinatorService` over one
+ * `GroupMetadataManager`: one registry of groups (registry.ts) in which classic and KIP-848 consumer groups share
+ * one group-id namespace, the committed offsets of both kinds (offsets/), and the timers of both protocols on one
+ * injectable clock. The API handlers call it with decoded requests and encode what it returns; each protocol's
+ * logic is in its own folder:
  *
- * Transport-free: the API handlers call it with decoded requests and encode what it returns. JoinGroup
- * and SyncGroup return promises that stay pending while the request is parked (a rebalance), exactly
- * as Kafka parks the response future. Everything else answers synchronously.
+ * - classic/protocol.ts   JoinGroup, SyncGroup, Heartbeat, LeaveGroup (classic/rebalance.ts drives rebalances);
+ * - consumer/protocol.ts  ConsumerGroupHeartbeat (KIP-848) and the member-epoch checks of offsets;
+ * - offsets/api.ts        OffsetCommit/Fetch/Delete and TxnOffsetCommit over offsets/store.ts;
+ * - admin.ts              DescribeGroups, ListGroups, DeleteGroups, ConsumerGroupDescribe and the test views;
+ * - expiration.ts         offsets.retention.minutes: offsets of empty groups expire, empty groups without offsets go.
  *
- * Protocol facts followed here (with the Kafka KIP or class):
- * - KIP-394: JoinGroup v4+ with an empty member id gets MEMBER_ID_REQUIRED and a pending member id,
- *   which expires after the session timeout if the member never comes back.
- * - Join phase: ends when every member has rejoined and no member id is pending (`hasAllMembersJoined`),
- *   or at the largest member rebalance timeout; dynamic members that did not rejoin are removed, static
- *   ones are kept (`completeClassicGroupJoin`). The first rebalance of an Empty group is delayed by
- *   group.initial.rebalance.delay.ms, extended while new members keep arriving, within the rebalance
- *   timeout (`InitialDelayedJoin`, KIP-134).
- * - Sync phase: members that do not SyncGroup within the rebalance timeout are removed and a new
- *   rebalance starts (KIP-496 era `expirePendingSync`).
- * - Liveness: heartbeats, commits (Stable/PreparingRebalance) and completed rebalances reset the session
- *   timer; members parked in JoinGroup or SyncGroup are alive, except new members, which are dropped
- *   after `newMemberJoinTimeoutMs` (`hasSatisfiedHeartbeat`).
- * - KIP-345 static membership: a known instance id joining with an empty member id replaces the old
- *   member id; in Stable with an unchanged selected protocol there is no rebalance
- *   (`updateStaticMemberThenRebalanceOrCompleteJoin`). The old id is fenced (FENCED_INSTANCE_ID).
- *
- * Every state change and membership change goes to the {@link EventLog} (see EVENT TYPES below).
+ * Where the protocols meet (one namespace): a JoinGroup for an empty consumer group converts it into a classic
+ * group, a live one answers GROUP_ID_NOT_FOUND (as Kafka 3.7-3.9 do; Kafka 4 also lets classic members into a
+ * consumer group); a first ConsumerGroupHeartbeat for an empty classic group converts it, a live one answers
+ * GROUP_ID_NOT_FOUND (Kafka 4 upgrades it online under group.consumer.migration.policy; the mock does not).
+ * Offsets are kept across a conversion.
  */
-import { randomUUID } from 'node:crypto';
 import type { EventLog } from '../event-log';
 import { ErrorCode } from '../../../protocol/error-codes';
-import { decodeSubscriptionTopics } from './classic/subscription';
-import { ClassicGroup, ClassicGroupMember, EMPTY_ASSIGNMENT, joinError, syncError } from './classic/group';
-import { OffsetStore } from './offsets/store';
+import { KafkaProtocolError } from '../../../protocol/kafka-errors';
+import { systemClock } from '../../../util/clock';
+import type { Clock } from '../../../util/clock';
+import { GroupAdmin } from './admin';
+import { ClassicGroup, joinError, syncError } from './classic/group';
+import { ClassicGroupProtocol } from './classic/protocol';
+import { Rebalancer, hbKeyPrefix, joinKey, syncKey } from './classic/rebalance';
+import type { TopicSource } from './consumer/assignment';
+import { ConsumerGroup } from './consumer/group';
+import { ConsumerGroupProtocol } from './consumer/protocol';
+import type { HeartbeatContext } from './consumer/protocol';
+import type { ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, ConsumerGroupView, DescribedConsumerGroup } from './consumer/types';
+import { GroupExpiration } from './expiration';
 import { OffsetApi, TxnOffsetCommitRequest } from './offsets/api';
-import { describeGroups, listGroups, viewGroup } from './classic/views';
+import { OffsetStore } from './offsets/store';
+import { GroupRegistry } from './registry';
+import type { Group } from './registry';
 import { KeyedTimers } from './timers';
-import { Rebalancer, hbKey, hbKeyPrefix, joinKey, syncKey } from './classic/rebalance';
-import { ConsumerGroupCoordinator } from './consumer/protocol';
-import { describeAsClassic } from './consumer/views';
-import type { ConsumerGroupView } from './consumer/types';
 import type {
-  CommittedOffsetView, DescribedGroup, GroupCoordinatorConfig, GroupState, GroupView, HeartbeatRequest, JoinGroupRequest, JoinGroupResponse,
+  CommittedOffsetView, DescribedGroup, GroupCoordinatorConfig, GroupView, HeartbeatRequest, JoinGroupRequest, JoinGroupResponse,
   LeaveGroupRequest, LeaveGroupResponse, ListedGroup, OffsetCommitRequest, OffsetCommitResponse, OffsetDeleteRequest,
   OffsetDeleteResponse, OffsetFetchRequest, OffsetFetchResponse, RequestContext, SyncGroupRequest, SyncGroupResponse,
 } from './types';
 
 export type * from './types';
-export { IllegalGroupTransitionError, TRANSITIONS } from './classic/group';
+export { TRANSITIONS } from './classic/group';
 
-/* Event types recorded: see GroupEventType in ./group/types.ts. */
-
-
-/** JoinGroup v9+ lets a replaced static leader skip the assignment (KIP-814). */
-const SKIP_ASSIGNMENT_MIN_VERSION = 9;
-/** JoinGroup v4+ requires a known member id (KIP-394). */
-const MEMBER_ID_REQUIRED_MIN_VERSION = 4;
-
+/** The coordinator's settings with every default filled in. */
 export type ResolvedConfig = Required<Omit<GroupCoordinatorConfig, 'partitionExists' | 'topics'>>
   & Pick<GroupCoordinatorConfig, 'partitionExists'>;
 
+const NO_TOPICS: TopicSource = { byName: () => undefined, byId: () => undefined, all: () => [], version: () => 0 };
+
 export class GroupCoordinator {
   readonly config: Readonly<ResolvedConfig>;
-  private readonly groupsById = new Map<string, ClassicGroup>();
+  private readonly registry = new GroupRegistry();
   private readonly offsetStore = new OffsetStore();
-  private readonly timers = new KeyedTimers();
+  private readonly timers: KeyedTimers;
   private readonly offsetApi: OffsetApi;
   private readonly rb: Rebalancer;
-  /** KIP-848 consumer groups, sharing this coordinator's group ids and offsets (consumer-group/coordinator.ts). */
-  readonly consumerGroups: ConsumerGroupCoordinator;
+  private readonly classic: ClassicGroupProtocol;
+  private readonly consumer: ConsumerGroupProtocol;
+  private readonly admin: GroupAdmin;
+  private readonly expiration: GroupExpiration;
   private closed = false;
 
   constructor(
     config: Partial<GroupCoordinatorConfig>,
     private readonly events: EventLog,
   ) {
+    const clock: Clock = config.clock ?? systemClock;
     this.config = {
       initialRebalanceDelayMs: config.initialRebalanceDelayMs ?? 0,
       minSessionTimeoutMs: config.minSessionTimeoutMs ?? 6000,
@@ -84,349 +78,85 @@ export class GroupCoordinator {
       newMemberJoinTimeoutMs: config.newMemberJoinTimeoutMs ?? 5 * 60 * 1000,
       offsetMetadataMaxBytes: config.offsetMetadataMaxBytes ?? 4096,
       partitionExists: config.partitionExists,
-      now: config.now ?? (() => Date.now()),
+      clock,
+      now: config.now ?? (() => clock.now()),
+      offsetsRetentionMs: config.offsetsRetentionMs ?? 7 * 24 * 60 * 60 * 1000,
+      offsetsRetentionCheckIntervalMs: config.offsetsRetentionCheckIntervalMs ?? 600_000,
       consumerHeartbeatIntervalMs: config.consumerHeartbeatIntervalMs ?? 5000,
       consumerSessionTimeoutMs: config.consumerSessionTimeoutMs ?? 45_000,
       consumerMaxGroupSize: config.consumerMaxGroupSize ?? Number.MAX_SAFE_INTEGER,
     };
-    this.consumerGroups = new ConsumerGroupCoordinator({
+    this.timers = new KeyedTimers(clock);
+    const coordinator = this; // eslint-disable-line @typescript-eslint/no-this-alias
+    const current = (g: Group) => !this.closed && this.registry.isCurrent(g);
+    this.rb = new Rebalancer(current, this.timers, events, this.config);
+    this.classic = new ClassicGroupProtocol(this.config, {
+      get active() { return !coordinator.closed; },
+      classicGroupForJoin: (id, create) => this.classicGroupForJoin(id, create),
+      classicGroup: (id) => this.registry.classic(id),
+    }, this.rb, this.timers, events);
+    const topics = config.topics ?? NO_TOPICS;
+    this.consumer = new ConsumerGroupProtocol({
       heartbeatIntervalMs: this.config.consumerHeartbeatIntervalMs, sessionTimeoutMs: this.config.consumerSessionTimeoutMs,
       maxSize: this.config.consumerMaxGroupSize, now: this.config.now,
-    }, config.topics ?? { byName: () => undefined, byId: () => undefined, all: () => [] }, {
-      classicGroupState: (id) => {
-        const g = this.groupsById.get(id);
-        return !g || g.is('Dead') ? 'none' : g.is('Empty') ? 'empty' : 'active';
-      },
-      dropEmptyClassicGroup: (id) => this.dropEmptyClassicGroup(id),
-    }, events);
-    this.rb = new Rebalancer(this.groupsById, this.timers, events, this.config);
+    }, topics, {
+      consumerGroupFor: (id, create) => this.consumerGroupFor(id, create),
+      consumerGroup: (id) => this.registry.consumer(id),
+      isCurrent: current,
+    }, this.timers, events);
     this.offsetApi = new OffsetApi({
       config: this.config,
       offsets: this.offsetStore,
-      groups: this.groupsById,
-      getOrCreateGroup: (id) => this.getOrCreateGroup(id),
+      classicGroup: (id) => this.registry.classic(id),
+      getOrCreateGroup: (id) => this.getOrCreateClassicGroup(id),
       touchMember: (g, m) => this.rb.rescheduleHeartbeat(g, m, m.sessionTimeoutMs),
       record: (type, data) => this.events.record(type, data),
-      consumerGroups: this.consumerGroups,
+      consumerGroups: {
+        has: (id) => this.registry.consumer(id) !== undefined,
+        validateOffsetCommit: (id, memberId, memberEpoch, apiVersion, transactional) =>
+          this.consumer.validateOffsetCommit(this.registry.consumer(id)!, memberId, memberEpoch, apiVersion, transactional),
+      },
     });
+    this.admin = new GroupAdmin(this.registry, this.offsetStore, topics, {
+      get closed() { return coordinator.closed; },
+      deleteGroup: (g, why) => this.deleteGroup(g, why),
+    });
+    this.expiration = new GroupExpiration(this.registry, this.offsetStore, this.config, this.timers, events, (g) => this.deleteGroup(g, 'expired'));
+    this.expiration.start();
   }
 
-  // ---------------------------------------------------------------- JoinGroup
+  // ---------------------------------------------------------------- the classic protocol (classic/protocol.ts)
 
   joinGroup(req: JoinGroupRequest, ctx: RequestContext): Promise<JoinGroupResponse> {
-    if (this.closed) return Promise.resolve(joinError(ErrorCode.COORDINATOR_NOT_AVAILABLE, req.memberId));
-    if (!req.groupId) return Promise.resolve(joinError(ErrorCode.INVALID_GROUP_ID, req.memberId));
-    if (req.sessionTimeoutMs < this.config.minSessionTimeoutMs || req.sessionTimeoutMs > this.config.maxSessionTimeoutMs) {
-      return Promise.resolve(joinError(ErrorCode.INVALID_SESSION_TIMEOUT, req.memberId));
-    }
-    const normalized: NormalizedJoin = {
-      ...req,
-      groupInstanceId: req.groupInstanceId ?? null,
-      rebalanceTimeoutMs: req.rebalanceTimeoutMs === undefined || req.rebalanceTimeoutMs < 0
-        ? req.sessionTimeoutMs
-        : req.rebalanceTimeoutMs,
-      reason: req.reason ?? null,
-    };
-    return new Promise((resolve) => this.join(normalized, ctx, resolve));
+    return this.classic.joinGroup(req, ctx);
   }
 
-  private join(req: NormalizedJoin, ctx: RequestContext, resolve: (r: JoinGroupResponse) => void): void {
-    const isUnknownMember = req.memberId === '';
-    if (this.consumerGroups.has(req.groupId) && !this.consumerGroups.deleteEmpty(req.groupId, 'converted')) {
-      // Kafka 4 lets classic members into a consumer group (mixed groups); the mock answers as Kafka 3.7-3.9 did.
-      return resolve(joinError(ErrorCode.GROUP_ID_NOT_FOUND, req.memberId));
-    }
-    let group = this.groupsById.get(req.groupId);
-    if (!group) {
-      // Only a member without an id may create a group (GroupIdNotFound is reported as UNKNOWN_MEMBER_ID).
-      if (!isUnknownMember) return resolve(joinError(ErrorCode.UNKNOWN_MEMBER_ID, req.memberId));
-      group = this.getOrCreateGroup(req.groupId);
-    }
-    if (!this.acceptJoiningMember(group, req.memberId)) {
-      const member = group.member(req.memberId);
-      if (member) this.rb.removeMember(group, member, 'member.expired', { cause: 'group-max-size' });
-      else group.remove(req.memberId);
-      return resolve(joinError(ErrorCode.GROUP_MAX_SIZE_REACHED, ''));
-    }
-    if (isUnknownMember) this.joinNewMember(group, req, ctx, resolve);
-    else this.joinExistingMember(group, req, ctx, resolve);
+  syncGroup(req: SyncGroupRequest, ctx: RequestContext): Promise<SyncGroupResponse> {
+    return this.classic.syncGroup(req, ctx);
   }
 
-  /** Kafka's `acceptJoiningMember`: group.max.size counts parked joins while preparing, members otherwise. */
-  private acceptJoiningMember(group: ClassicGroup, memberId: string): boolean {
-    switch (group.state) {
-      case 'Empty':
-      case 'Dead':
-        return true;
-      case 'PreparingRebalance':
-        return (group.member(memberId)?.awaitingJoin ?? null) !== null || group.numAwaitingJoinResponse < this.config.maxGroupSize;
-      case 'CompletingRebalance':
-      case 'Stable':
-        return group.hasMember(memberId) || group.numMembers < this.config.maxGroupSize;
-    }
+  heartbeat(req: HeartbeatRequest, ctx: RequestContext): { errorCode: number } {
+    return this.classic.heartbeat(req, ctx);
   }
 
-  private joinNewMember(group: ClassicGroup, req: NormalizedJoin, ctx: RequestContext, resolve: (r: JoinGroupResponse) => void): void {
-    if (group.is('Dead')) return resolve(joinError(ErrorCode.COORDINATOR_NOT_AVAILABLE, ''));
-    if (!group.supportsProtocols(req.protocolType, req.protocols.map((p) => p.name))) {
-      return resolve(joinError(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, ''));
-    }
-    const newMemberId = `${req.groupInstanceId ?? ctx.clientId}-${randomUUID()}`;
-    if (req.groupInstanceId !== null) {
-      const existingMemberId = group.staticMemberId(req.groupInstanceId);
-      if (existingMemberId !== undefined) return this.replaceStaticMember(group, req, ctx, existingMemberId, newMemberId, resolve);
-      return this.addMemberThenRebalanceOrCompleteJoin(group, req, ctx, newMemberId, resolve);
-    }
-    if (ctx.apiVersion >= MEMBER_ID_REQUIRED_MIN_VERSION) {
-      group.pendingJoinMembers.add(newMemberId);
-      this.timers.schedule(hbKey(group.groupId, newMemberId), req.sessionTimeoutMs, () => this.rb.expireHeartbeat(group, newMemberId));
-      this.events.record('member.pending', {
-        groupId: group.groupId, memberId: newMemberId, clientId: ctx.clientId, clientHost: ctx.clientHost,
-      });
-      return resolve(joinError(ErrorCode.MEMBER_ID_REQUIRED, newMemberId));
-    }
-    this.addMemberThenRebalanceOrCompleteJoin(group, req, ctx, newMemberId, resolve);
+  leaveGroup(req: LeaveGroupRequest, ctx: RequestContext): LeaveGroupResponse {
+    return this.classic.leaveGroup(req, ctx);
   }
 
-  private joinExistingMember(group: ClassicGroup, req: NormalizedJoin, ctx: RequestContext, resolve: (r: JoinGroupResponse) => void): void {
-    const { memberId } = req;
-    if (group.is('Dead')) return resolve(joinError(ErrorCode.COORDINATOR_NOT_AVAILABLE, memberId));
-    if (!group.supportsProtocols(req.protocolType, req.protocols.map((p) => p.name))) {
-      return resolve(joinError(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, memberId));
+  // ---------------------------------------------------------------- the consumer protocol (consumer/protocol.ts)
+
+  /** ConsumerGroupHeartbeat (KIP-848). Never throws: every failure is an error code in the answer. */
+  consumerGroupHeartbeat(req: ConsumerGroupHeartbeatRequest, ctx: HeartbeatContext): ConsumerGroupHeartbeatResponse {
+    if (this.closed) {
+      return {
+        errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: 'The coordinator is not available.', memberId: null, memberEpoch: 0,
+        heartbeatIntervalMs: 0, assignment: null,
+      };
     }
-    if (group.isPendingMember(memberId)) {
-      // Pending ids are only handed to dynamic members; Kafka treats an instance id here as a broken client.
-      if (req.groupInstanceId !== null) return resolve(joinError(ErrorCode.UNKNOWN_SERVER_ERROR, memberId));
-      return this.addMemberThenRebalanceOrCompleteJoin(group, req, ctx, memberId, resolve);
-    }
-    const error = group.validateMember(memberId, req.groupInstanceId);
-    if (error !== ErrorCode.NONE) return resolve(joinError(error, memberId));
-    const member = group.member(memberId)!;
-    const why = `; client reason: ${req.reason ?? 'not provided'}`;
-    switch (group.state) {
-      case 'PreparingRebalance':
-        return this.updateMemberThenRebalanceOrCompleteJoin(
-          group, member, req, resolve, `member ${memberId} is joining group during PreparingRebalance${why}`,
-        );
-      case 'CompletingRebalance':
-        if (member.matches(req.protocols)) return resolve(this.rb.currentGenerationResponse(group, memberId, group.isLeader(memberId)));
-        return this.updateMemberThenRebalanceOrCompleteJoin(
-          group, member, req, resolve, `updating metadata for member ${memberId} during CompletingRebalance${why}`,
-        );
-      case 'Stable':
-        if (group.isLeader(memberId)) {
-          return this.updateMemberThenRebalanceOrCompleteJoin(
-            group, member, req, resolve, `leader ${memberId} re-joining group during Stable${why}`,
-          );
-        }
-        if (!member.matches(req.protocols)) {
-          return this.updateMemberThenRebalanceOrCompleteJoin(
-            group, member, req, resolve, `updating metadata for member ${memberId} during Stable${why}`,
-          );
-        }
-        return resolve(this.rb.currentGenerationResponse(group, memberId, false));
-      default:
-        // Empty (cannot hold a member) or Dead (handled above): let the client reset and rejoin.
-        return resolve(joinError(ErrorCode.UNKNOWN_MEMBER_ID, memberId));
-    }
+    return this.consumer.heartbeat(req, ctx);
   }
 
-
-  private addMemberThenRebalanceOrCompleteJoin(
-    group: ClassicGroup, req: NormalizedJoin, ctx: RequestContext, memberId: string, resolve: (r: JoinGroupResponse) => void,
-  ): void {
-    const member = new ClassicGroupMember(
-      memberId, req.groupInstanceId, ctx.clientId, ctx.clientHost,
-      req.rebalanceTimeoutMs, req.sessionTimeoutMs, req.protocolType, req.protocols,
-    );
-    member.isNew = true;
-    if (group.is('PreparingRebalance') && group.previousState === 'Empty') group.newMemberAdded = true;
-    group.add(member, resolve);
-    // A new member cannot heartbeat while parked: its join is bounded by the new-member join timeout instead.
-    this.rb.rescheduleHeartbeat(group, member, this.config.newMemberJoinTimeoutMs);
-    this.events.record('member.joined', {
-      groupId: group.groupId, memberId, groupInstanceId: req.groupInstanceId, clientId: ctx.clientId, clientHost: ctx.clientHost,
-      protocols: req.protocols.map((p) => p.name), sessionTimeoutMs: req.sessionTimeoutMs, rebalanceTimeoutMs: req.rebalanceTimeoutMs,
-    });
-    this.rb.maybePrepareRebalanceOrCompleteJoin(
-      group, `adding new member ${memberId} with group instance id ${req.groupInstanceId}; client reason: ${req.reason ?? 'not provided'}`,
-    );
-  }
-
-  private updateMemberThenRebalanceOrCompleteJoin(
-    group: ClassicGroup, member: ClassicGroupMember, req: NormalizedJoin, resolve: (r: JoinGroupResponse) => void, reason: string,
-  ): void {
-    const metadataChanged = !member.matches(req.protocols);
-    const superseded = group.updateMember(member, req.protocols, req.rebalanceTimeoutMs, req.sessionTimeoutMs, resolve);
-    // Kafka overwrites a parked future; we answer it so no promise is left dangling.
-    superseded?.(joinError(ErrorCode.REBALANCE_IN_PROGRESS, member.memberId));
-    this.events.record('member.rejoined', {
-      groupId: group.groupId, memberId: member.memberId, groupInstanceId: member.groupInstanceId, metadataChanged,
-    });
-    this.rb.maybePrepareRebalanceOrCompleteJoin(group, reason);
-  }
-
-  /** KIP-345: a known static member restarted (empty member id). Kafka's `updateStaticMemberThenRebalanceOrCompleteJoin`. */
-  private replaceStaticMember(
-    group: ClassicGroup, req: NormalizedJoin, ctx: RequestContext, oldMemberId: string, newMemberId: string,
-    resolve: (r: JoinGroupResponse) => void,
-  ): void {
-    const instanceId = req.groupInstanceId!;
-    const leaderBefore = group.leaderId ?? '';
-    const member = group.replaceStaticMember(instanceId, oldMemberId, newMemberId);
-    this.timers.cancel(hbKey(group.groupId, oldMemberId));
-    this.rb.rescheduleHeartbeat(group, member, member.sessionTimeoutMs);
-    group.updateMember(member, req.protocols, req.rebalanceTimeoutMs, req.sessionTimeoutMs, resolve);
-    const reason = `; client reason: ${req.reason ?? 'not provided'}`;
-    if (group.is('Stable')) {
-      const rebalance = group.protocolName !== group.selectProtocol();
-      this.events.record('member.replaced', { groupId: group.groupId, groupInstanceId: instanceId, oldMemberId, newMemberId, rebalance });
-      if (!rebalance) {
-        // No rebalance: the member keeps its assignment. Before v9 a replaced leader is told the old
-        // leader id so that it does not run an assignment it cannot deliver.
-        const isLeader = group.isLeader(newMemberId);
-        const response = ctx.apiVersion >= SKIP_ASSIGNMENT_MIN_VERSION
-          ? this.rb.currentGenerationResponse(group, newMemberId, isLeader, group.leaderId ?? '', isLeader)
-          : this.rb.currentGenerationResponse(group, newMemberId, false, leaderBefore);
-        group.completeJoin(member, response);
-        return;
-      }
-      return this.rb.maybePrepareRebalanceOrCompleteJoin(
-        group,
-        `group's selected protocol will change because static member ${newMemberId} with instance id ${instanceId}`
-          + ` joined with change of protocol${reason}`,
-      );
-    }
-    this.events.record('member.replaced', {
-      groupId: group.groupId, groupInstanceId: instanceId, oldMemberId, newMemberId, rebalance: group.is('CompletingRebalance'),
-    });
-    if (group.is('CompletingRebalance')) {
-      // The leader may already be assigning to the old id: rebalance so the new id gets an assignment.
-      return this.rb.prepareRebalance(group, `updating metadata for static member ${newMemberId} with instance id ${instanceId}${reason}`);
-    }
-    this.rb.maybeCompleteJoinPhase(group);
-  }
-
-  // ---------------------------------------------------------------- SyncGroup
-
-  syncGroup(req: SyncGroupRequest, _ctx: RequestContext): Promise<SyncGroupResponse> {
-    if (this.closed) return Promise.resolve(syncError(ErrorCode.COORDINATOR_NOT_AVAILABLE));
-    if (!req.groupId) return Promise.resolve(syncError(ErrorCode.INVALID_GROUP_ID));
-    const group = this.groupsById.get(req.groupId);
-    if (!group || group.is('Empty')) return Promise.resolve(syncError(ErrorCode.UNKNOWN_MEMBER_ID));
-    const error = this.validateSync(group, req);
-    if (error !== ErrorCode.NONE) return Promise.resolve(syncError(error));
-    const member = group.member(req.memberId)!;
-    if (group.is('PreparingRebalance')) return Promise.resolve(syncError(ErrorCode.REBALANCE_IN_PROGRESS));
-    if (group.is('Stable')) {
-      this.rb.removePendingSyncMember(group, req.memberId);
-      return Promise.resolve({
-        errorCode: ErrorCode.NONE, protocolType: group.protocolType, protocolName: group.protocolName, assignment: member.assignment,
-      });
-    }
-    // CompletingRebalance: park until the leader's assignment arrives.
-    return new Promise((resolve) => {
-      const superseded = member.awaitingSync;
-      member.awaitingSync = resolve;
-      superseded?.(syncError(ErrorCode.REBALANCE_IN_PROGRESS));
-      this.rb.removePendingSyncMember(group, req.memberId);
-      if (group.isLeader(req.memberId)) this.completeSyncWithLeaderAssignment(group, req);
-    });
-  }
-
-  private validateSync(group: ClassicGroup, req: SyncGroupRequest): number {
-    if (group.is('Dead')) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
-    const error = group.validateMember(req.memberId, req.groupInstanceId);
-    if (error !== ErrorCode.NONE) return error;
-    if (req.generationId !== group.generationId) return ErrorCode.ILLEGAL_GENERATION;
-    const inconsistent = (asked: string | null | undefined, actual: string | null) => asked != null && actual !== null && asked !== actual;
-    if (inconsistent(req.protocolType, group.protocolType) || inconsistent(req.protocolName, group.protocolName)) {
-      return ErrorCode.INCONSISTENT_GROUP_PROTOCOL;
-    }
-    return ErrorCode.NONE;
-  }
-
-  private completeSyncWithLeaderAssignment(group: ClassicGroup, req: SyncGroupRequest): void {
-    const given = new Map(req.assignments.map((a) => [a.memberId, a.assignment]));
-    for (const m of group.members.values()) {
-      m.assignment = given.get(m.memberId) ?? EMPTY_ASSIGNMENT;
-      this.events.record('member.assignment', {
-        groupId: group.groupId, generationId: group.generationId, memberId: m.memberId,
-        groupInstanceId: m.groupInstanceId, assignment: m.assignment,
-      });
-    }
-    this.rb.propagateAssignment(group, ErrorCode.NONE);
-    this.rb.transition(group, 'Stable', `assignment received from leader ${req.memberId} for generation ${group.generationId}`);
-  }
-
-  // ---------------------------------------------------------------- Heartbeat, LeaveGroup
-
-  heartbeat(req: HeartbeatRequest, _ctx: RequestContext): { errorCode: number } {
-    if (this.closed) return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE };
-    if (!req.groupId) return { errorCode: ErrorCode.INVALID_GROUP_ID };
-    const group = this.groupsById.get(req.groupId);
-    if (!group) return { errorCode: ErrorCode.UNKNOWN_MEMBER_ID };
-    if (group.is('Dead')) return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE };
-    const error = group.validateMember(req.memberId, req.groupInstanceId);
-    if (error !== ErrorCode.NONE) return { errorCode: error };
-    if (req.generationId !== group.generationId) return { errorCode: ErrorCode.ILLEGAL_GENERATION };
-    if (group.is('Empty')) return { errorCode: ErrorCode.UNKNOWN_MEMBER_ID };
-    const member = group.member(req.memberId)!;
-    this.rb.rescheduleHeartbeat(group, member, member.sessionTimeoutMs);
-    // Newer Kafka answers NONE in CompletingRebalance: the member got its JoinGroup response already.
-    return { errorCode: group.is('PreparingRebalance') ? ErrorCode.REBALANCE_IN_PROGRESS : ErrorCode.NONE };
-  }
-
-  leaveGroup(req: LeaveGroupRequest, _ctx: RequestContext): LeaveGroupResponse {
-    if (this.closed) return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, members: [] };
-    if (!req.groupId) return { errorCode: ErrorCode.INVALID_GROUP_ID, members: [] };
-    const group = this.groupsById.get(req.groupId);
-    const answer = (m: { memberId: string; groupInstanceId?: string | null }, errorCode: number) => ({
-      memberId: m.memberId, groupInstanceId: m.groupInstanceId ?? null, errorCode,
-    });
-    if (!group) return { errorCode: ErrorCode.NONE, members: req.members.map((m) => answer(m, ErrorCode.UNKNOWN_MEMBER_ID)) };
-    if (group.is('Dead')) return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, members: [] };
-    const results: LeaveGroupResponse['members'] = [];
-    const left: string[] = [];
-    for (const m of req.members) {
-      const reason = m.reason ?? 'not provided';
-      let target: ClassicGroupMember | undefined;
-      if (m.memberId === '') {
-        // Administrative removal by instance id (KIP-345).
-        const id = m.groupInstanceId != null ? group.staticMemberId(m.groupInstanceId) : undefined;
-        target = id === undefined ? undefined : group.member(id);
-        if (!target) {
-          results.push(answer(m, ErrorCode.UNKNOWN_MEMBER_ID));
-          continue;
-        }
-      } else if (group.isPendingMember(m.memberId)) {
-        group.remove(m.memberId);
-        this.timers.cancel(hbKey(group.groupId, m.memberId));
-        this.events.record('member.left', { groupId: group.groupId, memberId: m.memberId, groupInstanceId: null, reason, pending: true });
-        results.push(answer(m, ErrorCode.NONE));
-        left.push(m.memberId);
-        continue;
-      } else {
-        const error = group.validateMember(m.memberId, m.groupInstanceId);
-        if (error !== ErrorCode.NONE) {
-          results.push(answer(m, error));
-          continue;
-        }
-        target = group.member(m.memberId)!;
-      }
-      this.rb.removeMember(group, target, 'member.left', { reason });
-      results.push(answer(m, ErrorCode.NONE));
-      left.push(target.memberId);
-    }
-    if (left.length > 0) {
-      const reason = `explicit LeaveGroup request for (${left.join(', ')}) members`;
-      if (group.is('Stable') || group.is('CompletingRebalance')) this.rb.maybePrepareRebalanceOrCompleteJoin(group, reason);
-      else if (group.is('PreparingRebalance')) this.rb.maybeCompleteJoinPhase(group);
-    }
-    return { errorCode: ErrorCode.NONE, members: results };
-  }
-
-  // ---------------------------------------------------------------- offsets (see group/offset-api.ts)
+  // ---------------------------------------------------------------- offsets (offsets/api.ts)
 
   commitOffsets(req: OffsetCommitRequest, ctx: RequestContext): OffsetCommitResponse {
     if (this.closed) return this.offsetApi.failCommit(req, ErrorCode.COORDINATOR_NOT_AVAILABLE);
@@ -435,8 +165,9 @@ export class GroupCoordinator {
 
   fetchOffsets(req: OffsetFetchRequest, _ctx?: RequestContext): OffsetFetchResponse {
     if (this.closed) return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, topics: [] };
-    if (req.memberId !== undefined && this.consumerGroups.has(req.groupId)) {
-      const errorCode = this.consumerGroups.validateOffsetFetch(req.groupId, req.memberId, req.memberEpoch ?? -1);
+    const cg = req.memberId !== undefined ? this.registry.consumer(req.groupId) : undefined;
+    if (cg) {
+      const errorCode = this.consumer.validateOffsetFetch(cg, req.memberId!, req.memberEpoch ?? -1);
       if (errorCode !== ErrorCode.NONE) return { errorCode, topics: [] };
     }
     return this.offsetApi.fetch(req);
@@ -458,87 +189,67 @@ export class GroupCoordinator {
     return this.offsetApi.delete(req);
   }
 
-  // ---------------------------------------------------------------- admin APIs
+  // ---------------------------------------------------------------- admin APIs and views (admin.ts)
 
   /** DescribeGroups: unknown groups are reported as Dead with no error (Kafka, DescribeGroups v0-v5). */
   describeGroups(groupIds: string[]): DescribedGroup[] {
-    return describeGroups(this.groupsById, groupIds, this.closed).map((d) => {
-      const cg = this.closed ? undefined : this.consumerGroups.get(d.groupId);
-      return cg ? describeAsClassic(cg, this.consumerGroups.topicSource()) : d;
-    });
+    return this.admin.describeGroups(groupIds);
   }
 
-  /** ListGroups; `statesFilter` matches case-insensitively (KIP-518), empty or absent lists all. */
+  /** ListGroups; `statesFilter` matches case-insensitively (KIP-518), `typesFilter` by group type (KIP-848). */
   listGroups(statesFilter?: string[], typesFilter?: string[]): ListedGroup[] {
-    if (this.closed) return [];
-    const states = new Set((statesFilter ?? []).map((x) => x.trim().toLowerCase()));
-    const types = new Set((typesFilter ?? []).map((x) => x.trim().toLowerCase()));
-    const consumer = this.consumerGroups.all()
-      .filter((g) => states.size === 0 || states.has(g.state.toLowerCase()))
-      .map((g) => ({ groupId: g.groupId, protocolType: 'consumer', groupState: g.state, groupType: 'consumer' }));
-    const classic = listGroups(this.groupsById, statesFilter).map((g) => ({ ...g, groupType: 'classic' }));
-    return [...classic, ...consumer].filter((g) => types.size === 0 || types.has(g.groupType));
+    return this.admin.listGroups(statesFilter, typesFilter);
   }
 
-  /** DeleteGroups: only Empty groups (NON_EMPTY_GROUP otherwise); removes the group and its offsets. */
+  /** DeleteGroups: only empty groups (NON_EMPTY_GROUP otherwise); removes the group and its offsets. */
   deleteGroups(groupIds: string[]): { groupId: string; errorCode: number }[] {
-    return groupIds.map((groupId) => {
-      if (this.closed) return { groupId, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE };
-      if (!groupId) return { groupId, errorCode: ErrorCode.INVALID_GROUP_ID };
-      if (this.consumerGroups.has(groupId)) {
-        if (!this.consumerGroups.deleteEmpty(groupId, 'deleted')) return { groupId, errorCode: ErrorCode.NON_EMPTY_GROUP };
-        this.events.record('group.deleted', { groupId, groupType: 'consumer', offsetsDeleted: this.offsetStore.deleteGroup(groupId) });
-        return { groupId, errorCode: ErrorCode.NONE };
-      }
-      const group = this.groupsById.get(groupId);
-      if (!group || group.is('Dead')) return { groupId, errorCode: ErrorCode.GROUP_ID_NOT_FOUND };
-      if (!group.is('Empty')) return { groupId, errorCode: ErrorCode.NON_EMPTY_GROUP };
-      this.rb.transition(group, 'Dead', 'DeleteGroups');
-      this.timers.cancelPrefix(hbKeyPrefix(groupId));
-      this.timers.cancel(joinKey(groupId));
-      this.timers.cancel(syncKey(groupId));
-      this.groupsById.delete(groupId);
-      const offsetsDeleted = this.offsetStore.deleteGroup(groupId);
-      this.events.record('group.deleted', { groupId, offsetsDeleted });
-      return { groupId, errorCode: ErrorCode.NONE };
-    });
+    return this.admin.deleteGroups(groupIds);
   }
 
-  // ---------------------------------------------------------------- inspection and lifecycle
+  /** ConsumerGroupDescribe: GROUP_ID_NOT_FOUND for an unknown or classic group. */
+  describeConsumerGroups(groupIds: string[]): DescribedConsumerGroup[] {
+    return this.admin.describeConsumerGroups(groupIds);
+  }
 
+  /** A classic group with its committed offsets, or undefined. */
   group(groupId: string): GroupView | undefined {
-    const g = this.groupsById.get(groupId);
-    return g ? viewGroup(g, this.offsetStore) : undefined;
+    return this.admin.classicView(groupId);
   }
 
+  /** Every classic group. */
   groups(): GroupView[] {
-    return [...this.groupsById.values()].map((g) => viewGroup(g, this.offsetStore));
+    return this.admin.classicViews();
   }
 
   /** A KIP-848 consumer group with its committed offsets, or undefined. */
   consumerGroup(groupId: string): (ConsumerGroupView & { offsets: CommittedOffsetView[] }) | undefined {
-    const v = this.consumerGroups.view(groupId);
-    return v && { ...v, offsets: this.offsetStore.view(groupId) };
+    return this.admin.consumerView(groupId);
   }
 
   /** Every KIP-848 consumer group, with committed offsets. */
   consumerGroupViews(): (ConsumerGroupView & { offsets: CommittedOffsetView[] })[] {
-    return this.consumerGroups.all().map((g) => this.consumerGroup(g.groupId)!);
+    return this.admin.consumerViews();
   }
 
-  /** Number of live timers (heartbeat, join and sync); 0 after {@link close}. */
+  /** Every group id, of both kinds (the coordinator placement of faults reads it). */
+  groupIds(): string[] {
+    return this.registry.all().map((g) => g.groupId);
+  }
+
+  // ---------------------------------------------------------------- lifecycle
+
+  /** Number of live timers (heartbeat, join, sync, KIP-848 session and rebalance); 0 after {@link close}. */
   get pendingTimers(): number {
-    return this.timers.size + this.consumerGroups.pendingTimers;
+    return this.timers.size - (this.expiration.running ? 1 : 0);
   }
 
   /** Stop: clear every timer; parked JoinGroup/SyncGroup answer COORDINATOR_NOT_AVAILABLE; later calls too. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.rb.closed = true;
     this.answerAllParked(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    this.expiration.stop();
     this.timers.cancelAll();
-    this.consumerGroups.close();
   }
 
   /**
@@ -549,43 +260,81 @@ export class GroupCoordinator {
   moveAway(): void {
     if (this.closed) return;
     this.answerAllParked(ErrorCode.NOT_COORDINATOR);
-    for (const g of this.groupsById.values()) for (const m of g.members.values()) this.rb.rescheduleHeartbeat(g, m, m.sessionTimeoutMs);
-    this.consumerGroups.moveAway();
+    for (const g of this.registry.classicGroups()) for (const m of g.members.values()) this.rb.rescheduleHeartbeat(g, m, m.sessionTimeoutMs);
+    this.consumer.moveAway(this.registry.consumerGroups());
   }
 
-  /** An empty classic group whose id a KIP-848 member takes: the group goes, its offsets stay. */
-  private dropEmptyClassicGroup(groupId: string): void {
-    const group = this.groupsById.get(groupId);
-    if (!group || !group.is('Empty')) return;
-    this.rb.transition(group, 'Dead', 'converted to a consumer group');
-    this.timers.cancelPrefix(hbKeyPrefix(groupId));
-    this.groupsById.delete(groupId);
+  // ---------------------------------------------------------------- one namespace
+
+  /** The classic group a JoinGroup uses; see the module comment for what meets a consumer group. */
+  private classicGroupForJoin(groupId: string, create: boolean): ClassicGroup | 'consumer' | undefined {
+    const existing = this.registry.get(groupId);
+    if (existing?.type === 'classic') return existing;
+    if (existing) {
+      if (!existing.isEmpty()) return 'consumer';
+      this.deleteGroup(existing, 'converted');
+    }
+    return create ? this.getOrCreateClassicGroup(groupId) : undefined;
+  }
+
+  /** The consumer group a heartbeat uses; see the module comment for what meets a classic group. */
+  private consumerGroupFor(groupId: string, create: boolean): ConsumerGroup {
+    const existing = this.registry.get(groupId);
+    if (existing?.type === 'consumer') return existing;
+    if (existing && !existing.isEmpty()) {
+      // Kafka 4 upgrades a classic group online (group.consumer.migration.policy); the mock does not (docs/mock-broker.md).
+      throw new KafkaProtocolError('GROUP_ID_NOT_FOUND', `Group ${groupId} is not a consumer group.`);
+    }
+    if (!create) throw new KafkaProtocolError('GROUP_ID_NOT_FOUND', `Group ${groupId} not found.`);
+    if (existing) this.deleteGroup(existing, 'converted');
+    const group = new ConsumerGroup(groupId, this.config.now(), (t) => this.events.record('group.state', { ...t, groupType: 'consumer' }));
+    this.registry.add(group);
+    this.events.record('group.created', { groupId, groupType: 'consumer' });
+    return group;
+  }
+
+  private getOrCreateClassicGroup(groupId: string): ClassicGroup {
+    let group = this.registry.classic(groupId);
+    if (!group) {
+      group = new ClassicGroup(groupId, this.config.now());
+      this.registry.add(group);
+      this.events.record('group.created', { groupId });
+    }
+    return group;
+  }
+
+  /**
+   * Removes an empty group: DeleteGroups (`deleted`, offsets go too), the other protocol taking its id (`converted`,
+   * offsets stay) or the retention cleanup (`expired`, no offsets are left). Returns how many offsets were deleted.
+   */
+  private deleteGroup(group: Group, why: 'deleted' | 'converted' | 'expired'): number {
+    if (group.type === 'classic') {
+      this.rb.transition(group, 'Dead', why === 'converted' ? 'converted to a consumer group' : why === 'deleted' ? 'DeleteGroups' : why);
+      this.timers.cancelPrefix(hbKeyPrefix(group.groupId));
+      this.timers.cancel(joinKey(group.groupId));
+      this.timers.cancel(syncKey(group.groupId));
+    } else {
+      group.transition('Dead', why);
+      this.consumer.cancelGroupTimers(group);
+    }
+    this.registry.delete(group);
+    if (why === 'converted') {
+      const to = group.type === 'classic' ? 'consumer' : 'classic';
+      this.events.record('group.converted', { groupId: group.groupId, groupType: to, from: group.type });
+      return 0;
+    }
+    const offsetsDeleted = why === 'deleted' ? this.offsetStore.deleteGroup(group.groupId) : 0;
+    const kind = group.type === 'consumer' ? { groupType: 'consumer' } : {};
+    this.events.record('group.deleted', { groupId: group.groupId, ...kind, offsetsDeleted, ...(why === 'expired' ? { reason: why } : {}) });
+    return offsetsDeleted;
   }
 
   private answerAllParked(errorCode: number): void {
-    for (const g of this.groupsById.values()) {
+    for (const g of this.registry.classicGroups()) {
       for (const m of g.members.values()) {
         g.completeJoin(m, joinError(errorCode, m.memberId));
         g.completeSync(m, syncError(errorCode));
       }
     }
   }
-
-  private getOrCreateGroup(groupId: string): ClassicGroup {
-    let group = this.groupsById.get(groupId);
-    if (!group) {
-      group = new ClassicGroup(groupId, this.config.now());
-      this.groupsById.set(groupId, group);
-      this.events.record('group.created', { groupId });
-    }
-    return group;
-  }
-
-
-}
-
-interface NormalizedJoin extends JoinGroupRequest {
-  groupInstanceId: string | null;
-  rebalanceTimeoutMs: number;
-  reason: string | null;
 }

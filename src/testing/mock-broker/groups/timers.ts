@@ -1,27 +1,33 @@
 /**
  * Keyed one-shot timers, like the coordinator runtime's timer in Kafka (`CoordinatorTimer`): scheduling
- * a key replaces the timer already under that key. Built on the global `setTimeout` so jest fake timers
- * drive it. Timers are unref'd: a forgotten coordinator does not keep the process alive.
+ * a key replaces the timer already under that key. They run on the injected {@link Clock} (the group
+ * coordinator's `clock` option; default the system clock, which jest's fake timers drive), and never keep
+ * the process alive.
  */
-export class KeyedTimers {
-  private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
+import { systemClock } from '../../../util/clock';
+import type { Clock, TimerHandle } from '../../../util/clock';
 
+export class KeyedTimers {
+  private readonly timers = new Map<string, TimerHandle>();
+
+  constructor(private readonly clock: Clock = systemClock) {}
+
+  /** Runs `fn` after `delayMs` (negative counts as 0), replacing the timer under `key`. */
   schedule(key: string, delayMs: number, fn: () => void): void {
     this.cancel(key);
-    const handle = setTimeout(() => {
+    const handle = this.clock.setTimeout(() => {
       // Only the timer still registered under the key may run (a replaced one was cleared anyway).
       if (this.timers.get(key) !== handle) return;
       this.timers.delete(key);
       fn();
     }, Math.max(0, delayMs));
-    (handle as { unref?: () => void }).unref?.();
     this.timers.set(key, handle);
   }
 
   cancel(key: string): void {
     const handle = this.timers.get(key);
     if (handle !== undefined) {
-      clearTimeout(handle);
+      this.clock.clearTimeout(handle);
       this.timers.delete(key);
     }
   }
@@ -36,7 +42,7 @@ export class KeyedTimers {
   }
 
   cancelAll(): void {
-    for (const handle of this.timers.values()) clearTimeout(handle);
+    for (const handle of this.timers.values()) this.clock.clearTimeout(handle);
     this.timers.clear();
   }
 

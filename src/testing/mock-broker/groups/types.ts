@@ -8,6 +8,7 @@
 import type { DescribeGroups, ListGroups, OffsetDelete } from '../../../protocol/messages/admin';
 import type { Heartbeat, JoinGroup, LeaveGroup, OffsetCommit, OffsetFetch, SyncGroup } from '../../../protocol/messages/group';
 import type { RequestOf, ResponseOf } from '../../../protocol/schema';
+import type { Clock } from '../../../util/clock';
 
 /** Kafka's classic group states, spelt as DescribeGroups and ListGroups report them. */
 export type GroupState = 'Empty' | 'PreparingRebalance' | 'CompletingRebalance' | 'Stable' | 'Dead';
@@ -35,8 +36,22 @@ export interface GroupCoordinatorConfig {
   offsetMetadataMaxBytes?: number;
   /** For OffsetCommit/OffsetDelete UNKNOWN_TOPIC_OR_PARTITION (a KafkaApis check). Default: every partition exists. */
   partitionExists?: (topic: string, partition: number) => boolean;
-  /** Clock for timestamps. Default `Date.now`. Timers always use the global `setTimeout`. */
+  /**
+   * The clock of every group timer (session, rebalance, join, sync, KIP-848 timeouts, offsets retention) and
+   * timestamp. Default: wall time on the global `setTimeout` (jest's fake timers drive it). A `ManualClock`
+   * (src/util/clock.ts) makes a test decide when time passes.
+   */
+  clock?: Clock;
+  /** Clock for timestamps only (kept for callers that set it); default `clock.now`. */
   now?: () => number;
+  /**
+   * offsets.retention.minutes in ms (Kafka default 7 days): committed offsets of a group without members expire
+   * this long after their commit (a classic group: after it became Empty), and a group without members and
+   * offsets is deleted, as Kafka's `cleanupGroupMetadata` does.
+   */
+  offsetsRetentionMs?: number;
+  /** offsets.retention.check.interval.ms (Kafka default 600000): how often the expiration runs. */
+  offsetsRetentionCheckIntervalMs?: number;
   /** KIP-848 groups: group.consumer.heartbeat.interval.ms (Kafka default 5000). */
   consumerHeartbeatIntervalMs?: number;
   /** KIP-848 groups: group.consumer.session.timeout.ms (Kafka default 45000). */

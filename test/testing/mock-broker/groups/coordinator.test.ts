@@ -1,4 +1,5 @@
-import { ClassicGroup, IllegalGroupTransitionError } from '../../../../src/testing/mock-broker/groups/classic/group';
+import { ClassicGroup } from '../../../../src/testing/mock-broker/groups/classic/group';
+import { IllegalTransitionError } from '../../../../src/util/state-machine';
 import { ErrorCode } from '../../../../src/protocol/error-codes';
 import { ctx, flush, joinReq, joinWithId, setup, subscription, syncAll, track } from './helpers';
 
@@ -12,9 +13,9 @@ afterEach(() => {
 describe('transition table', () => {
   test('illegal transitions throw a typed error naming both states', () => {
     const g = new ClassicGroup('g', 0);
-    expect(() => g.transitionTo('Stable', 0)).toThrow(IllegalGroupTransitionError);
+    expect(() => g.transitionTo('Stable', 0)).toThrow(IllegalTransitionError);
     expect(() => g.transitionTo('Stable', 0)).toThrow(/Empty -> Stable/);
-    expect(() => g.transitionTo('CompletingRebalance', 0)).toThrow(IllegalGroupTransitionError); // table ok? no: from Empty not allowed
+    expect(() => g.transitionTo('CompletingRebalance', 0)).toThrow(IllegalTransitionError); // table ok? no: from Empty not allowed
     g.transitionTo('PreparingRebalance', 0);
     // guard: CompletingRebalance needs members
     expect(() => g.transitionTo('CompletingRebalance', 0)).toThrow(/no members/);
@@ -24,8 +25,8 @@ describe('transition table', () => {
     try {
       g.transitionTo('Stable', 2);
     } catch (e) {
-      expect((e as IllegalGroupTransitionError).code).toBe('ILLEGAL_GROUP_TRANSITION');
-      expect((e as IllegalGroupTransitionError).retriable).toBe(false);
+      expect((e as IllegalTransitionError).code).toBe('ILLEGAL_GROUP_TRANSITION');
+      expect((e as IllegalTransitionError).retriable).toBe(false);
     }
   });
 });

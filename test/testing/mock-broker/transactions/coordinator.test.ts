@@ -2,9 +2,8 @@ import type { ClusterState } from '../../../../src/testing/mock-broker/cluster';
 import { ErrorCode } from '../../../../src/protocol/error-codes';
 import { TransactionCoordinator } from '../../../../src/testing/mock-broker/transactions/coordinator';
 import { lastStableOffset, producerState } from '../../../../src/testing/mock-broker/transactions/producer-state';
-import {
-  canTransition, checkTransition, IllegalTxnTransitionError, TXN_TRANSITIONS, TxnState,
-} from '../../../../src/testing/mock-broker/transactions/state-machine';
+import { canTransition, TXN_TRANSITIONS, TxnState, txnStateMachine } from '../../../../src/testing/mock-broker/transactions/state-machine';
+import { IllegalTransitionError } from '../../../../src/util/state-machine';
 import { batch, clusterState } from './helpers';
 
 const ALL: TxnState[] = ['Empty', 'Ongoing', 'PrepareCommit', 'PrepareAbort', 'CompleteCommit', 'CompleteAbort', 'Dead', 'PrepareEpochFence'];
@@ -22,14 +21,17 @@ describe('transaction state machine table', () => {
     expect(Object.keys(TXN_TRANSITIONS).sort()).toEqual([...ALL].sort());
   });
 
-  test('an illegal transition throws a typed error naming both states', () => {
-    expect(() => checkTransition('tx', 'Empty', 'PrepareCommit')).toThrow(IllegalTxnTransitionError);
-    try {
-      checkTransition('tx', 'CompleteCommit', 'CompleteAbort');
-      throw new Error('no throw');
-    } catch (e) {
-      expect(e).toMatchObject({ code: 'ILLEGAL_TXN_TRANSITION', from: 'CompleteCommit', to: 'CompleteAbort', transactionalId: 'tx' });
-    }
+  test('an illegal transition throws a typed error naming the transactional id and both states; every move is reported', () => {
+    const seen: string[] = [];
+    const m = txnStateMachine('tx', ({ from, to, reason }) => seen.push(`${from}->${to} (${reason})`));
+    expect(() => m.to('PrepareCommit', 'EndTxn')).toThrow(IllegalTransitionError);
+    m.to('Ongoing', 'AddPartitionsToTxn');
+    m.to('PrepareCommit', 'EndTxn');
+    m.to('CompleteCommit', 'markers written');
+    expect(() => m.to('CompleteAbort', 'EndTxn')).toThrow(expect.objectContaining({
+      code: 'ILLEGAL_TXN_TRANSITION', machine: "transactional id 'tx'", from: 'CompleteCommit', to: 'CompleteAbort',
+    }));
+    expect(seen).toEqual(['Empty->Ongoing (AddPartitionsToTxn)', 'Ongoing->PrepareCommit (EndTxn)', 'PrepareCommit->CompleteCommit (markers written)']);
   });
 });
 

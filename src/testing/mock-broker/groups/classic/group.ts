@@ -5,39 +5,35 @@
  * JoinGroup/SyncGroup requests are stored as resolver functions on their member.
  *
  * Invariants kept here:
- * - `state` is changed only by {@link ClassicGroup.transitionTo}, which checks {@link TRANSITIONS}.
+ * - `state` is one {@link StateMachine}, changed only by {@link ClassicGroup.transitionTo}, which checks
+ *   {@link TRANSITIONS} and {@link GUARDS}.
  * - `numAwaitingJoin` equals the number of members with a parked JoinGroup.
  * - `supportedProtocolCounts[name]` counts members that list protocol `name`.
  * - a static member's instance id maps to exactly one member id (`staticMembers`).
  * - the leader is a member, or null when there are no members.
  */
 import { KafkaEosError } from '../../../../errors';
+import { IllegalTransitionError, StateMachine } from '../../../../util/state-machine';
 import { ErrorCode } from '../../../../protocol/error-codes';
 import type { GroupState, JoinGroupProtocol, JoinGroupResponse, JoinGroupResponseMember, SyncGroupResponse } from '../types';
 
 /**
  * Allowed transitions, written as Kafka writes them (`ClassicGroupState.validPreviousStates`): for each
- * target state, the states it may be entered from, plus a guard on the group.
+ * target state, the states it may be entered from.
  */
-export const TRANSITIONS: Readonly<Record<GroupState, { from: readonly GroupState[]; guard?: (g: ClassicGroup) => string | null }>> = {
-  Empty: { from: ['PreparingRebalance'], guard: (g) => (g.numMembers === 0 ? null : `group still has ${g.numMembers} members`) },
-  PreparingRebalance: { from: ['Stable', 'CompletingRebalance', 'Empty'] },
-  CompletingRebalance: { from: ['PreparingRebalance'], guard: (g) => (g.numMembers > 0 ? null : 'group has no members') },
-  Stable: { from: ['CompletingRebalance'] },
-  Dead: { from: ['Stable', 'PreparingRebalance', 'CompletingRebalance', 'Empty', 'Dead'] },
+export const TRANSITIONS: Readonly<Record<GroupState, readonly GroupState[]>> = {
+  Empty: ['PreparingRebalance'],
+  PreparingRebalance: ['Stable', 'CompletingRebalance', 'Empty'],
+  CompletingRebalance: ['PreparingRebalance'],
+  Stable: ['CompletingRebalance'],
+  Dead: ['Stable', 'PreparingRebalance', 'CompletingRebalance', 'Empty', 'Dead'],
 };
 
-export class IllegalGroupTransitionError extends KafkaEosError {
-  readonly groupId: string;
-  readonly from: GroupState;
-  readonly to: GroupState;
-  constructor(groupId: string, from: GroupState, to: GroupState, why: string) {
-    super('ILLEGAL_GROUP_TRANSITION', `Group ${groupId}: illegal transition ${from} -> ${to} (${why})`);
-    this.groupId = groupId;
-    this.from = from;
-    this.to = to;
-  }
-}
+/** Guards on entering a state, by name: null when the group may enter it, else why not. */
+export const GUARDS: Readonly<Partial<Record<GroupState, (g: ClassicGroup) => string | null>>> = {
+  Empty: (g) => (g.numMembers === 0 ? null : `group still has ${g.numMembers} members`),
+  CompletingRebalance: (g) => (g.numMembers > 0 ? null : 'group has no members'),
+};
 
 export const EMPTY_ASSIGNMENT: Buffer = Buffer.alloc(0);
 
@@ -104,7 +100,8 @@ export class ClassicGroupMember {
 }
 
 export class ClassicGroup {
-  private _state: GroupState = 'Empty';
+  readonly type = 'classic';
+  private readonly machine: StateMachine<GroupState>;
   private _previousState: GroupState = 'Dead';
   stateTimestampMs: number;
   generationId = 0;
@@ -131,10 +128,13 @@ export class ClassicGroup {
     now: number,
   ) {
     this.stateTimestampMs = now;
+    this.machine = new StateMachine<GroupState>({
+      name: `group ${groupId}`, initial: 'Empty', previous: TRANSITIONS, errorCode: 'ILLEGAL_GROUP_TRANSITION',
+    });
   }
 
   get state(): GroupState {
-    return this._state;
+    return this.machine.state;
   }
   get previousState(): GroupState {
     return this._previousState;
@@ -146,25 +146,29 @@ export class ClassicGroup {
     return this.numAwaitingJoin;
   }
   is(state: GroupState): boolean {
-    return this._state === state;
+    return this.machine.is(state);
+  }
+
+  /** Kafka's `isEmpty` for a classic group: in state Empty. */
+  isEmpty(): boolean {
+    return this.machine.is('Empty');
   }
 
   /** Kafka's `canRebalance`: PreparingRebalance may be entered from the current state. */
   canRebalance(): boolean {
-    return TRANSITIONS.PreparingRebalance.from.includes(this._state);
+    return this.machine.can('PreparingRebalance');
   }
 
-  /** Change state; throws {@link IllegalGroupTransitionError} if the table or a guard forbids it. */
-  transitionTo(to: GroupState, now: number): { from: GroupState; to: GroupState } {
-    const rule = TRANSITIONS[to];
-    const from = this._state;
-    if (!rule.from.includes(from)) {
-      throw new IllegalGroupTransitionError(this.groupId, from, to, `${to} may only be entered from ${rule.from.join(', ')}`);
-    }
-    const why = rule.guard?.(this) ?? null;
-    if (why !== null) throw new IllegalGroupTransitionError(this.groupId, from, to, why);
+  /**
+   * Change state; throws IllegalTransitionError (code ILLEGAL_GROUP_TRANSITION, naming the group) if the table
+   * or a guard ({@link GUARDS}) forbids it.
+   */
+  transitionTo(to: GroupState, now: number, reason = ''): { from: GroupState; to: GroupState } {
+    const from = this.machine.state;
+    const why = this.machine.can(to) ? GUARDS[to]?.(this) ?? null : null;
+    if (why !== null) throw new IllegalTransitionError(this.machine.name, from, to, why, 'ILLEGAL_GROUP_TRANSITION');
+    this.machine.to(to, reason);
     this._previousState = from;
-    this._state = to;
     this.stateTimestampMs = now;
     return { from, to };
   }

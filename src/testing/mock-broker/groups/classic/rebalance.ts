@@ -2,7 +2,7 @@
  * The rebalance driver of the classic group coordinator: join-phase completion, generations, the
  * sync phase, session expiry, and the timers behind them. After Kafka's `GroupMetadataManager`
  * (prepareRebalance, completeClassicGroupJoin, expireClassicGroupMemberHeartbeat, expirePendingSync,
- * tryCompleteInitialRebalanceElseSchedule). The request-facing side is in ../group-coordinator.ts.
+ * tryCompleteInitialRebalanceElseSchedule). The request-facing side is in protocol.ts.
  */
 import type { EventLog } from '../../event-log';
 import { ErrorCode } from '../../../../protocol/error-codes';
@@ -18,10 +18,9 @@ export const joinKey = (groupId: string) => `join${KEY_SEP}${groupId}`;
 export const syncKey = (groupId: string) => `sync${KEY_SEP}${groupId}`;
 
 export class Rebalancer {
-  closed = false;
-
   constructor(
-    private readonly groups: ReadonlyMap<string, ClassicGroup>,
+    /** Whether `group` is still registered and the coordinator open (timers of a deleted group do nothing). */
+    private readonly current: (group: ClassicGroup) => boolean,
     private readonly timers: KeyedTimers,
     private readonly events: EventLog,
     private readonly config: { initialRebalanceDelayMs: number; now: () => number },
@@ -212,11 +211,12 @@ export class Rebalancer {
 
 
   isCurrent(group: ClassicGroup): boolean {
-    return !this.closed && this.groups.get(group.groupId) === group;
+    return this.current(group);
   }
 
+  /** Moves `group` to `to` (its state machine checks the table and guards) and puts the transition in the event log. */
   transition(group: ClassicGroup, to: GroupState, reason: string): void {
-    const { from } = group.transitionTo(to, this.config.now());
+    const { from } = group.transitionTo(to, this.config.now(), reason);
     this.events.record('group.state', { groupId: group.groupId, from, to, reason, generationId: group.generationId });
   }
 }

@@ -21,6 +21,8 @@ export interface TopicSource {
   byName(name: string): TopicMetadata | undefined;
   byId(topicId: string): TopicMetadata | undefined;
   all(): Iterable<TopicMetadata>;
+  /** A number that changes whenever a topic is created, deleted or given partitions (regex subscriptions re-resolve then). */
+  version(): number;
 }
 
 /** Builds an assignment from `[topicId, partitions]` pairs (partitions sorted, duplicates dropped). */

@@ -15,34 +15,30 @@
  *
  * A partition is given to a member only when no other member owns it: revocation always comes first.
  */
+import { StateMachine } from '../../../../util/state-machine';
 import {
   Assignment, EMPTY, equals, intersect, isEmpty, partitionsOf, subtract, union,
 } from './assignment';
 
 export type MemberState = 'unknown' | 'stable' | 'unrevoked_partitions' | 'unreleased_partitions' | 'static_left' | 'left';
 
-const LIVE: readonly MemberState[] = ['unknown', 'stable', 'unrevoked_partitions', 'unreleased_partitions', 'static_left', 'left'];
+/** Leaving for good: a member leaves with epoch -1, is fenced out, expires, or is replaced. */
+const GONE = 'left';
 
 /**
- * Allowed transitions. A live member may move between the reconciliation states, go back to `unknown`
- * (a rejoin with epoch 0), leave for a while (`static_left`) or for good (`left`).
+ * The member's state table. The reconciliation moves are those Kafka's `CurrentAssignmentBuilder.build` can make
+ * (between `stable`, `unrevoked_partitions` and `unreleased_partitions`, and out of `unknown` once reconciled);
+ * `unknown` is entered again only by a rejoin with epoch 0 (the member starts over, owning nothing); a static
+ * member's leave with epoch -2 (`static_left`) ends in a rejoin or its removal; `left` is terminal.
  */
 export const MEMBER_TRANSITIONS: Readonly<Record<MemberState, readonly MemberState[]>> = {
-  unknown: LIVE,
-  stable: LIVE,
-  unrevoked_partitions: LIVE,
-  unreleased_partitions: LIVE,
-  static_left: ['unknown', 'left'],
+  unknown: ['stable', 'unrevoked_partitions', 'unreleased_partitions', 'static_left', GONE],
+  stable: ['unrevoked_partitions', 'unreleased_partitions', 'unknown', 'static_left', GONE],
+  unrevoked_partitions: ['stable', 'unreleased_partitions', 'unknown', 'static_left', GONE],
+  unreleased_partitions: ['stable', 'unrevoked_partitions', 'unknown', 'static_left', GONE],
+  static_left: ['unknown', GONE],
   left: [],
 };
-
-/** Thrown when a reconciliation step would take a transition {@link MEMBER_TRANSITIONS} does not allow. */
-export class IllegalMemberTransitionError extends Error {
-  constructor(readonly memberId: string, readonly from: MemberState, readonly to: MemberState) {
-    super(`consumer group member ${memberId}: illegal transition ${from} -> ${to}`);
-    this.name = 'IllegalMemberTransitionError';
-  }
-}
 
 /** What a member told the coordinator about itself (from its heartbeats). */
 export interface MemberSubscription {
@@ -52,34 +48,126 @@ export interface MemberSubscription {
   serverAssignor: string | null;
 }
 
+/** The non-null fields of a heartbeat that describe the member (Kafka keeps the last value of each). */
+export interface SubscriptionUpdate {
+  rackId: string | null;
+  /** -1: unchanged. */
+  rebalanceTimeoutMs: number;
+  subscribedTopicNames: readonly string[] | null;
+  subscribedTopicRegex: string | null;
+  serverAssignor: string | null;
+}
+
+/** A static member's epoch while it is away (ConsumerGroupHeartbeat with epoch -2). */
+export const STATIC_LEAVE_EPOCH = -2;
+
+/**
+ * One member of a consumer group. Its state, epochs, assignment and subscription are private: they change only
+ * through the methods below, and the state only through its {@link StateMachine} (named `consumer group member
+ * <id>`; an illegal move throws ILLEGAL_GROUP_TRANSITION).
+ */
 export class ConsumerGroupMember {
-  state: MemberState = 'unknown';
-  memberEpoch = 0;
-  previousMemberEpoch = -1;
-  /** Partitions the member owns and may fetch. */
-  assigned: Assignment = EMPTY;
-  /** Partitions the member still owns but must give up (state `unrevoked_partitions`). */
-  pendingRevocation: Assignment = EMPTY;
-  subscription: MemberSubscription = { subscribedTopicNames: [], subscribedTopicRegex: null, serverAssignor: null };
-  rackId: string | null = null;
-  rebalanceTimeoutMs = -1;
+  private readonly machine: StateMachine<MemberState>;
+  private epoch = 0;
+  private previousEpoch = -1;
+  private assignedPartitions: Assignment = EMPTY;
+  private revoking: Assignment = EMPTY;
+  private subscribed: MemberSubscription = { subscribedTopicNames: [], subscribedTopicRegex: null, serverAssignor: null };
+  private rack: string | null = null;
+  private rebalanceTimeout = -1;
 
   constructor(
     readonly memberId: string,
-    public instanceId: string | null,
+    readonly instanceId: string | null,
     readonly clientId: string,
     readonly clientHost: string,
-  ) {}
+  ) {
+    this.machine = new StateMachine<MemberState>({
+      name: `consumer group member ${memberId}`, initial: 'unknown', transitions: MEMBER_TRANSITIONS, errorCode: 'ILLEGAL_GROUP_TRANSITION',
+    });
+  }
+
+  get state(): MemberState { return this.machine.state; }
+  get memberEpoch(): number { return this.epoch; }
+  get previousMemberEpoch(): number { return this.previousEpoch; }
+  /** Partitions the member owns and may fetch. */
+  get assigned(): Assignment { return this.assignedPartitions; }
+  /** Partitions the member still owns but must give up (state `unrevoked_partitions`). */
+  get pendingRevocation(): Assignment { return this.revoking; }
+  get subscription(): MemberSubscription { return this.subscribed; }
+  get rackId(): string | null { return this.rack; }
+  get rebalanceTimeoutMs(): number { return this.rebalanceTimeout; }
 
   /** Every partition this member owns: assigned and pending revocation. */
   owned(): Assignment {
-    return union(this.assigned, this.pendingRevocation);
+    return union(this.assignedPartitions, this.revoking);
   }
 
-  /** Changes the reconciliation state; throws IllegalMemberTransitionError when the table forbids it. */
-  transition(to: MemberState): void {
-    if (!MEMBER_TRANSITIONS[this.state].includes(to)) throw new IllegalMemberTransitionError(this.memberId, this.state, to);
-    this.state = to;
+  /**
+   * Applies the non-null fields of a heartbeat (Kafka's `maybeUpdate*`); true when the subscription or the
+   * assignor changed. An empty regex is no regex (Kafka's member record uses "" for none; librdkafka sends it).
+   */
+  updateSubscription(u: SubscriptionUpdate): boolean {
+    if (u.rackId !== null) this.rack = u.rackId;
+    if (u.rebalanceTimeoutMs !== -1) this.rebalanceTimeout = u.rebalanceTimeoutMs;
+    const before = this.subscribed;
+    const regex = u.subscribedTopicRegex === '' ? null : u.subscribedTopicRegex;
+    this.subscribed = {
+      subscribedTopicNames: u.subscribedTopicNames !== null ? [...u.subscribedTopicNames].sort() : before.subscribedTopicNames,
+      subscribedTopicRegex: u.subscribedTopicNames !== null && regex === null ? null : regex ?? before.subscribedTopicRegex,
+      serverAssignor: u.serverAssignor ?? before.serverAssignor,
+    };
+    return this.subscribed.subscribedTopicNames.join('\0') !== before.subscribedTopicNames.join('\0')
+      || this.subscribed.subscribedTopicRegex !== before.subscribedTopicRegex || this.subscribed.serverAssignor !== before.serverAssignor;
+  }
+
+  /** Applies one reconciliation step (see {@link reconcile}); true when anything the member owns or its epoch changed. */
+  apply(next: Reconciled, reason: string): boolean {
+    const changed = this.state !== next.state || this.epoch !== next.memberEpoch
+      || !equals(this.assignedPartitions, next.assigned) || !equals(this.revoking, next.pendingRevocation);
+    if (next.state !== this.state) this.machine.to(next.state, reason);
+    this.epoch = next.memberEpoch;
+    this.previousEpoch = next.previousMemberEpoch;
+    this.assignedPartitions = next.assigned;
+    this.revoking = next.pendingRevocation;
+    return changed;
+  }
+
+  /** A rejoin with epoch 0 (after a fencing, or a static member back under its own id): it starts over owning nothing. */
+  rejoin(reason: string): void {
+    this.machine.to('unknown', reason);
+    this.epoch = 0;
+    this.assignedPartitions = EMPTY;
+    this.revoking = EMPTY;
+  }
+
+  /** A static member leaves with epoch -2: it keeps its partitions until it comes back or its session times out. */
+  leaveStatic(reason: string): void {
+    this.machine.to('static_left', reason);
+    this.previousEpoch = this.epoch;
+    this.epoch = STATIC_LEAVE_EPOCH;
+  }
+
+  /** Gone for good (left with epoch -1, expired, fenced out or replaced). */
+  leave(reason: string): void {
+    this.machine.to('left', reason);
+  }
+
+  /**
+   * A static member back under a new member id (KIP-345 for KIP-848): the new member takes over the old one's
+   * epoch, assignment and subscription; the old one leaves.
+   */
+  static replacing(old: ConsumerGroupMember, memberId: string, clientId: string, clientHost: string): ConsumerGroupMember {
+    const m = new ConsumerGroupMember(memberId, old.instanceId, clientId, clientHost);
+    m.epoch = old.previousEpoch >= 0 && old.epoch < 0 ? old.previousEpoch : old.epoch;
+    m.previousEpoch = old.previousEpoch;
+    m.assignedPartitions = old.assignedPartitions;
+    m.revoking = old.revoking;
+    m.subscribed = old.subscribed;
+    m.rack = old.rack;
+    m.rebalanceTimeout = old.rebalanceTimeout;
+    old.leave(`replaced by ${memberId}`);
+    return m;
   }
 }
 
@@ -147,9 +235,4 @@ function groupByTopic(pairs: readonly [string, number][]): Map<string, number[]>
   const out = new Map<string, number[]>();
   for (const [t, p] of pairs) out.set(t, [...(out.get(t) ?? []), p]);
   return out;
-}
-
-/** True when the member's assigned partitions differ between two reconciliation results. */
-export function assignedChanged(before: Assignment, after: Assignment): boolean {
-  return !equals(before, after);
 }

@@ -39,11 +39,12 @@ const GROUP_ID_NOT_FOUND_MIN_COMMIT_VERSION = 9;
 export interface OffsetApiDeps {
   config: Readonly<Pick<GroupCoordinatorConfig, 'partitionExists' | 'now'> & { offsetMetadataMaxBytes: number }>;
   offsets: OffsetStore;
-  groups: ReadonlyMap<string, ClassicGroup>;
+  /** The classic group `groupId`, if there is one (the registry's view). */
+  classicGroup(groupId: string): ClassicGroup | undefined;
   getOrCreateGroup(groupId: string): ClassicGroup;
   touchMember(group: ClassicGroup, member: ClassicGroupMember): void;
   record(type: string, data: Record<string, unknown>): void;
-  /** KIP-848 groups (consumer-group/coordinator.ts): their commits are checked by member epoch. */
+  /** KIP-848 groups (../consumer/protocol.ts): their commits are checked by member epoch. */
   consumerGroups?: {
     has(groupId: string): boolean;
     validateOffsetCommit(groupId: string, memberId: string, memberEpoch: number, apiVersion: number, transactional?: boolean): number;
@@ -73,7 +74,7 @@ export class OffsetApi {
       groupError = consumerGroups.validateOffsetCommit(req.groupId, req.memberId, req.generationId, ctx.apiVersion);
     } else if (anyKnown) {
       // KafkaApis does not call the coordinator when no partition is left: no simple group is created then.
-      group = this.deps.groups.get(req.groupId);
+      group = this.deps.classicGroup(req.groupId);
       if (!group) {
         if (req.generationId < 0) group = this.deps.getOrCreateGroup(req.groupId);
         else groupError = ctx.apiVersion >= GROUP_ID_NOT_FOUND_MIN_COMMIT_VERSION
@@ -138,7 +139,7 @@ export class OffsetApi {
 
   fetch(req: OffsetFetchRequest): OffsetFetchResponse {
     if (!req.groupId) return { errorCode: ErrorCode.INVALID_GROUP_ID, topics: [] };
-    const group = this.deps.groups.get(req.groupId);
+    const group = this.deps.classicGroup(req.groupId);
     const known = (group !== undefined && !group.is('Dead')) || this.deps.consumerGroups?.has(req.groupId) === true;
     const none = (partitionIndex: number): OffsetFetchResponsePartition => ({
       partitionIndex, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.NONE,
@@ -183,7 +184,7 @@ export class OffsetApi {
    */
   txnCommit(req: TxnOffsetCommitRequest): OffsetCommitResponse {
     if (!req.groupId) return this.failCommit(req, ErrorCode.INVALID_GROUP_ID);
-    let group = this.deps.groups.get(req.groupId);
+    let group = this.deps.classicGroup(req.groupId);
     let groupError: number = ErrorCode.NONE;
     if (this.deps.consumerGroups?.has(req.groupId)) {
       groupError = this.deps.consumerGroups.validateOffsetCommit(req.groupId, req.memberId, req.generationId, 9, true);
@@ -236,7 +237,7 @@ export class OffsetApi {
   /** OffsetDelete (KIP-496): allowed for Empty groups, and for consumer groups on topics they do not subscribe to. */
   delete(req: OffsetDeleteRequest): OffsetDeleteResponse {
     if (!req.groupId) return { errorCode: ErrorCode.INVALID_GROUP_ID, topics: [] };
-    const group = this.deps.groups.get(req.groupId);
+    const group = this.deps.classicGroup(req.groupId);
     if (!group || group.is('Dead')) return { errorCode: ErrorCode.GROUP_ID_NOT_FOUND, topics: [] };
     if (!group.is('Empty') && !group.usesConsumerProtocol()) return { errorCode: ErrorCode.NON_EMPTY_GROUP, topics: [] };
     const exists = (topic: string, partition: number) => this.deps.config.partitionExists?.(topic, partition) ?? true;

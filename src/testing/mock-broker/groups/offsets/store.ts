@@ -90,6 +90,11 @@ export class OffsetStore {
     return staged;
   }
 
+  /** True while some open transaction holds an offset of the group (the group is not removed then). */
+  hasAnyPending(groupId: string): boolean {
+    return this.pending.has(groupId);
+  }
+
   /** True while some open transaction holds an offset for this partition (OffsetFetch requireStable). */
   hasPending(groupId: string, topic: string, partition: number): boolean {
     const byProducer = this.pending.get(groupId);
