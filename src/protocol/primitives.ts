@@ -12,6 +12,9 @@ export class MalformedFrameError extends KafkaEosError {
   }
 }
 
+/** The longest string the Kafka protocol carries (bytes): Kafka's generated readers refuse longer ones. */
+export const MAX_STRING_BYTES = 0x7fff;
+
 const INT64_MIN = -(1n << 63n);
 const INT64_MAX = (1n << 63n) - 1n;
 
@@ -92,9 +95,15 @@ export class Reader {
     return wide ? this.int32() : this.int16();
   }
 
+  /**
+   * A string, null for length -1. Kafka's generated readers refuse a string longer than 32767 bytes in either
+   * encoding (`string field ... had invalid length`; a classic int16 length cannot say more), so a compact one
+   * over that is malformed too: a client cannot make the broker hold a 100 KB member id.
+   */
   nullableString(compact: boolean): string | null {
     const n = this.len(compact, false);
     if (n < -1) throw new MalformedFrameError(`Invalid length ${n} of a string`);
+    if (n > MAX_STRING_BYTES) throw new MalformedFrameError(`string of ${n} bytes, over the ${MAX_STRING_BYTES} bytes Kafka reads`);
     if (n === -1) return null;
     const at = this.need(n);
     return this.buf.toString('utf8', at, at + n);

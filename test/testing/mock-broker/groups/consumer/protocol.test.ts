@@ -9,6 +9,7 @@ import { ErrorCode } from '../../../../../src/protocol/error-codes';
 import { ConsumerGroupDescribe, ConsumerGroupHeartbeat } from '../../../../../src/protocol/messages/consumer-group';
 import { DescribeGroups, ListGroups } from '../../../../../src/protocol/messages/admin';
 import { JoinGroup, OffsetCommit, OffsetFetch } from '../../../../../src/protocol/messages/group';
+import { Metadata } from '../../../../../src/protocol/messages/data';
 import { decodeAssignment } from '../../../../../src/protocol/consumer-protocol';
 import { subscription } from '../helpers';
 import { RawClient } from '../../raw-client';
@@ -73,6 +74,10 @@ describe('ConsumerGroupHeartbeat', () => {
     ['a static leave without instance id', { memberId: 'm', memberEpoch: -2 }, ErrorCode.INVALID_REQUEST],
     ['an unknown server assignor', { memberId: 'm', serverAssignor: 'sticky' }, ErrorCode.UNSUPPORTED_ASSIGNOR],
     ['a regex that does not compile', { memberId: 'm', subscribedTopicRegex: 'cg-(' }, ErrorCode.INVALID_REGULAR_EXPRESSION],
+    // RE2J (Kafka's engine) cannot run backreferences or lookaround: Kafka refuses them, so does the mock.
+    ['a regex with a backreference', { memberId: 'm', subscribedTopicRegex: '(cg)\\1' }, ErrorCode.INVALID_REGULAR_EXPRESSION],
+    ['a regex with a lookahead', { memberId: 'm', subscribedTopicRegex: '(?=cg).*' }, ErrorCode.INVALID_REGULAR_EXPRESSION],
+    ['an instance id of spaces', { memberId: 'm', instanceId: '  ' }, ErrorCode.INVALID_REQUEST],
     ['epoch 1 to a group that does not exist', { memberId: 'm', memberEpoch: 1 }, ErrorCode.GROUP_ID_NOT_FOUND],
   ])('%s is refused as Kafka refuses it', async (_what, over, errorCode) => {
     const res = await hb((over as Body).groupId ?? newGroup(), over);
@@ -170,6 +175,48 @@ describe('ConsumerGroupHeartbeat', () => {
     expect(view.protocolName).toBe('range');
     const target = Object.fromEntries(view.consumer!.members.map((m) => [m.memberId, m.target['cg-t']]));
     expect(target).toEqual({ m1: [2, 3], m2: [0, 1] });
+  });
+
+  test('a catastrophic-backtracking regex runs in linear time: the cluster keeps answering (issue 19, item 3)', async () => {
+    cluster.createTopic('a'.repeat(30), 1);
+    const g = newGroup();
+    const started = Date.now();
+    const res = await hb(g, { memberId: 'evil', subscribedTopicNames: null, subscribedTopicRegex: '(a+)+b' });
+    expect(res.errorCode).toBe(0);
+    await beat(g, 'evil', res.memberEpoch, []); // a heartbeat with nothing changed does not re-run the pattern
+    const other = await RawClient.connect(cluster.bootstrap[0]);
+    try {
+      const meta = await other.request(Metadata, 12, { topics: null, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+      expect(meta.topics.map((t: Body) => t.name)).toContain('a'.repeat(30));
+    } finally {
+      other.close();
+    }
+    // A backtracking engine takes minutes here (about 2x per extra 'a'); RE2J's takes microseconds.
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(cluster.inspect.group(g)!.members[0].assignment).toEqual({});
+  });
+
+  test('a member id over 32767 bytes closes the connection, as Kafka\'s generated reader refuses it (issue 19, item 7)', async () => {
+    const probe = await RawClient.connect(cluster.bootstrap[0]);
+    const sent = probe.request(ConsumerGroupHeartbeat, 1, {
+      groupId: newGroup(), memberId: 'm'.repeat(100_000), memberEpoch: 0, instanceId: null, rackId: null, rebalanceTimeoutMs: 30_000,
+      subscribedTopicNames: ['cg-t'], subscribedTopicRegex: null, serverAssignor: null, topicPartitions: [],
+    });
+    await expect(sent).rejects.toThrow(/connection closed/);
+    await probe.waitClosed();
+    expect(cluster.inspect.groups().some((x) => x.members.some((m) => m.memberId.length > 0x7fff))).toBe(false);
+    // The longest id Kafka reads is accepted.
+    const longest = await hb(newGroup(), { memberId: 'm'.repeat(0x7fff) });
+    expect(longest.errorCode).toBe(0);
+  });
+
+  test('a negative rebalance timeout is kept as Kafka keeps it: a member asked to revoke expires at once', async () => {
+    const g = newGroup();
+    await hb(g, { memberId: 'a', rebalanceTimeoutMs: -5 });
+    await hb(g, { memberId: 'b' });
+    await beat(g, 'a', 1, [0, 1, 2, 3]); // told to revoke
+    const expired = await waitForEvent(cluster, { type: 'member.expired', groupId: g }, { timeoutMs: 2000 });
+    expect(expired.data).toMatchObject({ memberId: 'a', cause: 'rebalance-timeout' });
   });
 
   test('a regular expression subscribes to the topics it fully matches', async () => {
