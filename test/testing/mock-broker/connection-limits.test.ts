@@ -7,6 +7,7 @@ import { MockCluster } from '../../../src/testing/mock-broker';
 import { ApiVersions, Fetch, Produce } from '../../../src/protocol/messages/data';
 import { encodeBatch } from '../../../src/protocol/record-batch';
 import { RawClient } from './raw-client';
+import { until } from '../../helpers/until';
 
 const KiB = 1024;
 
@@ -29,7 +30,7 @@ describe('buffered bytes of half-received frames are capped per broker', () => {
     const big = first.frame(Produce, 8, { transactionalId: null, acks: 1, timeoutMs: 1000, topicData: [{ name: 'cap', partitionData: [{ index: 0, records: encodeBatch({ records: [{ value: Buffer.alloc(800 * KiB, 1) }] }) }] }] }, 7);
     expect(big.length).toBeGreaterThan(800 * KiB);
     first.write(big.subarray(0, 600 * KiB));
-    await new Promise((r) => setTimeout(r, 200));
+    await until(() => cluster.broker(1).memory.used >= 600 * KiB - 4, 'the broker to hold the first half-frame');
     const second = await RawClient.connect(cluster.bootstrap[0]);
     second.write(partialFrame(900 * KiB, 600 * KiB));
     await second.waitClosed();
@@ -42,12 +43,10 @@ describe('buffered bytes of half-received frames are capped per broker', () => {
     // With the budget free again, another 600 KiB half-frame is held, not refused.
     const third = await RawClient.connect(cluster.bootstrap[0]);
     third.write(partialFrame(900 * KiB, 600 * KiB));
-    await new Promise((r) => setTimeout(r, 300));
+    await until(() => cluster.broker(1).memory.used >= 600 * KiB - 4 || third.closed, 'the broker to hold the third half-frame');
     expect(third.closed).toBe(false);
-    expect(cluster.broker(1).memory.used).toBeGreaterThanOrEqual(600 * KiB - 4);
     third.close();
-    await new Promise((r) => setTimeout(r, 200));
-    expect(cluster.broker(1).memory.used).toBe(0);
+    await until(() => cluster.broker(1).memory.used === 0, 'the closed connection to release its bytes');
     for (const c of [bystander, first]) c.close();
   });
 });

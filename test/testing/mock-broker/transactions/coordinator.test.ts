@@ -5,6 +5,7 @@ import { lastStableOffset, producerState } from '../../../../src/testing/mock-br
 import { canTransition, TXN_TRANSITIONS, TxnState, txnStateMachine } from '../../../../src/testing/mock-broker/transactions/state-machine';
 import { IllegalTransitionError } from '../../../../src/util/state-machine';
 import { batch, clusterState } from './helpers';
+import { until } from '../../../helpers/until';
 
 const ALL: TxnState[] = ['Empty', 'Ongoing', 'PrepareCommit', 'PrepareAbort', 'CompleteCommit', 'CompleteAbort', 'Dead', 'PrepareEpochFence'];
 
@@ -114,7 +115,7 @@ describe('transaction coordinator', () => {
     expect(tc.endTxn('tx', producerId, 0, false)).toBe(ErrorCode.INVALID_TXN_STATE);
     expect(tc.addPartitions('tx', producerId, 0, [{ topic: 't', partition: 1 }])).toBe(ErrorCode.CONCURRENT_TRANSACTIONS);
     expect(init('tx').errorCode).toBe(ErrorCode.CONCURRENT_TRANSACTIONS);
-    for (let i = 0; i < 200 && tc.transaction('tx')!.state !== 'CompleteCommit'; i++) await new Promise((r) => setTimeout(r, 25));
+    await until(() => tc.transaction('tx')!.state === 'CompleteCommit', 'the commit markers', 5000);
     expect(tc.transaction('tx')!.state).toBe('CompleteCommit');
     expect(tc.addPartitions('tx', producerId, 0, [{ topic: 't', partition: 1 }])).toBe(0);
   });
@@ -154,7 +155,7 @@ describe('transaction coordinator', () => {
     const p = init('tx', null, 100);
     tc.addPartitions('tx', p.producerId, 0, [{ topic: 't', partition: 0 }]);
     expect(produceTxn(p.producerId, 0, 0)).toBe(0);
-    for (let i = 0; i < 400 && tc.transaction('tx')!.state !== 'CompleteAbort'; i++) await new Promise((r) => setTimeout(r, 25));
+    await until(() => tc.transaction('tx')!.state === 'CompleteAbort', 'the timeout to abort the transaction', 10_000);
     expect(tc.transaction('tx')).toMatchObject({ state: 'CompleteAbort', producerEpoch: 1 });
     expect(lastStableOffset(state.partition('t', 0)!)).toBe(2);
     expect(tc.endTxn('tx', p.producerId, 0, true)).toBe(ErrorCode.PRODUCER_FENCED);
