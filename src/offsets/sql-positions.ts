@@ -38,7 +38,9 @@ export async function listStoredPositions(store: SqlOffsetStore, groupId: string
  */
 export async function overwriteStoredPositions(store: SqlOffsetStore, groupId: string, positions: StoredPosition[]): Promise<void> {
   for (const p of positions) {
-    if (p.nextOffset < 0n) throw new KafkaEosError('INVALID_ARGUMENT', `${partitionKey(p)}: a stored position must be ≥ 0, got ${p.nextOffset}`);
+    if (p.nextOffset < 0n) {
+      throw new KafkaEosError('INVALID_ARGUMENT', `${partitionKey(p)}: a stored position must be ≥ 0, got ${p.nextOffset}`);
+    }
   }
   await store.ensureTable();
   await store.knex.transaction(async (trx: Knex.Transaction) => {

@@ -74,7 +74,9 @@ export class ManualClock implements Clock {
     const end = this.current + Math.max(0, ms);
     for (;;) {
       let next: ManualTimer | undefined;
-      for (const t of this.timers.values()) if (t.at <= end && (!next || t.at < next.at || (t.at === next.at && t.seq < next.seq))) next = t;
+      for (const t of this.timers.values()) {
+        if (t.at <= end && (!next || t.at < next.at || (t.at === next.at && t.seq < next.seq))) next = t;
+      }
       if (!next) break;
       this.timers.delete(next.seq);
       this.current = Math.max(this.current, next.at);

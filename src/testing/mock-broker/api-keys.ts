@@ -30,7 +30,9 @@ const byNumber = new Map<number, ApiKeyName>((Object.entries(API_KEYS) as [ApiKe
 /** `'Fetch'` → 1, `1` → 1. Throws RangeError for an unknown name or a number outside 0..32767. */
 export function apiKeyNumber(ref: ApiKeyRef): number {
   if (typeof ref === 'number') {
-    if (!Number.isInteger(ref) || ref < 0 || ref > 0x7fff) throw new KafkaEosError('INVALID_ARGUMENT', `API key must be an int16 ≥ 0, got ${ref}`);
+    if (!Number.isInteger(ref) || ref < 0 || ref > 0x7fff) {
+      throw new KafkaEosError('INVALID_ARGUMENT', `API key must be an int16 ≥ 0, got ${ref}`);
+    }
     return ref;
   }
   const n = API_KEYS[ref];

@@ -415,7 +415,9 @@ export class ClusterState {
 
   private record(topic: Topic): TopicRecord {
     const record = this.topicMap.get(topic.name);
-    if (!record || record !== topic) throw new TopicError('UNKNOWN_TOPIC_OR_PARTITION', `topic ${topic.name} is not (or no longer) in this cluster`);
+    if (!record || record !== topic) {
+      throw new TopicError('UNKNOWN_TOPIC_OR_PARTITION', `topic ${topic.name} is not (or no longer) in this cluster`);
+    }
     return record;
   }
 

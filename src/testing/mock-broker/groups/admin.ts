@@ -47,9 +47,12 @@ export class GroupAdmin {
     const types = new Set((typesFilter ?? []).map((x) => x.trim().toLowerCase()));
     const listed = [
       ...this.registry.classicGroups().map(listedClassicGroup),
-      ...this.registry.consumerGroups().map((g) => ({ groupId: g.groupId, protocolType: 'consumer', groupState: g.state, groupType: 'consumer' })),
+      ...this.registry.consumerGroups().map((g) => ({
+        groupId: g.groupId, protocolType: 'consumer', groupState: g.state, groupType: 'consumer',
+      })),
     ];
-    return listed.filter((g) => (states.size === 0 || states.has(g.groupState.toLowerCase())) && (types.size === 0 || types.has(g.groupType!)));
+    return listed.filter((g) => (states.size === 0 || states.has(g.groupState.toLowerCase()))
+      && (types.size === 0 || types.has(g.groupType!)));
   }
 
   /** DeleteGroups: only empty groups (NON_EMPTY_GROUP otherwise); removes the group and its offsets. */

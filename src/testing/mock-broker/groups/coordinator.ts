@@ -30,7 +30,9 @@ import type { TopicSource } from './consumer/assignment';
 import { ConsumerGroup } from './consumer/group';
 import { ConsumerGroupProtocol } from './consumer/protocol';
 import type { HeartbeatContext } from './consumer/protocol';
-import type { ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, ConsumerGroupView, DescribedConsumerGroup } from './consumer/types';
+import type {
+  ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, ConsumerGroupView, DescribedConsumerGroup,
+} from './consumer/types';
 import { GroupExpiration } from './expiration';
 import { OffsetApi, TxnOffsetCommitRequest } from './offsets/api';
 import { OffsetStore } from './offsets/store';
@@ -121,7 +123,9 @@ export class GroupCoordinator {
       get closed() { return coordinator.closed; },
       deleteGroup: (g, why) => this.deleteGroup(g, why),
     });
-    this.expiration = new GroupExpiration(this.registry, this.offsetStore, this.config, this.timers, events, (g) => this.deleteGroup(g, 'expired'));
+    this.expiration = new GroupExpiration(
+      this.registry, this.offsetStore, this.config, this.timers, events, (g) => this.deleteGroup(g, 'expired'),
+    );
     this.expiration.start();
   }
 
@@ -260,7 +264,9 @@ export class GroupCoordinator {
   moveAway(): void {
     if (this.closed) return;
     this.answerAllParked(ErrorCode.NOT_COORDINATOR);
-    for (const g of this.registry.classicGroups()) for (const m of g.members.values()) this.rb.rescheduleHeartbeat(g, m, m.sessionTimeoutMs);
+    for (const g of this.registry.classicGroups()) {
+      for (const m of g.members.values()) this.rb.rescheduleHeartbeat(g, m, m.sessionTimeoutMs);
+    }
     this.consumer.moveAway(this.registry.consumerGroups());
   }
 

@@ -76,7 +76,8 @@ export class GroupExpiration {
         continue;
       }
       for (const [partition, o] of partitions) {
-        if (now - base(o.commitTimestampMs) >= this.config.offsetsRetentionMs && !this.offsets.hasPending(group.groupId, topic, partition)) {
+        const pastRetention = now - base(o.commitTimestampMs) >= this.config.offsetsRetentionMs;
+        if (pastRetention && !this.offsets.hasPending(group.groupId, topic, partition)) {
           this.offsets.delete(group.groupId, topic, partition);
           expired.push({ topic, partition });
         } else {

@@ -28,7 +28,8 @@ export const saslAuthenticateHandler = defineHandler(SaslAuthenticate, {
       outcome = { refused: `Cannot change principals during re-authentication from User:${session.user}: User:${outcome.user}` };
     }
     if ('refused' in outcome) {
-      ctx.cluster.events.record('sasl-failed', { nodeId: ctx.nodeId, user: parsePlain(req.authBytes)?.user ?? null, during, reason: outcome.refused });
+      const user = parsePlain(req.authBytes)?.user ?? null;
+      ctx.cluster.events.record('sasl-failed', { nodeId: ctx.nodeId, user, during, reason: outcome.refused });
       // Kafka closes the channel after the failure; the connection is no longer authenticated meanwhile.
       Object.assign(session, { user: null, mechanism: null, reauthenticating: false, expiresAtMs: null });
       ctx.closeAfterResponse(`SASL ${during} failed`);

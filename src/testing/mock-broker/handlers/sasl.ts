@@ -64,7 +64,8 @@ const configs = new WeakMap<ClusterState, SaslOptions>();
 const sessions = new WeakMap<AbortSignal, SaslSession>();
 
 export function configureSasl(cluster: ClusterState, options: SaslOptions | undefined): void {
-  if (options) configs.set(cluster, { users: options.users ? { ...options.users } : undefined, connectionsMaxReauthMs: options.connectionsMaxReauthMs });
+  if (!options) return;
+  configs.set(cluster, { users: options.users ? { ...options.users } : undefined, connectionsMaxReauthMs: options.connectionsMaxReauthMs });
 }
 
 /** connections.max.reauth.ms of the cluster (0: no re-authentication). */
@@ -97,7 +98,8 @@ export function withSaslGate(handler: Handler): Handler {
     handle(req, ctx) {
       const session = saslSession(ctx);
       if (saslUsers(ctx.cluster) && (session.user === null || session.reauthenticating)) {
-        throw new SaslAuthenticationError(`${handler.schema.name} ${session.reauthenticating ? 'during SASL re-authentication' : 'before SASL authentication'}`);
+        const when = session.reauthenticating ? 'during SASL re-authentication' : 'before SASL authentication';
+        throw new SaslAuthenticationError(`${handler.schema.name} ${when}`);
       }
       if (sessionExpired(session)) throw new SaslAuthenticationError(`${handler.schema.name} after the SASL session expired`);
       return handler.handle(req, ctx);
@@ -121,7 +123,9 @@ export function parsePlain(bytes: Buffer): { authzid: string; user: string; pass
  * Kafka's `PlainSaslServer.evaluateResponse` over the cluster's users: the user authenticated, or why not (the
  * message the client gets). Without users configured any user and password are accepted.
  */
-export function checkPlain(bytes: Buffer, users: Record<string, string> | undefined, during: string): { user: string } | { refused: string } {
+export function checkPlain(
+  bytes: Buffer, users: Record<string, string> | undefined, during: string,
+): { user: string } | { refused: string } {
   const generic = { refused: `Authentication failed during ${during} due to invalid credentials with SASL mechanism PLAIN` };
   const plain = parsePlain(bytes);
   if (!plain || plain.user === '' || plain.password === '') return generic;

@@ -355,7 +355,8 @@ export class TransactionCoordinator {
   transaction(transactionalId: string): TransactionView | undefined {
     const t = this.txns.get(transactionalId);
     return t && {
-      transactionalId: t.transactionalId, producerId: t.producerId, producerEpoch: t.producerEpoch, state: t.machine.state, timeoutMs: t.timeoutMs,
+      transactionalId: t.transactionalId, producerId: t.producerId, producerEpoch: t.producerEpoch, state: t.machine.state,
+      timeoutMs: t.timeoutMs,
       partitions: [...t.partitions.values()].map((p) => ({ ...p })), groups: [...t.groups], startTimeMs: t.startTimeMs,
     };
   }

@@ -41,7 +41,8 @@ export function canTransition(from: TxnState, to: TxnState): boolean {
  */
 export function txnStateMachine(transactionalId: string, onTransition: (t: Transition<TxnState>) => void): StateMachine<TxnState> {
   return new StateMachine<TxnState>({
-    name: `transactional id '${transactionalId}'`, initial: 'Empty', previous: TXN_TRANSITIONS, errorCode: 'ILLEGAL_TXN_TRANSITION', onTransition,
+    name: `transactional id '${transactionalId}'`, initial: 'Empty', previous: TXN_TRANSITIONS, errorCode: 'ILLEGAL_TXN_TRANSITION',
+    onTransition,
   });
 }
 

@@ -3,11 +3,11 @@
  * refused without SASL; and any user accepted when no users are configured.
  */
 import { Kafka, logLevel } from 'kafkajs';
-import { MockCluster } from '../../../src/testing/mock-broker';
-import { ErrorCode } from '../../../src/protocol/error-codes';
-import { SaslAuthenticate, SaslHandshake } from '../../../src/protocol/messages/admin';
-import { Metadata } from '../../../src/protocol/messages/data';
-import { RawClient } from './raw-client';
+import { MockCluster } from '../../../../src/testing/mock-broker';
+import { ErrorCode } from '../../../../src/protocol/error-codes';
+import { SaslAuthenticate, SaslHandshake } from '../../../../src/protocol/messages/admin';
+import { Metadata } from '../../../../src/protocol/messages/data';
+import { RawClient } from '../raw-client';
 
 jest.setTimeout(60000);
 
