@@ -15,7 +15,7 @@ module.exports = {
   // name means the sources (a user's install resolves it to dist/ through package.json's exports).
   moduleNameMapper: {
     '^kafka-eos$': '<rootDir>/src/index.ts',
-    '^kafka-eos/(mock-broker|webhdfs-server)$': '<rootDir>/src/$1',
+    '^kafka-eos/(mock-broker|webhdfs-server|schema-registry)$': '<rootDir>/src/$1',
   },
   testTimeout: 30000,
   // No forceExit: every test closes what it opens (servers, sockets, timers, child processes); a leak shows as

@@ -229,7 +229,7 @@ check('npm pack', () => {
   const out = run(npm, ['pack', '--ignore-scripts', '--json', '--pack-destination', work], root);
   tarball = path.join(work, JSON.parse(out)[0].filename);
   const files = JSON.parse(out)[0].files.map((f) => f.path);
-  const required = ['dist/index.js', 'dist/index.d.ts', 'dist/mock-broker.d.ts', 'vendor/p-retry.cjs', 'vendor/hyparquet-writer.cjs',
+  const required = ['dist/index.js', 'dist/index.d.ts', 'dist/mock-broker.d.ts', 'dist/schema-registry.d.ts', 'vendor/p-retry.cjs', 'vendor/hyparquet-writer.cjs',
     'vendor/LICENSES.txt', 'README.md', 'examples/connector/sqlite.yaml', 'examples/connector/postgresql.yaml', 'examples/connector/hdfs.yaml'];
   for (const f of required) {
     if (!files.includes(f)) throw new Error(`${f} is missing from the tarball`);

@@ -89,6 +89,15 @@ export const ERROR_CODES = {
   DRIVER_MISSING: row('no', 'the database driver a config needs is not installed', 'npm install the package named'),
   HDFS_REQUEST_FAILED: row('per-error', 'a WebHDFS request failed (retriable: no answer or 5xx)',
     'read the RemoteException; check the NameNode'),
+  // ---- converters and the Schema Registry
+  RECORD_CONVERSION_FAILED: row('no', "a record's key or value does not convert (bad bytes, wire format, schema mismatch)",
+    'the poison policy decides (skip, dead-letter, fail)'),
+  SCHEMA_NOT_FOUND: row('no', 'the Schema Registry has no schema (or subject version) with the id named',
+    'register it, or fix the producer'),
+  SCHEMA_INVALID: row('no', 'a schema from the registry cannot be compiled (Avro, Protobuf, JSON Schema)', 'fix the schema registered'),
+  SCHEMA_REGISTRY_UNAVAILABLE: row('yes', 'the Schema Registry cannot be reached (no answer, 5xx)', 'none: retried; check the registry URL'),
+  SCHEMA_REGISTRY_REQUEST_FAILED: row('no', 'the Schema Registry refused a request (4xx other than not found)',
+    "read Confluent's error_code in it"),
   // ---- CLI and offsets tools
   DEMO_DATA_MISSING: row('no', "the demo's dataset package is not installed", 'npm install the package named'),
   DEMO_TABLE_REFUSED: row('no', 'the demo will not write into a table it did not create', 'name another table or drop it'),

@@ -126,12 +126,15 @@ program.command('broker')
   .option('--retention-bytes <n>', 'retention.bytes per partition (default unbounded)', nonNegativeInt('--retention-bytes'))
   .option('--retention-ms <ms>', 'retention.ms (default unbounded)', nonNegativeInt('--retention-ms'))
   .option('--verbose', 'print every event (group transitions, joins, assignments, faults) as a JSON line')
+  .option('--schema-registry-port <port>', 'also serve a Schema Registry (Confluent REST API) on http://<host>:<port> (0 = any free port)',
+    nonNegativeInt('--schema-registry-port', 0, 65535))
   .action(async (o) => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { runBroker } = require('./broker') as typeof import('./broker');
     await runBroker({
       port: o.port, brokers: o.brokers, host: o.host, initialRebalanceDelayMs: o.initialRebalanceDelay,
       minSessionTimeoutMs: o.minSessionTimeout, retentionBytes: o.retentionBytes, retentionMs: o.retentionMs, verbose: o.verbose === true,
+      schemaRegistryPort: o.schemaRegistryPort,
     });
   });
 

@@ -20,6 +20,7 @@ import { writeFileSync } from 'node:fs';
 import { takeEarlySignal } from './early-signals';
 import { ConfigResourceTypes, Kafka, logLevel as kafkaLogLevel, type KafkaConfig, type LogEntry } from 'kafkajs';
 import { createGroupConsumer } from '../consumer/group-consumer';
+import type { ConverterConfig } from '../consumer/converters/converter';
 import { ConfigError, validateOptions } from '../consumer/options';
 import { causesOf, KafkaEosError } from '../errors';
 import { SqlSink } from '../sinks/sql';
@@ -254,6 +255,9 @@ async function runUntilStopped(
   const { delivery = 'exactly-once', deadLetterTopic, ...consumerOptions } = config.consumer ?? {};
   const consumer = createGroupConsumer({
     kafka, groupId: config.groupId, topics: config.topics, ...consumerOptions,
+    ...(config.keyConverter ? { keyConverter: config.keyConverter as ConverterConfig } : {}),
+    ...(config.valueConverter ? { valueConverter: config.valueConverter as ConverterConfig } : {}),
+    ...(config.schemaRegistry ? { schemaRegistry: config.schemaRegistry } : {}),
     ...(deadLetterTopic ? { deadLetterTopic } : {}),
     delivery,
     ...(delivery === 'exactly-once'
@@ -277,6 +281,8 @@ async function runUntilStopped(
   cleanups.push(async () => writeTimeline()); // every other exit path
   consumer.on('error', () => undefined); // reported once, below, when the consumer fails
   consumer.on('sink-unavailable', ({ topic, partition, error }) => outages.sinkUnavailable(store, error, `${topic}-${partition}`));
+  consumer.on('schema-registry-unavailable', ({ topic, partition, error }) => say('warn', `kafka-eos run: ${topic}-${partition} waits for `
+    + `the Schema Registry (nothing skipped; the batch is fetched again): ${error.message}`));
   // A batch counts only the records it wrote (none when the write was refused): only a write that committed ends a sink outage.
   consumer.on('batch', ({ records }) => { outages.up('broker'); if (records > 0) outages.up('sink'); });
   const names = (partitions: { topic: string; partition: number }[]) =>

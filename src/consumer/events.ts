@@ -32,6 +32,11 @@ export interface GroupConsumerEvents {
   'dead-letter': { topic: string; partition: number; offset: bigint; deadLetterTopic: string; error: unknown };
   /** Exactly-once: the sink stayed unavailable past its own retries; the consumer keeps its partitions, waits and tries again. */
   'sink-unavailable': { topic: string; partition: number; error: Error };
+  /**
+   * The Schema Registry a converter needs is unreachable or answers 5xx (SCHEMA_REGISTRY_UNAVAILABLE): nothing of
+   * the batch was handled or committed; the consumer keeps its partitions, waits, and fetches the batch again.
+   */
+  'schema-registry-unavailable': { topic: string; partition: number; error: Error };
   /** Offsets were committed to Kafka (OffsetCommit), by the strategy or on revoke/stop; `offset` is the next offset to consume. */
   commit: { offsets: { topic: string; partition: number; offset: bigint }[] };
   /** The `skip` poison policy stepped over `records` records from `offset` (one record, or a batch handler's batch). */

@@ -48,6 +48,7 @@ import type { CommitStrategy, StrategyBatch, StrategyContext } from './strategie
 import { BatchWatch } from './watch';
 import { caughtUp, installSignalHandlers } from './drain';
 import { registerKafkaJsCodecs } from './codecs';
+import { withConverters } from './converters/converting-strategy';
 
 // Snappy, LZ4 and ZSTD for KafkaJS's fetches (and the user's KafkaJS clients of the same copy): see codecs.ts.
 registerKafkaJsCodecs();
@@ -139,7 +140,11 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
     this.admins = new AdminClients(this.kafka);
     this.lifecycle = new Lifecycle((from, to) => this.emit('state', { from, to }));
     this.membership = new Membership((t) => this.emit('membership', t));
-    this.strategy = options.strategy ?? this.makeStrategy();
+    // Converters (keyConverter, valueConverter) run on each batch before the strategy: converters/converting-strategy.ts.
+    this.strategy = withConverters(options.strategy ?? this.makeStrategy(), options, {
+      police: (batch, record, error) => policeRejectedRecord(this.processor, batch, record, error),
+      onUnavailable: (info) => this.emit('schema-registry-unavailable', info),
+    });
     this.leaveOnStop = !options.groupInstanceId;
     this.hooks = {
       groupId: options.groupId,

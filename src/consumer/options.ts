@@ -8,6 +8,9 @@ import { KafkaEosError } from '../errors';
 import type { ExactlyOnceSink } from '../sink-contract';
 import type { SinkRecord, TopicPartition } from '../records';
 import type { CommitStrategy } from './strategies/types';
+import type { ConverterConfig, RecordConverter } from './converters/converter';
+import type { SchemaRegistryClient, SchemaRegistryClientOptions } from './converters/registry-client';
+import { CONVERTER_NAMES, REGISTRY_CONVERTERS } from './converters/names';
 import { KAFKAJS_OPTION_NAMES, KAFKAJS_RETRY_OPTION_NAMES, suggestOptionName } from './option-names';
 
 /** An invalid option. `field` is the dotted path of the first offending option. */
@@ -173,6 +176,16 @@ export interface GroupConsumerOptions extends RebalanceListeners {
    * one transaction per fetched batch per partition. See GroupCommitSink and docs/sql-sink.md.
    */
   groupCommit?: { maxRows?: number; lingerMs?: number };
+  /**
+   * How record keys become data (Kafka Connect's `key.converter`): a converter config (`{ type: 'string' | 'bytes' |
+   * 'json' | 'connect-json' | 'avro' | 'protobuf' | 'json-schema', ... }`) or a converter made with createConverter.
+   * Converted records carry `convertedKey` (docs/converters.md). Default: none (keys stay bytes).
+   */
+  keyConverter?: ConverterConfig | RecordConverter;
+  /** How record values become data (Connect's `value.converter`); see keyConverter. Converted records carry `convertedValue`. */
+  valueConverter?: ConverterConfig | RecordConverter;
+  /** The Schema Registry of the avro, protobuf and json-schema converters: `{ url, ... }` or a SchemaRegistryClient. */
+  schemaRegistry?: SchemaRegistryClientOptions | SchemaRegistryClient;
   /** Install SIGTERM/SIGINT handlers that stop() the consumer, then re-raise the signal (default false). */
   handleSignals?: boolean | NodeJS.Signals[];
 }
@@ -219,6 +232,9 @@ const schema = z.object({
   groupCommit: z.object({
     maxRows: z.number().int().min(1).optional(), lingerMs: z.number().int().min(0).max(60000).optional(),
   }).strict().optional(),
+  keyConverter: z.object({ type: z.string() }).passthrough().optional(),
+  valueConverter: z.object({ type: z.string() }).passthrough().optional(),
+  schemaRegistry: z.object({ url: z.string().regex(/^https?:\/\/[^\s]+$/, 'expected http(s)://host:port') }).passthrough().optional(),
   handleSignals: z.union([z.boolean(), z.array(z.string().regex(/^SIG[A-Z0-9]+$/, 'expected a signal name'))]).optional(),
   onPartitionsAssigned: fn().optional(),
   onPartitionsRevoked: fn().optional(),
@@ -271,6 +287,15 @@ export function validateOptions(options: GroupConsumerOptions): GroupConsumerOpt
   }
   if (options.groupInstanceId && options.assign) {
     throw new ConfigError('groupInstanceId', 'static membership needs group management (`topics`), not `assign`');
+  }
+  for (const f of ['keyConverter', 'valueConverter'] as const) {
+    const c = options[f] as { type?: unknown; convert?: unknown } | undefined;
+    if (c && typeof c.convert !== 'function' && !CONVERTER_NAMES.includes(c.type as never)) {
+      throw new ConfigError(`${f}.type`, `expected one of ${CONVERTER_NAMES.join(', ')}, got ${JSON.stringify(c.type)}`);
+    }
+    if (c && typeof c.convert !== 'function' && REGISTRY_CONVERTERS.includes(c.type as never) && !options.schemaRegistry) {
+      throw new ConfigError('schemaRegistry', `the ${String(c.type)} ${f} needs a Schema Registry ({ url })`);
+    }
   }
   const session = options.sessionTimeoutMs ?? 30000;
   const heartbeat = options.heartbeatIntervalMs ?? 3000;

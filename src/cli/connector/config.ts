@@ -66,6 +66,16 @@ export const consumerSchema = z.object({
   commitToKafkaForMonitoring: z.boolean().optional().describe('exactly-once: also commit positions to Kafka for lag tools (default true)'),
 }).strict();
 
+/** A converter (docs/converters.md), named as Kafka Connect's. */
+export const converterSchema = z.object({
+  type: z.enum(['string', 'bytes', 'json', 'connect-json', 'avro', 'protobuf', 'json-schema']).describe('the converter'),
+  schemasEnable: z.boolean().optional().describe('connect-json: the {schema, payload} envelope (schemas.enable, default true)'),
+  subjectNameStrategy: z.enum(['TopicName', 'RecordName', 'TopicRecordName']).optional()
+    .describe('registry formats: the subject of a schema (default TopicName)'),
+  useLatestVersion: z.boolean().optional().describe("avro: read with the subject's latest version (use.latest.version)"),
+  validate: z.boolean().optional().describe('json-schema: validate payloads against their schema (default false)'),
+}).strict();
+
 export const runConfigSchema = z.object({
   brokers: z.array(z.string().regex(/^[^:\s]+:\d+$/, 'expected host:port')).min(1).describe('bootstrap brokers, host:port'),
   clientId: z.string().min(1).optional().describe('Kafka client.id (default kafka-eos-run)'),
@@ -74,6 +84,13 @@ export const runConfigSchema = z.object({
   kafka: kafkaClientSchema.optional().describe('KafkaJS client settings passed through: ssl, sasl, timeouts, retry'),
   consumer: consumerSchema.optional().describe('consumer group and processing settings'),
   sink: sinkConfigSchema.describe('where records go: { type: sql, ... } or { type: hdfs, ... } (docs/sql-sink.md, docs/hdfs-sink.md)'),
+  keyConverter: converterSchema.optional().describe("how record keys become data (Kafka Connect's key.converter; default: bytes as text)"),
+  valueConverter: converterSchema.optional().describe("how record values become data (Kafka Connect's value.converter; default: JSON)"),
+  schemaRegistry: z.object({
+    url: z.string().regex(/^https?:\/\/[^\s]+$/, 'expected http(s)://host:port').describe('Schema Registry URL (schema.registry.url)'),
+    basicAuth: z.object({ username: z.string(), password: z.string() }).strict().optional().describe('HTTP basic auth'),
+    requestTimeoutMs: int(1).optional().describe('timeout of one registry request, ms (default 10000)'),
+  }).strict().optional().describe('the Schema Registry of the avro, protobuf and json-schema converters'),
   status: z.object({
     intervalMs: int(100).optional().describe('status log line period when stdout is not a TTY, ms (default 10000)'),
   }).strict().optional().describe('the live status line (TTY) or periodic status log lines'),
@@ -110,6 +127,12 @@ export function validateRunConfig(value: unknown): RunConfig {
     `the ${c.sink.type} sink runs exactly-once only`);
   if (c.sink.type === 'sql' && c.sink.mode === 'upsert' && !c.sink.upsertKey) throw new ConfigError('sink.upsertKey',
     'mode upsert needs upsertKey');
+  for (const f of ['keyConverter', 'valueConverter'] as const) {
+    const t = c[f]?.type;
+    if ((t === 'avro' || t === 'protobuf' || t === 'json-schema') && !c.schemaRegistry) {
+      throw new ConfigError('schemaRegistry', `the ${t} ${f} needs schemaRegistry.url`);
+    }
+  }
   return c;
 }
 

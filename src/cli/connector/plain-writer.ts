@@ -8,14 +8,14 @@
 import type { Knex } from 'knex';
 import type { SinkRecord } from '../../records';
 import { detectDialect, type SqlSinkConfig } from '../../sinks/sql';
-import { compileMapping } from '../../sinks/sql/mapping';
+import { compileSinkMapping } from '../../sinks/sql/schema-mapping';
 import { validateSqlSinkConfig } from '../../sinks/sql/config';
 import { valuesInsert } from '../../sinks/sql/insert';
 
 /** A record handler writing one row per record into the sink's table through `knex`. */
 export function plainRecordWriter(knex: Knex, config: SqlSinkConfig): (record: SinkRecord) => Promise<void> {
   const cfg = validateSqlSinkConfig(config);
-  const mapper = compileMapping(cfg.mapping, detectDialect(knex), cfg.includeKafkaCoordinates);
+  const mapper = compileSinkMapping(cfg.mapping, detectDialect(knex), cfg.includeKafkaCoordinates);
   return async (record) => {
     const row = mapper.toRow(record);
     await valuesInsert(knex, cfg.table, Object.keys(row), [row], cfg.conflictKey);

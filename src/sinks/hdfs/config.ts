@@ -24,8 +24,9 @@ export const hdfsSinkConfigSchema = z.object({
   topicsDir: z.string().regex(/^\/[^\s]*$/, 'expected an absolute HDFS path').optional(),
   format: z.discriminatedUnion('type', [
     z.object({ type: z.literal('jsonl') }).strict(),
-    z.object({ type: z.literal('csv'), columns: z.array(column).min(1) }).strict(),
-    z.object({ type: z.literal('parquet'), columns: z.array(column).min(1) }).strict(),
+    z.object({ type: z.literal('csv'), columns: z.array(column).min(1).optional() }).strict(),
+    z.object({ type: z.literal('parquet'), columns: z.array(column).min(1).optional() }).strict(),
+    z.object({ type: z.literal('avro'), codec: z.enum(['null', 'deflate']).optional() }).strict(),
   ]).optional(),
   /** Add _topic, _partition, _offset, _timestamp to every row (default false). */
   includeKafkaCoordinates: z.boolean().optional(),

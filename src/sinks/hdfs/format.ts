@@ -8,17 +8,22 @@ import { loadHyparquetWriter } from '../../util/vendored';
 import type { SinkRecord } from '../../records';
 import { SinkMappingError } from '../errors';
 import { JsonShape, jsonTextShape } from './json-check';
+import { AvroFileWriter, hdfsColumnsOf, plainValue, valueSchemaOf } from './format-schema';
 
 /** A column of CSV or Parquet output: `path` is a dot path into the record's JSON value (default: `name`). */
 export interface HdfsColumn {
   name: string; type: 'string' | 'int64' | 'double' | 'boolean' | 'timestamp'; path?: string; nullable?: boolean;
 }
 
-/** The file format: JSON lines (the value as is), or CSV / Parquet with declared columns. */
+/**
+ * The file format: JSON lines (the value as is), CSV / Parquet with declared columns (or, without `columns`, the
+ * columns of the records' schemas), or Avro container files from the records' schemas (format-schema.ts).
+ */
 export type HdfsFormatConfig =
   | { type: 'jsonl' }
-  | { type: 'csv'; columns: HdfsColumn[] }
-  | { type: 'parquet'; columns: HdfsColumn[] };
+  | { type: 'csv'; columns?: HdfsColumn[] }
+  | { type: 'parquet'; columns?: HdfsColumn[] }
+  | { type: 'avro'; codec?: 'null' | 'deflate' };
 
 /** Kafka coordinates added to every row when `includeKafkaCoordinates` is set. */
 export const KAFKA_COLUMNS: HdfsColumn[] = [
@@ -121,9 +126,16 @@ export class Format {
   readonly extension: string;
   private readonly columns: HdfsColumn[] | null;
 
+  /** Avro files, or CSV / Parquet without declared columns: rows are the records, shaped by their schemas at encode. */
+  readonly fromSchema: boolean;
+  private readonly avroWriter: AvroFileWriter | undefined;
+
   constructor(readonly config: HdfsFormatConfig, readonly includeKafkaCoordinates: boolean) {
     this.extension = config.type === 'jsonl' ? 'jsonl' : config.type;
-    this.columns = config.type === 'jsonl' ? null : [...(includeKafkaCoordinates ? KAFKA_COLUMNS : []), ...config.columns];
+    this.fromSchema = config.type === 'avro' || (config.type !== 'jsonl' && !config.columns);
+    this.avroWriter = config.type === 'avro' ? new AvroFileWriter(config.codec) : undefined;
+    this.columns = config.type === 'jsonl' || config.type === 'avro' ? null
+      : [...(includeKafkaCoordinates ? KAFKA_COLUMNS : []), ...(config.columns ?? [])];
   }
 
   /** Whether rows need the record's parsed value (CSV and Parquet columns); JSON lines only check its syntax. */
@@ -137,6 +149,10 @@ export class Format {
    * @throws SinkMappingError naming the record and column (a value that is not JSON, a bad column value)
    */
   toRow(r: SinkRecord, value: () => unknown = () => jsonValue(r)): Row {
+    if (this.fromSchema) {
+      if (r.value !== null) valueSchemaOf(r); // refused at staging, not at commit
+      return { record: r, value: EMPTY };
+    }
     if (!this.columns) {
       const v = r.value;
       if (v === null) return { record: r, value: NULL_BYTES };
@@ -154,6 +170,11 @@ export class Format {
     return row;
   }
 
+  /** Avro files and schema-derived CSV / Parquet (format-schema.ts): the file of these records. */
+  private encodeFromSchema(records: SinkRecord[]): Buffer {
+    return this.avroWriter ? this.avroWriter.encode(records) : encodeWithSchemaColumns(this, records);
+  }
+
   /**
    * JSON lines: the bytes of these rows (one partition's), to be concatenated later (null for CSV and
    * Parquet, which encode a file at once). Built straight into one Buffer with no string per row: the line's
@@ -161,7 +182,7 @@ export class Format {
    * value's bytes copied as they are.
    */
   encodeChunk(rowsIn: Row[]): Buffer | null {
-    if (this.columns) return null;
+    if (this.columns || this.fromSchema) return null;
     const rows = rowsIn as JsonLine[];
     if (rows.length === 0) return Buffer.alloc(0);
     const first = rows[0]!.record;
@@ -192,6 +213,7 @@ export class Format {
 
   /** Encodes the rows of one file; `chunks` are earlier encodeChunk results (JSON lines), in order before `rowsIn`. */
   encode(rowsIn: Row[], chunks: Buffer[] = []): Buffer {
+    if (this.fromSchema) return this.encodeFromSchema((rowsIn as JsonLine[]).map((x) => x.record));
     if (!this.columns) {
       const parts = rowsIn.length > 0 ? [...chunks, this.encodeChunk(rowsIn)!] : chunks;
       return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
@@ -210,6 +232,26 @@ export class Format {
     });
     return Buffer.from(ab);
   }
+}
+
+/**
+ * CSV / Parquet without declared columns: the columns of the file's first record (one schema per file: the sink rotates
+ * on a schema change), values converted as declared columns' are. Tombstones are left out.
+ */
+function encodeWithSchemaColumns(format: Format, records: SinkRecord[]): Buffer {
+  const data = records.filter((r) => r.value !== null);
+  if (data.length === 0) return Buffer.alloc(0);
+  const derived = hdfsColumnsOf(data[0]!);
+  const columns: HdfsColumn[] = [...(format.includeKafkaCoordinates ? KAFKA_COLUMNS : []),
+    ...derived.map((c) => ({ name: c.name, type: c.type, nullable: c.nullable }))];
+  const inner = new Format({ type: format.config.type as 'csv', columns }, false);
+  const rows = data.map((r) => {
+    const row: Record<string, unknown> = format.includeKafkaCoordinates
+      ? { _topic: r.topic, _partition: BigInt(r.partition), _offset: r.offset, _timestamp: new Date(Number(r.timestamp)) } : {};
+    derived.forEach((c, i) => { row[c.name] = convert(r, columns[i + (format.includeKafkaCoordinates ? KAFKA_COLUMNS.length : 0)]!, plainValue(c.read(r))); });
+    return row;
+  });
+  return inner.encode(rows);
 }
 
 function convert(r: SinkRecord, c: HdfsColumn, v: unknown): unknown {

@@ -15,6 +15,7 @@ import { attemptDir, claimName, commitFiles, HdfsLayout, makeAttempt, type Stage
 import { recover, type StrayClaim } from './recovery';
 import { validateHdfsSinkConfig, type HdfsSinkConfig, type NormalizedHdfsSinkConfig } from './config';
 import { Format, jsonValue, type Row } from './format';
+import { schemaKey } from '../schema-columns';
 import { createPartitioner, type Partitioner } from './partitioner';
 import { WebHdfsClient, WebHdfsError } from './webhdfs-client';
 
@@ -33,6 +34,8 @@ interface PartitionState {
   firstTimestamp: bigint | null;
   /** Set by a background (scheduled) commit that was fenced or failed: the next write reports it. */
   failure: { kind: 'fenced'; stored: bigint } | { kind: 'error'; error: unknown } | null;
+  /** The key/value schema of the open files (schema-shaped formats: a new schema rotates). */
+  schema?: string;
   /** Serialises writes, flushes and scheduled commits of this partition. */
   lock: Promise<unknown>;
   /** This writer's attempt directories live under `+tmp/<topic>/<partition>/<session>` (a new id after every recovery or failure). */
@@ -221,14 +224,18 @@ export class HdfsSink implements ExactlyOnceSink {
       const r = b.records[i]!;
       const row = rows[i]!;
       const dir = dirs ? dirs[i]! : defaultDir;
-      if (this.cfg.rotateIntervalMs !== undefined && state.firstTimestamp !== null && state.count > 0
-        && r.timestamp - state.firstTimestamp >= BigInt(this.cfg.rotateIntervalMs)) {
+      // A file holds one schema (format-schema.ts): a record with another key or value schema rotates first.
+      const schema = this.format.fromSchema && r.value !== null ? schemaKey(r) : undefined;
+      if ((schema !== undefined && state.count > 0 && state.schema !== undefined && schema !== state.schema)
+        || (this.cfg.rotateIntervalMs !== undefined && state.firstTimestamp !== null && state.count > 0
+        && r.timestamp - state.firstTimestamp >= BigInt(this.cfg.rotateIntervalMs))) {
         state.end = r.offset; // the file covers up to the record before this one
         if ((await this.commit(state)) === 'fenced') return 'fenced';
         stagedDir = null; // a commit starts a new file set
       }
       if (state.start === null) state.start = state.durable >= 0n ? state.durable : r.offset;
       state.firstTimestamp ??= r.timestamp;
+      if (schema !== undefined) state.schema = schema;
       if (dir !== stagedDir || !staged) {
         staged = state.rows.get(dir);
         if (!staged) state.rows.set(dir, (staged = { rows: [], chunks: [], count: 0 }));

@@ -8,6 +8,26 @@ import { KAFKA_COORDINATE_COLUMNS } from './ddl';
 import { SinkConfigError } from './errors';
 import { COLUMN_TYPES, type SinkMapping } from './mapping';
 
+/** Checks `mapping.fromSchema`: true, or { flatten?, keyColumn?, keyPrefix?, headers? }. @throws SinkConfigError */
+function validateFromSchema(spec: unknown): void {
+  if (spec === true) return;
+  const f = 'mapping.fromSchema';
+  if (spec === null || typeof spec !== 'object') throw new SinkConfigError(f, 'must be true or { flatten?, keyColumn?, keyPrefix?, headers? }');
+  const o = spec as Record<string, unknown>;
+  for (const k of Object.keys(o)) {
+    if (!['flatten', 'keyColumn', 'keyPrefix', 'headers'].includes(k)) throw new SinkConfigError(`${f}.${k}`, 'unknown option');
+  }
+  if (o.flatten !== undefined && o.flatten !== false && (typeof o.flatten !== 'string' || o.flatten === '')) {
+    throw new SinkConfigError(`${f}.flatten`, 'must be a separator (e.g. "_") or false');
+  }
+  if (o.keyColumn !== undefined) validateIdentifier(o.keyColumn as string, `${f}.keyColumn`);
+  if (o.keyPrefix !== undefined && typeof o.keyPrefix !== 'string') throw new SinkConfigError(`${f}.keyPrefix`, 'must be a string');
+  if (o.headers !== undefined) {
+    if (o.headers === null || typeof o.headers !== 'object') throw new SinkConfigError(`${f}.headers`, 'must map header names to columns');
+    for (const [h, c] of Object.entries(o.headers)) validateIdentifier(c as string, `${f}.headers.${h}`);
+  }
+}
+
 /**
  * - 'insert': plain INSERT of each row.
  * - 'upsert': INSERT ... ON CONFLICT (upsertKey) DO UPDATE (last record of a key wins; duplicate keys inside one
@@ -42,6 +62,13 @@ export interface SqlSinkConfig {
   autoCreate?: boolean;
   /** Upper bound on rows per INSERT statement; further capped by dialect limits. Defaults: SQLite 500, PostgreSQL 1000. */
   maxRowsPerStatement?: number;
+  /**
+   * What a tombstone (a record whose value is null) does (Connect's `behavior.on.null.values`): 'ignore' writes no
+   * row (its offset is committed with the batch: deletes are not applied), 'fail' is SINK_MAPPING_FAILED naming
+   * the record (the poison policy applies). Default: 'ignore' with `mapping.fromSchema`; otherwise unset, and a
+   * tombstone is mapped like any record (a function mapping sees `value: null`; declarative columns read null).
+   */
+  behaviorOnNullValues?: 'ignore' | 'fail';
   /** Transient-error retry budget; default { retries: 5, minTimeoutMs: 50, maxTimeoutMs: 2000 }. */
   retry?: Partial<SqlRetryOptions>;
 }
@@ -55,6 +82,8 @@ export interface NormalizedSqlSinkConfig {
   offsetsTable: string;
   autoCreate: boolean;
   maxRowsPerStatement: number | undefined;
+  /** What a tombstone (null value) does: see {@link SqlSinkConfig.behaviorOnNullValues}; undefined: mapped like any record. */
+  behaviorOnNullValues: 'ignore' | 'fail' | undefined;
 }
 
 const COORDS: readonly string[] = KAFKA_COORDINATE_COLUMNS;
@@ -95,6 +124,12 @@ export function validateSqlSinkConfig(config: SqlSinkConfig): NormalizedSqlSinkC
   let mappingCoords: boolean | undefined;
   if (typeof mapping === 'function') {
     // user function: nothing more to check up front
+  } else if (mapping !== null && typeof mapping === 'object' && 'fromSchema' in mapping) {
+    validateFromSchema(mapping.fromSchema);
+    if (mapping.includeKafkaCoordinates !== undefined && typeof mapping.includeKafkaCoordinates !== 'boolean') {
+      throw new SinkConfigError('mapping.includeKafkaCoordinates', 'must be a boolean');
+    }
+    mappingCoords = mapping.includeKafkaCoordinates;
   } else if (mapping !== null && typeof mapping === 'object' && mapping.columns !== null && typeof mapping.columns === 'object') {
     declared = new Map();
     const entries = Object.entries(mapping.columns);
@@ -126,7 +161,8 @@ export function validateSqlSinkConfig(config: SqlSinkConfig): NormalizedSqlSinkC
     }
     mappingCoords = mapping.includeKafkaCoordinates;
   } else {
-    throw new SinkConfigError('mapping', 'must be a function (record) => row or { columns: { name: { path?, type, nullable? } } }');
+    throw new SinkConfigError('mapping', 'must be a function (record) => row, { columns: { name: { path?, type, nullable? } } } '
+      + 'or { fromSchema: true | { flatten?, keyColumn?, keyPrefix?, headers? } }');
   }
 
   if (config.includeKafkaCoordinates !== undefined && typeof config.includeKafkaCoordinates !== 'boolean') {
@@ -179,9 +215,10 @@ export function validateSqlSinkConfig(config: SqlSinkConfig): NormalizedSqlSinkC
     throw new SinkConfigError('autoCreate', 'must be a boolean');
   }
   const autoCreate = config.autoCreate ?? false;
-  if (autoCreate && !declared) {
+  const fromSchema = typeof mapping !== 'function' && 'fromSchema' in mapping;
+  if (autoCreate && !declared && !fromSchema) {
     throw new SinkConfigError(
-      'autoCreate', 'needs a declarative mapping (columns with types); with a mapping function create the table yourself',
+      'autoCreate', 'needs a declarative mapping (columns with types, or fromSchema); with a mapping function create the table yourself',
     );
   }
 
@@ -190,5 +227,10 @@ export function validateSqlSinkConfig(config: SqlSinkConfig): NormalizedSqlSinkC
     throw new SinkConfigError('maxRowsPerStatement', `must be a positive integer, got ${String(m)}`);
   }
 
-  return { table, mode, mapping, includeKafkaCoordinates, conflictKey, offsetsTable, autoCreate, maxRowsPerStatement: m };
+  const nulls = config.behaviorOnNullValues;
+  if (nulls !== undefined && nulls !== 'ignore' && nulls !== 'fail') {
+    throw new SinkConfigError('behaviorOnNullValues', `must be 'ignore' or 'fail', got ${JSON.stringify(nulls)}`);
+  }
+  const behaviorOnNullValues = nulls ?? (fromSchema ? 'ignore' : undefined);
+  return { table, mode, mapping, includeKafkaCoordinates, conflictKey, offsetsTable, autoCreate, maxRowsPerStatement: m, behaviorOnNullValues };
 }

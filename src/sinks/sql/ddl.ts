@@ -91,5 +91,7 @@ function columnBuilder(t: Knex.CreateTableBuilder, name: string, type: ColumnTyp
     case 'boolean': return t.boolean(name);
     case 'json': return t.jsonb(name);
     case 'timestamp': return t.timestamp(name, { useTz: true });
+    case 'numeric': return t.specificType(name, 'numeric');
+    case 'bytes': return t.binary(name);
   }
 }

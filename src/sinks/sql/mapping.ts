@@ -6,9 +6,10 @@ import { KafkaEosError } from '../../errors';
 import type { SinkRecord } from '../../records';
 import { bindBigint, type SqlDialect } from './dialect';
 import { SinkMappingError } from './errors';
+import type { SchemaColumnsOptions } from '../schema-columns';
 
-export type ColumnType = 'string' | 'integer' | 'bigint' | 'float' | 'boolean' | 'json' | 'timestamp';
-export const COLUMN_TYPES: readonly ColumnType[] = ['string', 'integer', 'bigint', 'float', 'boolean', 'json', 'timestamp'];
+export type ColumnType = 'string' | 'integer' | 'bigint' | 'float' | 'boolean' | 'json' | 'timestamp' | 'numeric' | 'bytes';
+export const COLUMN_TYPES: readonly ColumnType[] = ['string', 'integer', 'bigint', 'float', 'boolean', 'json', 'timestamp', 'numeric', 'bytes'];
 
 /**
  * One column of a declarative mapping.
@@ -17,13 +18,19 @@ export const COLUMN_TYPES: readonly ColumnType[] = ['string', 'integer', 'bigint
  * `$value` (the whole parsed value), `$headers.<name>` (header as UTF-8 text).
  * `nullable` (default false): a missing/null value is an error unless true.
  * Types: string → TEXT; integer → 32-bit INTEGER; bigint → BIGINT; float → DOUBLE; boolean; json → JSONB/TEXT;
- * timestamp → TIMESTAMPTZ on PostgreSQL, ISO-8601 text on SQLite (accepts ms epoch numbers, ISO strings).
+ * timestamp → TIMESTAMPTZ on PostgreSQL, ISO-8601 text on SQLite (accepts ms epoch numbers, ISO strings);
+ * numeric → NUMERIC (exact decimals, bound as their decimal text); bytes → BYTEA / BLOB (a Buffer, or base64 text).
  */
 export interface ColumnMapping { path?: string; type: ColumnType; nullable?: boolean }
 export interface DeclarativeMapping { columns: Record<string, ColumnMapping>; includeKafkaCoordinates?: boolean }
 /** A user mapping: returns column → value. bigint and Date values are converted for the dialect; throwing fails the write. */
 export type MappingFunction = (record: SinkRecord) => Record<string, unknown>;
-export type SinkMapping = MappingFunction | DeclarativeMapping;
+/**
+ * Columns from the converted records' schemas (a key converter's and a value converter's, see
+ * docs/converters.md): no hand-written column list. See sinks/schema-columns.ts for how fields become columns.
+ */
+export interface SchemaMapping { fromSchema: SchemaColumnsOptions | true; includeKafkaCoordinates?: boolean }
+export type SinkMapping = MappingFunction | DeclarativeMapping | SchemaMapping;
 export type Row = Record<string, unknown>;
 
 export interface CompiledMapping {
@@ -33,8 +40,8 @@ export interface CompiledMapping {
   toRow(record: SinkRecord): Row;
 }
 
-/** A value that does not fit its column; caught and reported as a SinkMappingError naming the record. */
-class ColumnValueError extends KafkaEosError {
+/** A value that does not fit its column type: the message says why (reported as a SinkMappingError naming the record). */
+export class ColumnValueError extends KafkaEosError {
   constructor(message: string) {
     super('SINK_MAPPING_FAILED', message);
   }
@@ -73,7 +80,7 @@ const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
 
 /** Converts one mapped value to a bind value of `type` on `dialect`; throws ColumnValueError with the reason. */
-function convert(v: unknown, type: ColumnType, dialect: SqlDialect): unknown {
+export function convert(v: unknown, type: ColumnType, dialect: SqlDialect): unknown {
   switch (type) {
     case 'string':
       if (typeof v === 'string') return v;
@@ -114,6 +121,16 @@ function convert(v: unknown, type: ColumnType, dialect: SqlDialect): unknown {
       }
       return dialect === 'sqlite' ? d.toISOString() : d;
     }
+    case 'numeric': {
+      const t = typeof v === 'number' && Number.isFinite(v) ? String(v) : typeof v === 'bigint' ? v.toString() : v;
+      if (typeof t === 'string' && /^-?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(t)) return t;
+      throw new ColumnValueError(`expected a decimal number, got ${describe(v)}`);
+    }
+    case 'bytes':
+      if (Buffer.isBuffer(v)) return v;
+      if (v instanceof Uint8Array) return Buffer.from(v);
+      if (typeof v === 'string') return Buffer.from(v, 'base64');
+      throw new ColumnValueError(`expected bytes, got ${describe(v)}`);
   }
 }
 
@@ -140,7 +157,7 @@ function bindLoose(v: unknown, dialect: SqlDialect): unknown {
   return v;
 }
 
-function coordinates(r: SinkRecord): Row {
+export function coordinates(r: SinkRecord): Row {
   return { kafka_topic: r.topic, kafka_partition: r.partition, kafka_offset: bindBigint(r.offset) };
 }
 
@@ -149,6 +166,9 @@ function coordinates(r: SinkRecord): Row {
  * every row (overriding same-named keys of a function mapping).
  */
 export function compileMapping(mapping: SinkMapping, dialect: SqlDialect, includeKafkaCoordinates: boolean): CompiledMapping {
+  if (typeof mapping !== 'function' && 'fromSchema' in mapping) {
+    throw new KafkaEosError('INTERNAL_ERROR', 'mapping.fromSchema is compiled by compileSinkMapping (schema-mapping.ts)');
+  }
   if (typeof mapping === 'function') {
     return {
       columns: undefined,
