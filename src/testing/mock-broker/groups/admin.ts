@@ -20,6 +20,7 @@ export interface GroupAdminHost {
   deleteGroup(group: Group, why: 'deleted'): number;
 }
 
+/** The admin APIs and views over both kinds of group (see the module comment). */
 export class GroupAdmin {
   constructor(
     private readonly registry: GroupRegistry,

@@ -54,6 +54,7 @@ export type ResolvedConfig = Required<Omit<GroupCoordinatorConfig, 'partitionExi
 
 const NO_TOPICS: TopicSource = { byName: () => undefined, byId: () => undefined, all: () => [], version: () => 0 };
 
+/** The mock cluster's group coordinator (see the module comment); `ClusterState.groups`. */
 export class GroupCoordinator {
   readonly config: Readonly<ResolvedConfig>;
   private readonly registry = new GroupRegistry();

@@ -21,6 +21,7 @@ import type { Group, GroupRegistry } from './registry';
 
 const EXPIRATION_KEY = 'group-metadata-expiration';
 
+/** The periodic cleanup of one coordinator's groups and offsets (see the module comment); runs on its KeyedTimers' clock. */
 export class GroupExpiration {
   private started = false;
 

@@ -7,6 +7,7 @@
 import { systemClock } from '../../../util/clock';
 import type { Clock, TimerHandle } from '../../../util/clock';
 
+/** Timers by key on one Clock: scheduling a key replaces its timer; `size` counts the live ones. */
 export class KeyedTimers {
   private readonly timers = new Map<string, TimerHandle>();
 

@@ -56,6 +56,7 @@ export interface ClassicGroupHost {
   classicGroup(groupId: string): ClassicGroup | undefined;
 }
 
+/** JoinGroup, SyncGroup, Heartbeat and LeaveGroup of classic groups (see the module comment). */
 export class ClassicGroupProtocol {
   constructor(
     private readonly config: Readonly<Pick<Required<GroupCoordinatorConfig>, 'minSessionTimeoutMs' | 'maxSessionTimeoutMs'

@@ -72,6 +72,7 @@ export interface ConsumerGroupHost {
 /** The same Kafka error as a heartbeat answer. */
 const refuse = (name: ConstructorParameters<typeof KafkaProtocolError>[0], message: string) => new KafkaProtocolError(name, message);
 
+/** ConsumerGroupHeartbeat and the member-epoch checks of a KIP-848 group's offsets (see the module comment). */
 export class ConsumerGroupProtocol {
   private readonly subscriptions: SubscriptionResolver;
   /** The topics each group's members subscribed to as last resolved: name → `id:partitions`, at a topics version. */

@@ -34,6 +34,7 @@ export function compileTopicRegex(source: string): RE2JS {
 /** Internal topics (`__consumer_offsets`, ...) never match a regex subscription, as in Kafka. */
 const isInternal = (name: string) => name.startsWith('__');
 
+/** Resolves members' subscriptions to topics, caching compiled patterns and their matches per topics version. */
 export class SubscriptionResolver {
   private readonly compiled = new Map<string, RE2JS>();
   /** pattern → the topics it matched, at topics version `version`. */
