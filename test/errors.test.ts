@@ -23,7 +23,8 @@ describe('the SDK error table (src/errors.ts ERROR_CODES)', () => {
   /** Codes given to a KafkaEosError (directly, through a subclass's super(), or as a state machine's errorCode). */
   const used = new Map<string, string>();
   for (const { file, text } of files) {
-    for (const m of text.matchAll(/(?:new (?:KafkaEosError|SinkWriteError|FaultError|MockClusterError)|super|errorCode:)\(?\s*'([A-Z][A-Z0-9_]{2,})'/g)) used.set(m[1]!, file);
+    const codeArgument = /(?:new (?:KafkaEosError|SinkWriteError|FaultError|MockClusterError)|super|errorCode:)\(?\s*'([A-Z][A-Z0-9_]{2,})'/g;
+    for (const m of text.matchAll(codeArgument)) used.set(m[1]!, file);
   }
 
   test('every code has its meaning, its retriability and what to do; KafkaEosError takes retriable from the table', () => {
@@ -51,7 +52,8 @@ describe('the SDK error table (src/errors.ts ERROR_CODES)', () => {
     expect(freeForm).toEqual([]);
     // The WebHDFS test server's RemoteException carrier is the hardening work's to change (docs/architecture.md).
     const plainClasses = files.flatMap(({ file, text }) =>
-      [...text.matchAll(/class (\w+) extends (Error|RangeError|TypeError)\b/g)].filter((m) => m[1] !== 'KafkaEosError').map((m) => `${file}: ${m[1]}`))
+      [...text.matchAll(/class (\w+) extends (Error|RangeError|TypeError)\b/g)]
+        .filter((m) => m[1] !== 'KafkaEosError').map((m) => `${file}: ${m[1]}`))
       .filter((c) => c !== 'testing/webhdfs-server/server.ts: RemoteError');
     expect(plainClasses).toEqual([]);
   });

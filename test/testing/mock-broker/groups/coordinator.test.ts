@@ -38,7 +38,9 @@ test('a live consumer group refuses a classic JoinGroup; an empty one becomes a 
   await flush();
   expect(join.value).toMatchObject({ errorCode: 0, generationId: 1 });
   expect(coordinator.consumerGroup('g')).toBeUndefined();
-  expect(coordinator.group('g')).toMatchObject({ state: 'CompletingRebalance', offsets: [expect.objectContaining({ committedOffset: 3n })] });
+  expect(coordinator.group('g')).toMatchObject({
+    state: 'CompletingRebalance', offsets: [expect.objectContaining({ committedOffset: 3n })],
+  });
   expect(events.entries({ type: 'group.converted', groupId: 'g' }).map((e) => e.data)).toEqual([
     { groupId: 'g', groupType: 'classic', from: 'consumer' },
   ]);

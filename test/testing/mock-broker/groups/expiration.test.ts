@@ -20,11 +20,13 @@ function setup() {
     clock, minSessionTimeoutMs: 1000, offsetsRetentionMs: RETENTION_MS, offsetsRetentionCheckIntervalMs: CHECK_MS, topics,
   }, events);
   const commit = (groupId: string, generationId = -1, memberId = '') => coordinator.commitOffsets({
-    groupId, generationId, memberId, groupInstanceId: null, topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 5n, committedMetadata: null }] }],
+    groupId, generationId, memberId, groupInstanceId: null,
+    topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 5n, committedMetadata: null }] }],
   }, ctx('c', 9));
   const kip848 = (groupId: string, memberEpoch: number) => coordinator.consumerGroupHeartbeat({
     groupId, memberId: 'm', memberEpoch, instanceId: null, rackId: null, rebalanceTimeoutMs: memberEpoch === 0 ? 30_000 : -1,
-    subscribedTopicNames: memberEpoch === 0 ? ['t'] : null, subscribedTopicRegex: null, serverAssignor: null, topicPartitions: memberEpoch === 0 ? [] : null,
+    subscribedTopicNames: memberEpoch === 0 ? ['t'] : null, subscribedTopicRegex: null, serverAssignor: null,
+    topicPartitions: memberEpoch === 0 ? [] : null,
   }, { clientId: 'c', clientHost: '/127.0.0.1', apiVersion: 1 });
   return { clock, events, coordinator, commit, kip848 };
 }
@@ -69,7 +71,7 @@ test('an empty group with no offsets goes at the next check; an open transaction
   coordinator.close();
 });
 
-test('a classic group\'s offsets expire counting from when it became Empty, not from the commit; timers follow the injected clock', async () => {
+test('a classic group\'s offsets expire from when it became Empty, not from the commit; timers follow the injected clock', async () => {
   const { clock, events, coordinator, commit } = setup();
   const a = track(coordinator.joinGroup(joinReq({ groupId: 'cl' }), ctx('A', 3)));
   clock.advance(1); // the initial rebalance delay (0 ms) runs on the clock

@@ -1,5 +1,7 @@
 /** Kafka's transaction state table (TransactionState.validPreviousStates) on the one StateMachine. */
-import { canTransition, TXN_TRANSITIONS, TxnState, txnStateMachine } from '../../../../src/testing/mock-broker/transactions/state-machine';
+import {
+  canTransition, TXN_TRANSITIONS, TxnState, txnStateMachine,
+} from '../../../../src/testing/mock-broker/transactions/state-machine';
 import { IllegalTransitionError } from '../../../../src/util/state-machine';
 
 const ALL: TxnState[] = ['Empty', 'Ongoing', 'PrepareCommit', 'PrepareAbort', 'CompleteCommit', 'CompleteAbort', 'Dead', 'PrepareEpochFence'];
@@ -27,7 +29,9 @@ describe('transaction state machine table', () => {
     expect(() => m.to('CompleteAbort', 'EndTxn')).toThrow(expect.objectContaining({
       code: 'ILLEGAL_TXN_TRANSITION', machine: "transactional id 'tx'", from: 'CompleteCommit', to: 'CompleteAbort',
     }));
-    expect(seen).toEqual(['Empty->Ongoing (AddPartitionsToTxn)', 'Ongoing->PrepareCommit (EndTxn)', 'PrepareCommit->CompleteCommit (markers written)']);
+    expect(seen).toEqual([
+      'Empty->Ongoing (AddPartitionsToTxn)', 'Ongoing->PrepareCommit (EndTxn)', 'PrepareCommit->CompleteCommit (markers written)',
+    ]);
   });
 });
 

@@ -2,8 +2,9 @@
 import { ClassicGroup, ClassicGroupMember, GUARDS, TRANSITIONS } from '../../../../../src/testing/mock-broker/groups/classic/group';
 import { IllegalTransitionError } from '../../../../../src/util/state-machine';
 
-const member = (id: string, protocols: string[], instanceId: string | null = null) =>
-  new ClassicGroupMember(id, instanceId, 'client', '/127.0.0.1', 30_000, 10_000, 'consumer', protocols.map((name) => ({ name, metadata: Buffer.from(name) })));
+const member = (id: string, protocols: string[], instanceId: string | null = null) => new ClassicGroupMember(
+  id, instanceId, 'client', '/127.0.0.1', 30_000, 10_000, 'consumer', protocols.map((name) => ({ name, metadata: Buffer.from(name) })),
+);
 
 test('the table is Kafka\'s validPreviousStates; guards refuse by name before the table moves', () => {
   expect(TRANSITIONS.Stable).toEqual(['CompletingRebalance']);

@@ -1,7 +1,9 @@
 /** Committed offsets and pending transactional ones, per group (Kafka's OffsetMetadataManager storage). */
 import { OffsetStore } from '../../../../../src/testing/mock-broker/groups/offsets/store';
 
-const at = (committedOffset: bigint, commitTimestampMs = 0) => ({ committedOffset, committedLeaderEpoch: -1, metadata: '', commitTimestampMs });
+const at = (committedOffset: bigint, commitTimestampMs = 0) => ({
+  committedOffset, committedLeaderEpoch: -1, metadata: '', commitTimestampMs,
+});
 
 test('commit, read, delete: a group without offsets is gone from the store', () => {
   const s = new OffsetStore();
