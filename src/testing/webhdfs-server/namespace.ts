@@ -8,13 +8,17 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { KafkaEosError } from '../../errors';
 
 /**
  * A failure as the NameNode reports it: `{"RemoteException": {exception, javaClassName, message}}` with `status`.
- * Internal to the test server (the SDK's client reads it as WebHdfsError).
+ * Answered by the server, never thrown to its caller (the SDK's client reads the answer as WebHdfsError); a
+ * KafkaEosError HDFS_REQUEST_FAILED, retriable as a 5xx answer is.
  */
-export class RemoteError extends Error {
-  constructor(readonly status: number, readonly exception: string, readonly javaClassName: string, message: string) { super(message); }
+export class RemoteError extends KafkaEosError {
+  constructor(readonly status: number, readonly exception: string, readonly javaClassName: string, message: string) {
+    super('HDFS_REQUEST_FAILED', message, { retriable: status >= 500 });
+  }
 }
 export const notFound = (m: string) => new RemoteError(404, 'FileNotFoundException', 'java.io.FileNotFoundException', m);
 export const exists = (m: string) =>
