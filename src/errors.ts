@@ -89,6 +89,8 @@ export const ERROR_CODES = {
   DRIVER_MISSING: row('no', 'the database driver a config needs is not installed', 'npm install the package named'),
   HDFS_REQUEST_FAILED: row('per-error', 'a WebHDFS request failed (retriable: no answer or 5xx)',
     'read the RemoteException; check the NameNode'),
+  HDFS_FILE_UNREADABLE: row('no', 'a committed HDFS sink file does not parse in its format (readHdfsSinkOutput)',
+    'inspect the file named; it was not written by this sink or was altered'),
   // ---- converters and the Schema Registry
   RECORD_CONVERSION_FAILED: row('no', "a record's key or value does not convert (bad bytes, wire format, schema mismatch)",
     'the poison policy decides (skip, dead-letter, fail)'),

@@ -33,10 +33,18 @@ export type { ConverterName } from './names';
 
 /** A converter's configuration, Connect's `key.converter` / `value.converter` with their settings. */
 export type ConverterConfig =
-  | { type: 'string' | 'bytes' | 'json' }
-  /** `schemasEnable` (Connect's `schemas.enable`, default true): false reads plain JSON, as `json` does. */
-  | { type: 'connect-json'; schemasEnable?: boolean }
   | {
+    /** Connect's StringConverter, ByteArrayConverter or JsonConverter without schemas. */
+    type: 'string' | 'bytes' | 'json';
+  }
+  | {
+    /** Connect's JsonConverter with its `{ schema, payload }` envelope. */
+    type: 'connect-json';
+    /** Connect's `schemas.enable` (default true): false reads plain JSON, as `json` does. */
+    schemasEnable?: boolean;
+  }
+  | {
+    /** Confluent's Avro, Protobuf or JSON Schema converter (the Schema Registry wire format). */
     type: 'avro' | 'protobuf' | 'json-schema';
     /** The subject of a topic's schema (Confluent's `key/value.subject.name.strategy`, default TopicName): used by serialize() and useLatestVersion. */
     subjectNameStrategy?: SubjectNameStrategy;
@@ -53,6 +61,7 @@ export type ConverterConfig =
 
 /** Turns one key or value into Connect data (see the module comment). */
 export interface RecordConverter {
+  /** The converter's name (`string`, `bytes`, `json`, `connect-json`, `avro`, `protobuf` or `json-schema`). */
   readonly type: ConverterName;
   /**
    * Loads what `bytes` need before {@link convert} (the schema its id names); undefined when nothing is missing.

@@ -22,14 +22,27 @@ export const COLUMN_TYPES: readonly ColumnType[] = ['string', 'integer', 'bigint
  * numeric → NUMERIC (exact decimals, bound as their decimal text); bytes → BYTEA / BLOB (a Buffer, or base64 text).
  */
 export interface ColumnMapping { path?: string; type: ColumnType; nullable?: boolean }
-export interface DeclarativeMapping { columns: Record<string, ColumnMapping>; includeKafkaCoordinates?: boolean }
+export interface DeclarativeMapping {
+  /** Column name → where its value comes from and its type (see {@link ColumnMapping}). */
+  columns: Record<string, ColumnMapping>;
+  /**
+   * Add kafka_topic, kafka_partition, kafka_offset columns (default true); the same as the sink's
+   * `includeKafkaCoordinates` (they must agree).
+   */
+  includeKafkaCoordinates?: boolean;
+}
 /** A user mapping: returns column → value. bigint and Date values are converted for the dialect; throwing fails the write. */
 export type MappingFunction = (record: SinkRecord) => Record<string, unknown>;
 /**
  * Columns from the converted records' schemas (a key converter's and a value converter's, see
  * docs/converters.md): no hand-written column list. See sinks/schema-columns.ts for how fields become columns.
  */
-export interface SchemaMapping { fromSchema: SchemaColumnsOptions | true; includeKafkaCoordinates?: boolean }
+export interface SchemaMapping {
+  /** `true`, or how fields become columns: `{ flatten?, keyColumn?, keyPrefix?, headers? }` (sinks/schema-columns.ts). */
+  fromSchema: SchemaColumnsOptions | true;
+  /** Add kafka_topic, kafka_partition, kafka_offset columns (default true); as the sink's `includeKafkaCoordinates`. */
+  includeKafkaCoordinates?: boolean;
+}
 export type SinkMapping = MappingFunction | DeclarativeMapping | SchemaMapping;
 export type Row = Record<string, unknown>;
 
