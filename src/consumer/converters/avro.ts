@@ -43,6 +43,58 @@ const ExactLong = avro.types.LongType.__with({
   compare: (a: number | bigint, b: number | bigint) => (a < b ? -1 : a > b ? 1 : 0),
 });
 
+const TWO_52 = 2 ** 52;
+const TWO_53 = 2 ** 53;
+
+/**
+ * `long` on the fast path: a JS number, exact. avsc's own long sums the zigzag varint in floating point, which
+ * rounds a zigzag value above 2^53 to an even number: every negative long in [-(2^53 - 1), -(2^52 + 1)] read
+ * back as a wrong positive number and was written as wrong bytes, silently. Here such a value (|n| ≥ 2^52)
+ * is "potential precision loss" on reading (the exact path reads it) and written through BigInt.
+ */
+class FastLongType extends avro.types.LongType {
+  _read(tap: Tap): number {
+    const buf = tap.buf;
+    let pos = tap.pos;
+    let n = 0;
+    let k = 0;
+    let b: number;
+    do {
+      b = buf[pos++]!;
+      n |= (b & 0x7f) << k;
+      k += 7;
+    } while (b & 0x80 && k < 28);
+    if (!(b & 0x80)) {
+      tap.pos = pos;
+      return (n >> 1) ^ -(n & 1);
+    }
+    let f = n;
+    let fk = 268435456; // 2^28
+    do {
+      b = buf[pos++]!;
+      f += (b & 0x7f) * fk;
+      fk *= 128;
+    } while (b & 0x80);
+    tap.pos = pos;
+    if (f >= TWO_53) throw new Error('potential precision loss');
+    return (f % 2 ? -(f + 1) : f) / 2;
+  }
+
+  _write(tap: Tap & { writeLong(n: number): void }, v: number): void {
+    if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw new Error(`invalid "long": ${String(v)}`);
+    if (v < TWO_52 && v > -TWO_52) { tap.writeLong(v); return; }
+    let z = BigInt.asUintN(64, (BigInt(v) << 1n) ^ (BigInt(v) >> 63n));
+    for (;;) {
+      const byte = Number(z & 0x7fn);
+      z >>= 7n;
+      if (tap.pos < tap.buf.length) tap.buf[tap.pos] = z === 0n ? byte : byte | 0x80;
+      tap.pos++;
+      if (z === 0n) return;
+    }
+  }
+}
+const FastLong = new FastLongType();
+
 /** decimal on bytes or fixed: the unscaled two's-complement big-endian integer and the scale → a decimal string. */
 class DecimalType extends avro.types.LogicalType {
   readonly scale: number;
@@ -94,7 +146,16 @@ class TimestampMillisType extends avro.types.LogicalType {
   protected override _fromValue(v: number): Date { return dateOf(v, `timestamp-millis ${v}`); }
   protected override _toValue(v: unknown): number { return v instanceof Date ? v.getTime() : Number(v); }
   protected override _resolve(type: avro.Type): unknown {
-    return avro.Type.isType(type, 'long', 'logical:timestamp-millis') ? (v: number) => v : undefined;
+    return avro.Type.isType(type, 'long', 'abstract:long', 'logical:timestamp-millis') ? (v: number) => v : undefined;
+  }
+}
+
+/** time-millis: int ms of the day (Connect's Time, as a number). */
+class TimeMillisType extends avro.types.LogicalType {
+  protected override _fromValue(v: number): number { return v; }
+  protected override _toValue(v: unknown): number { return Number(v); }
+  protected override _resolve(type: avro.Type): unknown {
+    return avro.Type.isType(type, 'int', 'logical:time-millis') ? (v: number) => v : undefined;
   }
 }
 
@@ -107,7 +168,12 @@ class DateType extends avro.types.LogicalType {
   }
 }
 
-const LOGICAL_TYPES = { decimal: DecimalType, 'timestamp-millis': TimestampMillisType, date: DateType };
+const LOGICAL_TYPES: Record<string, new (schema: avro.Schema, opts?: unknown) => avro.types.LogicalType> = {
+  decimal: DecimalType, 'timestamp-millis': TimestampMillisType, date: DateType, 'time-millis': TimeMillisType,
+};
+
+/** The logical-type schemas whose type our type hook is building (their underlying long is built inside). */
+const building: object[] = [];
 
 /** avsc's reading position (lib/utils.js Tap). */
 interface Tap { buf: Buffer; pos: number; readLong(): number; skipLong(): void; readString(): string; skipString(): void }
@@ -234,8 +300,8 @@ class BoundedMapType extends avro.types.MapType {
 
 /**
  * The type hook of both builds: unions of several non-null branches are always wrapped (`{ branch: value }`), so their
- * Connect struct shape is one; arrays and maps check their blocks; with `exact`, a `{"type": "long"}` object reads
- * exact longs as the name `long` does.
+ * Connect struct shape is one; arrays and maps check their blocks; every long (the name `long`, a `{"type": "long"}`
+ * object, the long under a logical type) is FastLong, or with `exact` ExactLong.
  */
 function typeHook(exact: boolean) {
   return (schema: avro.Schema, opts: unknown): avro.Type | undefined => {
@@ -247,8 +313,18 @@ function typeHook(exact: boolean) {
     const o = schema as { type?: unknown; logicalType?: unknown };
     if (o.type === 'array') return new BoundedArrayType(schema, opts);
     if (o.type === 'map') return new BoundedMapType(schema, opts);
-    if (exact && o.type === 'long' && !(typeof o.logicalType === 'string' && o.logicalType in LOGICAL_TYPES)) return ExactLong;
-    return undefined;
+    if (o.type !== 'long') return undefined;
+    // A logical type on long: built here, so that its underlying long (built inside, for this same schema) is ours too.
+    const Logical = typeof o.logicalType === 'string' ? LOGICAL_TYPES[o.logicalType] : undefined;
+    if (Logical && building[building.length - 1] !== schema) {
+      building.push(schema as object);
+      try {
+        return new Logical(schema, opts);
+      } finally {
+        building.pop();
+      }
+    }
+    return exact ? ExactLong : FastLong;
   };
 }
 
@@ -275,7 +351,7 @@ export interface AvroCodec {
  */
 export function compileAvro(text: string, references: string[] = []): AvroCodec {
   const build = (exact: boolean): avro.Type => {
-    const registry: Record<string, avro.Type> = exact ? { long: ExactLong } : {};
+    const registry: Record<string, avro.Type> = { long: exact ? ExactLong : FastLong };
     const opts = { logicalTypes: LOGICAL_TYPES, registry, typeHook: typeHook(exact) } as unknown as Partial<avro.ForSchemaOptions>;
     for (const r of references) avro.Type.forSchema(JSON.parse(r) as avro.Schema, opts);
     return avro.Type.forSchema(JSON.parse(text) as avro.Schema, opts);
@@ -317,13 +393,7 @@ export function compileAvro(text: string, references: string[] = []): AvroCodec 
       } catch (e) {
         if ((e as Error).message !== 'potential precision loss') throw e;
       }
-      try {
-        return decodeAll((target as AvroCodec & { exactType: avro.Type }).exactType, bytes, offset, pair?.[1]);
-      } catch (e) {
-        // Longs are exact on this path: only a timestamp-millis (its long read by avsc itself) can be beyond 2^53.
-        if ((e as Error).message === 'potential precision loss') throw new Error('a timestamp-millis beyond ±2^53 ms is outside the range of a date');
-        throw e;
-      }
+      return decodeAll((target as AvroCodec & { exactType: avro.Type }).exactType, bytes, offset, pair?.[1]);
     },
     encode(value) {
       try {

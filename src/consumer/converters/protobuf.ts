@@ -58,6 +58,10 @@ export function compileProtobuf(text: string, references: Map<string, string> = 
   const load = (source: string, name: string, top: boolean) => {
     if (done.has(name)) return;
     done.add(name);
+    // protobufjs keeps fields in plain objects: a field named __proto__ vanishes at parse, and its data with it.
+    if (/(^|[^\w])__proto__\s*=/.test(source)) {
+      throw new KafkaEosError('SCHEMA_INVALID', `the Protobuf schema ${name} has a field __proto__, which protobufjs cannot keep`);
+    }
     const parsed = protobuf.parse(source, root, { keepCase: true });
     if (top) pkg = parsed.package;
     for (const imp of [...(parsed.imports ?? []), ...(parsed.weakImports ?? [])]) {
