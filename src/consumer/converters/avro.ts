@@ -144,7 +144,7 @@ function dateOf(ms: number, what: string): Date {
 /** timestamp-millis: long ms since the epoch → Date. */
 class TimestampMillisType extends avro.types.LogicalType {
   protected override _fromValue(v: number): Date { return dateOf(v, `timestamp-millis ${v}`); }
-  protected override _toValue(v: unknown): number { return v instanceof Date ? v.getTime() : Number(v); }
+  protected override _toValue(v: unknown): number | bigint { return v instanceof Date ? v.getTime() : typeof v === 'bigint' ? v : Number(v); }
   protected override _resolve(type: avro.Type): unknown {
     return avro.Type.isType(type, 'long', 'abstract:long', 'logical:timestamp-millis') ? (v: number) => v : undefined;
   }
