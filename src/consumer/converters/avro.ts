@@ -408,10 +408,24 @@ export function compileAvro(text: string, references: string[] = []): AvroCodec 
 }
 
 /** Decodes one value that must end exactly at the end of `bytes`. */
+/**
+ * avsc's reading position class (lib/utils.js; avsc does not export it). One is reused for every decode: avsc's
+ * `Type.decode` allocates a Tap and a `{ value, offset }` result per call, the largest per-record cost of this path
+ * after the reading itself (bench/converters.js).
+ */
+const TapClass = (require('avsc/lib/utils') as { Tap: new (buf: Buffer, pos?: number) => Tap }).Tap;
+const EMPTY = Buffer.alloc(0);
+const TAP = new TapClass(EMPTY);
+
+/** Decodes one value that must end exactly at the end of `bytes` (`resolver`: avsc's, from the writer's schema). */
 function decodeAll(type: avro.Type, bytes: Buffer, offset: number, resolver?: avro.Type): unknown {
-  const { value, offset: end } = type.decode(bytes, offset, resolver as never);
-  if (end !== bytes.length) {
-    throw new Error(end < 0 ? 'truncated Avro data' : `${bytes.length - end} bytes left after the Avro value`);
+  const tap = TAP;
+  tap.buf = bytes;
+  tap.pos = offset;
+  const value = resolver ? (resolver as unknown as Readable)._read(tap) : (type as Readable)._read(tap);
+  tap.buf = EMPTY; // the shared tap keeps no record's bytes (a slice of a whole fetch response) alive
+  if (tap.pos !== bytes.length) {
+    throw new Error(tap.pos > bytes.length ? 'truncated Avro data' : `${bytes.length - tap.pos} bytes left after the Avro value`);
   }
   return value;
 }

@@ -164,9 +164,15 @@ class RegistryConverter implements RecordConverter {
   private readonly readers = new Map<string, { id: number; at: number }>();
   /** useLatestVersion: writer>reader id pairs whose resolution was checked. */
   private readonly resolvable = new Set<string>();
+  private readonly latest: boolean;
+  /** serialize(): record names by schema text. */
+  private readonly names = new Map<string, string | undefined>();
+  private lastId = -1;
+  private lastCompiled: Compiled | undefined;
 
   constructor(private readonly config: RegistryConfig, private readonly registry: SchemaRegistryClient) {
     this.type = config.type;
+    this.latest = config.useLatestVersion === true && config.type === 'avro';
   }
 
   prepare(topic: string, bytes: Buffer, isKey: boolean): Promise<void> | undefined {
@@ -180,12 +186,16 @@ class RegistryConverter implements RecordConverter {
   convert(topic: string, bytes: Buffer | null, isKey: boolean): SchemaAndValue {
     if (bytes === null) return NULL;
     const schemaId = readSchemaId(bytes);
-    const c = this.compiled.get(schemaId);
+    // Consecutive records usually name one id: the last one's compiled schema without a map lookup.
+    let c = this.lastId === schemaId ? this.lastCompiled : this.compiled.get(schemaId);
     if (!c) throw new KafkaEosError('ILLEGAL_STATE', `schema id ${schemaId} converted before it was loaded (prepare)`);
+    this.lastId = schemaId;
+    this.lastCompiled = c;
     try {
       switch (c.kind) {
         case 'avro': {
-          const reader = this.config.useLatestVersion ? this.readerCodec(topic, isKey, schemaId, c.codec) : undefined;
+          if (!this.latest) return { schema: c.codec.connect, value: c.codec.decode(bytes, 5), schemaId };
+          const reader = this.readerCodec(topic, isKey, schemaId, c.codec);
           return { schema: (reader ?? c.codec).connect, value: c.codec.decode(bytes, 5, reader), schemaId };
         }
         case 'protobuf': {
@@ -213,7 +223,8 @@ class RegistryConverter implements RecordConverter {
     if (id === undefined) {
       if (options.schema === undefined) throw new KafkaEosError('CONFIG_INVALID', 'serialize() needs the schema (text) or a schemaId');
       const registered: RegisteredSchema = { schema: options.schema, schemaType: SCHEMA_TYPE[this.config.type], references: [] };
-      const subject = subjectName(this.config.subjectNameStrategy ?? 'TopicName', topic, isKey, this.recordName(options.schema));
+      const strategy = this.config.subjectNameStrategy ?? 'TopicName';
+      const subject = subjectName(strategy, topic, isKey, strategy === 'TopicName' ? undefined : this.recordName(options.schema));
       id = this.config.autoRegisterSchemas === false
         ? (await this.registry.lookup(subject, registered)).id : await this.registry.register(subject, registered);
     }
@@ -232,8 +243,16 @@ class RegistryConverter implements RecordConverter {
     }
   }
 
-  /** The record name of a schema text (RecordName strategies). */
+  /** The record name of a schema text (RecordName strategies), parsed once per text. */
   private recordName(text: string): string | undefined {
+    if (this.names.has(text)) return this.names.get(text);
+    const name = this.parseRecordName(text);
+    if (this.names.size > 256) this.names.clear();
+    this.names.set(text, name);
+    return name;
+  }
+
+  private parseRecordName(text: string): string | undefined {
     try {
       if (this.config.type === 'avro') return compileAvro(text).connect.name;
       if (this.config.type === 'protobuf') return compileProtobuf(text).firstMessage;

@@ -26,7 +26,8 @@ export function readSchemaId(bytes: Buffer): number {
     throw new WireFormatError(`unknown magic byte ${bytes[0]} (expected 0: the Schema Registry wire format); the bytes were not written `
       + 'by a Schema Registry serializer');
   }
-  return bytes.readInt32BE(1);
+  // The 4 bytes read by hand: Buffer.readInt32BE validates its offset on every call (a per-record cost of the decode path).
+  return (bytes[1]! << 24) | (bytes[2]! << 16) | (bytes[3]! << 8) | bytes[4]!;
 }
 
 /** Frames `payload` with the magic byte and `id`. */
