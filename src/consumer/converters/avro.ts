@@ -422,7 +422,14 @@ function decodeAll(type: avro.Type, bytes: Buffer, offset: number, resolver?: av
   const tap = TAP;
   tap.buf = bytes;
   tap.pos = offset;
-  const value = resolver ? (resolver as unknown as Readable)._read(tap) : (type as Readable)._read(tap);
+  let value: unknown;
+  try {
+    value = resolver ? (resolver as unknown as Readable)._read(tap) : (type as Readable)._read(tap);
+  } catch (e) {
+    // Past the end avsc reads garbage (a logical type may refuse it first): the bytes are short, say so.
+    if (tap.pos > bytes.length) throw new Error('truncated Avro data');
+    throw e;
+  }
   tap.buf = EMPTY; // the shared tap keeps no record's bytes (a slice of a whole fetch response) alive
   if (tap.pos !== bytes.length) {
     throw new Error(tap.pos > bytes.length ? 'truncated Avro data' : `${bytes.length - tap.pos} bytes left after the Avro value`);

@@ -18,7 +18,8 @@ export const COLUMN_TYPES: readonly ColumnType[] = ['string', 'integer', 'bigint
  * `nullable` (default false): a missing/null value is an error unless true.
  * Types: string → TEXT; integer → 32-bit INTEGER; bigint → BIGINT; float → DOUBLE; boolean; json → JSONB/TEXT;
  * timestamp → TIMESTAMPTZ on PostgreSQL, ISO-8601 text on SQLite (accepts ms epoch numbers, ISO strings);
- * numeric → NUMERIC (exact decimals, bound as their decimal text); bytes → BYTEA / BLOB (a Buffer, or base64 text).
+ * numeric → NUMERIC on PostgreSQL, TEXT on SQLite (exact decimals, bound as their decimal text: SQLite's NUMERIC
+ * affinity would round them to a REAL); bytes → BYTEA / BLOB (a Buffer, or base64 text).
  */
 export interface ColumnMapping { path?: string; type: ColumnType; nullable?: boolean }
 export interface DeclarativeMapping { columns: Record<string, ColumnMapping>; includeKafkaCoordinates?: boolean }

@@ -34,14 +34,37 @@ export const COMPATIBILITY_LEVELS = [
 ] as const;
 export type CompatibilityLevel = (typeof COMPATIBILITY_LEVELS)[number];
 
-/** Lets avsc parse (not interpret) every logical type, so their attributes stay in the canonical form. */
-const ANY_LOGICAL = { assertLogicalTypes: false };
+/**
+ * Any logical type, kept rather than interpreted: its attributes (logicalType, precision, scale, ...) stay in the
+ * canonical form, so a decimal and plain bytes are two schemas (without it avsc drops unknown logical types, and
+ * the registry gave a decimal schema the id of the bytes schema registered before it). Resolution goes by the
+ * underlying types, as Avro's SchemaCompatibility does.
+ */
+class KeptLogicalType extends avro.types.LogicalType {
+  private readonly attrs: Record<string, unknown>;
+  constructor(schema: avro.Schema, opts?: unknown) {
+    super(schema, opts);
+    const { type: _type, logicalType: _logical, ...attrs } = schema as unknown as Record<string, unknown>;
+    this.attrs = attrs;
+  }
+  protected override _fromValue(v: unknown): unknown { return v; }
+  protected override _toValue(v: unknown): unknown { return v; }
+  protected override _resolve(type: avro.Type): unknown {
+    const writer = avro.Type.isType(type, 'logical') ? (type as avro.types.LogicalType).underlyingType : type;
+    this.underlyingType.createResolver(writer); // throws when the underlying types do not resolve
+    return (v: unknown) => v;
+  }
+  protected override _export(schema: avro.Schema): void {
+    for (const k of Object.keys(this.attrs).sort()) (schema as unknown as Record<string, unknown>)[k] = this.attrs[k];
+  }
+}
+const ANY_LOGICAL = { logicalTypes: new Proxy({}, { get: () => KeptLogicalType }) as Record<string, typeof KeptLogicalType> };
 
 function avroType(s: SchemaInput): avro.Type {
   const registry: Record<string, avro.Type> = {};
   try {
-    for (const r of s.references) avro.Type.forSchema(JSON.parse(r.schema) as avro.Schema, { registry, ...ANY_LOGICAL });
-    return avro.Type.forSchema(JSON.parse(s.schema) as avro.Schema, { registry, ...ANY_LOGICAL });
+    for (const r of s.references) avro.Type.forSchema(JSON.parse(r.schema) as avro.Schema, { registry, ...ANY_LOGICAL } as never);
+    return avro.Type.forSchema(JSON.parse(s.schema) as avro.Schema, { registry, ...ANY_LOGICAL } as never);
   } catch (e) {
     throw new InvalidSchemaError(`Invalid schema: ${(e as Error).message}`);
   }

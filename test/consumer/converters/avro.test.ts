@@ -144,6 +144,9 @@ test('bytes that do not decode: truncated, trailing bytes, a bad union branch, a
   expect(() => c.decode(Buffer.concat([ok, Buffer.from([0])]), 0)).toThrow(/1 bytes left after the Avro value/);
   expect(() => c.decode(Buffer.from([0x02, 0x61, 0x0a]), 0)).toThrow(/invalid union index/);
   expect(() => c.decode(Buffer.from([0xfe, 0xff, 0xff, 0xff, 0x0f]), 0)).toThrow(/truncated/);
+  // Past the end avsc reads garbage; a logical type refusing it first must not hide that the bytes are short.
+  const ts = compileAvro(rec([{ name: 's', type: 'string' }, { name: 'at', type: { type: 'long', logicalType: 'timestamp-millis' } }]));
+  expect(() => ts.decode(Buffer.from([0x02, 0x61]), 0)).toThrow(/^truncated Avro data$/);
 });
 
 test('a few bytes cannot make the decoder allocate or loop for billions of items (arrays, maps, skipped and resolved fields)', () => {

@@ -46,3 +46,13 @@ test('without autoCreate an existing table is checked; tombstones are ignored (t
   expect(() => tombstonesHandled(records, 'fail')).toThrow(expect.objectContaining({ code: 'SINK_MAPPING_FAILED', offset: 1n }));
   expect(tombstonesHandled([records[0]!], 'fail')).toEqual([records[0]]);
 });
+
+test('decimals stay exact on SQLite: a TEXT column (SQLite\'s NUMERIC affinity would store 0.1000…01 as the REAL 0.1)', async () => {
+  const dec = compileAvro(JSON.stringify({ type: 'record', name: 'D', fields: [{ name: 'x', type: { type: 'bytes', logicalType: 'decimal', precision: 40, scale: 21 } }] }));
+  const mapping = compileSchemaMapping({ fromSchema: true }, 'sqlite', false);
+  const r = rec(0, { x: '0.100000000000000000001' }, dec, 9);
+  await new SchemaTable(knex, 'd', mapping, { autoCreate: true, includeKafkaCoordinates: false, primaryKey: undefined }).prepare(write(r));
+  await knex('d').insert(mapping.toRow(r));
+  await knex('d').insert(mapping.toRow(rec(1, { x: '-1.000000000000000000001' }, dec, 9)));
+  expect((await knex('d').select('x')).map((x) => x.x)).toEqual(['0.100000000000000000001', '-1.000000000000000000001']);
+});

@@ -188,3 +188,14 @@ test('canonical forms: Avro whitespace and key order do not matter; a base64 Pro
   const descriptor = Buffer.from('0a076d2e70726f746f22110a014d120c0a0161180120012805520161620670726f746f33', 'hex').toString('base64');
   expect(storedText({ schemaType: 'PROTOBUF', references: [], schema: descriptor })).toBe('syntax = "proto3";\n\nmessage M {\n  int32 a = 1;\n}\n');
 });
+
+test('Avro logical types are part of a schema: a decimal and plain bytes are two schemas (two ids), resolution by the underlying types', () => {
+  const dec = avro([{ name: 'a', type: { type: 'bytes', logicalType: 'decimal', precision: 9, scale: 2 } }]);
+  const bytes = avro([{ name: 'a', type: 'bytes' }]);
+  expect(canonicalSchema(dec)).not.toBe(canonicalSchema(bytes));
+  expect(canonicalSchema(dec)).toContain('"logicalType":"decimal","precision":9,"scale":2');
+  expect(canonicalSchema(avro([{ name: 'a', type: { scale: 2, precision: 9, logicalType: 'decimal', type: 'bytes' } }]))).toBe(canonicalSchema(dec));
+  expect(ok('FULL', dec, bytes)).toBe(true);
+  expect(ok('BACKWARD', avro([{ name: 'a', type: { type: 'long', logicalType: 'timestamp-millis' } }]), avro([{ name: 'a', type: 'int' }]))).toBe(true);
+  expect(ok('BACKWARD', avro([{ name: 'a', type: { type: 'int', logicalType: 'date' } }]), avro([{ name: 'a', type: 'string' }]))).toBe(false);
+});
