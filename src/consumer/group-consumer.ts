@@ -22,7 +22,7 @@ import { EventEmitter } from 'node:events';
 import { Batch, Consumer, EachBatchPayload, Kafka, logLevel, PartitionAssigner, Producer } from 'kafkajs';
 import { AdminClients } from './admin-clients';
 import { createRangeAssignor, createRoundRobinAssignor, createStickyAssignor, createStickyAssignorState } from './assignors';
-import { kafkaEosErrorOf, KafkaEosError } from '../errors';
+import { causesOf, kafkaEosErrorOf, KafkaEosError } from '../errors';
 import { kafkaErrorOf, needsRejoin } from '../protocol/kafka-errors';
 import { GroupCommitSink } from './group-commit';
 import { partitionKey, SinkRecord, TopicPartition } from '../records';
@@ -31,7 +31,7 @@ import {
   assertNotFenced, batchEpoch, clearPendingSeeks, findCoordinatorAgain, GroupHooks, KafkaJsConsumerGroup, registeringAssigners,
   simpleCommit,
 } from './kafkajs-adapter';
-import { GroupConsumerEventMap, toError } from './events';
+import { toError, type GroupConsumerEvents, type GroupConsumerListener } from './events';
 import { kafkaCall } from './kafka-calls';
 import { Membership, MembershipTransition } from './membership';
 import { ConsumerState, Lifecycle } from './lifecycle';
@@ -55,12 +55,7 @@ registerKafkaJsCodecs();
 
 /** The KafkaJS protocol error inside `error` (KafkaJS's runner rejoins on its `type`), or `error` itself. */
 function kafkaJsCause(error: Error): Error {
-  let cur: unknown = error;
-  for (let i = 0; i < 8 && cur; i++) {
-    if (typeof (cur as { type?: unknown }).type === 'string') return cur as Error;
-    cur = (cur as { cause?: unknown }).cause;
-  }
-  return error;
+  return (causesOf(error).find((c) => typeof (c as { type?: unknown }).type === 'string') as Error | undefined) ?? error;
 }
 
 function toRecords(batch: Batch): SinkRecord[] {
@@ -92,8 +87,22 @@ export interface StopOptions {
   leaveGroup?: boolean;
 }
 
+/**
+ * The consumer's event methods, typed by {@link GroupConsumerEvents} (events.ts): a misspelled event name fails to
+ * compile naming the event map (`'fencd'` is not assignable to `keyof GroupConsumerEvents`), not with a `never`
+ * listener as Node's generic EventEmitter typing would.
+ */
+export interface GroupConsumer {
+  on<E extends keyof GroupConsumerEvents>(event: E, listener: GroupConsumerListener<E>): this;
+  once<E extends keyof GroupConsumerEvents>(event: E, listener: GroupConsumerListener<E>): this;
+  off<E extends keyof GroupConsumerEvents>(event: E, listener: GroupConsumerListener<E>): this;
+  addListener<E extends keyof GroupConsumerEvents>(event: E, listener: GroupConsumerListener<E>): this;
+  removeListener<E extends keyof GroupConsumerEvents>(event: E, listener: GroupConsumerListener<E>): this;
+  emit<E extends keyof GroupConsumerEvents>(event: E, payload: GroupConsumerEvents[E]): boolean;
+}
+
 /** A consumer-group member with a commit strategy (see the module comment); create with {@link createGroupConsumer}. */
-export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
+export class GroupConsumer extends EventEmitter {
   private readonly options: GroupConsumerOptions;
   private readonly kafka: Kafka;
   private readonly strategy: CommitStrategy;
@@ -480,7 +489,7 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
 
   private onCrash(error: Error, restart: boolean): void {
     // KafkaJS has left the group and disconnected: whatever we owned is gone, uncommitted.
-    if (error instanceof FencedInstanceIdError || (error as { cause?: unknown }).cause instanceof FencedInstanceIdError) return;
+    if (causesOf(error).slice(0, 2).some((c) => c instanceof FencedInstanceIdError)) return;
     if (this.stopCalled || this.failure) {
       // stop() revokes (commits) before it disconnects: a crash now is KafkaJS's join or fetch meeting that
       // disconnect (e.g. a leader's assignment finding the metadata cleared), not a failure. No restart follows;

@@ -80,6 +80,7 @@ export const KAFKA_ERRORS = {
   TRANSACTION_COORDINATOR_FENCED: e(52, { fenced: true }),
   SECURITY_DISABLED: e(54),
   KAFKA_STORAGE_ERROR: e(56, RM),
+  SASL_AUTHENTICATION_FAILED: e(58),
   UNKNOWN_PRODUCER_ID: e(59),
   NON_EMPTY_GROUP: e(68),
   GROUP_ID_NOT_FOUND: e(69),
@@ -200,4 +201,19 @@ export function needsRejoin(error: unknown): boolean {
 /** Whether `error` means metadata (leaders, coordinator, connections) must be refreshed before a retry. */
 export function needsMetadataRefresh(error: unknown): boolean {
   return kafkaErrorOf(error)?.staleMetadata === true || isConnectionError(error) || isStaleMetadataError(error);
+}
+
+/**
+ * A request refused as Apache Kafka refuses it: `kafkaError` names Kafka's error (a row of {@link KAFKA_ERRORS}),
+ * `errorCode` is its number, `retriable` its flag. Code KAFKA_PROTOCOL_ERROR. The mock cluster's own calls throw it
+ * (e.g. `createTopic` of an existing topic: TOPIC_ALREADY_EXISTS) and its handlers answer `errorCode`, so the mock's
+ * errors are a view of Kafka's table, never a second list of the same names.
+ */
+export class KafkaProtocolError<N extends KafkaErrorName = KafkaErrorName> extends KafkaEosError {
+  /** The number Kafka answers for {@link kafkaError} (e.g. 36 for TOPIC_ALREADY_EXISTS). */
+  readonly errorCode: number;
+  constructor(readonly kafkaError: N, message: string, options: { cause?: unknown } = {}) {
+    super('KAFKA_PROTOCOL_ERROR', message, { retriable: KAFKA_ERRORS[kafkaError].retriable, cause: options.cause });
+    this.errorCode = KAFKA_ERRORS[kafkaError].code;
+  }
 }

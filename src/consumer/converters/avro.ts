@@ -76,12 +76,12 @@ class FastLongType extends avro.types.LongType {
       fk *= 128;
     } while (b & 0x80);
     tap.pos = pos;
-    if (f >= TWO_53) throw new Error('potential precision loss');
+    if (f >= TWO_53) throw new KafkaEosError('RECORD_CONVERSION_FAILED', 'potential precision loss'); // the exact path reads it
     return (f % 2 ? -(f + 1) : f) / 2;
   }
 
   _write(tap: Tap & { writeLong(n: number): void }, v: number): void {
-    if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw new Error(`invalid "long": ${String(v)}`);
+    if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw new KafkaEosError('RECORD_CONVERSION_FAILED', `invalid "long": ${String(v)}`);
     if (v < TWO_52 && v > -TWO_52) { tap.writeLong(v); return; }
     let z = BigInt.asUintN(64, (BigInt(v) << 1n) ^ (BigInt(v) >> 63n));
     for (;;) {
@@ -105,13 +105,13 @@ class DecimalType extends avro.types.LogicalType {
     const s = schema as { scale?: unknown; precision?: unknown; size?: unknown };
     const scale = s.scale ?? 0;
     const precision = s.precision;
-    if (!Number.isInteger(precision) || (precision as number) < 1) throw new Error(`invalid decimal precision ${String(precision)}`);
+    if (!Number.isInteger(precision) || (precision as number) < 1) throw new KafkaEosError('SCHEMA_INVALID', `invalid decimal precision ${String(precision)}`);
     if (!Number.isInteger(scale) || (scale as number) < 0 || (scale as number) > (precision as number)) {
-      throw new Error(`invalid decimal scale ${String(scale)}`);
+      throw new KafkaEosError('SCHEMA_INVALID', `invalid decimal scale ${String(scale)}`);
     }
     const size = (this.underlyingType as unknown as { size?: number }).size;
     if (size !== undefined && (precision as number) > Math.floor(Math.log10(2) * (8 * size - 1))) {
-      throw new Error(`decimal precision ${String(precision)} does not fit a fixed of ${size} bytes`);
+      throw new KafkaEosError('SCHEMA_INVALID', `decimal precision ${String(precision)} does not fit a fixed of ${size} bytes`);
     }
     this.scale = scale as number;
     this.precision = precision as number;
@@ -137,7 +137,9 @@ class DecimalType extends avro.types.LogicalType {
 
 /** A Date of `ms` since the epoch. @throws Error when no Date holds it (the record's fault) */
 function dateOf(ms: number, what: string): Date {
-  if (!(ms <= DATE_RANGE_MS && ms >= -DATE_RANGE_MS)) throw new Error(`${what} is outside the range of a date (±8.64e15 ms from the epoch)`);
+  if (!(ms <= DATE_RANGE_MS && ms >= -DATE_RANGE_MS)) {
+    throw new KafkaEosError('RECORD_CONVERSION_FAILED', `${what} is outside the range of a date (±8.64e15 ms from the epoch)`);
+  }
   return new Date(ms);
 }
 
@@ -207,7 +209,7 @@ function minBytes(t: avro.Type, seen = new Set<avro.Type>()): number {
  */
 function checkBlock(tap: Tap, n: number, have: number, min: number): void {
   if (min > 0 ? n * min > tap.buf.length - tap.pos : have + n > MAX_EMPTY_ITEMS) {
-    throw new Error(min > 0 ? `truncated Avro data: a block of ${n} items cannot fit in the ${tap.buf.length - tap.pos} bytes left`
+    throw new KafkaEosError('RECORD_CONVERSION_FAILED', min > 0 ? `truncated Avro data: a block of ${n} items cannot fit in the ${tap.buf.length - tap.pos} bytes left`
       : `an Avro array or map of ${have + n} items that encode in zero bytes (at most ${MAX_EMPTY_ITEMS})`);
   }
 }
@@ -407,7 +409,6 @@ export function compileAvro(text: string, references: string[] = []): AvroCodec 
   return codec;
 }
 
-/** Decodes one value that must end exactly at the end of `bytes`. */
 /**
  * avsc's reading position class (lib/utils.js; avsc does not export it). One is reused for every decode: avsc's
  * `Type.decode` allocates a Tap and a `{ value, offset }` result per call, the largest per-record cost of this path
@@ -427,12 +428,13 @@ function decodeAll(type: avro.Type, bytes: Buffer, offset: number, resolver?: av
     value = resolver ? (resolver as unknown as Readable)._read(tap) : (type as Readable)._read(tap);
   } catch (e) {
     // Past the end avsc reads garbage (a logical type may refuse it first): the bytes are short, say so.
-    if (tap.pos > bytes.length) throw new Error('truncated Avro data');
+    if (tap.pos > bytes.length) throw new KafkaEosError('RECORD_CONVERSION_FAILED', 'truncated Avro data');
     throw e;
   }
   tap.buf = EMPTY; // the shared tap keeps no record's bytes (a slice of a whole fetch response) alive
   if (tap.pos !== bytes.length) {
-    throw new Error(tap.pos > bytes.length ? 'truncated Avro data' : `${bytes.length - tap.pos} bytes left after the Avro value`);
+    throw new KafkaEosError('RECORD_CONVERSION_FAILED', tap.pos > bytes.length ? 'truncated Avro data'
+      : `${bytes.length - tap.pos} bytes left after the Avro value`);
   }
   return value;
 }
@@ -509,9 +511,9 @@ export function decimalString(buf: Buffer, scale: number): string {
 /** The minimal two's-complement big-endian bytes of decimal string `s` scaled by `scale`. @throws for a non-decimal string */
 export function decimalBytes(s: string, scale: number): Buffer {
   const m = /^(-?)(\d*)(?:\.(\d*))?$/.exec(s.trim());
-  if (!m || (m[2] === '' && !m[3])) throw new Error(`not a decimal: ${JSON.stringify(s)}`);
+  if (!m || (m[2] === '' && !m[3])) throw new KafkaEosError('RECORD_CONVERSION_FAILED', `not a decimal: ${JSON.stringify(s)}`);
   const frac = (m[3] ?? '').padEnd(scale, '0');
-  if (frac.length > scale && /[1-9]/.test(frac.slice(scale))) throw new Error(`${s} has more than ${scale} digits after the point`);
+  if (frac.length > scale && /[1-9]/.test(frac.slice(scale))) throw new KafkaEosError('RECORD_CONVERSION_FAILED', `${s} has more than ${scale} digits after the point`);
   let n = BigInt(`${m[2] || '0'}${frac.slice(0, scale)}`);
   if (m[1] === '-') n = -n;
   const bytes: number[] = [];

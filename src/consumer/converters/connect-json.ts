@@ -8,6 +8,7 @@
  * or a schema nested deeper than {@link MAX_DEPTH} is refused (Java's JsonConverter would wrap the integer).
  */
 import type { RecordSchema, RecordSchemaType } from '../../records';
+import { KafkaEosError } from '../../errors';
 import { decimalString, setField } from './avro';
 
 const TYPES = new Set<RecordSchemaType>(['int8', 'int16', 'int32', 'int64', 'float32', 'float64', 'boolean', 'string', 'bytes', 'array',
@@ -27,11 +28,11 @@ const RANGE: Partial<Record<RecordSchemaType, [number, number]>> = {
 
 /** A Connect schema in JsonConverter's JSON → RecordSchema. @throws Error naming what is wrong */
 export function connectSchemaFromJson(s: unknown, where = 'schema', depth = 0): RecordSchema {
-  if (depth > MAX_DEPTH) throw new Error(`${where} nests deeper than ${MAX_DEPTH} levels`);
-  if (!s || typeof s !== 'object') throw new Error(`${where} is not an object`);
+  if (depth > MAX_DEPTH) throw new KafkaEosError('SCHEMA_INVALID', `${where} nests deeper than ${MAX_DEPTH} levels`);
+  if (!s || typeof s !== 'object') throw new KafkaEosError('SCHEMA_INVALID', `${where} is not an object`);
   const o = s as Json;
   const type = o.type as RecordSchemaType;
-  if (!TYPES.has(type)) throw new Error(`${where}.type ${JSON.stringify(o.type)} is not a Connect schema type`);
+  if (!TYPES.has(type)) throw new KafkaEosError('SCHEMA_INVALID', `${where}.type ${JSON.stringify(o.type)} is not a Connect schema type`);
   const out: RecordSchema = { type, optional: o.optional === true };
   if (typeof o.name === 'string') {
     out.name = o.name;
@@ -40,15 +41,15 @@ export function connectSchemaFromJson(s: unknown, where = 'schema', depth = 0): 
       out.logical = logical;
       if (logical === 'decimal') {
         const scale = Number((o.parameters as Json | undefined)?.scale ?? 0);
-        if (!Number.isInteger(scale)) throw new Error(`${where}.parameters.scale is not an integer`);
+        if (!Number.isInteger(scale)) throw new KafkaEosError('SCHEMA_INVALID', `${where}.parameters.scale is not an integer`);
         out.scale = scale;
       }
     }
   }
   if (type === 'struct') {
-    if (!Array.isArray(o.fields)) throw new Error(`${where}.fields is missing`);
+    if (!Array.isArray(o.fields)) throw new KafkaEosError('SCHEMA_INVALID', `${where}.fields is missing`);
     out.fields = (o.fields as Json[]).map((f, i) => {
-      if (typeof f?.field !== 'string') throw new Error(`${where}.fields[${i}].field is missing`);
+      if (typeof f?.field !== 'string') throw new KafkaEosError('SCHEMA_INVALID', `${where}.fields[${i}].field is missing`);
       return { name: f.field, schema: connectSchemaFromJson(f, `${where}.fields[${i}]`, depth + 1) };
     });
   } else if (type === 'array') {
@@ -62,10 +63,10 @@ export function connectSchemaFromJson(s: unknown, where = 'schema', depth = 0): 
 /** A payload as Connect data of `schema` (see records.ts SchemaAndValue). @throws Error naming the path of a bad value */
 export function connectValue(schema: RecordSchema, v: unknown, path = 'payload'): unknown {
   if (v === null || v === undefined) {
-    if (!schema.optional) throw new Error(`${path} is null but its schema is not optional`);
+    if (!schema.optional) throw new KafkaEosError('RECORD_CONVERSION_FAILED', `${path} is null but its schema is not optional`);
     return null;
   }
-  const bad = (what: string) => new Error(`${path}: expected ${what}, got ${JSON.stringify(v)?.slice(0, 60)}`);
+  const bad = (what: string) => new KafkaEosError('RECORD_CONVERSION_FAILED', `${path}: expected ${what}, got ${JSON.stringify(v)?.slice(0, 60)}`);
   switch (schema.logical) {
     case 'decimal': if (typeof v !== 'string') throw bad('base64 bytes'); return decimalString(Buffer.from(v, 'base64'), schema.scale ?? 0);
     case 'timestamp': if (typeof v !== 'number' || !(Math.abs(v) <= 8.64e15)) throw bad('ms since the epoch within a date\'s range'); return new Date(v);

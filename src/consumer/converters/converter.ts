@@ -34,10 +34,18 @@ export type { ConverterName } from './names';
 
 /** A converter's configuration, Connect's `key.converter` / `value.converter` with their settings. */
 export type ConverterConfig =
-  | { type: 'string' | 'bytes' | 'json' }
-  /** `schemasEnable` (Connect's `schemas.enable`, default true): false reads plain JSON, as `json` does. */
-  | { type: 'connect-json'; schemasEnable?: boolean }
   | {
+    /** Connect's StringConverter, ByteArrayConverter or JsonConverter without schemas. */
+    type: 'string' | 'bytes' | 'json';
+  }
+  | {
+    /** Connect's JsonConverter with its `{ schema, payload }` envelope. */
+    type: 'connect-json';
+    /** Connect's `schemas.enable` (default true): false reads plain JSON, as `json` does. */
+    schemasEnable?: boolean;
+  }
+  | {
+    /** Confluent's Avro, Protobuf or JSON Schema converter (the Schema Registry wire format). */
     type: 'avro' | 'protobuf' | 'json-schema';
     /** The subject of a topic's schema (Confluent's `key/value.subject.name.strategy`, default TopicName): used by serialize() and useLatestVersion. */
     subjectNameStrategy?: SubjectNameStrategy;
@@ -60,6 +68,7 @@ export type ConverterConfig =
 
 /** Turns one key or value into Connect data (see the module comment). */
 export interface RecordConverter {
+  /** The converter's name (`string`, `bytes`, `json`, `connect-json`, `avro`, `protobuf` or `json-schema`). */
   readonly type: ConverterName;
   /**
    * Loads what `bytes` need before {@link convert} (the schema its id names); undefined when nothing is missing.
@@ -205,14 +214,15 @@ class RegistryConverter implements RecordConverter {
         }
         case 'json-schema': {
           const payload = bytes.subarray(5);
-          if (!isUtf8(payload)) throw new Error('the payload is not UTF-8 text');
+          if (!isUtf8(payload)) throw failed('the payload is not UTF-8 text');
           const value = JSON.parse(payload.toString('utf8'));
-          if (c.validate && !c.validate(value)) throw new Error(`the payload does not match its JSON Schema: ${c.errors!()}`);
+          if (c.validate && !c.validate(value)) throw failed(`the payload does not match its JSON Schema: ${c.errors!()}`);
           return { schema: c.connect, value, schemaId };
         }
       }
     } catch (e) {
-      if (e instanceof KafkaEosError) throw e;
+      // The record's own failures get the schema id and format; anything else (SCHEMA_INCOMPATIBLE) passes as it is.
+      if (e instanceof KafkaEosError && e.code !== 'RECORD_CONVERSION_FAILED') throw e;
       throw failed(`schema id ${schemaId}: the bytes do not decode as ${this.type}: ${(e as Error).message}`, e);
     }
   }
@@ -236,7 +246,7 @@ class RegistryConverter implements RecordConverter {
         const m = c.codec.message([0]);
         return frame(id, m.encode(value as Record<string, unknown>), writeMessageIndexes(m.indexes, this.config.useDeprecatedFormat === true));
       }
-      if (c.validate && !c.validate(value)) throw new Error(c.errors!());
+      if (c.validate && !c.validate(value)) throw new KafkaEosError('RECORD_CONVERSION_FAILED', c.errors!());
       return frame(id, Buffer.from(JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v))));
     } catch (e) {
       throw new KafkaEosError('RECORD_CONVERSION_FAILED', `the value does not fit schema id ${id}: ${(e as Error).message}`, { cause: e });

@@ -121,7 +121,7 @@ function messageCodec(type: protobuf.Type, indexes: number[]): ProtobufMessage {
     encode(value) {
       const msg = type.fromObject(toMessage(type, value));
       const err = type.verify(msg);
-      if (err) throw new Error(err);
+      if (err) throw new KafkaEosError('RECORD_CONVERSION_FAILED', err);
       return Buffer.from(type.encode(msg).finish());
     },
   };
@@ -196,7 +196,9 @@ function fromValue(f: protobuf.Field, resolved: protobuf.Type | protobuf.Enum | 
     const m = v as Record<string, unknown>;
     if (full === '.google.protobuf.Timestamp') {
       const ms = Number(longOf(m.seconds ?? 0)) * 1000 + Math.floor(Number(m.nanos ?? 0) / 1e6);
-      if (!(Math.abs(ms) <= 8.64e15)) throw new Error(`Timestamp field ${f.name} (${String(longOf(m.seconds ?? 0))} s) is outside the range of a date`);
+      if (!(Math.abs(ms) <= 8.64e15)) {
+        throw new KafkaEosError('RECORD_CONVERSION_FAILED', `Timestamp field ${f.name} (${String(longOf(m.seconds ?? 0))} s) is outside the range of a date`);
+      }
       return new Date(ms);
     }
     if (WRAPPERS[full.slice(1)]) return fromValue(resolved.fields.value!, resolved.fields.value!.resolvedType, m.value ?? resolved.fields.value!.typeDefault);

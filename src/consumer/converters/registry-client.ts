@@ -49,7 +49,12 @@ export interface SchemaRegistryClientOptions {
   /** Base URL, e.g. `http://127.0.0.1:8081` (Connect's `schema.registry.url`). */
   url: string;
   /** HTTP basic auth (Connect's `basic.auth.user.info` as user and password). */
-  basicAuth?: { username: string; password: string };
+  basicAuth?: {
+    /** The user. */
+    username: string;
+    /** The password. */
+    password: string;
+  };
   /** Timeout of one request, ms (default 10000). */
   requestTimeoutMs?: number;
   /** How long a subject's latest version is cached, ms (default 60000; Confluent's `latest.cache.ttl.sec`). */

@@ -93,6 +93,8 @@ export interface SchemaFormatDeps {
   coordinates: SchemaFileColumn[];
   /** A value converted for a column, as declared columns' are. @throws SinkMappingError */
   convert(r: SinkRecord, c: SchemaFileColumn, v: unknown): unknown;
+  /** The record's timestamp as the `_timestamp` date of CSV and Parquet. @throws SinkMappingError when no date holds it */
+  recordDate(r: SinkRecord): Date;
   /** The CSV or Parquet file of rows with these columns. */
   encodeColumns(columns: SchemaFileColumn[], rows: Record<string, unknown>[]): Buffer;
 }
@@ -127,13 +129,7 @@ export class SchemaFormat {
       }
     }
     const cells: Record<string, unknown> = {};
-    if (this.coordinates) {
-      const [topic, partition, offset, timestamp] = this.deps.coordinates;
-      cells._topic = this.deps.convert(r, topic!, r.topic);
-      cells._partition = this.deps.convert(r, partition!, r.partition);
-      cells._offset = this.deps.convert(r, offset!, r.offset.toString());
-      cells._timestamp = this.deps.convert(r, timestamp!, exact(r.timestamp));
-    }
+    if (this.coordinates) Object.assign(cells, { _topic: r.topic, _partition: BigInt(r.partition), _offset: r.offset, _timestamp: this.deps.recordDate(r) });
     for (const c of this.columns(schema, r)) cells[c.name] = this.deps.convert(r, c, plainValue(c.read(r)));
     return { record: r, value: this.empty, cells };
   }

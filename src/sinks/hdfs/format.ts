@@ -111,6 +111,30 @@ export function jsonValue(r: SinkRecord, text = r.value === null ? 'null' : r.va
   }
 }
 
+/**
+ * The largest distance from the epoch a JavaScript Date can hold, ms (ECMA-262 "Time Values and Time Range":
+ * ±8.64e15 ms, the years -271821 to 275760). Kafka's record timestamps are any int64 ms.
+ */
+export const DATE_RANGE_MS = 8_640_000_000_000_000n;
+
+/**
+ * A record's timestamp (or a time derived from it, `ms`, e.g. floored by the time partitioner) as a Date, for
+ * every place the sink makes a date of it: the `_timestamp` coordinate of CSV and Parquet, the time partitioner.
+ * (JSON lines write `_timestamp` as the int64 Kafka gives, exact for every value: no date is made.)
+ * @throws SinkMappingError (SINK_MAPPING_FAILED, the record at fault) when it lies outside {@link DATE_RANGE_MS}:
+ *   a value a CSV or Parquet timestamp cannot show, refused when the record is staged, never when its file is encoded.
+ */
+export function recordDate(r: SinkRecord, ms: bigint = r.timestamp): Date {
+  if (ms > DATE_RANGE_MS || ms < -DATE_RANGE_MS) {
+    throw new SinkMappingError(
+      `record timestamp ${r.timestamp} ms${ms === r.timestamp ? '' : ` (${ms} ms as partitioned)`} is outside the range the sink `
+      + 'can write as a date (±8.64e15 ms from the epoch, years -271821 to 275760)',
+      { topic: r.topic, partition: r.partition, offset: r.offset },
+    );
+  }
+  return new Date(Number(ms));
+}
+
 /** The value at dot path `p` (e.g. `a.b.c`) in `v`; undefined when a step is missing or not an object. */
 export function getPath(v: unknown, p: string): unknown {
   let cur = v;
@@ -134,7 +158,7 @@ export class Format {
     this.extension = config.type === 'jsonl' ? 'jsonl' : config.type;
     this.fromSchema = config.type === 'avro' || (config.type !== 'jsonl' && !config.columns);
     this.schemaFormat = !this.fromSchema ? undefined : new SchemaFormat(config.type as 'avro' | 'csv' | 'parquet', includeKafkaCoordinates, {
-      coordinates: KAFKA_COLUMNS, convert,
+      coordinates: KAFKA_COLUMNS, convert, recordDate,
       encodeColumns: (columns, rows) => new Format({ type: config.type as 'csv' | 'parquet', columns }, false).encode(rows),
     }, config.type === 'avro' ? config.codec : undefined);
     this.columns = config.type === 'jsonl' || config.type === 'avro' ? null
@@ -162,7 +186,7 @@ export class Format {
     }
     const parsed = value();
     const row: Record<string, unknown> = this.includeKafkaCoordinates
-      ? { _topic: r.topic, _partition: BigInt(r.partition), _offset: r.offset, _timestamp: new Date(Number(r.timestamp)) } : {};
+      ? { _topic: r.topic, _partition: BigInt(r.partition), _offset: r.offset, _timestamp: recordDate(r) } : {};
     for (const c of this.columns) {
       if (KAFKA_COLUMNS.includes(c)) continue;
       row[c.name] = convert(r, c, getPath(parsed, c.path ?? c.name));

@@ -2,6 +2,7 @@
  * Record → row mapping: either a user function or a declarative column list reading dot paths of the JSON value.
  * Every value leaving here is safe to bind on the dialect (no JS bigint, which sqlite3 would silently bind as NULL).
  */
+import { KafkaEosError } from '../../errors';
 import type { SinkRecord } from '../../records';
 import { bindBigint, type SqlDialect } from './dialect';
 import { SinkMappingError } from './errors';
@@ -22,14 +23,27 @@ export const COLUMN_TYPES: readonly ColumnType[] = ['string', 'integer', 'bigint
  * affinity would round them to a REAL); bytes → BYTEA / BLOB (a Buffer, or base64 text).
  */
 export interface ColumnMapping { path?: string; type: ColumnType; nullable?: boolean }
-export interface DeclarativeMapping { columns: Record<string, ColumnMapping>; includeKafkaCoordinates?: boolean }
+export interface DeclarativeMapping {
+  /** Column name → where its value comes from and its type (see {@link ColumnMapping}). */
+  columns: Record<string, ColumnMapping>;
+  /**
+   * Add kafka_topic, kafka_partition, kafka_offset columns (default true); the same as the sink's
+   * `includeKafkaCoordinates` (they must agree).
+   */
+  includeKafkaCoordinates?: boolean;
+}
 /** A user mapping: returns column → value. bigint and Date values are converted for the dialect; throwing fails the write. */
 export type MappingFunction = (record: SinkRecord) => Record<string, unknown>;
 /**
  * Columns from the converted records' schemas (a key converter's and a value converter's, see
  * docs/converters.md): no hand-written column list. See sinks/schema-columns.ts for how fields become columns.
  */
-export interface SchemaMapping { fromSchema: SchemaColumnsOptions | true; includeKafkaCoordinates?: boolean }
+export interface SchemaMapping {
+  /** `true`, or how fields become columns: `{ flatten?, keyColumn?, keyPrefix?, headers? }` (sinks/schema-columns.ts). */
+  fromSchema: SchemaColumnsOptions | true;
+  /** Add kafka_topic, kafka_partition, kafka_offset columns (default true); as the sink's `includeKafkaCoordinates`. */
+  includeKafkaCoordinates?: boolean;
+}
 export type SinkMapping = MappingFunction | DeclarativeMapping | SchemaMapping;
 export type Row = Record<string, unknown>;
 
@@ -40,8 +54,12 @@ export interface CompiledMapping {
   toRow(record: SinkRecord): Row;
 }
 
-/** A value that does not fit its column type: the message says why. */
-export class ColumnValueError extends Error {}
+/** A value that does not fit its column type: the message says why (reported as a SinkMappingError naming the record). */
+export class ColumnValueError extends KafkaEosError {
+  constructor(message: string) {
+    super('SINK_MAPPING_FAILED', message);
+  }
+}
 
 /** Reads a column's raw value from a record and its parsed JSON value (undefined when no column reads it). */
 type Source = ((r: SinkRecord, value: unknown) => unknown) & { readsValue: boolean };
@@ -179,7 +197,7 @@ export function coordinates(r: SinkRecord): Row {
  */
 export function compileMapping(mapping: SinkMapping, dialect: SqlDialect, includeKafkaCoordinates: boolean): CompiledMapping {
   if (typeof mapping !== 'function' && 'fromSchema' in mapping) {
-    throw new TypeError('mapping.fromSchema is compiled by compileSinkMapping (schema-mapping.ts)');
+    throw new KafkaEosError('INTERNAL_ERROR', 'mapping.fromSchema is compiled by compileSinkMapping (schema-mapping.ts)');
   }
   if (typeof mapping === 'function') {
     return {

@@ -19,6 +19,7 @@
  * stored as `.proto` text (protobuf-descriptor.ts).
  */
 import * as avro from 'avsc';
+import { KafkaEosError } from '../../errors';
 import * as protobuf from 'protobufjs';
 import { jsonSchemaDifferences, isCompatibleJsonSchemaChange } from './json-schema-compat';
 import { isBase64Descriptor, protoTextOfDescriptor } from './protobuf-descriptor';
@@ -152,7 +153,7 @@ export function canonicalSchema(s: SchemaInput): string {
     const parsed = protobuf.parse(text, root, { keepCase: true });
     for (const imp of parsed.imports ?? []) {
       if (!s.references.some((r) => r.name === imp) && !imp.startsWith('google/protobuf/')) {
-        throw new Error(`import ${imp} is not among the schema's references`);
+        throw new InvalidSchemaError(`import ${imp} is not among the schema's references`);
       }
     }
   } catch (e) {

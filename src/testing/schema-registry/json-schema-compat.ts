@@ -35,7 +35,7 @@
  * rules (reserved properties) and its lenient policy. A recursive schema is compared once per pair of nodes on
  * the way down (a pair met again inside itself is taken as compatible, where Confluent iterates to a fixpoint).
  */
-import type { Difference } from './types';
+import { type Difference, InvalidSchemaError } from './types';
 
 type Json = Record<string, unknown>;
 
@@ -88,17 +88,17 @@ class Refs {
       const hash = ref.indexOf('#');
       const file = hash < 0 ? ref : ref.slice(0, hash);
       const base = file === '' ? doc : this.roots.get(file);
-      if (base === undefined) throw new Error(`$ref ${ref} names no schema`);
+      if (base === undefined) throw new InvalidSchemaError(`$ref ${ref} names no schema`);
       let cur: unknown = base;
       for (const part of (hash < 0 ? '' : ref.slice(hash + 1)).split('/').filter((p) => p !== '')) {
         const key = decodeURIComponent(part).replace(/~1/g, '/').replace(/~0/g, '~');
         cur = cur !== null && typeof cur === 'object' && Object.prototype.hasOwnProperty.call(cur, key) ? (cur as Json)[key] : undefined;
       }
-      if (cur === undefined) throw new Error(`$ref ${ref} points at nothing`);
+      if (cur === undefined) throw new InvalidSchemaError(`$ref ${ref} points at nothing`);
       raw = cur;
       doc = base;
     }
-    throw new Error('$ref chain longer than 32');
+    throw new InvalidSchemaError('$ref chain longer than 32');
   }
 }
 
@@ -121,7 +121,7 @@ function classify(raw: unknown): Node {
     let n: Node;
     if (t === 'integer' || t === 'number') n = { kind: 'number', raw: o, integer: t === 'integer' };
     else if (t === 'string' || t === 'object' || t === 'array' || t === 'boolean' || t === 'null') n = { kind: t, raw: o };
-    else throw new Error(`unknown type ${JSON.stringify(t)}`);
+    else throw new InvalidSchemaError(`unknown type ${JSON.stringify(t)}`);
     NODES.add(n);
     return n;
   };
@@ -175,7 +175,7 @@ class Context {
 
 /**
  * The differences between `original` and `update` (parsed JSON Schemas; `references`: name or `$id` → document).
- * @throws Error for a `$ref` that points at nothing or an unknown type (a registered schema has neither)
+ * @throws InvalidSchemaError for a `$ref` that points at nothing or an unknown type (a registered schema has neither)
  */
 export function jsonSchemaDifferences(original: unknown, update: unknown, references: Map<string, unknown> = new Map()): Difference[] {
   const roots = new Map(references);

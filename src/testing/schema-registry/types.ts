@@ -1,4 +1,5 @@
 /** Shapes shared by the test Schema Registry's schema checks (compatibility.ts and the per-format rules). */
+import { KafkaEosError } from '../../errors';
 
 /** Confluent's schema types. */
 export type SchemaType = 'AVRO' | 'JSON' | 'PROTOBUF';
@@ -7,7 +8,11 @@ export type SchemaType = 'AVRO' | 'JSON' | 'PROTOBUF';
 export interface SchemaInput { schema: string; schemaType: SchemaType; references: { name: string; schema: string }[] }
 
 /** A schema is not valid: the message says why (the server answers 42201). */
-export class InvalidSchemaError extends Error {}
+export class InvalidSchemaError extends KafkaEosError {
+  constructor(message: string) {
+    super('SCHEMA_INVALID', message);
+  }
+}
 
 /**
  * One reason a schema is incompatible with an earlier version, in Confluent's shape: `errorType` (Confluent's
