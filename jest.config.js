@@ -15,10 +15,9 @@ module.exports = {
   // name means the sources (a user's install resolves it to dist/ through package.json's exports).
   moduleNameMapper: {
     '^kafka-eos$': '<rootDir>/src/index.ts',
-    '^kafka-eos/(mock-broker|webhdfs-server)$': '<rootDir>/src/$1',
+    '^kafka-eos/(mock-broker|webhdfs-server|schema-registry)$': '<rootDir>/src/$1',
   },
   testTimeout: 30000,
-  // A test that fails before its clean-up can leave a socket or timer behind; never let that hang
-  // the run (CI has a time limit). Leaks are still worth fixing: run with --detectOpenHandles.
-  forceExit: true,
+  // No forceExit: every test closes what it opens (servers, sockets, timers, child processes); a leak shows as
+  // jest not exiting, and `npx jest --detectOpenHandles <files>` names it.
 };

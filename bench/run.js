@@ -3,7 +3,7 @@
  * `npm run bench`: every benchmark with a baseline, one markdown table (figure | ours | baseline | ratio |
  * runs), raw numbers in bench/results/latest.json. Run `npm run build` first.
  *
- *   node bench/run.js [--rows 40000] [--rounds 5] [--e2e-rows 50000] [--messages 100000] [--only sql,hdfs,e2e,mock]
+ *   node bench/run.js [--rows 40000] [--rounds 5] [--e2e-rows 50000] [--messages 100000] [--only sql,hdfs,e2e,mock,converters]
  *
  * PostgreSQL figures need KAFKA_EOS_PG_URL (or --pg). The mock-broker figure needs /usr/bin/python3 with
  * confluent_kafka (librdkafka's mock is the baseline); without it that row is skipped and says so.
@@ -30,7 +30,7 @@ function hasRdkafka() {
 }
 
 (async () => {
-  const only = new Set((arg('--only', 'sql,hdfs,e2e,mock')).split(','));
+  const only = new Set((arg('--only', 'sql,hdfs,e2e,mock,converters')).split(','));
   const rows = Number(arg('--rows', 40000));
   const rounds = Number(arg('--rounds', 5));
   const pgUrl = arg('--pg', process.env.KAFKA_EOS_PG_URL);
@@ -45,6 +45,10 @@ function hasRdkafka() {
   if (only.has('hdfs')) {
     log('== HDFS sink');
     figures.push(...await require('./hdfs-sink.js').runHdfsSink({ rows, rounds, log }));
+  }
+  if (only.has('converters')) {
+    log('== converters');
+    figures.push(...await require('./converters.js').runConverters({ rows, rounds, log }));
   }
   if (only.has('e2e')) {
     log('== end to end');

@@ -4,8 +4,10 @@
  * finds them all. With --verbose every event-log entry (group transitions, joins, assignments,
  * topology changes) is printed to stdout as one JSON line.
  */
+import { KafkaEosError } from '../errors';
 import { MockCluster } from '../testing/mock-broker';
 import type { EventLogEntry } from '../testing/mock-broker';
+import { SchemaRegistryServer } from '../testing/schema-registry/server';
 
 export interface BrokerOptions {
   port: number;
@@ -20,6 +22,8 @@ export interface BrokerOptions {
   retentionMs?: number;
   /** Print every event-log entry to stdout as a JSON line. */
   verbose?: boolean;
+  /** Also serve a Schema Registry (Confluent's REST API) on this port of `host` (0 = any free port). */
+  schemaRegistryPort?: number;
 }
 
 /** One event as a JSON line: bigint as a decimal string, buffers as their length. */
@@ -44,8 +48,19 @@ export async function runBroker(o: BrokerOptions): Promise<MockCluster> {
   });
   if (o.verbose) cluster.events.on((e) => process.stdout.write(`${eventLine(e)}\n`));
   process.stdout.write(`kafka-eos mock cluster: ${o.brokers} brokers at ${cluster.bootstrap.join(',')}\n`);
+  let registry: SchemaRegistryServer | undefined;
+  if (o.schemaRegistryPort !== undefined) {
+    try {
+      registry = await SchemaRegistryServer.start({ port: o.schemaRegistryPort, host: o.host });
+    } catch (e) {
+      await cluster.stop();
+      throw new KafkaEosError('MOCK_LISTEN_FAILED', `cannot serve the Schema Registry on ${o.host}:${o.schemaRegistryPort}: ${(e as Error).message}`,
+        { cause: e });
+    }
+    process.stdout.write(`kafka-eos schema registry: ${registry.url}\n`);
+  }
   const shutdown = () => {
-    void cluster.stop().then(() => process.exit(0));
+    void Promise.all([cluster.stop(), registry?.stop()]).then(() => process.exit(0));
   };
   process.once('SIGINT', shutdown);
   process.once('SIGTERM', shutdown);

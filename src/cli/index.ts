@@ -2,9 +2,10 @@
 /**
  * The `kafka-eos` command line: demo, run, offsets and broker. Exit codes of every command: 0 done
  * (run, broker: stopped by SIGINT/SIGTERM); 1 a failure at run time (demo: a check failed); 2 invalid
- * arguments or config (commander's usage errors included), or (run) a database it cannot use at start.
+ * arguments or config (commander's usage errors included), or (run) a database or brokers it cannot use at start.
  */
-// First: `run`'s signal handlers, before the heavy modules below load (a signal meanwhile must not kill it).
+// First: `run`'s signal handlers, before the heavy modules below load (a signal meanwhile must not kill it). Only
+// Node.js's own start-up, before this line, is left to the default action (README, "exit 130/143").
 import './early-signals';
 import { Command, InvalidArgumentError, Option } from 'commander';
 // demo and broker load the test servers (src/testing): imported when those commands run, so that `run` and
@@ -135,12 +136,15 @@ program.command('broker')
   .option('--retention-bytes <n>', 'retention.bytes per partition (default unbounded)', nonNegativeInt('--retention-bytes'))
   .option('--retention-ms <ms>', 'retention.ms (default unbounded)', nonNegativeInt('--retention-ms'))
   .option('--verbose', 'print every event (group transitions, joins, assignments, faults) as a JSON line')
+  .option('--schema-registry-port <port>', 'also serve a Schema Registry (Confluent REST API) on http://<host>:<port> (0 = any free port)',
+    nonNegativeInt('--schema-registry-port', 0, 65535))
   .action(async (o) => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { runBroker } = require('./broker') as typeof import('./broker');
     await runBroker({
       port: o.port, brokers: o.brokers, host: o.host, initialRebalanceDelayMs: o.initialRebalanceDelay,
       minSessionTimeoutMs: o.minSessionTimeout, retentionBytes: o.retentionBytes, retentionMs: o.retentionMs, verbose: o.verbose === true,
+      schemaRegistryPort: o.schemaRegistryPort,
     });
   });
 

@@ -129,7 +129,7 @@ export class ConsumerEngine {
    */
   listOffsets(partitions: TopicPartition[], which: 'earliest' | 'latest'): Promise<Map<string, bigint>> {
     const unexpected = (e: unknown) => e instanceof KafkaProtocolError
-      && !/AUTHORIZATION|UNSUPPORTED_VERSION/.test(e.kafkaError?.name ?? '');
+      && !/AUTHORIZATION|UNSUPPORTED_VERSION/.test(e.kafkaError);
     return kafkaCall(`ListOffsets ${partitions.map(partitionKey).join(', ')}`, () => this.log.list(partitions, which),
       { refresh: () => this.transport.refreshMetadata(), alsoRetry: unexpected });
   }

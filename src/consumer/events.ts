@@ -32,6 +32,11 @@ export interface GroupConsumerEvents {
   'dead-letter': { topic: string; partition: number; offset: bigint; deadLetterTopic: string; error: unknown };
   /** Exactly-once: the sink stayed unavailable past its own retries; the consumer keeps its partitions, waits and tries again. */
   'sink-unavailable': { topic: string; partition: number; error: Error };
+  /**
+   * The Schema Registry a converter needs is unreachable or answers 5xx (SCHEMA_REGISTRY_UNAVAILABLE): nothing of
+   * the batch was handled or committed; the consumer keeps its partitions, waits, and fetches the batch again.
+   */
+  'schema-registry-unavailable': { topic: string; partition: number; error: Error };
   /** Offsets were committed to Kafka (OffsetCommit), by the strategy or on revoke/stop; `offset` is the next offset to consume. */
   commit: { offsets: { topic: string; partition: number; offset: bigint }[] };
   /** The `skip` poison policy stepped over `records` records from `offset` (one record, or a batch handler's batch). */
@@ -55,4 +60,15 @@ export type GroupConsumerEventMap = { [E in keyof GroupConsumerEvents]: [GroupCo
 /** `e` itself when it is an Error, else an Error whose `cause` is `e` (for the `error` event's payload). */
 export function toError(e: unknown): Error {
   return e instanceof Error ? e : new Error(`non-Error thrown: ${String(e)}`, { cause: e });
+}
+
+/** A listener of event `E` (one argument: its payload). */
+export type GroupConsumerListener<E extends keyof GroupConsumerEvents> = (payload: GroupConsumerEvents[E]) => void;
+
+/**
+ * Something whose events can be listened to by name, typed by {@link GroupConsumerEvents} (the consumer, as the
+ * logging and metrics code sees it): an unknown name fails to compile, "not assignable to ... keyof GroupConsumerEvents".
+ */
+export interface GroupConsumerEventSource {
+  on<E extends keyof GroupConsumerEvents>(event: E, listener: GroupConsumerListener<E>): unknown;
 }

@@ -29,7 +29,7 @@ import { KafkaEosError } from '../errors';
 import { GroupCommitSink } from './group-commit';
 import type { TopicPartition } from '../records';
 import { FencedInstanceIdError } from './errors';
-import { GroupConsumerEventMap, GroupConsumerEvents, toError } from './events';
+import { toError, type GroupConsumerEvents, type GroupConsumerListener } from './events';
 import { kafkaCall } from './kafka-calls';
 import { ConsumerState, Lifecycle } from './lifecycle';
 import { attachLogging } from './logging';
@@ -45,6 +45,7 @@ import { caughtUp, installSignalHandlers } from './drain';
 import { registerKafkaJsCodecs } from './codecs';
 import { ConsumerEngine } from './engine';
 import type { MembershipProtocolName, MembershipTransition } from './membership/types';
+import { withConverters } from './converters/converting-strategy';
 
 // Snappy, LZ4 and ZSTD for the user's KafkaJS clients of the same copy (the dead-letter producer included): codecs.ts.
 registerKafkaJsCodecs();
@@ -75,8 +76,22 @@ export interface MembershipSnapshot {
   history: MembershipTransition[];
 }
 
+/**
+ * The consumer's event methods, typed by {@link GroupConsumerEvents} (events.ts): a misspelled event name fails to
+ * compile naming the event map (`'fencd'` is not assignable to `keyof GroupConsumerEvents`), not with a `never`
+ * listener as Node's generic EventEmitter typing would.
+ */
+export interface GroupConsumer {
+  on<E extends keyof GroupConsumerEvents>(event: E, listener: GroupConsumerListener<E>): this;
+  once<E extends keyof GroupConsumerEvents>(event: E, listener: GroupConsumerListener<E>): this;
+  off<E extends keyof GroupConsumerEvents>(event: E, listener: GroupConsumerListener<E>): this;
+  addListener<E extends keyof GroupConsumerEvents>(event: E, listener: GroupConsumerListener<E>): this;
+  removeListener<E extends keyof GroupConsumerEvents>(event: E, listener: GroupConsumerListener<E>): this;
+  emit<E extends keyof GroupConsumerEvents>(event: E, payload: GroupConsumerEvents[E]): boolean;
+}
+
 /** A consumer-group member with a commit strategy (see the module comment); create with {@link createGroupConsumer}. */
-export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
+export class GroupConsumer extends EventEmitter {
   private readonly options: GroupConsumerOptions;
   private readonly kafka: Kafka;
   private readonly strategy: CommitStrategy;
@@ -110,7 +125,11 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
     });
     this.logger = this.kafka.logger().namespace('kafka-eos');
     this.lifecycle = new Lifecycle((from, to) => this.emit('state', { from, to }));
-    this.strategy = options.strategy ?? this.makeStrategy();
+    // Converters (keyConverter, valueConverter) run on each batch before the strategy: converters/converting-strategy.ts.
+    this.strategy = withConverters(options.strategy ?? this.makeStrategy(), options, {
+      police: (batch, record, error) => policeRejectedRecord(this.processor, batch, record, error),
+      onUnavailable: (info) => this.emit('schema-registry-unavailable', info),
+    });
     this.leaveOnStop = !options.groupInstanceId;
     this.processor = {
       handler: options.handler,

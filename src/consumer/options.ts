@@ -8,6 +8,10 @@ import { KafkaEosError } from '../errors';
 import type { ExactlyOnceSink } from '../sink-contract';
 import type { SinkRecord, TopicPartition } from '../records';
 import type { CommitStrategy } from './strategies/types';
+import type { GroupCommitOptions } from './group-commit';
+import type { ConverterConfig, RecordConverter } from './converters/converter';
+import type { SchemaRegistryClient, SchemaRegistryClientOptions } from './converters/registry-client';
+import { CONVERTER_NAMES, REGISTRY_CONVERTERS } from './converters/names';
 import { KAFKAJS_OPTION_NAMES, KAFKAJS_RETRY_OPTION_NAMES, suggestOptionName } from './option-names';
 
 /** An invalid option. `field` is the dotted path of the first offending option. */
@@ -59,7 +63,9 @@ export interface RecordContext {
 
 /** A topic and the partitions of it to consume without group management (Kafka's `assign()`). */
 export interface ManualAssignment {
+  /** The topic. */
   topic: string;
+  /** Its partitions to consume (at least one). */
   partitions: number[];
 }
 
@@ -107,7 +113,9 @@ export interface RebalanceListeners {
 export interface GroupConsumerOptions extends RebalanceListeners {
   /** A KafkaJS client, or `brokers` to make one. */
   kafka?: Kafka;
+  /** Bootstrap brokers, `host:port`, to make a KafkaJS client here (exclusive with `kafka`). */
   brokers?: string[];
+  /** With `brokers`: the client's `client.id` (default `kafka-eos`). */
   clientId?: string;
   /**
    * With `brokers`: the KafkaJS log level of the client made here (KafkaJS's `logLevel` enum:
@@ -117,6 +125,7 @@ export interface GroupConsumerOptions extends RebalanceListeners {
   logLevel?: logLevel;
   /** With `brokers`: a KafkaJS `logCreator` for the client made here (KafkaJS's own shape). With `kafka`, set it on your Kafka. */
   logCreator?: logCreator;
+  /** The consumer group's id (`group.id`; with `assign`, offsets of exactly-once live in the sink under it). Required. */
   groupId: string;
   /** Topic names or patterns (patterns are matched against the topics that exist at start()). Exclusive with `assign`. */
   topics?: (string | RegExp)[];
@@ -125,6 +134,7 @@ export interface GroupConsumerOptions extends RebalanceListeners {
    * `assign()`). Offsets live in the sink (exactly-once) or are committed under `groupId`.
    */
   assign?: ManualAssignment[];
+  /** `exactly-once` (output and next offset in one sink transaction), `at-least-once` or `at-most-once`. Required. */
   delivery: Delivery;
   /** Required for exactly-once: where output and offsets are written together. */
   sink?: ExactlyOnceSink;
@@ -196,7 +206,17 @@ export interface GroupConsumerOptions extends RebalanceListeners {
    * transaction (up to `maxRows` rows, waiting up to `lingerMs` for writes to join). Default off:
    * one transaction per fetched batch per partition. See GroupCommitSink and docs/sql-sink.md.
    */
-  groupCommit?: { maxRows?: number; lingerMs?: number };
+  groupCommit?: GroupCommitOptions;
+  /**
+   * How record keys become data (Kafka Connect's `key.converter`): a converter config (`{ type: 'string' | 'bytes' |
+   * 'json' | 'connect-json' | 'avro' | 'protobuf' | 'json-schema', ... }`) or a converter made with createConverter.
+   * Converted records carry `convertedKey` (docs/converters.md). Default: none (keys stay bytes).
+   */
+  keyConverter?: ConverterConfig | RecordConverter;
+  /** How record values become data (Connect's `value.converter`); see keyConverter. Converted records carry `convertedValue`. */
+  valueConverter?: ConverterConfig | RecordConverter;
+  /** The Schema Registry of the avro, protobuf and json-schema converters: `{ url, ... }` or a SchemaRegistryClient. */
+  schemaRegistry?: SchemaRegistryClientOptions | SchemaRegistryClient;
   /** Install SIGTERM/SIGINT handlers that stop() the consumer, then re-raise the signal (default false). */
   handleSignals?: boolean | NodeJS.Signals[];
 }
@@ -245,6 +265,9 @@ const schema = z.object({
   groupCommit: z.object({
     maxRows: z.number().int().min(1).optional(), lingerMs: z.number().int().min(0).max(60000).optional(),
   }).strict().optional(),
+  keyConverter: z.object({ type: z.string() }).passthrough().optional(),
+  valueConverter: z.object({ type: z.string() }).passthrough().optional(),
+  schemaRegistry: z.object({ url: z.string().regex(/^https?:\/\/[^\s]+$/, 'expected http(s)://host:port') }).passthrough().optional(),
   handleSignals: z.union([z.boolean(), z.array(z.string().regex(/^SIG[A-Z0-9]+$/, 'expected a signal name'))]).optional(),
   onPartitionsAssigned: fn().optional(),
   onPartitionsRevoked: fn().optional(),
@@ -322,6 +345,15 @@ export function validateOptions(options: GroupConsumerOptions): GroupConsumerOpt
   else if (options.groupRemoteAssignor !== undefined) {
     throw new ConfigError('groupRemoteAssignor',
       "only applies to groupProtocol 'consumer' (the classic protocol's assignors are `assignors`)");
+  }
+  for (const f of ['keyConverter', 'valueConverter'] as const) {
+    const c = options[f] as { type?: unknown; convert?: unknown } | undefined;
+    if (c && typeof c.convert !== 'function' && !CONVERTER_NAMES.includes(c.type as never)) {
+      throw new ConfigError(`${f}.type`, `expected one of ${CONVERTER_NAMES.join(', ')}, got ${JSON.stringify(c.type)}`);
+    }
+    if (c && typeof c.convert !== 'function' && REGISTRY_CONVERTERS.includes(c.type as never) && !options.schemaRegistry) {
+      throw new ConfigError('schemaRegistry', `the ${String(c.type)} ${f} needs a Schema Registry ({ url })`);
+    }
   }
   const session = options.sessionTimeoutMs ?? 30000;
   const heartbeat = options.heartbeatIntervalMs ?? 3000;

@@ -80,6 +80,7 @@ export const KAFKA_ERRORS = {
   TRANSACTION_COORDINATOR_FENCED: e(52, { fenced: true }),
   SECURITY_DISABLED: e(54),
   KAFKA_STORAGE_ERROR: e(56, RM),
+  SASL_AUTHENTICATION_FAILED: e(58),
   UNKNOWN_PRODUCER_ID: e(59),
   NON_EMPTY_GROUP: e(68),
   GROUP_ID_NOT_FOUND: e(69),
@@ -132,25 +133,6 @@ export function kafkaErrorByCode(code: number): KafkaErrorEntry | undefined {
   return byCode.get(code);
 }
 
-/**
- * A broker answered a request with a Kafka error code (the SDK's own requests, src/consumer/kafka): `kafkaError` is
- * the table's entry (undefined for a number the table does not know), `retriable` the table's flag, `api` the
- * request (e.g. `OffsetCommit orders:3`). {@link kafkaErrorOf} finds it inside any wrapper, as it finds KafkaJS's
- * KafkaJSProtocolError. Code KAFKA_PROTOCOL_ERROR.
- */
-export class KafkaProtocolError extends KafkaEosError {
-  readonly kafkaError: KafkaErrorEntry | undefined;
-  /** The Kafka error's name (`UNKNOWN(n)` for a number the table does not know), as KafkaJSProtocolError's `type`. */
-  readonly type: string;
-  constructor(readonly api: string, readonly errorCode: number, detail?: string | null) {
-    const entry = byCode.get(errorCode);
-    super('KAFKA_PROTOCOL_ERROR', `${api}: ${entry?.name ?? `error code ${errorCode}`}${detail ? ` (${detail})` : ''}`,
-      { retriable: entry?.retriable ?? false });
-    this.kafkaError = entry;
-    this.type = entry?.name ?? `UNKNOWN(${errorCode})`;
-  }
-}
-
 /** KafkaJS errors that mean the connection failed, not the request: retriable, reconnect first. */
 const CONNECTION_ERRORS = new Set([
   'KafkaJSConnectionError', 'KafkaJSConnectionClosedError', 'KafkaJSRequestTimeoutError', 'KafkaJSNoBrokerAvailableError',
@@ -165,8 +147,6 @@ const CONNECTION_ERRORS = new Set([
  */
 const STALE_METADATA_ERRORS = new Set(['KafkaJSBrokerNotFound', 'KafkaJSGroupCoordinatorNotFound']);
 
-
-
 /**
  * The Kafka protocol error inside `error` (a KafkaJSProtocolError, possibly wrapped in KafkaJS's
  * retry errors or ours), by its numeric `code` or KafkaJS's `type` name; undefined if none.
@@ -174,7 +154,8 @@ const STALE_METADATA_ERRORS = new Set(['KafkaJSBrokerNotFound', 'KafkaJSGroupCoo
 export function kafkaErrorOf(error: unknown): KafkaErrorEntry | undefined {
   for (const c of causesOf(error)) {
     if (c instanceof KafkaProtocolError) {
-      if (c.kafkaError) return c.kafkaError;
+      const entry = byCode.get(c.errorCode);
+      if (entry) return entry;
       continue;
     }
     if (c instanceof KafkaEosError) continue;
@@ -223,4 +204,38 @@ export function needsRejoin(error: unknown): boolean {
 /** Whether `error` means metadata (leaders, coordinator, connections) must be refreshed before a retry. */
 export function needsMetadataRefresh(error: unknown): boolean {
   return kafkaErrorOf(error)?.staleMetadata === true || isConnectionError(error) || isStaleMetadataError(error);
+}
+
+/**
+ * A Kafka protocol error: a request refused as Apache Kafka refuses it, or a broker's answer to one of the SDK's own
+ * requests. `kafkaError` names Kafka's error (a row of {@link KAFKA_ERRORS}), `errorCode` is the number on the wire,
+ * `retriable` the row's flag. Code KAFKA_PROTOCOL_ERROR. The mock cluster's own calls throw it (e.g. `createTopic` of
+ * an existing topic: TOPIC_ALREADY_EXISTS) and its handlers answer `errorCode`, so the mock's errors are a view of
+ * Kafka's table, never a second list of the same names; the SDK's requests (src/consumer/kafka) throw
+ * {@link KafkaProtocolError.answered}. {@link kafkaErrorOf} finds it inside any wrapper, as it finds KafkaJS's
+ * KafkaJSProtocolError.
+ */
+export class KafkaProtocolError<N extends KafkaErrorName = KafkaErrorName> extends KafkaEosError {
+  /** The number on the wire (e.g. 36 for TOPIC_ALREADY_EXISTS; a number the table does not know for UNKNOWN_SERVER_ERROR). */
+  readonly errorCode: number;
+  /** The error's name as KafkaJSProtocolError's `type` (`UNKNOWN(n)` for a number the table does not know). */
+  readonly type: string;
+  /** The request that was answered (e.g. `OffsetCommit orders:3`); undefined for the mock's own refusals. */
+  readonly api: string | undefined;
+  constructor(readonly kafkaError: N, message: string, options: { cause?: unknown; errorCode?: number; api?: string } = {}) {
+    super('KAFKA_PROTOCOL_ERROR', message, { retriable: KAFKA_ERRORS[kafkaError].retriable, cause: options.cause });
+    this.errorCode = options.errorCode ?? KAFKA_ERRORS[kafkaError].code;
+    this.type = byCode.has(this.errorCode) ? kafkaError : `UNKNOWN(${this.errorCode})`;
+    this.api = options.api;
+  }
+
+  /**
+   * A broker answered `api` with `errorCode` (`detail`: its error message, if any). A number the table does not know
+   * is UNKNOWN_SERVER_ERROR with that number, as Java's `Errors.forCode` reads it.
+   */
+  static answered(api: string, errorCode: number, detail?: string | null): KafkaProtocolError {
+    const name = byCode.get(errorCode)?.name ?? 'UNKNOWN_SERVER_ERROR';
+    const label = byCode.has(errorCode) ? name : `error code ${errorCode}`;
+    return new KafkaProtocolError(name, `${api}: ${label}${detail ? ` (${detail})` : ''}`, { errorCode, api });
+  }
 }

@@ -63,7 +63,8 @@ export class StateMachine<S extends string> {
     if (options.transitions) {
       for (const [from, tos] of Object.entries(options.transitions) as [S, readonly S[]][]) next.set(from, new Set(tos));
     } else {
-      for (const [to, froms] of Object.entries(options.previous ?? {}) as [S, readonly S[]][]) {
+      const previous = options.previous as Readonly<Record<S, readonly S[]>>; // the union guarantees one of the two
+      for (const [to, froms] of Object.entries(previous) as [S, readonly S[]][]) {
         for (const from of froms) {
           const set = next.get(from) ?? new Set<S>();
           set.add(to);

@@ -7,6 +7,8 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { ConfigError } from '../../consumer/options';
+import { KAFKAJS_OPTION_NAMES } from '../../consumer/option-names';
+import { schemaKeysAt, unknownOptionMessage } from '../../util/did-you-mean';
 import { sinkConfigSchema } from '../sink-factory';
 
 const int = (min: number) => z.number().int().min(min);
@@ -66,6 +68,16 @@ export const consumerSchema = z.object({
   commitToKafkaForMonitoring: z.boolean().optional().describe('exactly-once: also commit positions to Kafka for lag tools (default true)'),
 }).strict();
 
+/** A converter (docs/converters.md), named as Kafka Connect's. */
+export const converterSchema = z.object({
+  type: z.enum(['string', 'bytes', 'json', 'connect-json', 'avro', 'protobuf', 'json-schema']).describe('the converter'),
+  schemasEnable: z.boolean().optional().describe('connect-json: the {schema, payload} envelope (schemas.enable, default true)'),
+  subjectNameStrategy: z.enum(['TopicName', 'RecordName', 'TopicRecordName']).optional()
+    .describe('registry formats: the subject of a schema (default TopicName)'),
+  useLatestVersion: z.boolean().optional().describe("avro: read with the subject's latest version (use.latest.version)"),
+  validate: z.boolean().optional().describe('json-schema: validate payloads against their schema (default false)'),
+}).strict();
+
 export const runConfigSchema = z.object({
   brokers: z.array(z.string().regex(/^[^:\s]+:\d+$/, 'expected host:port')).min(1).describe('bootstrap brokers, host:port'),
   clientId: z.string().min(1).optional().describe('Kafka client.id (default kafka-eos-run)'),
@@ -74,6 +86,14 @@ export const runConfigSchema = z.object({
   kafka: kafkaClientSchema.optional().describe('KafkaJS client settings passed through: ssl, sasl, timeouts, retry'),
   consumer: consumerSchema.optional().describe('consumer group and processing settings'),
   sink: sinkConfigSchema.describe('where records go: { type: sql, ... } or { type: hdfs, ... } (docs/sql-sink.md, docs/hdfs-sink.md)'),
+  keyConverter: converterSchema.optional().describe("how record keys become data (Kafka Connect's key.converter; default: bytes as text)"),
+  valueConverter: converterSchema.optional().describe("how record values become data (Kafka Connect's value.converter; default: JSON)"),
+  schemaRegistry: z.object({
+    url: z.string().regex(/^https?:\/\/[^\s]+$/, 'expected http(s)://host:port').describe('Schema Registry URL (schema.registry.url)'),
+    basicAuth: z.object({ username: z.string().describe('the user'), password: z.string().describe('the password') }).strict()
+      .optional().describe('HTTP basic auth'),
+    requestTimeoutMs: int(1).optional().describe('timeout of one registry request, ms (default 10000)'),
+  }).strict().optional().describe('the Schema Registry of the avro, protobuf and json-schema converters'),
   status: z.object({
     intervalMs: int(100).optional().describe('status log line period when stdout is not a TTY, ms (default 10000)'),
   }).strict().optional().describe('the live status line (TTY) or periodic status log lines'),
@@ -88,15 +108,23 @@ export type RunConfig = z.infer<typeof runConfigSchema>;
 function describeIssue(issue: z.core.$ZodIssue): string {
   if (issue.code === 'invalid_value' && 'values' in issue) return `expected one of `
     + `${(issue.values as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
-  if (issue.code === 'unrecognized_keys') return `unknown field(s) ${issue.keys.join(', ')} (see kafka-eos run --print-schema)`;
   return issue.message;
 }
 
-/** Validates a parsed config object. @throws ConfigError naming the first bad field and the expected value. */
+/**
+ * Validates a parsed config object. @throws ConfigError naming the first bad field and the expected value; an unknown
+ * field as the SDK names one (`consumer.sessionTimeout: unknown option: did you mean sessionTimeoutMs?`).
+ */
 export function validateRunConfig(value: unknown): RunConfig {
   const parsed = runConfigSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
+    if (issue.code === 'unrecognized_keys') {
+      const key = issue.keys[0]!;
+      const aliases = issue.path.length === 1 && issue.path[0] === 'consumer' ? KAFKAJS_OPTION_NAMES : {};
+      throw new ConfigError([...issue.path, key].join('.'), `${unknownOptionMessage(key, schemaKeysAt(runConfigSchema, issue.path, value),
+        aliases)} (see kafka-eos run --print-schema)`);
+    }
     throw new ConfigError(issue.path.join('.') || '(config)', describeIssue(issue));
   }
   const c = parsed.data;
@@ -110,6 +138,12 @@ export function validateRunConfig(value: unknown): RunConfig {
     `the ${c.sink.type} sink runs exactly-once only`);
   if (c.sink.type === 'sql' && c.sink.mode === 'upsert' && !c.sink.upsertKey) throw new ConfigError('sink.upsertKey',
     'mode upsert needs upsertKey');
+  for (const f of ['keyConverter', 'valueConverter'] as const) {
+    const t = c[f]?.type;
+    if ((t === 'avro' || t === 'protobuf' || t === 'json-schema') && !c.schemaRegistry) {
+      throw new ConfigError('schemaRegistry', `the ${t} ${f} needs schemaRegistry.url`);
+    }
+  }
   return c;
 }
 

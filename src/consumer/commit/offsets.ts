@@ -50,7 +50,7 @@ export class GroupOffsets {
     }, { minVersion: Math.max(2, identity.minCommitVersion) });
     for (const t of response.topics) {
       for (const p of t.partitions) {
-        if (p.errorCode !== ErrorCode.NONE) throw new KafkaProtocolError(`OffsetCommit ${describe(offsets)}`, p.errorCode);
+        if (p.errorCode !== ErrorCode.NONE) throw KafkaProtocolError.answered(`OffsetCommit ${describe(offsets)}`, p.errorCode);
       }
     }
   }
@@ -65,11 +65,11 @@ export class GroupOffsets {
     const out = new Map<string, bigint | null>();
     const api = `OffsetFetch ${partitions.map(partitionKey).join(', ')}`;
     const group = version >= 8 ? response.groups[0] : { errorCode: response.errorCode, topics: response.topics };
-    if (!group) throw new KafkaProtocolError(api, ErrorCode.UNKNOWN_SERVER_ERROR, 'no group in the response');
-    if (group.errorCode !== ErrorCode.NONE) throw new KafkaProtocolError(api, group.errorCode);
+    if (!group) throw KafkaProtocolError.answered(api, ErrorCode.UNKNOWN_SERVER_ERROR, 'no group in the response');
+    if (group.errorCode !== ErrorCode.NONE) throw KafkaProtocolError.answered(api, group.errorCode);
     for (const t of group.topics) {
       for (const p of t.partitions) {
-        if (p.errorCode !== ErrorCode.NONE) throw new KafkaProtocolError(api, p.errorCode);
+        if (p.errorCode !== ErrorCode.NONE) throw KafkaProtocolError.answered(api, p.errorCode);
         out.set(partitionKey({ topic: t.name, partition: p.partitionIndex }), p.committedOffset >= 0n ? p.committedOffset : null);
       }
     }
@@ -91,7 +91,7 @@ export class LogOffsets {
     for (const tp of partitions) {
       const leader = this.transport.partitionsOf(tp.topic).find((p) => p.partition === tp.partition)?.leader;
       if (leader === undefined || leader < 0) {
-        throw new KafkaProtocolError(`ListOffsets ${partitionKey(tp)}`, ErrorCode.LEADER_NOT_AVAILABLE);
+        throw KafkaProtocolError.answered(`ListOffsets ${partitionKey(tp)}`, ErrorCode.LEADER_NOT_AVAILABLE);
       }
       const l = byLeader.get(leader) ?? [];
       l.push(tp);
@@ -109,13 +109,15 @@ export class LogOffsets {
       for (const t of response.topics) {
         for (const p of t.partitions) {
           const key = partitionKey({ topic: t.name, partition: p.partitionIndex });
-          if (p.errorCode !== ErrorCode.NONE) throw new KafkaProtocolError(`ListOffsets ${key}`, p.errorCode);
+          if (p.errorCode !== ErrorCode.NONE) throw KafkaProtocolError.answered(`ListOffsets ${key}`, p.errorCode);
           out.set(key, p.offset);
         }
       }
     }));
     for (const tp of partitions) {
-      if (!out.has(partitionKey(tp))) throw new KafkaProtocolError(`ListOffsets ${partitionKey(tp)}`, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+      if (!out.has(partitionKey(tp))) {
+        throw KafkaProtocolError.answered(`ListOffsets ${partitionKey(tp)}`, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+      }
     }
     return out;
   }

@@ -182,7 +182,7 @@ export class Fetcher {
         sessionId: 0, sessionEpoch: -1, rackId: '',
         topics: [...topics].map(([topic, partitions]) => ({ topic, partitions })),
       }, { minVersion: 4, maxVersion: 12, timeoutMs: o.maxWaitMs + 30000 });
-      if (response.errorCode !== ErrorCode.NONE) throw new KafkaProtocolError(`Fetch from broker ${leader}`, response.errorCode);
+      if (response.errorCode !== ErrorCode.NONE) throw KafkaProtocolError.answered(`Fetch from broker ${leader}`, response.errorCode);
       handled = true;
       this.backoff.delete(leader);
       const byKey = new Map([...sent.keys()].map((p) => [p.key, p]));
@@ -205,7 +205,7 @@ export class Fetcher {
       if (!handled) {
         for (const [p, s] of sent) p.failed(s, `fetch failed: ${(e as Error).message}`);
         this.fail(leader);
-        const k = e instanceof KafkaProtocolError ? e.kafkaError : undefined;
+        const k = e instanceof KafkaProtocolError ? kafkaErrorByCode(e.errorCode) : undefined;
         const code = e instanceof KafkaProtocolError ? e.errorCode : -2;
         const fatal = FATAL_ERRORS.has(code);
         if (fatal || (!(k?.retriable ?? true) && !LEADER_ERRORS.has(code))) this.options.onError(e as Error, fatal);
@@ -243,7 +243,7 @@ export class Fetcher {
     p.failed(sent, `fetch answered ${kafkaErrorByCode(r.errorCode)?.name ?? r.errorCode}`);
     this.fail(leader);
     if (LEADER_ERRORS.has(r.errorCode)) return;
-    const error = new KafkaProtocolError(`Fetch ${p.key}`, r.errorCode);
+    const error = KafkaProtocolError.answered(`Fetch ${p.key}`, r.errorCode);
     this.options.onError(error, FATAL_ERRORS.has(r.errorCode));
   }
 }

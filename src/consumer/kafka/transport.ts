@@ -170,7 +170,7 @@ export class KafkaTransport {
     const version = commonVersion(ours, theirs);
     if (version === null) {
       const range = theirs ? `v${theirs.minVersion}-v${theirs.maxVersion}` : 'none';
-      throw new KafkaProtocolError(`${schema.name} to broker ${broker.nodeId}`, ErrorCode.UNSUPPORTED_VERSION,
+      throw KafkaProtocolError.answered(`${schema.name} to broker ${broker.nodeId}`, ErrorCode.UNSUPPORTED_VERSION,
         `the broker serves ${range}, kafka-eos needs v${ours.min}-v${ours.max}`);
     }
     return version;

@@ -24,6 +24,7 @@
 import { Heartbeat, JoinGroup, LeaveGroup, SyncGroup } from '../../protocol/messages/group';
 import { KafkaProtocolError, kafkaErrorOf, needsMetadataRefresh } from '../../protocol/kafka-errors';
 import { ErrorCode } from '../../protocol/error-codes';
+import { KafkaEosError } from '../../errors';
 import { decodeAssignment, type TopicPartition } from '../../protocol/consumer-protocol';
 import type { BrokerRef, KafkaTransport } from '../kafka/transport';
 import { FencedInstanceIdError } from '../errors';
@@ -52,8 +53,12 @@ export interface ClassicOptions {
 /** The heartbeat period while a follow-up rebalance is watched for (see ClassicMembership.watchForFollowUp), ms. */
 const QUICK_BEAT_MS = 100;
 
-/** A rejoin is needed (not a failure): the join loop goes round again. */
-class Rejoin extends Error {}
+/** A rejoin is needed (not a failure): the join loop goes round again. Never leaves this module. */
+class Rejoin extends KafkaEosError {
+  constructor(message: string) {
+    super('REJOIN_NEEDED', message);
+  }
+}
 
 /** Errors of a join round that end the membership. */
 const FATAL_JOIN_ERRORS = new Set<number>([
@@ -183,7 +188,9 @@ export abstract class ClassicMembership<S extends string> extends MembershipBase
     this.generationId = r.generationId;
     this.protocolName = r.protocolName;
     const assignor = o.assignors.find((a) => a.name === r.protocolName);
-    if (!assignor) throw new KafkaProtocolError('JoinGroup', ErrorCode.INCONSISTENT_GROUP_PROTOCOL, `the group chose ${r.protocolName}`);
+    if (!assignor) {
+      throw KafkaProtocolError.answered('JoinGroup', ErrorCode.INCONSISTENT_GROUP_PROTOCOL, `the group chose ${r.protocolName}`);
+    }
     this.machine.to('syncing', `generation ${r.generationId}, ${r.leader === r.memberId ? 'leader' : 'follower'}, ${r.protocolName}`);
     let assignments: { memberId: string; assignment: Buffer }[] = [];
     if (r.leader === r.memberId && !r.skipAssignment) {
@@ -227,7 +234,7 @@ export abstract class ClassicMembership<S extends string> extends MembershipBase
 
   /** A JoinGroup/SyncGroup error code: Rejoin (after resetting what the code says is gone) or a fatal error. */
   private joinError(api: string, code: number): never {
-    const error = new KafkaProtocolError(api, code);
+    const error = KafkaProtocolError.answered(api, code);
     if (code === ErrorCode.FENCED_INSTANCE_ID) throw this.markFenced(error);
     if (code === ErrorCode.UNKNOWN_MEMBER_ID || code === ErrorCode.ILLEGAL_GENERATION) {
       this.loseGeneration(error, code === ErrorCode.UNKNOWN_MEMBER_ID);
@@ -278,7 +285,7 @@ export abstract class ClassicMembership<S extends string> extends MembershipBase
         groupId: o.groupId, generationId: generation, memberId: this.member, groupInstanceId: o.groupInstanceId,
       }, { minVersion: o.groupInstanceId !== null ? 3 : 0 });
       if (response.errorCode === ErrorCode.NONE || !this.running || generation !== this.generationId) return;
-      const error = new KafkaProtocolError('Heartbeat', response.errorCode);
+      const error = KafkaProtocolError.answered('Heartbeat', response.errorCode);
       const code = response.errorCode;
       if (code === ErrorCode.REBALANCE_IN_PROGRESS) this.rebalanceInProgress();
       else if (code === ErrorCode.UNKNOWN_MEMBER_ID || code === ErrorCode.ILLEGAL_GENERATION) this.generationLost(error);

@@ -180,7 +180,7 @@ export class ConsumerMembership extends MembershipBase<ConsumerState> {
       }
       if (!this.running) return 0;
       if (response.errorCode !== ErrorCode.NONE) {
-        return this.onError(new KafkaProtocolError('ConsumerGroupHeartbeat', response.errorCode, response.errorMessage));
+        return this.onError(KafkaProtocolError.answered('ConsumerGroupHeartbeat', response.errorCode, response.errorMessage));
       }
       this.full = false;
       this.resetBackoff();

@@ -6,7 +6,26 @@ import { DEFAULT_OFFSETS_TABLE, validateIdentifier, type SqlRetryOptions } from 
 import { isKnexInstance } from './dialect';
 import { KAFKA_COORDINATE_COLUMNS } from './ddl';
 import { SinkConfigError } from './errors';
-import { COLUMN_TYPES, type SinkMapping } from './mapping';
+import { COLUMN_TYPES, type ColumnMapping, type DeclarativeMapping, type SchemaMapping, type SinkMapping } from './mapping';
+import { unknownKey, unknownOptionMessage } from '../../util/did-you-mean';
+
+/** Checks `mapping.fromSchema`: true, or { flatten?, keyColumn?, keyPrefix?, headers? }. @throws SinkConfigError */
+function validateFromSchema(spec: unknown): void {
+  if (spec === true) return;
+  const f = 'mapping.fromSchema';
+  if (spec === null || typeof spec !== 'object') throw new SinkConfigError(f, 'must be true or { flatten?, keyColumn?, keyPrefix?, headers? }');
+  const o = spec as Record<string, unknown>;
+  refuseUnknownKeys(o, ['flatten', 'keyColumn', 'keyPrefix', 'headers'], `${f}.`);
+  if (o.flatten !== undefined && o.flatten !== false && (typeof o.flatten !== 'string' || o.flatten === '')) {
+    throw new SinkConfigError(`${f}.flatten`, 'must be a separator (e.g. "_") or false');
+  }
+  if (o.keyColumn !== undefined) validateIdentifier(o.keyColumn as string, `${f}.keyColumn`);
+  if (o.keyPrefix !== undefined && typeof o.keyPrefix !== 'string') throw new SinkConfigError(`${f}.keyPrefix`, 'must be a string');
+  if (o.headers !== undefined) {
+    if (o.headers === null || typeof o.headers !== 'object') throw new SinkConfigError(`${f}.headers`, 'must map header names to columns');
+    for (const [h, c] of Object.entries(o.headers)) validateIdentifier(c as string, `${f}.headers.${h}`);
+  }
+}
 
 /**
  * - 'insert': plain INSERT of each row.
@@ -24,7 +43,12 @@ export interface SqlSinkConfig {
   knex: Knex | Knex.Config;
   /** Data table: one plain identifier (no '.'), quoted by knex. */
   table: string;
+  /**
+   * `insert` (a replay inserts rows again), `upsert` (by `upsertKey`) or `kafka-key` (upsert by the Kafka coordinates,
+   * which become the primary key). Required.
+   */
   mode: SqlSinkMode;
+  /** Record → row: a declarative `{ columns }` (dot paths of the JSON value) or a function returning column → value. Required. */
   mapping: SinkMapping;
   /** Conflict target for mode 'upsert' (required there, rejected elsewhere). */
   upsertKey?: string[];
@@ -42,6 +66,13 @@ export interface SqlSinkConfig {
   autoCreate?: boolean;
   /** Upper bound on rows per INSERT statement; further capped by dialect limits. Defaults: SQLite 500, PostgreSQL 1000. */
   maxRowsPerStatement?: number;
+  /**
+   * What a tombstone (a record whose value is null) does (Connect's `behavior.on.null.values`): 'ignore' writes no
+   * row (its offset is committed with the batch: deletes are not applied), 'fail' is SINK_MAPPING_FAILED naming
+   * the record (the poison policy applies). Default: 'ignore' with `mapping.fromSchema`; otherwise unset, and a
+   * tombstone is mapped like any record (a function mapping sees `value: null`; declarative columns read null).
+   */
+  behaviorOnNullValues?: 'ignore' | 'fail';
   /** Transient-error retry budget; default { retries: 5, minTimeoutMs: 50, maxTimeoutMs: 2000 }. */
   retry?: Partial<SqlRetryOptions>;
 }
@@ -55,9 +86,27 @@ export interface NormalizedSqlSinkConfig {
   offsetsTable: string;
   autoCreate: boolean;
   maxRowsPerStatement: number | undefined;
+  /** What a tombstone (null value) does: see {@link SqlSinkConfig.behaviorOnNullValues}; undefined: mapped like any record. */
+  behaviorOnNullValues: 'ignore' | 'fail' | undefined;
 }
 
 const COORDS: readonly string[] = KAFKA_COORDINATE_COLUMNS;
+
+/** Every key of T, listed once (a key added to T and not here fails to compile). */
+const keysOf = <T>() => <const K extends readonly (keyof T)[]>(keys: K & ([Exclude<keyof T, K[number]>] extends [never] ? unknown
+  : { missing: Exclude<keyof T, K[number]> })): readonly string[] => keys as readonly string[];
+const SQL_SINK_KEYS = keysOf<SqlSinkConfig>()(['knex', 'table', 'mode', 'mapping', 'upsertKey', 'includeKafkaCoordinates', 'offsetsTable',
+  'autoCreate', 'maxRowsPerStatement', 'retry', 'behaviorOnNullValues']);
+const MAPPING_KEYS = keysOf<DeclarativeMapping>()(['columns', 'includeKafkaCoordinates']);
+const SCHEMA_MAPPING_KEYS = keysOf<SchemaMapping>()(['fromSchema', 'includeKafkaCoordinates']);
+const COLUMN_KEYS = keysOf<ColumnMapping>()(['path', 'type', 'nullable']);
+const RETRY_KEYS = keysOf<SqlRetryOptions>()(['retries', 'minTimeoutMs', 'maxTimeoutMs']);
+
+/** Refuses the first unknown key of `value` (at `prefix`) with a did-you-mean, as the consumer's options do. */
+function refuseUnknownKeys(value: object, known: readonly string[], prefix: string): void {
+  const key = unknownKey(value, known);
+  if (key !== undefined) throw new SinkConfigError(`${prefix}${key}`, unknownOptionMessage(key, known));
+}
 
 /** knex.pool's min and max (tarn.js would otherwise fail later with "opt.max is smaller than opt.min"). */
 function validatePool(pool: unknown): void {
@@ -74,9 +123,17 @@ function validatePool(pool: unknown): void {
   }
 }
 
-/** Validates a config up front. @throws SinkConfigError (code CONFIG_INVALID) with `field` set. */
+/**
+ * Validates a config up front. @throws SinkConfigError (code CONFIG_INVALID) with `field` set; an unknown option (of the
+ * config, `mapping`, a column, `retry`) with a did-you-mean, as the consumer's options and the HDFS sink's config.
+ */
 export function validateSqlSinkConfig(config: SqlSinkConfig): NormalizedSqlSinkConfig {
   if (config === null || typeof config !== 'object') throw new SinkConfigError('config', 'must be an object');
+  refuseUnknownKeys(config, SQL_SINK_KEYS, '');
+  if (config.retry !== undefined && (config.retry === null || typeof config.retry !== 'object')) {
+    throw new SinkConfigError('retry', 'must be an object { retries?, minTimeoutMs?, maxTimeoutMs? }');
+  }
+  if (config.retry) refuseUnknownKeys(config.retry, RETRY_KEYS, 'retry.');
   const k: unknown = config.knex;
   if (!isKnexInstance(k) && (k === null || typeof k !== 'object' || !('client' in k))) {
     throw new SinkConfigError('knex', 'must be a knex instance or a Knex.Config with a client');
@@ -95,14 +152,23 @@ export function validateSqlSinkConfig(config: SqlSinkConfig): NormalizedSqlSinkC
   let mappingCoords: boolean | undefined;
   if (typeof mapping === 'function') {
     // user function: nothing more to check up front
+  } else if (mapping !== null && typeof mapping === 'object' && 'fromSchema' in mapping) {
+    refuseUnknownKeys(mapping, SCHEMA_MAPPING_KEYS, 'mapping.');
+    validateFromSchema(mapping.fromSchema);
+    if (mapping.includeKafkaCoordinates !== undefined && typeof mapping.includeKafkaCoordinates !== 'boolean') {
+      throw new SinkConfigError('mapping.includeKafkaCoordinates', 'must be a boolean');
+    }
+    mappingCoords = mapping.includeKafkaCoordinates;
   } else if (mapping !== null && typeof mapping === 'object' && mapping.columns !== null && typeof mapping.columns === 'object') {
     declared = new Map();
+    refuseUnknownKeys(mapping, MAPPING_KEYS, 'mapping.');
     const entries = Object.entries(mapping.columns);
     if (entries.length === 0) throw new SinkConfigError('mapping.columns', 'must declare at least one column');
     for (const [name, spec] of entries) {
       const f = `mapping.columns.${name}`;
       validateIdentifier(name, f);
       if (spec === null || typeof spec !== 'object') throw new SinkConfigError(f, 'must be an object { path?, type, nullable? }');
+      refuseUnknownKeys(spec, COLUMN_KEYS, `${f}.`);
       if (!COLUMN_TYPES.includes(spec.type)) {
         throw new SinkConfigError(`${f}.type`, `must be one of ${COLUMN_TYPES.join(', ')}, got ${JSON.stringify(spec.type)}`);
       }
@@ -126,7 +192,8 @@ export function validateSqlSinkConfig(config: SqlSinkConfig): NormalizedSqlSinkC
     }
     mappingCoords = mapping.includeKafkaCoordinates;
   } else {
-    throw new SinkConfigError('mapping', 'must be a function (record) => row or { columns: { name: { path?, type, nullable? } } }');
+    throw new SinkConfigError('mapping', 'must be a function (record) => row, { columns: { name: { path?, type, nullable? } } } '
+      + 'or { fromSchema: true | { flatten?, keyColumn?, keyPrefix?, headers? } }');
   }
 
   if (config.includeKafkaCoordinates !== undefined && typeof config.includeKafkaCoordinates !== 'boolean') {
@@ -179,9 +246,10 @@ export function validateSqlSinkConfig(config: SqlSinkConfig): NormalizedSqlSinkC
     throw new SinkConfigError('autoCreate', 'must be a boolean');
   }
   const autoCreate = config.autoCreate ?? false;
-  if (autoCreate && !declared) {
+  const fromSchema = typeof mapping !== 'function' && 'fromSchema' in mapping;
+  if (autoCreate && !declared && !fromSchema) {
     throw new SinkConfigError(
-      'autoCreate', 'needs a declarative mapping (columns with types); with a mapping function create the table yourself',
+      'autoCreate', 'needs a declarative mapping (columns with types, or fromSchema); with a mapping function create the table yourself',
     );
   }
 
@@ -190,5 +258,10 @@ export function validateSqlSinkConfig(config: SqlSinkConfig): NormalizedSqlSinkC
     throw new SinkConfigError('maxRowsPerStatement', `must be a positive integer, got ${String(m)}`);
   }
 
-  return { table, mode, mapping, includeKafkaCoordinates, conflictKey, offsetsTable, autoCreate, maxRowsPerStatement: m };
+  const nulls = config.behaviorOnNullValues;
+  if (nulls !== undefined && nulls !== 'ignore' && nulls !== 'fail') {
+    throw new SinkConfigError('behaviorOnNullValues', `must be 'ignore' or 'fail', got ${JSON.stringify(nulls)}`);
+  }
+  const behaviorOnNullValues = nulls ?? (fromSchema ? 'ignore' : undefined);
+  return { table, mode, mapping, includeKafkaCoordinates, conflictKey, offsetsTable, autoCreate, maxRowsPerStatement: m, behaviorOnNullValues };
 }

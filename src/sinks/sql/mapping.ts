@@ -2,12 +2,14 @@
  * Record → row mapping: either a user function or a declarative column list reading dot paths of the JSON value.
  * Every value leaving here is safe to bind on the dialect (no JS bigint, which sqlite3 would silently bind as NULL).
  */
+import { KafkaEosError } from '../../errors';
 import type { SinkRecord } from '../../records';
 import { bindBigint, type SqlDialect } from './dialect';
 import { SinkMappingError } from './errors';
+import { headerText, type SchemaColumnsOptions } from '../schema-columns';
 
-export type ColumnType = 'string' | 'integer' | 'bigint' | 'float' | 'boolean' | 'json' | 'timestamp';
-export const COLUMN_TYPES: readonly ColumnType[] = ['string', 'integer', 'bigint', 'float', 'boolean', 'json', 'timestamp'];
+export type ColumnType = 'string' | 'integer' | 'bigint' | 'float' | 'boolean' | 'json' | 'timestamp' | 'numeric' | 'bytes';
+export const COLUMN_TYPES: readonly ColumnType[] = ['string', 'integer', 'bigint', 'float', 'boolean', 'json', 'timestamp', 'numeric', 'bytes'];
 
 /**
  * One column of a declarative mapping.
@@ -16,13 +18,33 @@ export const COLUMN_TYPES: readonly ColumnType[] = ['string', 'integer', 'bigint
  * `$value` (the whole parsed value), `$headers.<name>` (header as UTF-8 text).
  * `nullable` (default false): a missing/null value is an error unless true.
  * Types: string → TEXT; integer → 32-bit INTEGER; bigint → BIGINT; float → DOUBLE; boolean; json → JSONB/TEXT;
- * timestamp → TIMESTAMPTZ on PostgreSQL, ISO-8601 text on SQLite (accepts ms epoch numbers, ISO strings).
+ * timestamp → TIMESTAMPTZ on PostgreSQL, ISO-8601 text on SQLite (accepts ms epoch numbers, ISO strings);
+ * numeric → NUMERIC on PostgreSQL, TEXT on SQLite (exact decimals, bound as their decimal text: SQLite's NUMERIC
+ * affinity would round them to a REAL); bytes → BYTEA / BLOB (a Buffer, or base64 text).
  */
 export interface ColumnMapping { path?: string; type: ColumnType; nullable?: boolean }
-export interface DeclarativeMapping { columns: Record<string, ColumnMapping>; includeKafkaCoordinates?: boolean }
+export interface DeclarativeMapping {
+  /** Column name → where its value comes from and its type (see {@link ColumnMapping}). */
+  columns: Record<string, ColumnMapping>;
+  /**
+   * Add kafka_topic, kafka_partition, kafka_offset columns (default true); the same as the sink's
+   * `includeKafkaCoordinates` (they must agree).
+   */
+  includeKafkaCoordinates?: boolean;
+}
 /** A user mapping: returns column → value. bigint and Date values are converted for the dialect; throwing fails the write. */
 export type MappingFunction = (record: SinkRecord) => Record<string, unknown>;
-export type SinkMapping = MappingFunction | DeclarativeMapping;
+/**
+ * Columns from the converted records' schemas (a key converter's and a value converter's, see
+ * docs/converters.md): no hand-written column list. See sinks/schema-columns.ts for how fields become columns.
+ */
+export interface SchemaMapping {
+  /** `true`, or how fields become columns: `{ flatten?, keyColumn?, keyPrefix?, headers? }` (sinks/schema-columns.ts). */
+  fromSchema: SchemaColumnsOptions | true;
+  /** Add kafka_topic, kafka_partition, kafka_offset columns (default true); as the sink's `includeKafkaCoordinates`. */
+  includeKafkaCoordinates?: boolean;
+}
+export type SinkMapping = MappingFunction | DeclarativeMapping | SchemaMapping;
 export type Row = Record<string, unknown>;
 
 export interface CompiledMapping {
@@ -32,20 +54,25 @@ export interface CompiledMapping {
   toRow(record: SinkRecord): Row;
 }
 
-class ColumnValueError extends Error {}
+/** A value that does not fit its column type: the message says why (reported as a SinkMappingError naming the record). */
+export class ColumnValueError extends KafkaEosError {
+  constructor(message: string) {
+    super('SINK_MAPPING_FAILED', message);
+  }
+}
 
 /** Reads a column's raw value from a record and its parsed JSON value (undefined when no column reads it). */
 type Source = ((r: SinkRecord, value: unknown) => unknown) & { readsValue: boolean };
 
 const source = (fn: (r: SinkRecord, value: unknown) => unknown, readsValue: boolean): Source => Object.assign(fn, { readsValue });
 
-function compileSource(path: string): Source {
+function compileSource(path: string, column: string): Source {
   if (path === '$key') return source((r) => (r.key === null ? null : r.key.toString('utf8')), false);
   if (path === '$timestamp') return source((r) => r.timestamp, false);
   if (path === '$value') return source((_r, value) => value, true);
   if (path.startsWith('$headers.')) {
     const name = path.slice('$headers.'.length);
-    return source((r) => { const h = r.headers[name]; return h === undefined ? null : h.toString(); }, false);
+    return source((r) => headerText(r, name, column), false);
   }
   const segments = path.split('.');
   if (segments.length === 1) {
@@ -67,10 +94,10 @@ const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
 
 /** Converts one mapped value to a bind value of `type` on `dialect`; throws ColumnValueError with the reason. */
-function convert(v: unknown, type: ColumnType, dialect: SqlDialect): unknown {
+export function convert(v: unknown, type: ColumnType, dialect: SqlDialect): unknown {
   switch (type) {
     case 'string':
-      if (typeof v === 'string') return v;
+      if (typeof v === 'string') return dialect === 'postgres' && v.includes('\u0000') ? refuseNul() : v;
       if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
       throw new ColumnValueError(`expected a string, got ${describe(v)}`);
     case 'integer': {
@@ -97,7 +124,7 @@ function convert(v: unknown, type: ColumnType, dialect: SqlDialect): unknown {
       if (typeof v !== 'boolean') throw new ColumnValueError(`expected a boolean, got ${describe(v)}`);
       return dialect === 'sqlite' ? (v ? 1 : 0) : v;
     case 'json':
-      return JSON.stringify(v);
+      return jsonText(JSON.stringify(v), dialect);
     case 'timestamp': {
       let d: Date | undefined;
       if (v instanceof Date) d = v;
@@ -108,7 +135,33 @@ function convert(v: unknown, type: ColumnType, dialect: SqlDialect): unknown {
       }
       return dialect === 'sqlite' ? d.toISOString() : d;
     }
+    case 'numeric': {
+      const t = typeof v === 'number' && Number.isFinite(v) ? String(v) : typeof v === 'bigint' ? v.toString() : v;
+      if (typeof t === 'string' && /^-?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(t)) return t;
+      throw new ColumnValueError(`expected a decimal number, got ${describe(v)}`);
+    }
+    case 'bytes':
+      if (Buffer.isBuffer(v)) return v;
+      if (v instanceof Uint8Array) return Buffer.from(v);
+      if (typeof v === 'string') return Buffer.from(v, 'base64');
+      throw new ColumnValueError(`expected bytes, got ${describe(v)}`);
   }
+}
+
+/** `\u0000` as JSON.stringify writes the character U+0000 (not preceded by an escaping backslash). */
+const JSON_NUL = /(^|[^\\])(\\\\)*\\u0000/;
+
+/**
+ * PostgreSQL's text and jsonb cannot hold U+0000 (it answers 22021 / 22P05): refused here, as the record's fault, rather
+ * than by the database (where a write of that one record alone cannot be told from a refusal of every write).
+ */
+function refuseNul(): never {
+  throw new ColumnValueError('PostgreSQL text and jsonb cannot hold the character U+0000');
+}
+
+/** JSON text for a json column on `dialect` (see refuseNul). @throws ColumnValueError */
+export function jsonText(text: string, dialect: SqlDialect): string {
+  return dialect === 'postgres' && JSON_NUL.test(text) ? refuseNul() : text;
 }
 
 function describe(v: unknown): string {
@@ -134,7 +187,7 @@ function bindLoose(v: unknown, dialect: SqlDialect): unknown {
   return v;
 }
 
-function coordinates(r: SinkRecord): Row {
+export function coordinates(r: SinkRecord): Row {
   return { kafka_topic: r.topic, kafka_partition: r.partition, kafka_offset: bindBigint(r.offset) };
 }
 
@@ -143,6 +196,9 @@ function coordinates(r: SinkRecord): Row {
  * every row (overriding same-named keys of a function mapping).
  */
 export function compileMapping(mapping: SinkMapping, dialect: SqlDialect, includeKafkaCoordinates: boolean): CompiledMapping {
+  if (typeof mapping !== 'function' && 'fromSchema' in mapping) {
+    throw new KafkaEosError('INTERNAL_ERROR', 'mapping.fromSchema is compiled by compileSinkMapping (schema-mapping.ts)');
+  }
   if (typeof mapping === 'function') {
     return {
       columns: undefined,
@@ -167,7 +223,7 @@ export function compileMapping(mapping: SinkMapping, dialect: SqlDialect, includ
     };
   }
   const cols = Object.entries(mapping.columns).map(([name, spec]) => ({
-    name, type: spec.type, nullable: spec.nullable ?? false, source: compileSource(spec.path ?? name),
+    name, type: spec.type, nullable: spec.nullable ?? false, source: compileSource(spec.path ?? name, name),
   }));
   const readsValue = cols.some((c) => c.source.readsValue);
   return {

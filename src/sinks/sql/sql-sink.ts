@@ -14,10 +14,13 @@ import { validateSqlSinkConfig, type NormalizedSqlSinkConfig, type SqlSinkConfig
 import { ensureDataTable } from './ddl';
 import { assertQuestionMarksSafe, createKnex, isKnexInstance, rowsPerStatement } from './dialect';
 import { isTransientSqlError, SinkWriteError } from './errors';
-import { compileMapping, type CompiledMapping, type Row } from './mapping';
+import type { CompiledMapping, Row } from './mapping';
+import { compileSinkMapping } from './schema-mapping';
 import { classifyRejection, isSystemicSqlError, isUniqueViolation, refusedWrite, type RowOrigin } from './rejection';
 import { KafkaEosError } from '../../errors';
 import { RowsRejected, RowWriter } from './row-writer';
+import type { CompiledSchemaMapping } from './schema-mapping';
+import { SchemaTable, tombstonesHandled } from './schema-table';
 
 interface MappedBatch { batch: SinkBatch; rows: Row[]; offsets: bigint[] }
 
@@ -33,6 +36,8 @@ export class SqlSink implements ExactlyOnceSink {
   private readonly ownsKnex: boolean;
   private readonly writer: RowWriter;
   private dataReady: Promise<void> | undefined;
+  /** mapping.fromSchema: the table made (autoCreate) and checked from the records' schemas. */
+  private readonly schemaTable: SchemaTable | undefined;
   private closed = false;
 
   /** Validates the whole config first. @throws SinkConfigError (CONFIG_INVALID) naming the field. */
@@ -43,13 +48,18 @@ export class SqlSink implements ExactlyOnceSink {
     try {
       const m = this.cfg.mapping;
       assertQuestionMarksSafe(this.knex, [['table', this.cfg.table],
-        ...(typeof m === 'function' ? [] : Object.keys(m.columns).map((c): [string, string] => [`mapping.columns.${c}`, c]))]);
+        ...(typeof m === 'function' || 'fromSchema' in m ? [] : Object.keys(m.columns).map((c): [string, string] => [`mapping.columns.${c}`, c]))]);
       this.offsets = new SqlOffsetStore({ knex: this.knex, table: this.cfg.offsetsTable, retry: config.retry, target: this.cfg.table });
     } catch (err) {
       if (this.ownsKnex) void this.knex.destroy();
       throw err;
     }
-    this.mapper = compileMapping(this.cfg.mapping, this.offsets.dialect, this.cfg.includeKafkaCoordinates);
+    this.mapper = compileSinkMapping(this.cfg.mapping, this.offsets.dialect, this.cfg.includeKafkaCoordinates);
+    if ('columnsOf' in this.mapper) {
+      this.schemaTable = new SchemaTable(this.knex, this.cfg.table, this.mapper as CompiledSchemaMapping, {
+        autoCreate: this.cfg.autoCreate, includeKafkaCoordinates: this.cfg.includeKafkaCoordinates, primaryKey: this.cfg.conflictKey,
+      });
+    }
     const dialect = this.offsets.dialect;
     this.writer = new RowWriter(this.knex, dialect, (n) => rowsPerStatement(dialect, n, this.cfg.maxRowsPerStatement));
   }
@@ -92,6 +102,7 @@ export class SqlSink implements ExactlyOnceSink {
     for (const b of batches) validateRecords(b);
     const mapped = this.mapAll(batches);
     await this.ensureDataTable();
+    if (this.schemaTable) await this.schemaTable.prepare(mapped);
     // kafka-key on PostgreSQL COPYs straight in; a replay (rows already stored after an operator rewound the
     // offsets) meets a unique violation, rolls back, and goes again through the staged ON CONFLICT path.
     let staged = this.cfg.mode === 'upsert';
@@ -167,7 +178,7 @@ export class SqlSink implements ExactlyOnceSink {
   }
 
   private ensureDataTable(): Promise<void> {
-    if (!this.cfg.autoCreate || typeof this.cfg.mapping === 'function') return Promise.resolve();
+    if (!this.cfg.autoCreate || typeof this.cfg.mapping === 'function' || 'fromSchema' in this.cfg.mapping) return Promise.resolve();
     const m = this.cfg.mapping;
     this.dataReady ??= ensureDataTable(this.knex, this.cfg.table, {
       columns: Object.entries(m.columns).map(([name, c]) => ({ name, type: c.type, nullable: c.nullable ?? false })),
@@ -178,9 +189,10 @@ export class SqlSink implements ExactlyOnceSink {
   }
 
   private mapAll(batches: SinkBatch[]): MappedBatch[] {
-    const out: MappedBatch[] = batches.map((batch) => ({
-      batch, rows: batch.records.map((r) => this.mapper.toRow(r)), offsets: batch.records.map((r) => r.offset),
-    }));
+    const out: MappedBatch[] = batches.map((b) => {
+      const batch = this.cfg.behaviorOnNullValues ? { ...b, records: tombstonesHandled(b.records, this.cfg.behaviorOnNullValues) } : b;
+      return { batch, rows: batch.records.map((r) => this.mapper.toRow(r)), offsets: batch.records.map((r) => r.offset) };
+    });
     if (!this.mapper.columns) {
       // A function mapping may omit columns: every row of a write gets the same column set (declarative rows have it).
       const columns = unionColumns(out);
@@ -217,7 +229,7 @@ function rowOrigin(mapped: MappedBatch[], i: number): { batch: SinkBatch; offset
     if (i < m.rows.length) return { batch: m.batch, offset: m.offsets[i]! };
     i -= m.rows.length;
   }
-  throw new RangeError(`row ${i} is beyond the write`);
+  throw new KafkaEosError('INTERNAL_ERROR', `row ${i} is beyond the write`);
 }
 
 /** SINK_WRITE_FAILED for the rows [first, first + count) of the write (a statement or COPY the database refused). */

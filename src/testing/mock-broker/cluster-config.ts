@@ -2,7 +2,7 @@
  * The mock cluster's configuration as MockCluster.start resolves it (broker configs in Kafka's
  * terms). Its own module so that config-defaults.ts can read it without importing the cluster.
  */
-import type { GroupCoordinatorConfig } from './group/types';
+import type { GroupCoordinatorConfig } from './groups/types';
 import type { RetentionPolicy } from './partition-log';
 import type { TransactionCoordinatorConfig } from './transactions/coordinator';
 

@@ -7,12 +7,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { KafkaEosError } from '../../errors';
+import { KafkaProtocolError } from '../../protocol/kafka-errors';
 import { AclStore } from './acls';
 import { ClientQuotaStore } from './client-quotas';
 import type { ClientQuotaEntry, QuotaAlteration, QuotaAlterationResult, QuotaFilterComponent } from './client-quotas';
 import { EventLog } from './event-log';
 import { FetchSessionCache } from './fetch-sessions';
-import { GroupCoordinator, GroupCoordinatorConfig } from './group-coordinator';
+import { GroupCoordinator, GroupCoordinatorConfig } from './groups/coordinator';
 import { PartitionLog, RetentionPolicy } from './partition-log';
 import { TransactionCoordinator } from './transactions/coordinator';
 import { DEFAULT_MAX_DECOMPRESSED_BATCH_BYTES } from '../../protocol/record-batch';
@@ -44,15 +45,11 @@ interface TopicRecord extends Topic {
 
 export type { ClusterConfig } from './cluster-config';
 
-export class TopicError extends KafkaEosError {
-  constructor(
-    readonly kafkaError: 'TOPIC_ALREADY_EXISTS' | 'INVALID_TOPIC_EXCEPTION' | 'INVALID_PARTITIONS' | 'INVALID_REPLICATION_FACTOR'
-      | 'UNKNOWN_TOPIC_OR_PARTITION' | 'INVALID_CONFIG',
-    message: string,
-  ) {
-    super(kafkaError, message);
-  }
-}
+/** A topic change Kafka would refuse: code KAFKA_PROTOCOL_ERROR, `kafkaError` names Kafka's error (see KafkaProtocolError). */
+export class TopicError extends KafkaProtocolError<
+  'TOPIC_ALREADY_EXISTS' | 'INVALID_TOPIC_EXCEPTION' | 'INVALID_PARTITIONS' | 'INVALID_REPLICATION_FACTOR'
+  | 'UNKNOWN_TOPIC_OR_PARTITION' | 'INVALID_CONFIG'
+> {}
 
 const LEGAL_TOPIC = /^[a-zA-Z0-9._-]+$/;
 
@@ -96,6 +93,8 @@ export class ClusterState {
   /** Coordinator placement overrides (faults: coordinator moved). */
   private readonly coordinatorOverrides = new Map<string, number>();
   private nextLeader = 0;
+  /** Bumped by every topic created, deleted or grown (the KIP-848 groups re-resolve regex subscriptions then). */
+  private topicsVersion = 0;
 
   constructor(readonly config: ClusterConfig) {
     this.events = new EventLog();
@@ -106,6 +105,7 @@ export class ClusterState {
         byName: (name) => this.topicMetadata(this.topics.get(name)),
         byId: (id) => this.topicMetadata([...this.topics.values()].find((t) => t.topicId === id)),
         all: () => [...this.topics.values()].map((t) => this.topicMetadata(t)!),
+        version: () => this.topicsVersion,
       },
     }, this.events);
     this.transactions = new TransactionCoordinator({
@@ -218,6 +218,7 @@ export class ClusterState {
     }
     this.nextLeader = (start + 1) % n;
     this.topicMap.set(name, topic);
+    this.topicsVersion++;
     this.events.record('topic-created', { topic: name, partitions, replicationFactor: rf });
     return topic;
   }
@@ -229,7 +230,7 @@ export class ClusterState {
    */
   topicConfig(topic: Topic, name: string): string {
     const def = topicConfigDef(name);
-    if (!def) throw new Error(`${name} is not a topic config`);
+    if (!def) throw new TopicError('INVALID_CONFIG', `${name} is not a topic config`);
     return topic.configs.get(name) ?? def.value(this) ?? '';
   }
 
@@ -312,7 +313,7 @@ export class ClusterState {
 
   /** Registers a broker that started listening (MockCluster.start). */
   addBroker(info: BrokerInfo): void {
-    if (this.broker(info.nodeId)) throw new Error(`broker ${info.nodeId} is already registered`);
+    if (this.broker(info.nodeId)) throw new KafkaEosError('INVALID_ARGUMENT', `broker ${info.nodeId} is already registered`);
     this.brokerList.push({ ...info });
   }
 
@@ -321,6 +322,7 @@ export class ClusterState {
     const topic = this.topicMap.get(name);
     if (!topic) return false;
     this.topicMap.delete(name);
+    this.topicsVersion++;
     this.events.record('topic-deleted', { topic: name, partitions: topic.partitions.length });
     return true;
   }
@@ -334,6 +336,7 @@ export class ClusterState {
     const retention = this.retentionOf(record);
     const from = record.partitions.length;
     replicas.forEach((r, i) => record.partitions.push(new PartitionLog(record.name, from + i, r[0], [...r], retention)));
+    this.topicsVersion++;
     this.events.record('partitions-created', { topic: record.name, from, to: record.partitions.length });
   }
 
@@ -412,7 +415,9 @@ export class ClusterState {
 
   private record(topic: Topic): TopicRecord {
     const record = this.topicMap.get(topic.name);
-    if (!record || record !== topic) throw new Error(`topic ${topic.name} is not (or no longer) in this cluster`);
+    if (!record || record !== topic) {
+      throw new TopicError('UNKNOWN_TOPIC_OR_PARTITION', `topic ${topic.name} is not (or no longer) in this cluster`);
+    }
     return record;
   }
 

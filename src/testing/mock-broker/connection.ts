@@ -24,6 +24,8 @@ import { ApiVersions } from '../../protocol/messages/data';
 interface Slot {
   ready: boolean;
   chunks: Buffer[] | null;
+  /** Set by the handler (`closeAfterResponse`): the connection closes once this response is written. */
+  closeAfter?: string;
 }
 
 /**
@@ -108,13 +110,14 @@ export class Connection {
     return this.closed;
   }
 
-  close(reason: string): void {
+  /** Closes the connection now (`destroy`: unsent responses are dropped), or after `end()` when `destroy` is false. */
+  close(reason: string, destroy = true): void {
     if (this.closed) return;
     this.closed = true;
     this.memory.used -= this.held;
     this.held = 0;
     this.abort.abort();
-    this.socket.destroy();
+    if (destroy) this.socket.destroy();
     this.hooks.onClose?.(reason);
   }
 
@@ -177,7 +180,8 @@ export class Connection {
     // ApiVersions v3+ bodies are flexible but, for ApiVersions only, the request header is v2 too.
     if (flexible) skipTaggedFields(r);
     const req = decodeRequest(handler.schema, header.apiVersion, r);
-    const ctx = this.context(header, header.apiVersion);
+    const slot: Slot = { ready: false, chunks: null };
+    const ctx = this.context(header, header.apiVersion, slot);
     const run = async () => {
       const verdict = this.hooks.intercept ? await this.hooks.intercept(header, this.nodeId) : 'pass';
       if (verdict === 'drop') {
@@ -187,10 +191,10 @@ export class Connection {
       if (verdict !== 'pass') return buildErrorResponse(handler.schema, header.apiVersion, req, verdict.errorCode, this.cluster);
       return handler.handle(req, ctx);
     };
-    this.enqueue(run(), header, header.apiVersion);
+    this.enqueue(run(), header, header.apiVersion, slot);
   }
 
-  private context(header: RequestHeader, version: number): HandlerContext {
+  private context(header: RequestHeader, version: number, slot?: Slot): HandlerContext {
     return {
       cluster: this.cluster,
       nodeId: this.nodeId,
@@ -199,12 +203,16 @@ export class Connection {
       clientHost: this.socket.remoteAddress ?? '',
       signal: this.abort.signal,
       serial: this.serial,
+      closeAfterResponse: (reason) => {
+        if (slot) slot.closeAfter = reason;
+      },
     };
   }
 
-  private enqueue(result: Promise<Record<string, unknown> | null>, header: RequestHeader, version: number): void {
+  private enqueue(
+    result: Promise<Record<string, unknown> | null>, header: RequestHeader, version: number, slot: Slot = { ready: false, chunks: null },
+  ): void {
     const handler = this.handlers.get(header.apiKey) as Handler;
-    const slot: Slot = { ready: false, chunks: null };
     this.slots.push(slot);
     result.then(
       (body) => {
@@ -228,13 +236,24 @@ export class Connection {
   private flush(): void {
     while (this.slots.length > 0 && this.slots[0].ready) {
       const slot = this.slots.shift() as Slot;
-      if (this.closed || !slot.chunks) continue;
-      if (slot.chunks.length === 1) this.socket.write(slot.chunks[0]);
-      else {
-        this.socket.cork();
-        for (const c of slot.chunks) this.socket.write(c);
-        this.socket.uncork();
+      if (this.closed) continue;
+      if (slot.chunks) {
+        if (slot.chunks.length === 1) this.socket.write(slot.chunks[0]);
+        else {
+          this.socket.cork();
+          for (const c of slot.chunks) this.socket.write(c);
+          this.socket.uncork();
+        }
       }
+      if (slot.closeAfter !== undefined) this.closeAfterWrites(slot.closeAfter);
     }
+  }
+
+  /** Closes after what was written reaches the peer (Kafka sends an authentication failure, then closes). */
+  private closeAfterWrites(reason: string): void {
+    this.hooks.log?.('connection-closed-after-response', { nodeId: this.nodeId, reason });
+    const socket = this.socket;
+    socket.end(() => socket.destroy());
+    this.close(reason, false);
   }
 }

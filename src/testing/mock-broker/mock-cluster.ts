@@ -14,8 +14,8 @@ import type * as tls from 'node:tls';
 import { randomBytes } from 'node:crypto';
 import { KafkaEosError } from '../../errors';
 import { Broker } from './broker';
-import { ClusterConfig, ClusterState, Topic } from './cluster';
-import type { GroupCoordinatorConfig } from './group-coordinator';
+import { ClusterConfig, ClusterState, Topic, TopicError } from './cluster';
+import type { GroupCoordinatorConfig } from './groups/coordinator';
 import type { TransactionCoordinatorConfig } from './transactions/coordinator';
 import { Faults, StartBrokerOptions } from './faults';
 import { createRegistry } from './handlers';
@@ -187,7 +187,7 @@ export class MockCluster {
     records: { key?: string | Buffer | null; value: string | Buffer | null; headers?: RecordHeader[]; timestamp?: bigint }[],
   ): number {
     const log = this.state.partition(topic, partition);
-    if (!log) throw new MockClusterError('UNKNOWN_TOPIC_OR_PARTITION', `no partition ${topic}-${partition}`);
+    if (!log) throw new TopicError('UNKNOWN_TOPIC_OR_PARTITION', `no partition ${topic}-${partition}`);
     // The batch's own header (max timestamp included: ListOffsets by timestamp and retention.ms read it).
     return log.append(splitBatches(encodeBatch({ records })), Date.now());
   }
@@ -198,21 +198,21 @@ export class MockCluster {
    * `{ corrupt: true }` stores batches whose CRC or compression codec is wrong as they are (what a
    * client sees after disk corruption or a broker bug; Kafka itself refuses them at Produce), to test a
    * consumer's handling of unreadable batches; only their framing (magic 2, lengths) is checked.
-   * Throws MockClusterError(UNKNOWN_TOPIC_OR_PARTITION); InvalidRecordsError for bytes that are no batches.
+   * Throws TopicError (kafkaError UNKNOWN_TOPIC_OR_PARTITION); InvalidRecordsError for bytes that are no batches.
    */
   appendBatches(topic: string, partition: number, recordBatches: Buffer, options: { corrupt?: boolean } = {}): number {
     const log = this.state.partition(topic, partition);
-    if (!log) throw new MockClusterError('UNKNOWN_TOPIC_OR_PARTITION', `no partition ${topic}-${partition}`);
+    if (!log) throw new TopicError('UNKNOWN_TOPIC_OR_PARTITION', `no partition ${topic}-${partition}`);
     return log.append(splitBatches(recordBatches, { content: !options.corrupt }), Date.now());
   }
 
   /**
    * Moves a partition's log start offset to `offset` (as DeleteRecords does), dropping the batches
-   * wholly below it (test set-up). Throws MockClusterError(UNKNOWN_TOPIC_OR_PARTITION).
+   * wholly below it (test set-up). Throws TopicError (kafkaError UNKNOWN_TOPIC_OR_PARTITION).
    */
   deleteRecordsBefore(topic: string, partition: number, offset: number): void {
     const log = this.state.partition(topic, partition);
-    if (!log) throw new MockClusterError('UNKNOWN_TOPIC_OR_PARTITION', `no partition ${topic}-${partition}`);
+    if (!log) throw new TopicError('UNKNOWN_TOPIC_OR_PARTITION', `no partition ${topic}-${partition}`);
     log.deleteBefore(offset);
   }
 

@@ -16,7 +16,8 @@ import { GroupConsumer } from '../../../src/consumer/group-consumer';
 import type { GroupConsumerOptions } from '../../../src/consumer/options';
 import { partitionKey } from '../../../src/records';
 import { describeWithInteropClients, interopClientsDir } from './clients';
-import { Child, waitFor } from './helpers';
+import { Child } from './helpers';
+import { until } from '../../helpers/until';
 
 jest.setTimeout(120000);
 
@@ -119,14 +120,14 @@ maybePython('classic cooperative groups with a librdkafka member (confluent-kafk
       let them: Other;
       if (first === 'kafka-eos') {
         await us.consumer.start();
-        await waitFor(() => us.records.length === PARTITIONS * 20, 60000, 'kafka-eos to consume everything alone');
+        await until(() => us.records.length === PARTITIONS * 20, 'kafka-eos to consume everything alone', 60000);
         them = librdkafka(groupId, topic, 'cooperative-sticky');
       } else {
         them = librdkafka(groupId, topic, 'cooperative-sticky');
-        await waitFor(() => them.records.length === PARTITIONS * 20, 60000, 'librdkafka to consume everything alone');
+        await until(() => them.records.length === PARTITIONS * 20, 'librdkafka to consume everything alone', 60000);
         await us.consumer.start();
       }
-      await waitFor(() => splitOnce(us.owned(), them.owned), 60000, 'the two members to split the partitions');
+      await until(() => splitOnce(us.owned(), them.owned), 'the two members to split the partitions', 60000);
       expect(cluster.inspect.group(groupId)!.protocolName).toBe('cooperative-sticky');
       expect(us.consumer.membershipState().protocol).toBe('cooperative');
       expect(us.lost).toEqual([]);
@@ -134,7 +135,7 @@ maybePython('classic cooperative groups with a librdkafka member (confluent-kafk
       const gaveUp = us.revoked.flat().map((k) => Number(k.split(':')[1])).sort((a, b) => a - b);
       expect(gaveUp).toEqual(first === 'kafka-eos' ? them.owned : []);
       produce(cluster, topic, 20, 20);
-      await waitFor(() => us.records.length + them.records.length >= PARTITIONS * 40, 60000, 'the second wave');
+      await until(() => us.records.length + them.records.length >= PARTITIONS * 40, 'the second wave', 60000);
       expectExactlyOnce(40, us, them);
     });
   }
@@ -147,14 +148,14 @@ maybePython('classic cooperative groups with a librdkafka member (confluent-kafk
     const us = ours(cluster, groupId, topic, { assignors: ['cooperative-sticky', 'range'], sessionTimeoutMs: 6000, heartbeatIntervalMs: 200 });
     consumers.push(us.consumer);
     await us.consumer.start();
-    await waitFor(() => us.records.length === PARTITIONS * 20, 60000, 'kafka-eos to consume everything alone');
+    await until(() => us.records.length === PARTITIONS * 20, 'kafka-eos to consume everything alone', 60000);
     const them = librdkafka(groupId, topic, 'cooperative-sticky');
-    await waitFor(() => splitOnce(us.owned(), them.owned), 60000, 'the two members to split the partitions');
+    await until(() => splitOnce(us.owned(), them.owned), 'the two members to split the partitions', 60000);
     expect(cluster.inspect.group(groupId)!.protocolName).toBe('cooperative-sticky');
     expect(us.consumer.membershipState().protocol).toBe('eager');
     expect(us.revoked.slice(-1)[0]).toHaveLength(PARTITIONS); // eager: everything, before the JoinGroup
     produce(cluster, topic, 20, 20);
-    await waitFor(() => us.records.length + them.records.length >= PARTITIONS * 40, 60000, 'the second wave');
+    await until(() => us.records.length + them.records.length >= PARTITIONS * 40, 'the second wave', 60000);
     expectExactlyOnce(40, us, them);
   });
 });
@@ -190,21 +191,21 @@ describeWithInteropClients('KIP-848 groups with a @platformatic/kafka member', (
       let them: Other;
       if (first === 'kafka-eos') {
         await us.consumer.start();
-        await waitFor(() => us.records.length === PARTITIONS * 20, 60000, 'kafka-eos to consume everything alone');
+        await until(() => us.records.length === PARTITIONS * 20, 'kafka-eos to consume everything alone', 60000);
         them = platformatic();
       } else {
         them = platformatic();
-        await waitFor(() => them.records.length === PARTITIONS * 20, 60000, 'platformatic to consume everything alone');
+        await until(() => them.records.length === PARTITIONS * 20, 'platformatic to consume everything alone', 60000);
         await us.consumer.start();
       }
-      await waitFor(() => splitOnce(us.owned(), them.owned), 60000, 'the two members to split the partitions');
+      await until(() => splitOnce(us.owned(), them.owned), 'the two members to split the partitions', 60000);
       expect(cluster.inspect.group(groupId)!.groupType).toBe('consumer');
       expect(us.consumer.membershipState().protocol).toBe('consumer');
       expect(us.lost).toEqual([]);
       const gaveUp = us.revoked.flat().map((k) => Number(k.split(':')[1])).sort((a, b) => a - b);
       expect(gaveUp).toEqual(first === 'kafka-eos' ? them.owned : []);
       produce(cluster, topic, 20, 20);
-      await waitFor(() => us.records.length + them.records.length >= PARTITIONS * 40, 60000, 'the second wave');
+      await until(() => us.records.length + them.records.length >= PARTITIONS * 40, 'the second wave', 60000);
       expectExactlyOnce(40, us, them);
     });
   }

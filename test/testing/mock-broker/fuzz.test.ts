@@ -20,6 +20,7 @@ jest.setTimeout(600000);
 const FRAMES = Number(process.env.FUZZ_FRAMES ?? 10000);
 const SEED = Number(process.env.FUZZ_SEED ?? (Date.now() % 2147483647));
 const CONCURRENCY = 48;
+const SASL_HANDSHAKE = 17;
 
 
 const rand = mulberry32(SEED);
@@ -206,7 +207,11 @@ test(`the broker survives ${FRAMES} fuzzed frames and keeps serving KafkaJS`, as
         if (outcome === 'closed') s.closed++;
         stats.set(kind, s);
         if (must && outcome !== 'closed') violations.push(`${kind} frame left open: ${bytes.subarray(0, 24).toString('hex')}`);
-        if ((kind === 'valid' || kind === 'extreme') && outcome === 'closed') violations.push(`valid frame closed its connection: ${bytes.subarray(0, 24).toString('hex')}`);
+        // Kafka answers a SaslHandshake for a mechanism it does not enable, then closes the connection: so does the mock.
+        const closesByDesign = bytes.length >= 6 && bytes.readInt16BE(4) === SASL_HANDSHAKE && !bytes.includes('PLAIN');
+        if ((kind === 'valid' || kind === 'extreme') && outcome === 'closed' && !closesByDesign) {
+          violations.push(`valid frame closed its connection: ${bytes.subarray(0, 24).toString('hex')}`);
+        }
       }
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));

@@ -22,6 +22,11 @@ export interface HandlerContext {
   readonly signal: AbortSignal;
   /** This connection's queue for steps that must keep request order across awaits (Produce appends). */
   readonly serial: SerialQueue;
+  /**
+   * Closes the connection once this request's response is written (Kafka answers a failed SASL authentication,
+   * then closes the channel).
+   */
+  readonly closeAfterResponse: (reason: string) => void;
 }
 
 /**
