@@ -35,11 +35,11 @@ export interface BatchContext {
 
 /** Handles `chunk` of `owned` (see the module comment). Never throws. */
 export async function handleChunk(c: BatchContext, owned: OwnedPartition, chunk: FetchedChunk, watch: ProcessingWatch): Promise<void> {
+  const current = () => owned.current;
   const sb: StrategyBatch = {
     topic: owned.tp.topic, partition: owned.tp.partition,
-    fetchOffset: chunk.fetchOffset, records: chunk.records, nextOffset: chunk.nextOffset,
+    fetchOffset: chunk.fetchOffset, records: chunk.records, nextOffset: chunk.nextOffset, assigned: current,
   };
-  const current = () => owned.current;
   const shouldStop = () => watch.signal.aborted || !current();
   let outcome;
   try {
@@ -58,7 +58,7 @@ export async function handleChunk(c: BatchContext, owned: OwnedPartition, chunk:
     if (current()) c.fail(e as Error);
     return;
   }
-  if (!current()) return;
+  if (!current() || outcome.kind === 'dropped') return;
   if (outcome.kind === 'seek') c.fetcher.seek(owned.fetch, outcome.offset);
   const position = outcome.kind === 'seek' ? outcome.offset : sb.nextOffset;
   const lag = chunk.highWatermark - position;

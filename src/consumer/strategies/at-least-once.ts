@@ -5,7 +5,7 @@
  * repeats at most the work finished since the last commit plus the record in hand; nothing is lost.
  */
 import { partitionKey, TopicPartition } from '../../records';
-import type { CommitStrategy, StrategyContext } from './types';
+import { isDropped, type CommitStrategy, type StrategyContext } from './types';
 
 /** Options of {@link atLeastOnce}. */
 export interface AtLeastOnceOptions {
@@ -56,7 +56,10 @@ export function atLeastOnce(options: AtLeastOnceOptions = {}): CommitStrategy {
       return null;
     },
     async handleBatch(ctx, batch, process) {
+      if (isDropped(batch)) return { kind: 'dropped' };
       const result = await process();
+      // Lost or revoked while the handler ran: its progress is not this member's to commit.
+      if (isDropped(batch)) return { kind: 'dropped' };
       finish(batch, result.processedUpTo);
       if (now() - lastCommit >= interval) {
         lastCommit = now();

@@ -17,7 +17,7 @@ import { isRetriable } from '../../protocol/kafka-errors';
 import { ExactlyOnceSink, rejectedRecord, WriteResult } from '../../sink-contract';
 import { DurablePosition, partitionKey, SinkRecord, TopicPartition } from '../../records';
 import { StateMachine } from '../../util/state-machine';
-import type { BatchOutcome, CommitStrategy, ProcessResult, StrategyBatch, StrategyContext } from './types';
+import { isDropped, type BatchOutcome, type CommitStrategy, type ProcessResult, type StrategyBatch, type StrategyContext } from './types';
 
 /** Options of {@link exactlyOnce}. */
 export interface ExactlyOnceOptions {
@@ -157,6 +157,8 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
     }
     state.fetch.to('following', `fetched from ${batch.fetchOffset}`);
     const processed = await process();
+    // Lost or revoked to the end while the handler ran: its output is not this member's to write.
+    if (isDropped(batch)) return { kind: 'dropped' };
     if (processed.processedUpTo <= batch.fetchOffset) {
       // Nothing done (stopped before the first record): write nothing, fetch again from here.
       return { kind: 'seek', offset: state.resumeFrom };
@@ -302,6 +304,8 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
     },
     async handleBatch(ctx, batch: StrategyBatch, process): Promise<BatchOutcome> {
       const key = partitionKey(batch);
+      // Revoked or lost while the batch waited (for a converter's schema, say): the state it was fetched under is gone.
+      if (isDropped(batch)) return { kind: 'dropped' };
       const state = states.get(key);
       if (!state) throw new KafkaEosError('NOT_ASSIGNED', `batch for ${key}, which is not assigned to this member`);
       try {

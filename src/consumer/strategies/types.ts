@@ -14,6 +14,19 @@ export interface StrategyBatch extends TopicPartition {
   records: SinkRecord[];
   /** Last offset covered by the fetch + 1, control records included. Never derived from a count. */
   nextOffset: bigint;
+  /**
+   * Whether the partition is still this member's in the assignment the batch was fetched under: false once that was
+   * revoked or lost, even if the partition was assigned again since. A batch can wait between its fetch and its
+   * write (a converter loading a schema, the user's handler), and the partition may move meanwhile. Strategies drop
+   * such a batch ({@link isDropped}): nothing written, committed or counted, and no failure, as Java's consumer drops
+   * the fetched records of a revoked partition. Set by the consumer; a batch built without it counts as assigned.
+   */
+  readonly assigned?: () => boolean;
+}
+
+/** Whether `batch` must be dropped: its partition was revoked or lost since it was fetched (see StrategyBatch.assigned). */
+export function isDropped(batch: StrategyBatch): boolean {
+  return batch.assigned?.() === false;
 }
 
 /** What processing a batch achieved. */
@@ -34,7 +47,9 @@ export type BatchOutcome =
   /** Done: the consumer's position moves to `batch.nextOffset`. */
   | { kind: 'done' }
   /** Do not move; fetch again from `offset` (e.g. after fencing, a stale fetch position, or partial processing). */
-  | { kind: 'seek'; offset: bigint };
+  | { kind: 'seek'; offset: bigint }
+  /** Nothing done: the partition was revoked or lost while the batch waited ({@link isDropped}). */
+  | { kind: 'dropped' };
 
 export interface StrategyContext {
   readonly groupId: string;
