@@ -10,7 +10,9 @@
  * - idle partition-seconds: the sum, over partitions, of the gaps longer than 1 s between two batches of a partition;
  * - backlog peak: the most records produced and not yet sunk at any moment (sampled every 100 ms);
  * - the longest gap of a retained partition (two batches of one partition by the same member, the rebalance between);
- * - the time from a newcomer's start() to its first batch.
+ * - the time from a newcomer's start() to its first batch;
+ * - partitions revoked (the sum over `revoked` events of every member, the leavers' own included) and sink opens
+ *   (partitions whose stored positions the sink read: assignments, and reopens of partitions a member kept).
  * Variants interleaved round by round; ratios eager / incremental (goals: idle ≤ 1/3 of eager, backlog ≤ 1/2).
  *
  * Heartbeats every `--heartbeat` ms (default 3000, Kafka's heartbeat.interval.ms: classic members' interval, and the
@@ -52,6 +54,7 @@ async function runOnce({ protocol, rate, db, run, heartbeatMs, baselineDist, log
   const members = [];
   const firsts = [];
   const errors = [];
+  const moves = []; // { kind: 'revoked' | 'opened', n, at }
   const spawn = (replacing) => {
     const config = {
       bootstrap: cluster.bootstrap, topic, groupId: `${topic}-g`, protocol: dist ? 'eager' : protocol, db, dist,
@@ -66,6 +69,7 @@ async function runOnce({ protocol, rate, db, run, heartbeatMs, baselineDist, log
       } else if (msg.type === 'owned') m.owned = msg.partitions;
       else if (msg.type === 'first') { m.first = msg.ms; if (replacing) firsts.push(msg.ms); }
       else if (msg.type === 'error') errors.push(msg.message);
+      else if (msg.type === 'revoked' || msg.type === 'opened') moves.push({ kind: msg.type, n: msg.n, at: msg.at });
     });
     members.push(m);
     return m;
@@ -118,9 +122,13 @@ async function runOnce({ protocol, rate, db, run, heartbeatMs, baselineDist, log
     }
     const peak = Math.max(...samples.filter((s) => s.at >= windowStart && s.at <= windowEnd).map((s) => s.backlog));
     const steady = median(samples.filter((s) => s.at < windowStart && s.at >= windowStart - 2000).map((s) => s.backlog));
-    const result = { idle, peak, steady, retainedMax, steadyMax, join: median(firsts), errors: errors.length };
+    const count = (kind) => moves.filter((m) => m.kind === kind && m.at >= windowStart && m.at <= windowEnd).reduce((a, m) => a + m.n, 0);
+    const result = {
+      idle, peak, steady, retainedMax, steadyMax, join: median(firsts), errors: errors.length, revoked: count('revoked'), opened: count('opened'),
+    };
     log(`  ${protocol}: idle ${idle.toFixed(1)} partition-s, backlog peak ${fmt(peak)} (steady ${fmt(steady)}), longest retained gap `
-      + `${retainedMax} ms (steady: ${steadyMax} ms), newcomer's first batch ${Math.round(result.join)} ms`
+      + `${retainedMax} ms (steady: ${steadyMax} ms), newcomer's first batch ${Math.round(result.join)} ms, `
+      + `partitions revoked ${result.revoked}, sink opens ${result.opened}`
       + `${errors.length ? `, errors: ${errors.slice(0, 2).join('; ')}` : ''}`);
     return result;
   } finally {
@@ -152,7 +160,8 @@ async function runRollingRestart({
   const pick = (rs, k) => rs.map((x) => Math.max(x[k], 0.001));
   const med = (rs, k) => median(rs.map((x) => x[k]));
   const label = (name, rs) => `${name}: idle ${med(rs, 'idle').toFixed(1)} partition-s, backlog peak ${fmt(med(rs, 'peak'))}, `
-    + `longest retained gap ${Math.round(med(rs, 'retainedMax'))} ms, newcomer's first batch ${Math.round(med(rs, 'join'))} ms`;
+    + `longest retained gap ${Math.round(med(rs, 'retainedMax'))} ms, newcomer's first batch ${Math.round(med(rs, 'join'))} ms, `
+    + `partitions revoked ${med(rs, 'revoked')}, sink opens ${med(rs, 'opened')}`;
   const baselines = protocols.filter((p) => p.startsWith('eager'));
   for (const protocol of protocols.filter((p) => !p.startsWith('eager'))) {
     for (const base of baselines) {
@@ -163,6 +172,10 @@ async function runRollingRestart({
         pick(mine, 'idle'), pick(eager, 'idle'), 3), rateUnit: false });
       out.push({ ...figure(`${title}: backlog peak`, 'records', 1, protocol, base, pick(mine, 'peak'), pick(eager, 'peak'), 2), rateUnit: false });
       out.push({ ...figure(`${title}: a newcomer's start() to its first batch`, 'ms', 1, protocol, base, pick(mine, 'join'), pick(eager, 'join')),
+        rateUnit: false });
+      out.push({ ...figure(`${title}: partitions revoked`, 'partitions', 1, protocol, base, pick(mine, 'revoked'), pick(eager, 'revoked')),
+        rateUnit: false });
+      out.push({ ...figure(`${title}: sink opens (partitions)`, 'partitions', 1, protocol, base, pick(mine, 'opened'), pick(eager, 'opened')),
         rateUnit: false });
     }
   }

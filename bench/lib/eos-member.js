@@ -1,8 +1,10 @@
 // Child process for bench/rolling-restart.js: one exactly-once member of the group, sinking into SQL (PostgreSQL when
 // `db` is a postgresql:// URL, else SQLite), under the group protocol asked for (eager, cooperative, consumer).
 // Reports over IPC: { type: 'batch', p, n, next, at } for every batch with records; { type: 'first', ms } once, the
-// time from start() to its first batch; { type: 'owned', partitions } after every change. Stops (leaving the group)
-// on 'stop', then exits 0.
+// time from start() to its first batch; { type: 'owned', partitions } after every change; { type: 'revoked', n, at }
+// for every revocation (n partitions); { type: 'opened', n, at } for every sink open() (n partitions whose stored
+// positions are read: a reopen of a partition the member kept is what incremental rebalancing saves). Stops (leaving
+// the group) on 'stop', then exits 0.
 /* eslint-disable @typescript-eslint/no-require-imports */
 const path = require('node:path');
 
@@ -18,6 +20,11 @@ async function main() {
     table: config.table, offsetsTable: `${config.table}_offsets`, mode: 'insert', autoCreate: true,
     mapping: { columns: { v: { path: 'v', type: 'string' } } },
   });
+  const open = sink.open.bind(sink);
+  sink.open = async (groupId, partitions) => {
+    send({ type: 'opened', n: partitions.length, at: Date.now() });
+    return open(groupId, partitions);
+  };
   const protocol = config.protocol === 'consumer'
     ? { groupProtocol: 'consumer' }
     : { sessionTimeoutMs: config.sessionMs, heartbeatIntervalMs: config.heartbeatMs, ...(config.protocol === 'cooperative' ? { assignors: ['cooperative-sticky'] } : {}) };
@@ -34,7 +41,7 @@ async function main() {
   });
   const owned = () => send({ type: 'owned', partitions: consumer.assignment().map((tp) => tp.partition).sort((a, b) => a - b) });
   consumer.on('assigned', owned);
-  consumer.on('revoked', owned);
+  consumer.on('revoked', (e) => { send({ type: 'revoked', n: e.partitions.length, at: Date.now() }); owned(); });
   consumer.on('lost', owned);
   consumer.on('error', (e) => send({ type: 'error', message: e.message }));
   process.on('message', async (m) => {
