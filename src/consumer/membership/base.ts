@@ -10,6 +10,28 @@ import type { CommitIdentity, Membership, MembershipProtocolName, MembershipTran
 /** Longest back-off between coordinator retries, ms (Java's retry.backoff.max.ms is 1000). */
 export const MAX_RETRY_BACKOFF_MS = 1000;
 
+/**
+ * The heartbeat period of an incremental member for one heartbeat interval after each round, ms: a follow-up
+ * rebalance (KIP-429) or a partition another member revoked (KIP-848) is seen at once, not a full interval later.
+ */
+export const QUICK_BEAT_MS = 100;
+
+/** What start() waits for: the first assignment taken on (resolve) or the membership failing first (reject). */
+export interface FirstAssignment {
+  resolve: () => void;
+  reject: (e: Error) => void;
+  promise: Promise<void>;
+}
+
+/** A {@link FirstAssignment} not yet settled; a rejection nobody awaits is not reported as unhandled. */
+export function firstAssignment(): FirstAssignment {
+  let resolve!: () => void;
+  let reject!: (e: Error) => void;
+  const promise = new Promise<void>((res, rej) => { resolve = res; reject = rej; });
+  promise.catch(() => undefined);
+  return { resolve, reject, promise };
+}
+
 /** The base of eager, cooperative, consumer and manual memberships: state, history, rounds, waits. */
 export abstract class MembershipBase<S extends string> implements Membership {
   abstract readonly protocol: MembershipProtocolName;

@@ -29,7 +29,7 @@ import { decodeAssignment, type TopicPartition } from '../../protocol/consumer-p
 import type { BrokerRef, KafkaTransport } from '../kafka/transport';
 import { FencedInstanceIdError } from '../errors';
 import type { ClassicAssignor, JoinedMember } from './assignors';
-import { MembershipBase } from './base';
+import { firstAssignment, FirstAssignment, MembershipBase, QUICK_BEAT_MS } from './base';
 import type { CommitIdentity, MembershipTransition, PartitionHost } from './types';
 
 /** States every classic membership has (eager and cooperative add their own). */
@@ -49,9 +49,6 @@ export interface ClassicOptions {
   assignors: ClassicAssignor[];
   onTransition?: (t: MembershipTransition) => void;
 }
-
-/** The heartbeat period while a follow-up rebalance is watched for (see ClassicMembership.watchForFollowUp), ms. */
-const QUICK_BEAT_MS = 100;
 
 /** A rejoin is needed (not a failure): the join loop goes round again. Never leaves this module. */
 class Rejoin extends KafkaEosError {
@@ -81,18 +78,14 @@ export abstract class ClassicMembership<S extends string> extends MembershipBase
   private quickBeatsUntil = 0;
   /** Bumped whenever the generation is lost or the member fails: a round that sees it change stops. */
   protected token = 0;
-  private first: { resolve: () => void; reject: (e: Error) => void; promise: Promise<void> };
+  private first: FirstAssignment;
 
   constructor(
     name: string, initial: ClassicState, transitions: Readonly<Record<S | ClassicState, readonly (S | ClassicState)[]>>,
     host: PartitionHost, protected readonly options: ClassicOptions,
   ) {
     super(name, initial, transitions, host, options.onTransition);
-    let resolve!: () => void;
-    let reject!: (e: Error) => void;
-    const promise = new Promise<void>((res, rej) => { resolve = res; reject = rej; });
-    promise.catch(() => undefined);
-    this.first = { resolve, reject, promise };
+    this.first = firstAssignment();
   }
 
   get generation(): number {

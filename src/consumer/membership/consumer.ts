@@ -36,7 +36,7 @@ import { partitionKey, TopicPartition } from '../../records';
 import type { KafkaTransport } from '../kafka/transport';
 import { TopicIds } from '../kafka/topic-ids';
 import { FencedInstanceIdError } from '../errors';
-import { MembershipBase } from './base';
+import { firstAssignment, FirstAssignment, MembershipBase, QUICK_BEAT_MS } from './base';
 import type { CommitIdentity, MembershipTransition, PartitionHost } from './types';
 
 /** States of {@link ConsumerMembership}. */
@@ -61,8 +61,6 @@ const FATAL = new Set<number>([
   ErrorCode.TOPIC_AUTHORIZATION_FAILED, ErrorCode.INVALID_GROUP_ID,
 ]);
 const FENCING = new Set<number>([ErrorCode.FENCED_MEMBER_EPOCH, ErrorCode.UNKNOWN_MEMBER_ID]);
-/** The heartbeat period for one interval after a round, ms. */
-const QUICK_BEAT_MS = 100;
 const LEAVE_EPOCH = -1;
 const STATIC_LEAVE_EPOCH = -2;
 
@@ -102,16 +100,12 @@ export class ConsumerMembership extends MembershipBase<ConsumerState> {
   private version = 0;
   /** Until when (epoch ms) heartbeats go out every QUICK_BEAT_MS: one interval after each round. */
   private quickBeatsUntil = 0;
-  private first: { resolve: () => void; reject: (e: Error) => void; promise: Promise<void> };
+  private first: FirstAssignment;
 
   constructor(host: PartitionHost, private readonly options: ConsumerOptions) {
     super(`consumer-protocol membership of group ${options.groupId}`, 'unjoined', TRANSITIONS, host, options.onTransition);
     this.topicIds = new TopicIds(options.transport);
-    let resolve!: () => void;
-    let reject!: (e: Error) => void;
-    const promise = new Promise<void>((res, rej) => { resolve = res; reject = rej; });
-    promise.catch(() => undefined);
-    this.first = { resolve, reject, promise };
+    this.first = firstAssignment();
   }
 
   get generation(): number {
