@@ -4,7 +4,8 @@
  *   `partition.assignment.strategy=cooperative-sticky` only, with a kafka-eos member on `['cooperative-sticky']`,
  *   whichever joins first (and so leads and assigns); and a kafka-eos member on `['cooperative-sticky', 'range']`,
  *   which negotiates as Java's does: the group runs cooperative-sticky, the kafka-eos member the eager protocol;
- * - KIP-848: a @platformatic/kafka member (groupProtocol consumer) and a kafka-eos member (groupProtocol consumer).
+ * - KIP-848: a @platformatic/kafka member, or a librdkafka one (@confluentinc/kafka-javascript, group.protocol=consumer),
+ *   with a kafka-eos member (groupProtocol consumer).
  * In each: the group settles with every partition owned once, the kafka-eos member revokes only the partitions that
  * move when the other joins (eager: everything), nothing is lost, and every record is consumed exactly once between
  * the two (membership changes while the group is idle, so exactly once is fair to ask of any client).
@@ -105,7 +106,9 @@ maybePython('classic cooperative groups with a librdkafka member (confluent-kafk
   afterAll(() => cluster.stop());
 
   const librdkafka = (groupId: string, topic: string, assignors: string) => {
-    const config = { bootstrap: cluster.bootstrap, topic, groupId, sessionTimeoutMs: 6000, heartbeatMs: 200, clientId: 'librdkafka', assignors };
+    const config = {
+      bootstrap: cluster.bootstrap, topic, groupId, sessionTimeoutMs: 6000, heartbeatMs: 200, clientId: 'librdkafka', assignors,
+    };
     const o = new Other(new Child(PY, [fixture('confluent-python-group-worker.py'), JSON.stringify(config)]));
     others.push(o);
     return o;
@@ -147,7 +150,9 @@ maybePython('classic cooperative groups with a librdkafka member (confluent-kafk
     const groupId = `${topic}-g`;
     cluster.createTopic(topic, PARTITIONS);
     produce(cluster, topic, 0, 20);
-    const us = ours(cluster, groupId, topic, { assignors: ['cooperative-sticky', 'range'], sessionTimeoutMs: 6000, heartbeatIntervalMs: 200 });
+    const us = ours(cluster, groupId, topic, {
+      assignors: ['cooperative-sticky', 'range'], sessionTimeoutMs: 6000, heartbeatIntervalMs: 200,
+    });
     consumers.push(us.consumer);
     await us.consumer.start();
     await until(() => us.records.length === PARTITIONS * 20, 'kafka-eos to consume everything alone', 60000);
@@ -162,7 +167,13 @@ maybePython('classic cooperative groups with a librdkafka member (confluent-kafk
   });
 });
 
-describeWithInteropClients('KIP-848 groups with a @platformatic/kafka member', () => {
+/** The other KIP-848 clients, each by its group worker (test/fixtures). */
+const KIP848_CLIENTS = {
+  platformatic: { name: '@platformatic/kafka', worker: 'platformatic-group-worker.js' },
+  librdkafka: { name: '@confluentinc/kafka-javascript (librdkafka, native API)', worker: 'confluent-native-group-worker.js' },
+} as const;
+
+describeWithInteropClients('KIP-848 groups with a @platformatic/kafka or librdkafka member', () => {
   let cluster: MockCluster;
   const others: Other[] = [];
   const consumers: GroupConsumer[] = [];
@@ -173,20 +184,23 @@ describeWithInteropClients('KIP-848 groups with a @platformatic/kafka member', (
   });
   afterAll(() => cluster.stop());
 
-  for (const first of ['kafka-eos', 'platformatic'] as const) {
-    test(`${first} joins first: the other takes half, only what moves is revoked, every record once`, async () => {
-      const topic = `k848-mixed-${first}`;
+  const cases = (['platformatic', 'librdkafka'] as const)
+    .flatMap((client) => (['kafka-eos', client] as const).map((first) => [client, first] as const));
+  for (const [client, first] of cases) {
+    test(`${KIP848_CLIENTS[client].name}, ${first} joins first: the other takes half, only what moves is revoked, every record once`,
+      async () => {
+      const topic = `k848-mixed-${client}-${first === 'kafka-eos' ? 'us' : 'them'}`;
       const groupId = `${topic}-g`;
       cluster.createTopic(topic, PARTITIONS);
       produce(cluster, topic, 0, 20);
       const us = ours(cluster, groupId, topic, { groupProtocol: 'consumer' });
       consumers.push(us.consumer);
-      const platformatic = () => {
+      const other = () => {
         const config = {
           bootstrap: cluster.bootstrap, topic, groupId, groupProtocol: 'consumer', sessionTimeoutMs: 6000, heartbeatMs: 200,
-          clientId: 'platformatic', clientsDir: interopClientsDir(),
+          clientId: client, clientsDir: interopClientsDir(),
         };
-        const o = new Other(new Child(process.execPath, [fixture('platformatic-group-worker.js'), JSON.stringify(config)]));
+        const o = new Other(new Child(process.execPath, [fixture(KIP848_CLIENTS[client].worker), JSON.stringify(config)]));
         others.push(o);
         return o;
       };
@@ -194,10 +208,10 @@ describeWithInteropClients('KIP-848 groups with a @platformatic/kafka member', (
       if (first === 'kafka-eos') {
         await us.consumer.start();
         await until(() => us.records.length === PARTITIONS * 20, 'kafka-eos to consume everything alone', 60000);
-        them = platformatic();
+        them = other();
       } else {
-        them = platformatic();
-        await until(() => them.records.length === PARTITIONS * 20, 'platformatic to consume everything alone', 60000);
+        them = other();
+        await until(() => them.records.length === PARTITIONS * 20, `${client} to consume everything alone`, 60000);
         await us.consumer.start();
       }
       await until(() => splitOnce(us.owned(), them.owned), 'the two members to split the partitions', 60000);
