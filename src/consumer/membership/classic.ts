@@ -57,10 +57,14 @@ class Rejoin extends KafkaEosError {
   }
 }
 
-/** Errors of a join round that end the membership. */
+/**
+ * Errors of a join round that end the membership. GROUP_ID_NOT_FOUND: the group is a live KIP-848 group that does
+ * not take classic members (Kafka 3.7-3.9, and 4.x without online migration); Java's JoinGroup handler raises it as
+ * unexpected, it never goes away by retrying.
+ */
 const FATAL_JOIN_ERRORS = new Set<number>([
   ErrorCode.INCONSISTENT_GROUP_PROTOCOL, ErrorCode.GROUP_MAX_SIZE_REACHED, ErrorCode.INVALID_SESSION_TIMEOUT, ErrorCode.INVALID_GROUP_ID,
-  ErrorCode.GROUP_AUTHORIZATION_FAILED, ErrorCode.UNSUPPORTED_VERSION, ErrorCode.INVALID_REQUEST,
+  ErrorCode.GROUP_AUTHORIZATION_FAILED, ErrorCode.UNSUPPORTED_VERSION, ErrorCode.INVALID_REQUEST, ErrorCode.GROUP_ID_NOT_FOUND,
 ]);
 
 /** JoinGroup/SyncGroup/Heartbeat/LeaveGroup, shared by the eager and cooperative memberships (see the module comment). */
