@@ -30,7 +30,8 @@ async function produce(bootstrap, topic, n) {
   await producer.connect();
   const value = 'x'.repeat(100);
   for (let i = 0; i < n; i += 2000) {
-    await producer.send({ topic, acks: -1, messages: Array.from({ length: Math.min(2000, n - i) }, (_, j) => ({ key: `k${(i + j) % 1000}`, value })) });
+    const messages = Array.from({ length: Math.min(2000, n - i) }, (_, j) => ({ key: `k${(i + j) % 1000}`, value }));
+    await producer.send({ topic, acks: -1, messages });
   }
   await producer.disconnect();
 }

@@ -60,7 +60,8 @@ async function runOnce({ protocol, rate, db, run, heartbeatMs, baselineDist, log
       bootstrap: cluster.bootstrap, topic, groupId: `${topic}-g`, protocol: dist ? 'eager' : protocol, db, dist,
       table: `rr_${protocol.replace(/\W/g, '_')}_${run}_${process.pid}`, heartbeatMs, sessionMs: heartbeatMs * 10,
     };
-    const child = fork(path.join(__dirname, 'lib', 'eos-member.js'), [JSON.stringify(config)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(path.join(__dirname, 'lib', 'eos-member.js'), [JSON.stringify(config)],
+      { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const m = { child, owned: [], first: null, replacing };
     child.on('message', (msg) => {
       if (msg.type === 'batch') {
@@ -91,7 +92,9 @@ async function runOnce({ protocol, rate, db, run, heartbeatMs, baselineDist, log
     for (let i = 0; i < 3; i++) spawn(false);
     cluster.child.send({ type: 'produce', topic, rate, partitions: PARTITIONS });
     await until(() => live().length === 3 && live().every((m) => m.first !== null) && allOwned(), 'the group to settle and flow')
-      .catch((e) => { throw new Error(`${e.message}: owned ${live().map((m) => `[${m.owned}]`).join(' ')}; errors: ${errors.slice(0, 3).join('; ')}`); });
+      .catch((e) => {
+        throw new Error(`${e.message}: owned ${live().map((m) => `[${m.owned}]`).join(' ')}; errors: ${errors.slice(0, 3).join('; ')}`);
+      });
     await sleep(5000); // steady state
     const windowStart = Date.now();
     for (const old of [...live()]) {
@@ -124,7 +127,8 @@ async function runOnce({ protocol, rate, db, run, heartbeatMs, baselineDist, log
     const steady = median(samples.filter((s) => s.at < windowStart && s.at >= windowStart - 2000).map((s) => s.backlog));
     const count = (kind) => moves.filter((m) => m.kind === kind && m.at >= windowStart && m.at <= windowEnd).reduce((a, m) => a + m.n, 0);
     const result = {
-      idle, peak, steady, retainedMax, steadyMax, join: median(firsts), errors: errors.length, revoked: count('revoked'), opened: count('opened'),
+      idle, peak, steady, retainedMax, steadyMax, join: median(firsts), errors: errors.length,
+      revoked: count('revoked'), opened: count('opened'),
     };
     log(`  ${protocol}: idle ${idle.toFixed(1)} partition-s, backlog peak ${fmt(peak)} (steady ${fmt(steady)}), longest retained gap `
       + `${retainedMax} ms (steady: ${steadyMax} ms), newcomer's first batch ${Math.round(result.join)} ms, `
@@ -170,13 +174,14 @@ async function runRollingRestart({
       const title = `rolling restart, 3 exactly-once members into ${sink}, ${rate} records/s, heartbeat ${heartbeatMs} ms`;
       out.push({ ...figure(`${title}: idle partition-seconds (gaps > 1 s)`, 'partition-s', 1, label(protocol, mine), label(base, eager),
         pick(mine, 'idle'), pick(eager, 'idle'), 3), rateUnit: false });
-      out.push({ ...figure(`${title}: backlog peak`, 'records', 1, protocol, base, pick(mine, 'peak'), pick(eager, 'peak'), 2), rateUnit: false });
-      out.push({ ...figure(`${title}: a newcomer's start() to its first batch`, 'ms', 1, protocol, base, pick(mine, 'join'), pick(eager, 'join')),
-        rateUnit: false });
-      out.push({ ...figure(`${title}: partitions revoked`, 'partitions', 1, protocol, base, pick(mine, 'revoked'), pick(eager, 'revoked')),
-        rateUnit: false });
-      out.push({ ...figure(`${title}: sink opens (partitions)`, 'partitions', 1, protocol, base, pick(mine, 'opened'), pick(eager, 'opened')),
-        rateUnit: false });
+      const versus = (what, unit, key, goal) => ({
+        ...figure(`${title}: ${what}`, unit, 1, protocol, base, pick(mine, key), pick(eager, key), goal), rateUnit: false,
+      });
+      out.push(versus('backlog peak', 'records', 'peak', 2));
+      out.push(versus('longest pause of a partition its member kept', 'ms', 'retainedMax'));
+      out.push(versus("a newcomer's start() to its first batch", 'ms', 'join'));
+      out.push(versus('partitions revoked', 'partitions', 'revoked'));
+      out.push(versus('sink opens (partitions)', 'partitions', 'opened'));
     }
   }
   return { figures: out, results };
@@ -186,7 +191,8 @@ module.exports = { runRollingRestart };
 
 if (require.main === module) {
   runRollingRestart({
-    rate: Number(arg('--rate', 30000)), rounds: Number(arg('--rounds', 2)), protocols: arg('--protocols', 'eager,cooperative,consumer').split(','),
+    rate: Number(arg('--rate', 30000)), rounds: Number(arg('--rounds', 2)),
+    protocols: arg('--protocols', 'eager,cooperative,consumer').split(','),
     heartbeatMs: Number(arg('--heartbeat', 3000)), baseline: arg('--baseline', undefined),
     pgUrl: arg('--pg', process.env.KAFKA_EOS_PG_URL), log: (l) => console.error(l),
   }).then(({ figures }) => { console.log(table(figures)); process.exit(0); }, (e) => { console.error(e); process.exit(1); });

@@ -16,7 +16,9 @@ const send = (m) => { if (process.connected) process.send(m); };
 async function main() {
   const pg = config.db.startsWith('postgresql://');
   const sink = new SqlSink({
-    knex: pg ? { client: 'pg', connection: config.db, pool: { min: 1, max: 4 } } : { client: 'sqlite3', connection: { filename: config.db } },
+    knex: pg
+      ? { client: 'pg', connection: config.db, pool: { min: 1, max: 4 } }
+      : { client: 'sqlite3', connection: { filename: config.db } },
     table: config.table, offsetsTable: `${config.table}_offsets`, mode: 'insert', autoCreate: true,
     mapping: { columns: { v: { path: 'v', type: 'string' } } },
   });
@@ -27,7 +29,10 @@ async function main() {
   };
   const protocol = config.protocol === 'consumer'
     ? { groupProtocol: 'consumer' }
-    : { sessionTimeoutMs: config.sessionMs, heartbeatIntervalMs: config.heartbeatMs, ...(config.protocol === 'cooperative' ? { assignors: ['cooperative-sticky'] } : {}) };
+    : {
+      sessionTimeoutMs: config.sessionMs, heartbeatIntervalMs: config.heartbeatMs,
+      ...(config.protocol === 'cooperative' ? { assignors: ['cooperative-sticky'] } : {}),
+    };
   const consumer = createGroupConsumer({
     brokers: config.bootstrap, clientId: `member-${process.pid}`, groupId: config.groupId, topics: [config.topic], delivery: 'exactly-once',
     sink, maxWaitTimeMs: 100, commitToKafkaForMonitoring: false, partitionsConsumedConcurrently: 6, ...protocol,

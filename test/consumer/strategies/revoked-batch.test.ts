@@ -54,7 +54,9 @@ function gatedConverter(): { converter: RecordConverter; release: () => void; wa
   return { converter, release, waiting: () => waiting };
 }
 
-const rec = (o: bigint): SinkRecord => ({ topic: 't', partition: 0, offset: o, key: null, value: Buffer.from('{"n":1}'), timestamp: 0n, headers: {} });
+const rec = (o: bigint): SinkRecord => ({
+  topic: 't', partition: 0, offset: o, key: null, value: Buffer.from('{"n":1}'), timestamp: 0n, headers: {},
+});
 
 /** A batch of `n` records from `from`, fetched under the incarnation `owner` tells about. */
 function batchAt(from: bigint, n: number, owner: { current: boolean }): StrategyBatch {
