@@ -20,10 +20,13 @@ import { beginResponse, FrameSplitter, readRequestHeader, RequestHeader, skipTag
 import { MalformedFrameError, Reader } from '../../protocol/primitives';
 import { decodeRequest, encodeResponse, isFlexible } from '../../protocol/schema';
 import { ApiVersions } from '../../protocol/messages/data';
+import type { Listener } from './listeners';
 
 interface Slot {
   ready: boolean;
   chunks: Buffer[] | null;
+  /** Set by the handler (ctx.closeAfterResponse): close the connection once this response is written. */
+  closeAfter: string | null;
 }
 
 /**
@@ -75,6 +78,8 @@ export class Connection {
   /** This connection's share of `memory.used`. */
   private held = 0;
   private closed = false;
+  /** A response that ends the connection was queued: read nothing more. */
+  private ending = false;
 
   constructor(
     private readonly socket: Socket,
@@ -83,6 +88,8 @@ export class Connection {
     private readonly handlers: ReadonlyMap<number, Handler>,
     private readonly hooks: ConnectionHooks = {},
     limits: ConnectionLimits = {},
+    /** The broker listener this connection came in on (its security protocol decides SASL). */
+    private readonly listener: Listener = { name: 'PLAINTEXT', securityProtocol: 'PLAINTEXT', tls: false, sasl: 'optional' },
   ) {
     this.splitter = new FrameSplitter(limits.maxFrameBytes);
     this.memory = limits.memory ?? new RequestMemory(DEFAULT_MAX_BUFFERED_REQUEST_BYTES);
@@ -119,7 +126,7 @@ export class Connection {
   }
 
   private onData(chunk: Buffer): void {
-    if (this.closed) return;
+    if (this.closed || this.ending) return;
     let frames: Buffer[];
     try {
       frames = this.splitter.push(chunk);
@@ -138,7 +145,7 @@ export class Connection {
     this.memory.used += pending - this.held;
     this.held = pending;
     for (const frame of frames) {
-      if (this.closed) return;
+      if (this.closed || this.ending) return;
       try {
         this.dispatch(frame);
       } catch (e) {
@@ -169,15 +176,17 @@ export class Connection {
       }
       // KIP-511: answer an ApiVersions request of any version with a v0 response carrying
       // UNSUPPORTED_VERSION and the supported ranges, so the client can retry at a lower version.
-      const body = handler.handle({}, this.context(header, 0)) as Record<string, unknown>;
-      this.enqueue(Promise.resolve({ ...body, errorCode: ErrorCode.UNSUPPORTED_VERSION }), header, 0);
+      const slot = this.newSlot();
+      const body = handler.handle({}, this.context(header, 0, slot)) as Record<string, unknown>;
+      this.enqueue(slot, Promise.resolve({ ...body, errorCode: ErrorCode.UNSUPPORTED_VERSION }), header, 0);
       return;
     }
     const flexible = isFlexible(handler.schema, header.apiVersion);
     // ApiVersions v3+ bodies are flexible but, for ApiVersions only, the request header is v2 too.
     if (flexible) skipTaggedFields(r);
     const req = decodeRequest(handler.schema, header.apiVersion, r);
-    const ctx = this.context(header, header.apiVersion);
+    const slot = this.newSlot();
+    const ctx = this.context(header, header.apiVersion, slot);
     const run = async () => {
       const verdict = this.hooks.intercept ? await this.hooks.intercept(header, this.nodeId) : 'pass';
       if (verdict === 'drop') {
@@ -187,25 +196,35 @@ export class Connection {
       if (verdict !== 'pass') return buildErrorResponse(handler.schema, header.apiVersion, req, verdict.errorCode, this.cluster);
       return handler.handle(req, ctx);
     };
-    this.enqueue(run(), header, header.apiVersion);
+    this.enqueue(slot, run(), header, header.apiVersion);
   }
 
-  private context(header: RequestHeader, version: number): HandlerContext {
+  /** A place in the response order, taken when the request is read. */
+  private newSlot(): Slot {
+    const slot: Slot = { ready: false, chunks: null, closeAfter: null };
+    this.slots.push(slot);
+    return slot;
+  }
+
+  private context(header: RequestHeader, version: number, slot: Slot): HandlerContext {
     return {
       cluster: this.cluster,
       nodeId: this.nodeId,
       header,
       version,
       clientHost: this.socket.remoteAddress ?? '',
+      listener: this.listener,
       signal: this.abort.signal,
       serial: this.serial,
+      closeAfterResponse: (reason: string) => {
+        slot.closeAfter = reason;
+        this.ending = true;
+      },
     };
   }
 
-  private enqueue(result: Promise<Record<string, unknown> | null>, header: RequestHeader, version: number): void {
+  private enqueue(slot: Slot, result: Promise<Record<string, unknown> | null>, header: RequestHeader, version: number): void {
     const handler = this.handlers.get(header.apiKey) as Handler;
-    const slot: Slot = { ready: false, chunks: null };
-    this.slots.push(slot);
     result.then(
       (body) => {
         if (body !== null) {
@@ -228,12 +247,17 @@ export class Connection {
   private flush(): void {
     while (this.slots.length > 0 && this.slots[0].ready) {
       const slot = this.slots.shift() as Slot;
-      if (this.closed || !slot.chunks) continue;
-      if (slot.chunks.length === 1) this.socket.write(slot.chunks[0]);
-      else {
+      if (this.closed) continue;
+      if (slot.chunks && slot.chunks.length === 1) this.socket.write(slot.chunks[0]);
+      else if (slot.chunks) {
         this.socket.cork();
         for (const c of slot.chunks) this.socket.write(c);
         this.socket.uncork();
+      }
+      if (slot.closeAfter !== null) {
+        const reason = slot.closeAfter;
+        this.socket.end(() => this.close(reason));
+        return;
       }
     }
   }

@@ -152,7 +152,7 @@ export const produceHandler = defineHandler(Produce, {
     const topics = req.topicData.map((t) => ({ name: t.name, slots: t.partitionData.map((p) => prepare(t, p, acks, ctx)) }));
     const finish = (): Body | null => {
       const now = Date.now();
-      const hints = new LeaderHints(ctx.cluster);
+      const hints = new LeaderHints(ctx.cluster, ctx.listener.name);
       const responses = topics.map((t) => ({
         name: t.name,
         partitionResponses: t.slots.map((s) => withLeaderHint(append(s, ctx, now, keepFrame), t.name, hints, ctx.version)),

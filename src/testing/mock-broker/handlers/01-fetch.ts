@@ -45,7 +45,7 @@ function build(req: Body, ctx: HandlerContext): Built {
   let bytes = 0;
   let error = false;
   const logs: PartitionLog[] = [];
-  const hints = new LeaderHints(cluster);
+  const hints = new LeaderHints(cluster, ctx.listener.name);
   const responses = (req.topics as Body[]).map((t) => ({
     topic: t.topic ?? '',
     topicId: t.topicId,

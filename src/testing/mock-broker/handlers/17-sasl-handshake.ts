@@ -4,12 +4,14 @@
  * mock cannot read: such a token closes the connection (kafka-python 2.0.2 does this, so its SASL
  * does not work against the mock). v0 is still advertised because librdkafka enables its SASL
  * handshake feature only when the broker's range includes v0.
- * Mechanisms: PLAIN. Another mechanism answers UNSUPPORTED_SASL_MECHANISM with the list; a
- * second handshake on an authenticated connection answers ILLEGAL_SASL_STATE. See sasl.ts.
+ * Mechanisms: those enabled (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512; see sasl.ts). As Kafka's
+ * SaslServerAuthenticator: another mechanism answers UNSUPPORTED_SASL_MECHANISM with the enabled list, then
+ * the connection is closed. As KafkaApis: a handshake on a PLAINTEXT or SSL listener, or on a connection
+ * already authenticated, answers ILLEGAL_SASL_STATE with no mechanisms.
  */
 import { ErrorCode } from '../../../protocol/error-codes';
 import { SaslHandshake } from '../../../protocol/messages/admin';
-import { SASL_MECHANISMS, saslSession } from './sasl';
+import { enabledMechanisms, saslListener, saslSession } from './sasl';
 import { defineHandler } from './types';
 
 export const saslHandshakeHandler = defineHandler(SaslHandshake, {
@@ -17,9 +19,12 @@ export const saslHandshakeHandler = defineHandler(SaslHandshake, {
   maxVersion: 1,
   handle(req, ctx) {
     const session = saslSession(ctx);
-    const mechanisms = [...SASL_MECHANISMS];
-    if (session.user !== null || session.mechanism !== null) return { errorCode: ErrorCode.ILLEGAL_SASL_STATE, mechanisms };
-    if (!(SASL_MECHANISMS as readonly string[]).includes(req.mechanism)) {
+    if (!saslListener(ctx) || session.user !== null || session.mechanism !== null) {
+      return { errorCode: ErrorCode.ILLEGAL_SASL_STATE, mechanisms: [] };
+    }
+    const mechanisms = [...enabledMechanisms(ctx.cluster)];
+    if (!(mechanisms as string[]).includes(req.mechanism)) {
+      ctx.closeAfterResponse(`unsupported SASL mechanism ${req.mechanism}`);
       return { errorCode: ErrorCode.UNSUPPORTED_SASL_MECHANISM, mechanisms };
     }
     session.mechanism = req.mechanism;
