@@ -116,15 +116,38 @@ program.command('run')
 
 registerOffsetsCommand(program);
 
+const collect = (v: string, prev: string[] = []): string[] => [...prev, v];
+
 program.command('broker')
   .description('a standalone mock Kafka cluster, serving until interrupted')
-  .option('--port <port>', 'port of the first broker; the others take the next ports', nonNegativeInt('--port', 1, 65535), 9092)
+  .option('--port <port>', 'PLAINTEXT port of the first broker; the others take the next ports (see --port-step)',
+    nonNegativeInt('--port', 1, 65535), 9092)
   .option('--brokers <n>', 'number of brokers', nonNegativeInt('--brokers', 1, 64), 3)
   .option('--host <host>', 'address to listen on and advertise', '127.0.0.1')
-  .option('--initial-rebalance-delay <ms>', 'group.initial.rebalance.delay.ms', nonNegativeInt('--initial-rebalance-delay'), 0)
+  .option('--advertised-host <host>', 'host the brokers advertise to clients (default: --host)')
+  .addOption(new Option('--auto-create-as <mode>', 'how Metadata answers a topic it auto-creates: kraft (Kafka 4.0: '
+    + 'UNKNOWN_TOPIC_OR_PARTITION first) or zookeeper (Kafka up to 3.9: LEADER_NOT_AVAILABLE first)').choices(['kraft', 'zookeeper']).default('kraft'))
+  .option('--first-node-id <id>', 'node id of the first broker; the others count up (default 1)', nonNegativeInt('--first-node-id', 0, 1_000_000))
+  .option('--ssl-port <port>', 'also an SSL listener from this port (needs --ssl-cert and --ssl-key)', nonNegativeInt('--ssl-port', 1, 65535))
+  .option('--sasl-port <port>', 'also a SASL_PLAINTEXT listener from this port', nonNegativeInt('--sasl-port', 1, 65535))
+  .option('--sasl-ssl-port <port>', 'also a SASL_SSL listener from this port (needs --ssl-cert and --ssl-key)',
+    nonNegativeInt('--sasl-ssl-port', 1, 65535))
+  .option('--ssl-cert <file>', 'PEM certificate of the SSL and SASL_SSL listeners')
+  .option('--ssl-key <file>', 'PEM private key of the SSL and SASL_SSL listeners')
+  .option('--port-step <n>', 'broker k listens on each port + (k-1) x step (default: the number of listeners)',
+    nonNegativeInt('--port-step', 1, 1000))
+  .option('--sasl-mechanisms <list>', 'sasl.enabled.mechanisms (default PLAIN,SCRAM-SHA-256,SCRAM-SHA-512)')
+  .option('--user <name:password[:mechanism]>', 'a SASL user (repeatable; without a mechanism: every enabled one)', collect)
+  .option('--topic <name:partitions[:replication]>', 'a topic to create at start (repeatable)', collect)
+  .option('--config <key=value>', 'a broker config the mock acts on, e.g. log.retention.ms=60000 (repeatable)', collect)
+  .option('--initial-rebalance-delay <ms>', 'group.initial.rebalance.delay.ms (default 0; Kafka: 3000)', nonNegativeInt('--initial-rebalance-delay'))
   .option('--min-session-timeout <ms>', 'group.min.session.timeout.ms (default 6000, as in Kafka)', nonNegativeInt('--min-session-timeout'))
-  .option('--retention-bytes <n>', 'retention.bytes per partition (default unbounded)', nonNegativeInt('--retention-bytes'))
-  .option('--retention-ms <ms>', 'retention.ms (default unbounded)', nonNegativeInt('--retention-ms'))
+  .option('--consumer-heartbeat-interval <ms>', 'KIP-848 group.consumer.heartbeat.interval.ms (default 5000, as in Kafka)',
+    nonNegativeInt('--consumer-heartbeat-interval', 1))
+  .option('--consumer-session-timeout <ms>', 'KIP-848 group.consumer.session.timeout.ms (default 45000, as in Kafka)',
+    nonNegativeInt('--consumer-session-timeout', 1))
+  .option('--retention-bytes <n>', 'log.retention.bytes (default unbounded)', nonNegativeInt('--retention-bytes'))
+  .option('--retention-ms <ms>', 'log.retention.ms (default 7 days, as in Kafka)', nonNegativeInt('--retention-ms'))
   .option('--verbose', 'print every event (group transitions, joins, assignments, faults) as a JSON line')
   .option('--schema-registry-port <port>', 'also serve a Schema Registry (Confluent REST API) on http://<host>:<port> (0 = any free port)',
     nonNegativeInt('--schema-registry-port', 0, 65535))
@@ -132,9 +155,12 @@ program.command('broker')
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { runBroker } = require('./broker') as typeof import('./broker');
     await runBroker({
-      port: o.port, brokers: o.brokers, host: o.host, initialRebalanceDelayMs: o.initialRebalanceDelay,
+      port: o.port, brokers: o.brokers, firstNodeId: o.firstNodeId, host: o.host, advertisedHost: o.advertisedHost, autoCreateTopicsAs: o.autoCreateAs,
+      initialRebalanceDelayMs: o.initialRebalanceDelay,
       minSessionTimeoutMs: o.minSessionTimeout, retentionBytes: o.retentionBytes, retentionMs: o.retentionMs, verbose: o.verbose === true,
-      schemaRegistryPort: o.schemaRegistryPort,
+      schemaRegistryPort: o.schemaRegistryPort, sslPort: o.sslPort, saslPort: o.saslPort, saslSslPort: o.saslSslPort,
+      sslCert: o.sslCert, sslKey: o.sslKey, portStep: o.portStep, saslMechanisms: o.saslMechanisms, users: o.user, topics: o.topic,
+      configs: o.config, consumerHeartbeatIntervalMs: o.consumerHeartbeatInterval, consumerSessionTimeoutMs: o.consumerSessionTimeout,
     });
   });
 

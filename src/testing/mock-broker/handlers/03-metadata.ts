@@ -7,7 +7,10 @@
  * described, an unknown one is UNKNOWN_TOPIC_ID with a null name, and nothing is auto-created.
  * Before v12 a topic id or a null name in the request is INVALID_REQUEST for that topic (Kafka's
  * KafkaApis throws InvalidRequestException for the whole request). Only live brokers are listed; a
- * partition whose leader is down has LEADER_NOT_AVAILABLE.
+ * partition whose leader is down has LEADER_NOT_AVAILABLE. Auto-creation answers as a KRaft broker does (Kafka 4.0's
+ * AutoTopicCreationManager): the Metadata that creates a topic answers UNKNOWN_TOPIC_OR_PARTITION for it, the next
+ * one describes it; with `autoCreateTopicsAs: 'zookeeper'`, LEADER_NOT_AVAILABLE, as Kafka up to 3.9 in ZooKeeper mode
+ * (createTopicsInZk). Brokers are answered at their endpoints of the request's listener.
  */
 import { TopicError, Topic, validateTopicName } from '../cluster';
 import { ErrorCode } from '../../../protocol/error-codes';
@@ -59,26 +62,30 @@ export const metadataHandler = defineHandler(Metadata, {
           topics.push(found ? describeTopic(found, ctx) : { errorCode: ErrorCode.UNKNOWN_TOPIC_ID, name: null, topicId, partitions: [] });
           continue;
         }
-        let topic = cluster.topics.get(name);
+        const topic = cluster.topics.get(name);
         if (!topic && validateTopicName(name) !== null) {
           topics.push({ errorCode: ErrorCode.INVALID_TOPIC_EXCEPTION, name, partitions: [] });
           continue;
         }
         if (!topic && autoCreate) {
+          // KRaft (AutoTopicCreationManager.sendCreateTopicRequest): the creation is sent to the controller and this
+          // answer says UNKNOWN_TOPIC_OR_PARTITION; the client's next Metadata finds the topic with its leaders.
           try {
-            topic = cluster.createTopic(name);
+            cluster.createTopic(name);
           } catch (e) {
             if (!(e instanceof TopicError)) throw e;
           }
         }
-        if (!topic) topics.push({ errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, name, partitions: [] });
+        const created = !topic && autoCreate && cluster.topics.has(name);
+        const zookeeper = created && cluster.config.autoCreateTopicsAs === 'zookeeper';
+        if (!topic) topics.push({ errorCode: zookeeper ? ErrorCode.LEADER_NOT_AVAILABLE : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, name, partitions: [] });
         else topics.push(describeTopic(topic, ctx));
       }
     }
     return {
       throttleTimeMs: 0,
       brokers: cluster.brokers.filter((b) => !cluster.down.has(b.nodeId))
-        .map((b) => ({ nodeId: b.nodeId, host: b.host, port: b.port, rack: b.rack })),
+        .map((b) => ({ nodeId: b.nodeId, ...cluster.addressOf(b, ctx.listener.name), rack: b.rack })),
       clusterId: cluster.config.clusterId,
       controllerId: cluster.controllerId,
       topics,
