@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { KafkaEosError } from '../../errors';
 import { AclStore } from './acls';
 import { ClientQuotaStore } from './client-quotas';
+import { Reassignments } from './reassignments';
 import { ScramCredentialStore, type ScramDeletion, type ScramUpsertion, type ScramUserResult } from './scram';
 import type { ClientQuotaEntry, QuotaAlteration, QuotaAlterationResult, QuotaFilterComponent } from './client-quotas';
 import { EventLog } from './event-log';
@@ -99,6 +100,8 @@ export class ClusterState {
   /** SCRAM credentials (SASL/SCRAM logins, DescribeUserScramCredentials; changed through alterScramCredentials). */
   readonly scram = new ScramCredentialStore();
   private readonly sessionCaches = new Map<number, FetchSessionCache>();
+  /** Partition reassignments in progress (AlterPartitionReassignments / ListPartitionReassignments). */
+  readonly reassignments = new Reassignments((log, replicas) => this.setReplicas(log, replicas));
   /** Broker ids that are down (faults); their listeners are closed. */
   private readonly downSet = new Set<number>();
   /** Coordinator placement overrides (faults: coordinator moved). */
@@ -346,6 +349,7 @@ export class ClusterState {
   }
 
   close(): void {
+    this.reassignments.close();
     this.groups.close();
     this.transactions.close();
   }
@@ -363,6 +367,7 @@ export class ClusterState {
     const topic = this.topicMap.get(name);
     if (!topic) return false;
     this.topicMap.delete(name);
+    this.reassignments.forgetTopic(name);
     this.events.record('topic-deleted', { topic: name, partitions: topic.partitions.length });
     return true;
   }
@@ -514,12 +519,25 @@ export class ClusterState {
   }
 
   /**
-   * Moves a partition to the replicas `replicas` (AlterPartitionReassignments; the caller checked them). Every replica
-   * being in sync in the mock, the reassignment completes at once, as Kafka completes one whose new replicas caught up:
-   * the replica list becomes the target, and a leader outside it hands over to the first live target replica (leader
-   * epoch + 1). Records `partition.reassigned` (and `partition.leader` when the leader changed).
+   * Starts moving a partition to the replicas `target` (AlterPartitionReassignments; the caller checked them), as
+   * reassignments.ts describes: at once when no replica is added, else after the added ones catch up.
    */
-  reassignPartition(log: PartitionLog, replicas: readonly number[]): void {
+  reassignPartition(log: PartitionLog, target: readonly number[]): void {
+    this.setReplicas(log, this.reassignments.start(log, target));
+  }
+
+  /** Cancels a partition's reassignment in progress, back to its original replicas. Returns false when none runs. */
+  cancelReassignment(log: PartitionLog): boolean {
+    const original = this.reassignments.cancel(log);
+    if (original) this.setReplicas(log, original);
+    return original !== null;
+  }
+
+  /**
+   * Gives a partition the replica list `replicas`; a leader outside it hands over to the first live replica of the list
+   * (leader epoch + 1). Records `partition.reassigned` (and `partition.leader` when the leader changed).
+   */
+  private setReplicas(log: PartitionLog, replicas: readonly number[]): void {
     const from = log.replicas;
     log.replicas = [...replicas];
     if (!replicas.includes(log.leaderId) || this.downSet.has(log.leaderId)) {

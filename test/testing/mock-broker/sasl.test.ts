@@ -38,16 +38,17 @@ describe('with users configured', () => {
     expect(cluster.events.entries({ type: 'sasl-failed' }).length).toBeGreaterThan(0);
   });
 
-  test('a request before authentication closes the connection; handshake for another mechanism is refused', async () => {
+  test('a request before authentication closes the connection; another mechanism is refused, then the connection closed', async () => {
     const c = await RawClient.connect(cluster.bootstrap[0]);
     c.write(c.frame(Metadata, 1, { topics: null }));
     await c.waitClosed();
     const d = await RawClient.connect(cluster.bootstrap[0]);
     const hs = await d.request(SaslHandshake, 1, { mechanism: 'SCRAM-SHA-256' });
     expect(hs).toEqual({ errorCode: ErrorCode.UNSUPPORTED_SASL_MECHANISM, mechanisms: ['PLAIN'] });
-    const early = await d.request(SaslAuthenticate, 2, { authBytes: Buffer.from('\0alice\0secret') });
-    expect(early.errorCode).toBe(ErrorCode.ILLEGAL_SASL_STATE);
-    d.close();
+    await d.waitClosed(); // SaslServerAuthenticator answers an unsupported mechanism, then closes
+    const e = await RawClient.connect(cluster.bootstrap[0]);
+    e.write(e.frame(SaslAuthenticate, 2, { authBytes: Buffer.from('\0alice\0secret') }));
+    await e.waitClosed(); // a SaslAuthenticate before the handshake: "Unexpected Kafka request ... during SASL handshake"
   });
 
   test('handshake v1 then SaslAuthenticate v0/v1/v2 unlock the connection', async () => {
