@@ -18,7 +18,6 @@ module.exports = {
     '^kafka-eos/(mock-broker|webhdfs-server|schema-registry)$': '<rootDir>/src/$1',
   },
   testTimeout: 30000,
-  // A test that fails before its clean-up can leave a socket or timer behind; never let that hang
-  // the run (CI has a time limit). Leaks are still worth fixing: run with --detectOpenHandles.
-  forceExit: true,
+  // No forceExit: every test closes what it opens (servers, sockets, timers, child processes); a leak shows as
+  // jest not exiting, and `npx jest --detectOpenHandles <files>` names it.
 };

@@ -1,70 +1,66 @@
-/** The one error table: Kafka errors found through KafkaJS's wrappers, one isRetriable(), the mock's view of the table. */
-import { KafkaJSConnectionError, KafkaJSNumberOfRetriesExceeded, KafkaJSProtocolError } from 'kafkajs';
-import { KafkaEosError } from '../src/errors';
-import { isRetriable, KAFKA_ERRORS, kafkaErrorByCode, kafkaErrorOf, needsMetadataRefresh, needsRejoin } from '../src/protocol/kafka-errors';
-import { ErrorCode, errorName } from '../src/protocol/error-codes';
+/** The SDK's one error table (src/errors.ts): rows, retriability, every public throw typed, the one cause walker. */
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import { causesOf, ERROR_CODES, KafkaEosError, kafkaEosErrorOf } from '../src/errors';
+import { KAFKA_ERRORS, KafkaProtocolError } from '../src/protocol/kafka-errors';
+import { sourceFiles, SRC } from './helpers/imports';
 
-/** A KafkaJS protocol error as KafkaJS builds it from a response's error code. */
-function protocolError(code: number): Error {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { createErrorFromCode } = require('kafkajs/src/protocol/error') as { createErrorFromCode: (c: number) => Error };
-  return createErrorFromCode(code);
-}
-
-test('Kafka errors are found by code through KafkaJS wrappers and ours, and by KafkaJS\'s older names', () => {
-  const notLeader = protocolError(6);
-  expect(kafkaErrorOf(notLeader)?.name).toBe('NOT_LEADER_OR_FOLLOWER');
-  const wrapped = new KafkaJSNumberOfRetriesExceeded(notLeader, { retryCount: 5, retryTime: 100 });
-  expect(kafkaErrorOf(wrapped)?.name).toBe('NOT_LEADER_OR_FOLLOWER');
-  const ours = new KafkaEosError('KAFKA_CALL_FAILED', 'ListOffsets t:0 failed', { cause: protocolError(25) });
-  expect(kafkaErrorOf(ours)?.name).toBe('UNKNOWN_MEMBER_ID');
-  expect(kafkaErrorOf(Object.assign(new Error('x'), { type: 'NOT_COORDINATOR_FOR_GROUP' }))?.name).toBe('NOT_COORDINATOR');
-  expect(kafkaErrorOf(new Error('plain'))).toBeUndefined();
+test('causesOf walks cause and KafkaJS\'s originalError, at most 8 deep, never the same error twice', () => {
+  const inner = new KafkaEosError('CONFIG_INVALID', 'inner');
+  const wrapped = Object.assign(new Error('kafkajs'), { originalError: new Error('middle', { cause: inner }) });
+  expect(causesOf(wrapped).map((e) => (e as Error).message)).toEqual(['kafkajs', 'middle', 'inner']);
+  expect(kafkaEosErrorOf(wrapped)).toBe(inner);
+  const loop = new Error('loop') as Error & { cause?: unknown };
+  loop.cause = loop;
+  expect(causesOf(loop)).toHaveLength(1);
+  let deep: unknown = new Error('0');
+  for (let i = 1; i < 20; i++) deep = new Error(String(i), { cause: deep });
+  expect(causesOf(deep)).toHaveLength(8);
 });
 
-test('one isRetriable(): our flag, the table, connections; anything else only when the caller says so', () => {
-  expect(isRetriable(new KafkaEosError('SINK_RETRIES_EXHAUSTED', 'x', { retriable: true }))).toBe(true);
-  expect(isRetriable(new KafkaEosError('CONFIG_INVALID', 'x'))).toBe(false);
-  expect(isRetriable(protocolError(6))).toBe(true); // NOT_LEADER_OR_FOLLOWER
-  expect(isRetriable(protocolError(25))).toBe(false); // UNKNOWN_MEMBER_ID: rejoin, not retry
-  expect(isRetriable(new KafkaJSConnectionError('Connection error: ECONNREFUSED'))).toBe(true);
-  expect(isRetriable(new Error('plain'))).toBe(false);
-  expect(isRetriable(new Error('plain'), true)).toBe(true);
-  expect(isRetriable(Object.assign(new Error('driver'), { retriable: false }), true)).toBe(false);
-});
-
-test('action flags: rejoin for a lost generation, fresh metadata for a moved leader or coordinator, fenced', () => {
-  const rejoin = ['UNKNOWN_MEMBER_ID', 'ILLEGAL_GENERATION', 'REBALANCE_IN_PROGRESS'] as const;
-  expect(rejoin.every((n) => needsRejoin(protocolError(ErrorCode[n])))).toBe(true);
-  expect(needsRejoin(protocolError(6))).toBe(false);
-  expect(needsMetadataRefresh(protocolError(6))).toBe(true);
-  expect(needsMetadataRefresh(protocolError(16))).toBe(true); // NOT_COORDINATOR
-  expect(needsMetadataRefresh(protocolError(14))).toBe(false); // COORDINATOR_LOAD_IN_PROGRESS: just wait
-  expect(KAFKA_ERRORS.FENCED_INSTANCE_ID.fenced).toBe(true);
-  expect(kafkaErrorByCode(82)?.name).toBe('FENCED_INSTANCE_ID');
-});
-
-/** Where KafkaJS 2.2.4 is behind Apache Kafka's own classes, the table follows Kafka. */
-const KAFKA_NOT_KAFKAJS: Record<string, string> = {
-  THROTTLING_QUOTA_EXCEEDED: 'ThrottlingQuotaExceededException extends RetriableException (KIP-599)',
-  UNKNOWN_TOPIC_ID: 'UnknownTopicIdException extends InvalidMetadataException (retriable)',
-  FETCH_SESSION_TOPIC_ID_ERROR: 'FetchSessionTopicIdException extends RetriableException (KIP-516)',
-};
-
-test('KafkaJS agrees with the table on retriability of every code both know (except where Kafka says otherwise)', () => {
-  const disagreements: string[] = [];
-  for (const [name, info] of Object.entries(KAFKA_ERRORS)) {
-    // KafkaJS marks rebalance errors retriable (it rejoins); the table says what to do instead.
-    if (info.code <= 0 || info.needsRejoin || name in KAFKA_NOT_KAFKAJS) continue;
-    const kjs = protocolError(info.code) as { retriable?: boolean; type?: string };
-    if (kjs.type === 'KAFKA_UNKNOWN_ERROR' || kjs.type === undefined) continue;
-    if (kjs.retriable !== info.retriable) disagreements.push(`${name}: table ${info.retriable}, KafkaJS ${kjs.retriable}`);
+describe('the SDK error table (src/errors.ts ERROR_CODES)', () => {
+  const files = sourceFiles(SRC).map((f) => ({ file: relative(SRC, f), text: readFileSync(f, 'utf8') }));
+  /** Codes given to a KafkaEosError (directly, through a subclass's super(), or as a state machine's errorCode). */
+  const used = new Map<string, string>();
+  for (const { file, text } of files) {
+    const codeArgument = /(?:new (?:KafkaEosError|SinkWriteError|FaultError|MockClusterError)|super|errorCode:)\(?\s*'([A-Z][A-Z0-9_]{2,})'/g;
+    for (const m of text.matchAll(codeArgument)) used.set(m[1]!, file);
   }
-  expect(disagreements).toEqual([]);
-});
 
-test('the mock answers with the same table: ErrorCode and errorName are views of it', () => {
-  for (const [name, info] of Object.entries(KAFKA_ERRORS)) expect(ErrorCode[name as keyof typeof ErrorCode]).toBe(info.code);
-  expect(errorName(27)).toBe('REBALANCE_IN_PROGRESS');
-  expect(errorName(9999)).toBe('UNKNOWN(9999)');
+  test('every code has its meaning, its retriability and what to do; KafkaEosError takes retriable from the table', () => {
+    for (const [code, info] of Object.entries(ERROR_CODES)) {
+      expect({ code, meaningful: info.meaning.length > 10 && info.action.length > 3 }).toEqual({ code, meaningful: true });
+      expect(['yes', 'no', 'per-error']).toContain(info.retriable);
+    }
+    expect(new KafkaEosError('SINK_WRITE_REFUSED', 'x').retriable).toBe(true);
+    expect(new KafkaEosError('CONFIG_INVALID', 'x', { retriable: true }).retriable).toBe(false);
+    expect(new KafkaEosError('HDFS_REQUEST_FAILED', 'x', { retriable: true }).retriable).toBe(true);
+    expect(new KafkaEosError('HDFS_REQUEST_FAILED', 'x').retriable).toBe(false);
+  });
+
+  test('every code thrown in src/ has a row, and every row is used somewhere', () => {
+    const kafkaNames = new Set(Object.keys(KAFKA_ERRORS));
+    const sdk = [...used].filter(([code]) => !kafkaNames.has(code) || code in ERROR_CODES);
+    expect(sdk.filter(([code]) => !(code in ERROR_CODES)).map(([c, f]) => `${c} (${f})`)).toEqual([]);
+    const elsewhere = files.filter((f) => f.file !== 'errors.ts').map((f) => f.text).join('\n');
+    expect(Object.keys(ERROR_CODES).filter((c) => !elsewhere.includes(`'${c}'`))).toEqual([]);
+  });
+
+  test('no public throw is free-form: no throw new Error/RangeError/TypeError, no error class on plain Error', () => {
+    const freeForm = files.flatMap(({ file, text }) =>
+      [...text.matchAll(/throw new (Error|RangeError|TypeError|SyntaxError)\(/g)].map((m) => `${file}: ${m[0]}`));
+    expect(freeForm).toEqual([]);
+    // The WebHDFS test server's RemoteException carrier is the hardening work's to change (docs/architecture.md).
+    const plainClasses = files.flatMap(({ file, text }) =>
+      [...text.matchAll(/class (\w+) extends (Error|RangeError|TypeError)\b/g)]
+        .filter((m) => m[1] !== 'KafkaEosError').map((m) => `${file}: ${m[1]}`))
+      .filter((c) => c !== 'testing/webhdfs-server/server.ts: RemoteError');
+    expect(plainClasses).toEqual([]);
+  });
+
+  test('the mock refuses what Kafka refuses as a view of Kafka\'s table (KafkaProtocolError)', () => {
+    const e = new KafkaProtocolError('TOPIC_ALREADY_EXISTS', "topic 't' already exists");
+    expect(e).toMatchObject({ code: 'KAFKA_PROTOCOL_ERROR', kafkaError: 'TOPIC_ALREADY_EXISTS', errorCode: 36, retriable: false });
+    expect(new KafkaProtocolError('NOT_LEADER_OR_FOLLOWER', 'x').retriable).toBe(true);
+  });
 });

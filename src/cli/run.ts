@@ -22,7 +22,7 @@ import { ConfigResourceTypes, Kafka, logLevel as kafkaLogLevel, type KafkaConfig
 import { createGroupConsumer } from '../consumer/group-consumer';
 import type { ConverterConfig } from '../consumer/converters/converter';
 import { ConfigError, validateOptions } from '../consumer/options';
-import { KafkaEosError } from '../errors';
+import { causesOf, KafkaEosError } from '../errors';
 import { SqlSink } from '../sinks/sql';
 import type { ExactlyOnceSink } from '../sink-contract';
 import { ConsumerPrometheusMetrics } from '../metrics/prometheus';
@@ -109,10 +109,7 @@ function validateConsumerConfig(config: RunConfig): void {
 
 /** The first error in `e`'s cause chain whose KafkaJS `type` is `type`, if any. */
 function kafkaJsType(e: unknown, type: string): boolean {
-  for (let x = e, depth = 0; x !== null && typeof x === 'object' && depth < 6; x = (x as { cause?: unknown }).cause, depth++) {
-    if ((x as { type?: unknown }).type === type) return true;
-  }
-  return false;
+  return causesOf(e).some((x) => (x as { type?: unknown }).type === type);
 }
 
 /** The brokers' group.min/max.session.timeout.ms (DescribeConfigs on one broker), or null if they cannot be read within 5 s. */

@@ -22,7 +22,7 @@ import { EventEmitter } from 'node:events';
 import { Batch, Consumer, EachBatchPayload, Kafka, logLevel, PartitionAssigner, Producer } from 'kafkajs';
 import { AdminClients } from './admin-clients';
 import { createRangeAssignor, createRoundRobinAssignor, createStickyAssignor, createStickyAssignorState } from './assignors';
-import { kafkaEosErrorOf, KafkaEosError } from '../errors';
+import { causesOf, kafkaEosErrorOf, KafkaEosError } from '../errors';
 import { kafkaErrorOf, needsRejoin } from '../protocol/kafka-errors';
 import { GroupCommitSink } from './group-commit';
 import { partitionKey, SinkRecord, TopicPartition } from '../records';
@@ -55,12 +55,7 @@ registerKafkaJsCodecs();
 
 /** The KafkaJS protocol error inside `error` (KafkaJS's runner rejoins on its `type`), or `error` itself. */
 function kafkaJsCause(error: Error): Error {
-  let cur: unknown = error;
-  for (let i = 0; i < 8 && cur; i++) {
-    if (typeof (cur as { type?: unknown }).type === 'string') return cur as Error;
-    cur = (cur as { cause?: unknown }).cause;
-  }
-  return error;
+  return (causesOf(error).find((c) => typeof (c as { type?: unknown }).type === 'string') as Error | undefined) ?? error;
 }
 
 function toRecords(batch: Batch): SinkRecord[] {
@@ -480,7 +475,7 @@ export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
 
   private onCrash(error: Error, restart: boolean): void {
     // KafkaJS has left the group and disconnected: whatever we owned is gone, uncommitted.
-    if (error instanceof FencedInstanceIdError || (error as { cause?: unknown }).cause instanceof FencedInstanceIdError) return;
+    if (causesOf(error).slice(0, 2).some((c) => c instanceof FencedInstanceIdError)) return;
     if (this.stopCalled || this.failure) {
       // stop() revokes (commits) before it disconnects: a crash now is KafkaJS's join or fetch meeting that
       // disconnect (e.g. a leader's assignment finding the metadata cleared), not a failure. No restart follows;

@@ -22,6 +22,7 @@
  * Pinned to kafkajs 2.2.4: {@link installKafkaJsAdapter} throws {@link UnsupportedKafkaJsError} for
  * any other version or if the internals it wraps are missing.
  */
+import { KafkaEosError } from '../errors';
 import type { Batch, PartitionAssigner } from 'kafkajs';
 import { kafkaErrorOf } from '../protocol/kafka-errors';
 import { CorruptRecordBatchError, FencedInstanceIdError, UnsupportedCompressionError, UnsupportedKafkaJsError } from './errors';
@@ -79,11 +80,9 @@ let installed = false;
  * fetcher's loop ends. KafkaJS's runner retrier then sees `running === false` and stops consuming.
  * `retriable: true` keeps it from being reported as a crash. Never reaches user code.
  */
-export class RunnerStoppedError extends Error {
-  readonly retriable = true;
+export class RunnerStoppedError extends KafkaEosError {
   constructor() {
-    super('kafka-eos: fetch after the KafkaJS runner stopped');
-    this.name = 'RunnerStoppedError';
+    super('KAFKAJS_RUNNER_STOPPED', 'kafka-eos: fetch after the KafkaJS runner stopped');
   }
 }
 

@@ -111,7 +111,9 @@ export class HdfsPositionStore implements SinkPositionStore {
   /** Moves each partition to its position (see the module comment), one partition after another. */
   async overwrite(_groupId: string, positions: StoredPosition[]): Promise<void> {
     for (const p of positions) {
-      if (p.nextOffset < 0n) throw new RangeError(`${partitionKey(p)}: a stored position must be ≥ 0, got ${p.nextOffset}`);
+      if (p.nextOffset < 0n) {
+        throw new KafkaEosError('INVALID_ARGUMENT', `${partitionKey(p)}: a stored position must be ≥ 0, got ${p.nextOffset}`);
+      }
     }
     const aside = asideStamp();
     for (const p of positions) this.moves.push(await this.move(p, p.nextOffset, aside));

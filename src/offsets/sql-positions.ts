@@ -7,6 +7,7 @@
  * compare-and-set expects the old position, fails, and the consumer re-reads the stored position
  * (it is fenced), but it can replay or skip records by design, which is the point of a reset.
  */
+import { KafkaEosError } from '../errors';
 import type { Knex } from 'knex';
 import { partitionKey } from '../records';
 import { bindBigint, toBigint } from '../sinks/sql/dialect';
@@ -37,7 +38,9 @@ export async function listStoredPositions(store: SqlOffsetStore, groupId: string
  */
 export async function overwriteStoredPositions(store: SqlOffsetStore, groupId: string, positions: StoredPosition[]): Promise<void> {
   for (const p of positions) {
-    if (p.nextOffset < 0n) throw new RangeError(`${partitionKey(p)}: a stored position must be ≥ 0, got ${p.nextOffset}`);
+    if (p.nextOffset < 0n) {
+      throw new KafkaEosError('INVALID_ARGUMENT', `${partitionKey(p)}: a stored position must be ≥ 0, got ${p.nextOffset}`);
+    }
   }
   await store.ensureTable();
   await store.knex.transaction(async (trx: Knex.Transaction) => {

@@ -23,6 +23,7 @@
  * KafkaJS codecs when `kafka-eos` is imported (consumer/codecs.ts), which refuse to produce zstd
  * rather than send stored frames.
  */
+import { KafkaEosError } from '../errors';
 import * as zlib from 'node:zlib';
 import * as lz4 from 'lz4js';
 import * as snappy from 'snappyjs';
@@ -41,7 +42,7 @@ function snappyLength(b: Buffer, at: number, end: number): number {
     value += (byte & 0x7f) * 2 ** shift;
     if ((byte & 0x80) === 0) return value;
   }
-  throw new Error('bad snappy length preamble');
+  throw new KafkaEosError('INVALID_RECORDS', 'bad snappy length preamble');
 }
 
 function snappyDecompress(b: Buffer, maxBytes = Infinity): Buffer {
@@ -50,10 +51,10 @@ function snappyDecompress(b: Buffer, maxBytes = Infinity): Buffer {
     let at = XERIAL_HEADER_BYTES;
     let declared = 0;
     while (at < b.length) {
-      if (at + 4 > b.length) throw new Error('truncated xerial snappy block size');
+      if (at + 4 > b.length) throw new KafkaEosError('INVALID_RECORDS', 'truncated xerial snappy block size');
       const size = b.readInt32BE(at);
       at += 4;
-      if (size < 0 || at + size > b.length) throw new Error(`xerial snappy block of ${size} bytes does not fit`);
+      if (size < 0 || at + size > b.length) throw new KafkaEosError('INVALID_RECORDS', `xerial snappy block of ${size} bytes does not fit`);
       declared += snappyLength(b, at, at + size);
       if (declared > maxBytes) throw new DecompressedTooLargeError('Snappy', maxBytes, declared);
       blocks.push(b.subarray(at, at + size));
@@ -77,14 +78,14 @@ const LZ4_BLOCK_MAX: Record<number, number> = { 4: 64 << 10, 5: 256 << 10, 6: 1 
 
 /** The most bytes an LZ4 frame can decompress to: stored blocks count as themselves, compressed ones by size and block maximum. */
 function lz4Bound(b: Buffer): number {
-  if (b.length < 7 || b.readUInt32LE(0) !== LZ4_MAGIC) throw new Error('not an LZ4 frame');
+  if (b.length < 7 || b.readUInt32LE(0) !== LZ4_MAGIC) throw new KafkaEosError('INVALID_RECORDS', 'not an LZ4 frame');
   const flags = b[4];
   const blockMax = LZ4_BLOCK_MAX[(b[5] >> 4) & 0x07];
-  if (blockMax === undefined) throw new Error(`bad LZ4 block size id ${(b[5] >> 4) & 0x07}`);
+  if (blockMax === undefined) throw new KafkaEosError('INVALID_RECORDS', `bad LZ4 block size id ${(b[5] >> 4) & 0x07}`);
   let at = 6 + (flags & 0x08 ? 8 : 0) + (flags & 0x01 ? 4 : 0) + 1;
   let bound = 0;
   for (;;) {
-    if (at + 4 > b.length) throw new Error('truncated LZ4 frame');
+    if (at + 4 > b.length) throw new KafkaEosError('INVALID_RECORDS', 'truncated LZ4 frame');
     const word = b.readUInt32LE(at);
     at += 4;
     if (word === 0) return bound;
@@ -142,31 +143,31 @@ function zstdDeclared(b: Buffer, maxBytes: number): number | null {
   let declared: number | null = 0;
   let bound = 0;
   while (at < b.length) {
-    if (at + 8 > b.length) throw new Error('truncated zstd frame');
+    if (at + 8 > b.length) throw new KafkaEosError('INVALID_RECORDS', 'truncated zstd frame');
     const magic = b.readUInt32LE(at);
     if ((magic & 0xfffffff0) === ZSTD_SKIPPABLE >>> 0) {
       at += 8 + b.readUInt32LE(at + 4);
       continue;
     }
-    if (magic !== ZSTD_MAGIC) throw new Error('not a zstd frame');
+    if (magic !== ZSTD_MAGIC) throw new KafkaEosError('INVALID_RECORDS', 'not a zstd frame');
     const fhd = b[at + 4];
     const single = (fhd & 0x20) !== 0;
     const fcsBytes = [single ? 1 : 0, 2, 4, 8][fhd >> 6];
     let h = at + 5 + (single ? 0 : 1) + [0, 1, 2, 4][fhd & 0x03];
     let frameSize: number | null = null;
     if (fcsBytes > 0) {
-      if (h + fcsBytes > b.length) throw new Error('truncated zstd frame header');
+      if (h + fcsBytes > b.length) throw new KafkaEosError('INVALID_RECORDS', 'truncated zstd frame header');
       frameSize = fcsBytes === 8 ? Number(b.readBigUInt64LE(h)) : b.readUIntLE(h, fcsBytes) + (fcsBytes === 2 ? 256 : 0);
       h += fcsBytes;
     }
     let blocksBound = 0;
     for (let last = 0; !last;) {
-      if (h + 3 > b.length) throw new Error('truncated zstd block header');
+      if (h + 3 > b.length) throw new KafkaEosError('INVALID_RECORDS', 'truncated zstd block header');
       const word = b.readUIntLE(h, 3);
       last = word & 1;
       const type = (word >> 1) & 3;
       const size = word >>> 3;
-      if (type === 3) throw new Error('reserved zstd block type');
+      if (type === 3) throw new KafkaEosError('INVALID_RECORDS', 'reserved zstd block type');
       blocksBound += type === 2 ? ZSTD_BLOCK_MAX : size;
       h += 3 + (type === 1 ? 1 : size);
     }

@@ -208,3 +208,18 @@ export function needsRejoin(error: unknown): boolean {
 export function needsMetadataRefresh(error: unknown): boolean {
   return kafkaErrorOf(error)?.staleMetadata === true || isConnectionError(error) || isStaleMetadataError(error);
 }
+
+/**
+ * A request refused as Apache Kafka refuses it: `kafkaError` names Kafka's error (a row of {@link KAFKA_ERRORS}),
+ * `errorCode` is its number, `retriable` its flag. Code KAFKA_PROTOCOL_ERROR. The mock cluster's own calls throw it
+ * (e.g. `createTopic` of an existing topic: TOPIC_ALREADY_EXISTS) and its handlers answer `errorCode`, so the mock's
+ * errors are a view of Kafka's table, never a second list of the same names.
+ */
+export class KafkaProtocolError<N extends KafkaErrorName = KafkaErrorName> extends KafkaEosError {
+  /** The number Kafka answers for {@link kafkaError} (e.g. 36 for TOPIC_ALREADY_EXISTS). */
+  readonly errorCode: number;
+  constructor(readonly kafkaError: N, message: string, options: { cause?: unknown } = {}) {
+    super('KAFKA_PROTOCOL_ERROR', message, { retriable: KAFKA_ERRORS[kafkaError].retriable, cause: options.cause });
+    this.errorCode = KAFKA_ERRORS[kafkaError].code;
+  }
+}

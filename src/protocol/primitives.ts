@@ -12,6 +12,9 @@ export class MalformedFrameError extends KafkaEosError {
   }
 }
 
+/** The longest string the Kafka protocol carries (bytes): Kafka's generated readers refuse longer ones. */
+export const MAX_STRING_BYTES = 0x7fff;
+
 const INT64_MIN = -(1n << 63n);
 const INT64_MAX = (1n << 63n) - 1n;
 
@@ -92,9 +95,15 @@ export class Reader {
     return wide ? this.int32() : this.int16();
   }
 
+  /**
+   * A string, null for length -1. Kafka's generated readers refuse a string longer than 32767 bytes in either
+   * encoding (`string field ... had invalid length`; a classic int16 length cannot say more), so a compact one
+   * over that is malformed too: a client cannot make the broker hold a 100 KB member id.
+   */
   nullableString(compact: boolean): string | null {
     const n = this.len(compact, false);
     if (n < -1) throw new MalformedFrameError(`Invalid length ${n} of a string`);
+    if (n > MAX_STRING_BYTES) throw new MalformedFrameError(`string of ${n} bytes, over the ${MAX_STRING_BYTES} bytes Kafka reads`);
     if (n === -1) return null;
     const at = this.need(n);
     return this.buf.toString('utf8', at, at + n);
@@ -153,7 +162,7 @@ export class Writer {
   int32(v: number): this { this.ensure(4); this.cur.writeInt32BE(v, this.pos); this.pos += 4; return this; }
   uint32(v: number): this { this.ensure(4); this.cur.writeUInt32BE(v >>> 0, this.pos); this.pos += 4; return this; }
   int64(v: bigint): this {
-    if (v < INT64_MIN || v > INT64_MAX) throw new RangeError(`int64 out of range: ${v}`);
+    if (v < INT64_MIN || v > INT64_MAX) throw new KafkaEosError('PROTOCOL_ENCODE', `int64 out of range: ${v}`);
     this.ensure(8); this.cur.writeBigInt64BE(v, this.pos); this.pos += 8; return this;
   }
   float64(v: number): this { this.ensure(8); this.cur.writeDoubleBE(v, this.pos); this.pos += 8; return this; }
@@ -161,12 +170,12 @@ export class Writer {
 
   uuid(hex: string): this {
     const b = Buffer.from(hex.padStart(32, '0'), 'hex');
-    if (b.length !== 16) throw new RangeError(`bad uuid ${hex}`);
+    if (b.length !== 16) throw new KafkaEosError('PROTOCOL_ENCODE', `bad uuid ${hex}`);
     return this.raw(b);
   }
 
   uvarint(v: number): this {
-    if (v < 0 || v > 0xffffffff) throw new RangeError(`uvarint out of range: ${v}`);
+    if (v < 0 || v > 0xffffffff) throw new KafkaEosError('PROTOCOL_ENCODE', `uvarint out of range: ${v}`);
     while (v >= 0x80) {
       this.uint8((v & 0x7f) | 0x80);
       v = Math.floor(v / 128);
@@ -209,7 +218,7 @@ export class Writer {
   nullableString(s: string | null, compact: boolean): this {
     if (s === null) return this.len(-1, compact, false);
     const b = Buffer.from(s, 'utf8');
-    if (!compact && b.length > 0x7fff) throw new RangeError('string longer than 32767 bytes');
+    if (!compact && b.length > 0x7fff) throw new KafkaEosError('PROTOCOL_ENCODE', 'string longer than 32767 bytes');
     this.len(b.length, compact, false);
     return this.raw(b);
   }

@@ -9,6 +9,7 @@
  * Field names are the lowerCamelCase of Kafka's JSON field names, so a decoded request
  * reads like the Kafka documentation.
  */
+import { KafkaEosError } from '../errors';
 import { MalformedFrameError, Reader, Writer } from './primitives';
 
 export type Primitive =
@@ -97,7 +98,7 @@ export function range(spec: string): VersionRange {
   const dash = /^(\d+)-(\d+)$/.exec(spec);
   if (dash) return { min: Number(dash[1]), max: Number(dash[2]) };
   if (/^\d+$/.test(spec)) return { min: Number(spec), max: Number(spec) };
-  throw new Error(`bad version range ${spec}`);
+  throw new KafkaEosError('INTERNAL_ERROR', `bad version range ${spec}`);
 }
 
 export function inRange(r: VersionRange, v: number): boolean {

@@ -14,14 +14,7 @@ export function kafkaOf(cluster: MockCluster, clientId = 'test'): Kafka {
   return new Kafka({ clientId, brokers: cluster.bootstrap, logLevel: logLevel.NOTHING, retry: { initialRetryTime: 50, retries: 8 } });
 }
 
-/** Waits until `cond()` is true; polls every 20 ms; throws naming `what` after `ms`. */
-export async function until(cond: () => boolean, what: string, ms = 30000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+export { until } from '../helpers/until';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { decodeSubscription, encodeSubscription } from '../../src/protocol/consumer-protocol';
-import { decodeSubscriptionTopics } from '../../src/testing/mock-broker/group/consumer-protocol';
+import { decodeSubscriptionTopics } from '../../src/testing/mock-broker/groups/classic/subscription';
 import {
   ConsumerProtocolAssignment, ConsumerProtocolSubscription, decodeVersioned, encodeVersioned, StickyAssignorUserData,
 } from '../../src/protocol/messages/consumer-protocol';

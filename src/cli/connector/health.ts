@@ -6,6 +6,7 @@
  * exactly-once strategy waits out the sink; this only makes the waiting visible.
  */
 import type { LogEntry } from 'kafkajs';
+import { causesOf } from '../../errors';
 
 /** One outage: what cannot be reached, since when (epoch ms), the last error, how retried. */
 export interface Outage {
@@ -16,10 +17,7 @@ export interface Outage {
 
 /** `error` or the cause of it that is a SINK_WRITE_REFUSED (the store answered and refused the write), if any. */
 function refusalOf(error: unknown): Error | undefined {
-  for (let e = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth += 1) {
-    if ((e as { code?: unknown }).code === 'SINK_WRITE_REFUSED') return e as Error;
-  }
-  return undefined;
+  return causesOf(error).find((e) => (e as { code?: unknown }).code === 'SINK_WRITE_REFUSED') as Error | undefined;
 }
 
 const CONNECTION_ERROR = new RegExp([

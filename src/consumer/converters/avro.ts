@@ -148,7 +148,7 @@ export function compileAvro(text: string, references: string[] = []): AvroCodec 
 function decodeAll(type: avro.Type, bytes: Buffer, offset: number, resolver?: avro.Type): unknown {
   const { value, offset: end } = type.decode(bytes, offset, resolver as never);
   if (end !== bytes.length) {
-    throw new Error(end < 0 ? 'truncated Avro data' : `${bytes.length - end} bytes left after the Avro value`);
+    throw new KafkaEosError('RECORD_CONVERSION_FAILED', end < 0 ? 'truncated Avro data' : `${bytes.length - end} bytes left after the Avro value`);
   }
   return value;
 }
@@ -220,9 +220,9 @@ export function decimalString(buf: Buffer, scale: number): string {
 /** The minimal two's-complement big-endian bytes of decimal string `s` scaled by `scale`. @throws for a non-decimal string */
 export function decimalBytes(s: string, scale: number): Buffer {
   const m = /^(-?)(\d*)(?:\.(\d*))?$/.exec(s.trim());
-  if (!m || (m[2] === '' && !m[3])) throw new Error(`not a decimal: ${JSON.stringify(s)}`);
+  if (!m || (m[2] === '' && !m[3])) throw new KafkaEosError('RECORD_CONVERSION_FAILED', `not a decimal: ${JSON.stringify(s)}`);
   const frac = (m[3] ?? '').padEnd(scale, '0');
-  if (frac.length > scale && /[1-9]/.test(frac.slice(scale))) throw new Error(`${s} has more than ${scale} digits after the point`);
+  if (frac.length > scale && /[1-9]/.test(frac.slice(scale))) throw new KafkaEosError('RECORD_CONVERSION_FAILED', `${s} has more than ${scale} digits after the point`);
   let n = BigInt(`${m[2] || '0'}${frac.slice(0, scale)}`);
   if (m[1] === '-') n = -n;
   const bytes: number[] = [];

@@ -6,6 +6,7 @@
  * `parameters.scale`), `...Date` (int32 days), `...Time` (int32 ms of the day) and `...Timestamp` (int64 ms).
  */
 import type { RecordSchema, RecordSchemaType } from '../../records';
+import { KafkaEosError } from '../../errors';
 import { decimalString } from './avro';
 
 const TYPES = new Set<RecordSchemaType>(['int8', 'int16', 'int32', 'int64', 'float32', 'float64', 'boolean', 'string', 'bytes', 'array',
@@ -19,10 +20,10 @@ type Json = Record<string, unknown>;
 
 /** A Connect schema in JsonConverter's JSON → RecordSchema. @throws Error naming what is wrong */
 export function connectSchemaFromJson(s: unknown, where = 'schema'): RecordSchema {
-  if (!s || typeof s !== 'object') throw new Error(`${where} is not an object`);
+  if (!s || typeof s !== 'object') throw new KafkaEosError('SCHEMA_INVALID', `${where} is not an object`);
   const o = s as Json;
   const type = o.type as RecordSchemaType;
-  if (!TYPES.has(type)) throw new Error(`${where}.type ${JSON.stringify(o.type)} is not a Connect schema type`);
+  if (!TYPES.has(type)) throw new KafkaEosError('SCHEMA_INVALID', `${where}.type ${JSON.stringify(o.type)} is not a Connect schema type`);
   const out: RecordSchema = { type, optional: o.optional === true };
   if (typeof o.name === 'string') {
     out.name = o.name;
@@ -33,9 +34,9 @@ export function connectSchemaFromJson(s: unknown, where = 'schema'): RecordSchem
     }
   }
   if (type === 'struct') {
-    if (!Array.isArray(o.fields)) throw new Error(`${where}.fields is missing`);
+    if (!Array.isArray(o.fields)) throw new KafkaEosError('SCHEMA_INVALID', `${where}.fields is missing`);
     out.fields = (o.fields as Json[]).map((f, i) => {
-      if (typeof f?.field !== 'string') throw new Error(`${where}.fields[${i}].field is missing`);
+      if (typeof f?.field !== 'string') throw new KafkaEosError('SCHEMA_INVALID', `${where}.fields[${i}].field is missing`);
       return { name: f.field, schema: connectSchemaFromJson(f, `${where}.fields[${i}]`) };
     });
   } else if (type === 'array') {
@@ -49,7 +50,7 @@ export function connectSchemaFromJson(s: unknown, where = 'schema'): RecordSchem
 /** A payload as Connect data of `schema` (see records.ts SchemaAndValue). @throws Error naming the path of a bad value */
 export function connectValue(schema: RecordSchema, v: unknown, path = 'payload'): unknown {
   if (v === null || v === undefined) {
-    if (!schema.optional) throw new Error(`${path} is null but its schema is not optional`);
+    if (!schema.optional) throw new KafkaEosError('RECORD_CONVERSION_FAILED', `${path} is null but its schema is not optional`);
     return null;
   }
   const bad = (what: string) => new Error(`${path}: expected ${what}, got ${JSON.stringify(v)?.slice(0, 60)}`);

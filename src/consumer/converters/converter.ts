@@ -182,7 +182,7 @@ class RegistryConverter implements RecordConverter {
         }
         case 'json-schema': {
           const value = JSON.parse(bytes.toString('utf8', 5));
-          if (c.validate && !c.validate(value)) throw new Error(`the payload does not match its JSON Schema: ${c.errors!()}`);
+          if (c.validate && !c.validate(value)) throw new KafkaEosError('RECORD_CONVERSION_FAILED', `the payload does not match its JSON Schema: ${c.errors!()}`);
           return { schema: c.connect, value, schemaId };
         }
       }
@@ -210,7 +210,7 @@ class RegistryConverter implements RecordConverter {
         const m = c.codec.message([0]);
         return frame(id, m.encode(value as Record<string, unknown>), writeMessageIndexes(m.indexes));
       }
-      if (c.validate && !c.validate(value)) throw new Error(c.errors!());
+      if (c.validate && !c.validate(value)) throw new KafkaEosError('RECORD_CONVERSION_FAILED', c.errors!());
       return frame(id, Buffer.from(JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v))));
     } catch (e) {
       throw new KafkaEosError('RECORD_CONVERSION_FAILED', `the value does not fit schema id ${id}: ${(e as Error).message}`, { cause: e });

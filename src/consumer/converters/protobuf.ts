@@ -114,7 +114,7 @@ function messageCodec(type: protobuf.Type, indexes: number[]): ProtobufMessage {
     encode(value) {
       const msg = type.fromObject(toMessage(type, value));
       const err = type.verify(msg);
-      if (err) throw new Error(err);
+      if (err) throw new KafkaEosError('RECORD_CONVERSION_FAILED', err);
       return Buffer.from(type.encode(msg).finish());
     },
   };

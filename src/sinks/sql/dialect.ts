@@ -2,6 +2,7 @@
  * Dialect specifics for SQLite (sqlite3 driver) and PostgreSQL (pg driver): detection, connection setup,
  * statement size limits and bigint binding. Everything else goes through the knex query builder.
  */
+import { KafkaEosError } from '../../errors';
 import { knex as createKnexInstance, type Knex } from 'knex';
 import { MissingDriverError, SinkConfigError } from './errors';
 
@@ -168,11 +169,11 @@ export function bindBigint(v: bigint): number | string {
 
 /**
  * Converts a BIGINT read back from the driver (pg: decimal string; sqlite3: number, or string when selected with
- * CAST(... AS TEXT)) to a bigint. Throws TypeError for anything that is not an exact integer.
+ * CAST(... AS TEXT)) to a bigint. Throws KafkaEosError INTERNAL_ERROR for anything that is not an exact integer.
  */
 export function toBigint(v: unknown, what: string): bigint {
   if (typeof v === 'bigint') return v;
   if (typeof v === 'string' && /^-?\d+$/.test(v)) return BigInt(v);
   if (typeof v === 'number' && Number.isSafeInteger(v)) return BigInt(v);
-  throw new TypeError(`${what}: expected an integer, got ${typeof v} ${String(v)}`);
+  throw new KafkaEosError('INTERNAL_ERROR', `${what}: expected an integer, got ${typeof v} ${String(v)}`);
 }

@@ -2,7 +2,7 @@
  * Typed errors of the SQL sink and SQL offset store, and the classification of driver errors
  * into transient (safe to retry after re-reading the stored offsets) and permanent.
  */
-import { KafkaEosError } from '../../errors';
+import { causesOf, KafkaEosError } from '../../errors';
 
 export { SinkConfigError, SinkMappingError, SinkWriteError } from '../errors';
 export type { SinkWriteErrorCode } from '../errors';
@@ -49,8 +49,7 @@ const TRANSIENT_MESSAGES = [
  * Constraint violations, syntax and type errors are permanent (false). Our own KafkaEosErrors use their `retriable` flag.
  */
 export function isTransientSqlError(err: unknown): boolean {
-  let e: unknown = err;
-  for (let depth = 0; depth < 6 && e !== null && typeof e === 'object'; depth++) {
+  for (const e of causesOf(err)) {
     if (e instanceof KafkaEosError) return e.retriable;
     const o = e as { code?: unknown; message?: unknown; name?: unknown; cause?: unknown };
     if (o.name === 'KnexTimeoutError') return true;
@@ -60,7 +59,6 @@ export function isTransientSqlError(err: unknown): boolean {
     } else if (typeof o.message === 'string' && TRANSIENT_MESSAGES.some((re) => re.test(o.message as string))) {
       return true;
     }
-    e = o.cause;
   }
   return false;
 }

@@ -2,6 +2,7 @@
  * Record → row mapping: either a user function or a declarative column list reading dot paths of the JSON value.
  * Every value leaving here is safe to bind on the dialect (no JS bigint, which sqlite3 would silently bind as NULL).
  */
+import { KafkaEosError } from '../../errors';
 import type { SinkRecord } from '../../records';
 import { bindBigint, type SqlDialect } from './dialect';
 import { SinkMappingError } from './errors';
@@ -39,8 +40,12 @@ export interface CompiledMapping {
   toRow(record: SinkRecord): Row;
 }
 
-/** A value that does not fit its column type: the message says why. */
-export class ColumnValueError extends Error {}
+/** A value that does not fit its column type: the message says why (reported as a SinkMappingError naming the record). */
+export class ColumnValueError extends KafkaEosError {
+  constructor(message: string) {
+    super('SINK_MAPPING_FAILED', message);
+  }
+}
 
 /** Reads a column's raw value from a record and its parsed JSON value (undefined when no column reads it). */
 type Source = ((r: SinkRecord, value: unknown) => unknown) & { readsValue: boolean };
@@ -162,7 +167,7 @@ export function coordinates(r: SinkRecord): Row {
  */
 export function compileMapping(mapping: SinkMapping, dialect: SqlDialect, includeKafkaCoordinates: boolean): CompiledMapping {
   if (typeof mapping !== 'function' && 'fromSchema' in mapping) {
-    throw new TypeError('mapping.fromSchema is compiled by compileSinkMapping (schema-mapping.ts)');
+    throw new KafkaEosError('INTERNAL_ERROR', 'mapping.fromSchema is compiled by compileSinkMapping (schema-mapping.ts)');
   }
   if (typeof mapping === 'function') {
     return {

@@ -23,6 +23,7 @@
  */
 import type { Knex } from 'knex';
 import { isTransientSqlError, SinkWriteError } from './errors';
+import { causesOf } from '../../errors';
 
 /** A row of a failed write and the record it came from. */
 export interface RowOrigin { topic: string; partition: number; offset: bigint }
@@ -37,12 +38,8 @@ const SYSTEMIC_SQLITE_MESSAGES = [/no such table/i, /no such column/i, /has no c
 
 /** The driver error inside `err` (the first object in the cause chain with a string `code`), or `err`. */
 function driverError(err: unknown): { code?: string; message?: string; constraint?: string } {
-  let e: unknown = err;
-  for (let depth = 0; depth < 6 && e !== null && typeof e === 'object'; depth++) {
-    if (typeof (e as { code?: unknown }).code === 'string' && !(e instanceof SinkWriteError)) return e as never;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return (err ?? {}) as never;
+  const driver = causesOf(err).find((e) => typeof (e as { code?: unknown }).code === 'string' && !(e instanceof SinkWriteError));
+  return (driver ?? err ?? {}) as never;
 }
 
 /**

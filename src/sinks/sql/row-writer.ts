@@ -12,6 +12,7 @@
  * A failed chunk is reported through `onRejected(first, count, err)` (row indexes of the chunk); the caller
  * turns it into SINK_WRITE_FAILED and locates the row exactly with its row-by-row path.
  */
+import { KafkaEosError } from '../../errors';
 import type { Knex } from 'knex';
 import type { ClientBase } from 'pg';
 import type { Database } from 'sqlite3';
@@ -30,9 +31,9 @@ export interface RowTarget {
 }
 
 /** Thrown by the write path for a non-transient database error on rows `[first, first + count)`. */
-export class RowsRejected extends Error {
+export class RowsRejected extends KafkaEosError {
   constructor(readonly first: number, readonly count: number, override readonly cause: unknown) {
-    super((cause as Error)?.message ?? String(cause));
+    super('SINK_WRITE_FAILED', (cause as Error)?.message ?? String(cause), { cause });
   }
 }
 

@@ -218,7 +218,7 @@ function rowOrigin(mapped: MappedBatch[], i: number): { batch: SinkBatch; offset
     if (i < m.rows.length) return { batch: m.batch, offset: m.offsets[i]! };
     i -= m.rows.length;
   }
-  throw new RangeError(`row ${i} is beyond the write`);
+  throw new KafkaEosError('INTERNAL_ERROR', `row ${i} is beyond the write`);
 }
 
 /** SINK_WRITE_FAILED for the rows [first, first + count) of the write (a statement or COPY the database refused). */

@@ -3,6 +3,8 @@
  * say `'Fetch'` instead of `1`. The table lists keys whether or not the mock serves them: a fault on
  * an API the mock does not serve simply never fires.
  */
+import { KafkaEosError } from '../../errors';
+
 export const API_KEYS = {
   Produce: 0, Fetch: 1, ListOffsets: 2, Metadata: 3, LeaderAndIsr: 4, StopReplica: 5, UpdateMetadata: 6,
   ControlledShutdown: 7, OffsetCommit: 8, OffsetFetch: 9, FindCoordinator: 10, JoinGroup: 11, Heartbeat: 12,
@@ -28,11 +30,13 @@ const byNumber = new Map<number, ApiKeyName>((Object.entries(API_KEYS) as [ApiKe
 /** `'Fetch'` → 1, `1` → 1. Throws RangeError for an unknown name or a number outside 0..32767. */
 export function apiKeyNumber(ref: ApiKeyRef): number {
   if (typeof ref === 'number') {
-    if (!Number.isInteger(ref) || ref < 0 || ref > 0x7fff) throw new RangeError(`API key must be an int16 ≥ 0, got ${ref}`);
+    if (!Number.isInteger(ref) || ref < 0 || ref > 0x7fff) {
+      throw new KafkaEosError('INVALID_ARGUMENT', `API key must be an int16 ≥ 0, got ${ref}`);
+    }
     return ref;
   }
   const n = API_KEYS[ref];
-  if (n === undefined) throw new RangeError(`unknown API key name '${String(ref)}'`);
+  if (n === undefined) throw new KafkaEosError('INVALID_ARGUMENT', `unknown API key name '${String(ref)}'`);
   return n;
 }
 

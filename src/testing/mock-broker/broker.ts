@@ -6,6 +6,7 @@
  */
 import * as net from 'node:net';
 import * as tls from 'node:tls';
+import { KafkaEosError } from '../../errors';
 import { ClusterState } from './cluster';
 import {
   Connection, ConnectionHooks, ConnectionLimits, DEFAULT_CONNECTIONS_MAX_IDLE_MS, DEFAULT_MAX_BUFFERED_REQUEST_BYTES, RequestMemory,
@@ -92,7 +93,9 @@ export class Broker {
       this.connections.add(conn);
     };
     const useTls = b.listener.tls;
-    if (useTls && !this.tlsOptions) throw new Error(`listener ${b.listener.name} (${b.listener.securityProtocol}) needs a key and certificate`);
+    if (useTls && !this.tlsOptions) {
+      throw new KafkaEosError('CONFIG_INVALID', `listener ${b.listener.name} (${b.listener.securityProtocol}) needs a key and certificate`);
+    }
     // connections.max.idle.ms applies from the accept, as Kafka's Selector expires channels still in their
     // handshake: a client that opens TCP and never finishes the TLS handshake (slowloris) is closed then.
     const idleMs = this.limits.idleMs ?? DEFAULT_CONNECTIONS_MAX_IDLE_MS;

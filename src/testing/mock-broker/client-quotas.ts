@@ -13,7 +13,7 @@
  * sees what Kafka answers. Quotas are stored and described, never enforced (docs/mock-broker.md).
  */
 import { isIP } from 'node:net';
-import { KafkaEosError } from '../../errors';
+import { KafkaProtocolError } from '../../protocol/kafka-errors';
 import { ErrorCode } from '../../protocol/error-codes';
 import { javaMapHash, JavaHashMap } from './java-hash-map';
 
@@ -63,11 +63,7 @@ export interface ClientQuotaEntry {
 }
 
 /** A filter DescribeClientQuotas refuses: INVALID_REQUEST, or UNSUPPORTED_VERSION for an unknown entity type. */
-export class ClientQuotaFilterError extends KafkaEosError {
-  constructor(readonly kafkaError: 'INVALID_REQUEST' | 'UNSUPPORTED_VERSION', message: string) {
-    super('INVALID_CLIENT_QUOTA', message);
-  }
-}
+export class ClientQuotaFilterError extends KafkaProtocolError<'INVALID_REQUEST' | 'UNSUPPORTED_VERSION'> {}
 
 const invalidFilter = (message: string): ClientQuotaFilterError => new ClientQuotaFilterError('INVALID_REQUEST', message);
 

@@ -2,7 +2,7 @@
  * The mock cluster's configuration as MockCluster.start resolves it (broker configs in Kafka's
  * terms). Its own module so that the config modules can read it without importing the cluster.
  */
-import type { GroupCoordinatorConfig } from './group/types';
+import type { GroupCoordinatorConfig } from './groups/types';
 import type { TransactionCoordinatorConfig } from './transactions/coordinator';
 
 export interface ClusterConfig {

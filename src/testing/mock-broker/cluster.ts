@@ -7,6 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { KafkaEosError } from '../../errors';
+import { KafkaProtocolError } from '../../protocol/kafka-errors';
 import { AclStore } from './acls';
 import { ClientQuotaStore } from './client-quotas';
 import { Reassignments } from './reassignments';
@@ -14,7 +15,7 @@ import { ScramCredentialStore, type ScramDeletion, type ScramUpsertion, type Scr
 import type { ClientQuotaEntry, QuotaAlteration, QuotaAlterationResult, QuotaFilterComponent } from './client-quotas';
 import { EventLog } from './event-log';
 import { FetchSessionCache } from './fetch-sessions';
-import { GroupCoordinator, GroupCoordinatorConfig } from './group-coordinator';
+import { GroupCoordinator, GroupCoordinatorConfig } from './groups/coordinator';
 import { PartitionLog, RetentionPolicy } from './partition-log';
 import { TransactionCoordinator } from './transactions/coordinator';
 import { DEFAULT_MAX_DECOMPRESSED_BATCH_BYTES } from '../../protocol/record-batch';
@@ -51,15 +52,11 @@ interface TopicRecord extends Topic {
 
 export type { ClusterConfig } from './cluster-config';
 
-export class TopicError extends KafkaEosError {
-  constructor(
-    readonly kafkaError: 'TOPIC_ALREADY_EXISTS' | 'INVALID_TOPIC_EXCEPTION' | 'INVALID_PARTITIONS' | 'INVALID_REPLICATION_FACTOR'
-      | 'UNKNOWN_TOPIC_OR_PARTITION' | 'INVALID_CONFIG' | 'INVALID_REPLICA_ASSIGNMENT' | 'INVALID_REQUEST',
-    message: string,
-  ) {
-    super(kafkaError, message);
-  }
-}
+/** A topic change Kafka would refuse: code KAFKA_PROTOCOL_ERROR, `kafkaError` names Kafka's error (see KafkaProtocolError). */
+export class TopicError extends KafkaProtocolError<
+  'TOPIC_ALREADY_EXISTS' | 'INVALID_TOPIC_EXCEPTION' | 'INVALID_PARTITIONS' | 'INVALID_REPLICATION_FACTOR'
+  | 'UNKNOWN_TOPIC_OR_PARTITION' | 'INVALID_CONFIG' | 'INVALID_REPLICA_ASSIGNMENT' | 'INVALID_REQUEST'
+> {}
 
 const LEGAL_TOPIC = /^[a-zA-Z0-9._-]+$/;
 
@@ -109,6 +106,8 @@ export class ClusterState {
   private nextLeader = 0;
   /** Broker configs at Kafka's four levels (broker-configs.ts); changed through setDynamicBrokerConfigs. */
   readonly brokerConfigs: BrokerConfigStore;
+  /** Bumped by every topic created, deleted or grown (the KIP-848 groups re-resolve regex subscriptions then). */
+  private topicsVersion = 0;
 
   constructor(readonly config: ClusterConfig, perBrokerStatic?: (nodeId: number) => ReadonlyMap<string, string>) {
     this.brokerConfigs = new BrokerConfigStore(config.staticBrokerConfigs, perBrokerStatic);
@@ -120,6 +119,7 @@ export class ClusterState {
         byName: (name) => this.topicMetadata(this.topics.get(name)),
         byId: (id) => this.topicMetadata([...this.topics.values()].find((t) => t.topicId === id)),
         all: () => [...this.topics.values()].map((t) => this.topicMetadata(t)!),
+        version: () => this.topicsVersion,
       },
     }, this.events);
     this.transactions = new TransactionCoordinator({
@@ -243,6 +243,7 @@ export class ClusterState {
     const partitions = plan.length;
     const rf = plan[0].length;
     this.topicMap.set(name, topic);
+    this.topicsVersion++;
     this.events.record('topic-created', { topic: name, partitions, replicationFactor: rf });
     return topic;
   }
@@ -259,7 +260,7 @@ export class ClusterState {
   /** The default of topic config `name` on broker `nodeId` (null: cluster-wide), from the broker configs. Throws for an unknown name. */
   topicConfigDefault(name: string, nodeId: number | null = null): string {
     const def = topicConfigDef(name);
-    if (!def) throw new Error(`${name} is not a topic config`);
+    if (!def) throw new TopicError('INVALID_CONFIG', `${name} is not a topic config`);
     return topicDefault(def, (n) => this.brokerConfigs.value(nodeId, n));
   }
 
@@ -358,7 +359,7 @@ export class ClusterState {
 
   /** Registers a broker that started listening (MockCluster.start). */
   addBroker(info: BrokerInfo): void {
-    if (this.broker(info.nodeId)) throw new Error(`broker ${info.nodeId} is already registered`);
+    if (this.broker(info.nodeId)) throw new KafkaEosError('INVALID_ARGUMENT', `broker ${info.nodeId} is already registered`);
     this.brokerList.push({ ...info });
   }
 
@@ -368,6 +369,7 @@ export class ClusterState {
     if (!topic) return false;
     this.topicMap.delete(name);
     this.reassignments.forgetTopic(name);
+    this.topicsVersion++;
     this.events.record('topic-deleted', { topic: name, partitions: topic.partitions.length });
     return true;
   }
@@ -380,6 +382,7 @@ export class ClusterState {
     const record = this.record(topic);
     const from = record.partitions.length;
     replicas.forEach((r, i) => record.partitions.push(new PartitionLog(record.name, from + i, r[0], [...r], this.retentionOf(record, r[0]))));
+    this.topicsVersion++;
     this.events.record('partitions-created', { topic: record.name, from, to: record.partitions.length });
   }
 
@@ -554,7 +557,9 @@ export class ClusterState {
 
   private record(topic: Topic): TopicRecord {
     const record = this.topicMap.get(topic.name);
-    if (!record || record !== topic) throw new Error(`topic ${topic.name} is not (or no longer) in this cluster`);
+    if (!record || record !== topic) {
+      throw new TopicError('UNKNOWN_TOPIC_OR_PARTITION', `topic ${topic.name} is not (or no longer) in this cluster`);
+    }
     return record;
   }
 

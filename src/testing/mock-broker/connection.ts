@@ -25,8 +25,8 @@ import type { Listener } from './listeners';
 interface Slot {
   ready: boolean;
   chunks: Buffer[] | null;
-  /** Set by the handler (ctx.closeAfterResponse): close the connection once this response is written. */
-  closeAfter: string | null;
+  /** Set by the handler (`closeAfterResponse`): the connection closes once this response is written. */
+  closeAfter?: string;
 }
 
 /**
@@ -78,8 +78,6 @@ export class Connection {
   /** This connection's share of `memory.used`. */
   private held = 0;
   private closed = false;
-  /** A response that ends the connection was queued: read nothing more. */
-  private ending = false;
 
   constructor(
     private readonly socket: Socket,
@@ -115,18 +113,19 @@ export class Connection {
     return this.closed;
   }
 
-  close(reason: string): void {
+  /** Closes the connection now (`destroy`: unsent responses are dropped), or after `end()` when `destroy` is false. */
+  close(reason: string, destroy = true): void {
     if (this.closed) return;
     this.closed = true;
     this.memory.used -= this.held;
     this.held = 0;
     this.abort.abort();
-    this.socket.destroy();
+    if (destroy) this.socket.destroy();
     this.hooks.onClose?.(reason);
   }
 
   private onData(chunk: Buffer): void {
-    if (this.closed || this.ending) return;
+    if (this.closed) return;
     let frames: Buffer[];
     try {
       frames = this.splitter.push(chunk);
@@ -145,7 +144,7 @@ export class Connection {
     this.memory.used += pending - this.held;
     this.held = pending;
     for (const frame of frames) {
-      if (this.closed || this.ending) return;
+      if (this.closed) return;
       try {
         this.dispatch(frame);
       } catch (e) {
@@ -176,16 +175,15 @@ export class Connection {
       }
       // KIP-511: answer an ApiVersions request of any version with a v0 response carrying
       // UNSUPPORTED_VERSION and the supported ranges, so the client can retry at a lower version.
-      const slot = this.newSlot();
-      const body = handler.handle({}, this.context(header, 0, slot)) as Record<string, unknown>;
-      this.enqueue(slot, Promise.resolve({ ...body, errorCode: ErrorCode.UNSUPPORTED_VERSION }), header, 0);
+      const body = handler.handle({}, this.context(header, 0)) as Record<string, unknown>;
+      this.enqueue(Promise.resolve({ ...body, errorCode: ErrorCode.UNSUPPORTED_VERSION }), header, 0);
       return;
     }
     const flexible = isFlexible(handler.schema, header.apiVersion);
     // ApiVersions v3+ bodies are flexible but, for ApiVersions only, the request header is v2 too.
     if (flexible) skipTaggedFields(r);
     const req = decodeRequest(handler.schema, header.apiVersion, r);
-    const slot = this.newSlot();
+    const slot: Slot = { ready: false, chunks: null };
     const ctx = this.context(header, header.apiVersion, slot);
     const run = async () => {
       const verdict = this.hooks.intercept ? await this.hooks.intercept(header, this.nodeId) : 'pass';
@@ -196,17 +194,10 @@ export class Connection {
       if (verdict !== 'pass') return buildErrorResponse(handler.schema, header.apiVersion, req, verdict.errorCode, this.cluster);
       return handler.handle(req, ctx);
     };
-    this.enqueue(slot, run(), header, header.apiVersion);
+    this.enqueue(run(), header, header.apiVersion, slot);
   }
 
-  /** A place in the response order, taken when the request is read. */
-  private newSlot(): Slot {
-    const slot: Slot = { ready: false, chunks: null, closeAfter: null };
-    this.slots.push(slot);
-    return slot;
-  }
-
-  private context(header: RequestHeader, version: number, slot: Slot): HandlerContext {
+  private context(header: RequestHeader, version: number, slot?: Slot): HandlerContext {
     return {
       cluster: this.cluster,
       nodeId: this.nodeId,
@@ -216,15 +207,17 @@ export class Connection {
       listener: this.listener,
       signal: this.abort.signal,
       serial: this.serial,
-      closeAfterResponse: (reason: string) => {
-        slot.closeAfter = reason;
-        this.ending = true;
+      closeAfterResponse: (reason) => {
+        if (slot) slot.closeAfter = reason;
       },
     };
   }
 
-  private enqueue(slot: Slot, result: Promise<Record<string, unknown> | null>, header: RequestHeader, version: number): void {
+  private enqueue(
+    result: Promise<Record<string, unknown> | null>, header: RequestHeader, version: number, slot: Slot = { ready: false, chunks: null },
+  ): void {
     const handler = this.handlers.get(header.apiKey) as Handler;
+    this.slots.push(slot);
     result.then(
       (body) => {
         if (body !== null) {
@@ -248,17 +241,23 @@ export class Connection {
     while (this.slots.length > 0 && this.slots[0].ready) {
       const slot = this.slots.shift() as Slot;
       if (this.closed) continue;
-      if (slot.chunks && slot.chunks.length === 1) this.socket.write(slot.chunks[0]);
-      else if (slot.chunks) {
-        this.socket.cork();
-        for (const c of slot.chunks) this.socket.write(c);
-        this.socket.uncork();
+      if (slot.chunks) {
+        if (slot.chunks.length === 1) this.socket.write(slot.chunks[0]);
+        else {
+          this.socket.cork();
+          for (const c of slot.chunks) this.socket.write(c);
+          this.socket.uncork();
+        }
       }
-      if (slot.closeAfter !== null) {
-        const reason = slot.closeAfter;
-        this.socket.end(() => this.close(reason));
-        return;
-      }
+      if (slot.closeAfter !== undefined) this.closeAfterWrites(slot.closeAfter);
     }
+  }
+
+  /** Closes after what was written reaches the peer (Kafka sends an authentication failure, then closes). */
+  private closeAfterWrites(reason: string): void {
+    this.hooks.log?.('connection-closed-after-response', { nodeId: this.nodeId, reason });
+    const socket = this.socket;
+    socket.end(() => socket.destroy());
+    this.close(reason, false);
   }
 }

@@ -7,6 +7,8 @@
  * oldest are dropped. Listeners are called synchronously in record order; a throwing listener does not
  * stop the others nor the recording.
  */
+import { KafkaEosError } from '../../errors';
+
 export interface EventLogEntry {
   readonly ts: number;
   readonly seq: number;
@@ -32,7 +34,7 @@ export class EventLog {
 
   constructor(options: EventLogOptions = {}) {
     const max = options.maxEntries ?? 10_000;
-    if (!Number.isInteger(max) || max < 1) throw new RangeError(`maxEntries must be a positive integer, got ${max}`);
+    if (!Number.isInteger(max) || max < 1) throw new KafkaEosError('INVALID_ARGUMENT', `maxEntries must be a positive integer, got ${max}`);
     this.maxEntries = max;
     this.now = options.now ?? (() => Date.now());
   }

@@ -29,7 +29,7 @@
 import { KafkaEosError } from '../../errors';
 import { apiKeyName, apiKeyNumber, ApiKeyRef } from './api-keys';
 import type { Broker } from './broker';
-import type { ClusterState } from './cluster';
+import { TopicError, type ClusterState } from './cluster';
 import type { InterceptVerdict } from './connection';
 import type { RequestHeader } from '../../protocol/frame';
 import { ErrorCode, ErrorCodeName } from '../../protocol/error-codes';
@@ -37,7 +37,7 @@ import { ErrorCode, ErrorCodeName } from '../../protocol/error-codes';
 /** Thrown for an invalid fault (unknown broker, topic or error name; a broker already down...). */
 export class FaultError extends KafkaEosError {
   constructor(
-    code: 'UNKNOWN_BROKER' | 'UNKNOWN_TOPIC_OR_PARTITION' | 'INVALID_FAULT' | 'ILLEGAL_BROKER_TRANSITION' | 'BROKER_DOWN',
+    code: 'UNKNOWN_BROKER' | 'INVALID_FAULT' | 'ILLEGAL_BROKER_TRANSITION' | 'BROKER_DOWN',
     message: string,
     cause?: unknown,
   ) {
@@ -263,11 +263,11 @@ export class Faults {
 
   /**
    * Move the leadership of `topic`-`partition` to broker `to` (which becomes a replica if it was
-   * not), bumping the leader epoch. Returns the new epoch. Throws FaultError: UNKNOWN_TOPIC_OR_PARTITION,
+   * not), bumping the leader epoch. Returns the new epoch. Throws TopicError (kafkaError UNKNOWN_TOPIC_OR_PARTITION), FaultError:
    * UNKNOWN_BROKER, BROKER_DOWN.
    */
   moveLeader(topic: string, partition: number, to: number): number {
-    if (!this.state.partition(topic, partition)) throw new FaultError('UNKNOWN_TOPIC_OR_PARTITION', `no partition ${topic}-${partition}`);
+    if (!this.state.partition(topic, partition)) throw new TopicError('UNKNOWN_TOPIC_OR_PARTITION', `no partition ${topic}-${partition}`);
     this.liveBroker(to);
     return this.state.moveLeader(topic, partition, to) as number;
   }

@@ -11,12 +11,12 @@ import type { AclBinding } from './acls';
 import type { ClientQuotaEntry } from './client-quotas';
 import type { TransactionView } from './transactions/coordinator';
 import type { EventLogEntry } from './event-log';
-import type { GroupState, GroupView, MemberView } from './group/types';
+import type { GroupState, GroupView, MemberView } from './groups/types';
 import { lastStableOffset } from './transactions/producer-state';
-import type { CommittedOffset, DecodedAssignment, GroupInspection, MemberInspection } from './group-inspection';
-import { consumerGroupInspection } from './consumer-group/inspection';
+import type { CommittedOffset, DecodedAssignment, GroupInspection, MemberInspection } from './groups/inspection';
+import { consumerGroupInspection } from './groups/consumer/inspection';
 
-export type { CommittedOffset, DecodedAssignment, GroupInspection, MemberInspection } from './group-inspection';
+export type { CommittedOffset, DecodedAssignment, GroupInspection, MemberInspection } from './groups/inspection';
 
 export interface PartitionView {
   topic: string;

@@ -14,22 +14,23 @@ import type * as tls from 'node:tls';
 import { randomBytes } from 'node:crypto';
 import { KafkaEosError } from '../../errors';
 import { Broker } from './broker';
-import { ClusterConfig, ClusterState, Topic } from './cluster';
-import type { GroupCoordinatorConfig } from './group-coordinator';
+import { ClusterConfig, ClusterState, Topic, TopicError } from './cluster';
+import type { GroupCoordinatorConfig } from './groups/coordinator';
 import type { TransactionCoordinatorConfig } from './transactions/coordinator';
 import { Faults, StartBrokerOptions } from './faults';
 import { createRegistry } from './handlers';
 import { Inspector, PartitionView } from './inspect';
 import { configureSasl, type SaslOptions } from './handlers/sasl';
 import { Endpoint, Listener, listenerOf, ListenerOptions, planListenerPorts, SecurityProtocol } from './listeners';
-import { resolveStaticConfigs, ResolvedStaticConfigs } from './static-configs';
+import { resolveStaticConfigs, ResolvedStaticConfigs, TypedBrokerOptions } from './static-configs';
 import { encodeBatch, RecordHeader, splitBatches } from '../../protocol/record-batch';
 import type { RequestHeader } from '../../protocol/frame';
 import { RequestVersionLog } from './request-log';
 // Registers snappy, lz4 and zstd into the record-batch codecs.
 import '../../protocol/compression';
 
-export interface MockClusterOptions {
+/** The options of MockCluster.start; the broker settings of {@link TypedBrokerOptions} are static broker configs. */
+export interface MockClusterOptions extends TypedBrokerOptions {
   /** Number of brokers (default 3). Node ids are firstNodeId, firstNodeId + 1, ... */
   brokers?: number;
   /** The first broker's node id (Kafka's node.id; default 1). KafkaJS's test cluster numbers its brokers from 0. */
@@ -59,39 +60,16 @@ export interface MockClusterOptions {
    */
   autoCreateTopicsAs?: 'kraft' | 'zookeeper';
   clusterId?: string;
-  /** auto.create.topics.enable (default true, as in Kafka). */
-  autoCreateTopics?: boolean;
-  /** num.partitions for auto-created topics (default 1). */
-  defaultPartitions?: number;
-  /** default.replication.factor (default 1; capped at the broker count). */
-  defaultReplicationFactor?: number;
-  /** log.retention.bytes: retention.bytes of topics without their own (default -1 = unbounded, as in Kafka). */
-  retentionBytes?: number;
-  /** log.retention.ms: retention.ms of topics without their own (default 604800000, 7 days, as in Kafka; -1 = forever). */
-  retentionMs?: number;
-  /** message.max.bytes (default 1048588, as in Kafka). */
-  maxMessageBytes?: number;
   /**
    * The most bytes one compressed record batch may decompress to (default 32 MiB). Larger batches
    * (decompression bombs) are refused with MESSAGE_TOO_LARGE; Kafka has no such bound.
    */
   maxDecompressedBatchBytes?: number;
   /**
-   * connections.max.idle.ms: a connection with no traffic and no request in progress for this long is
-   * closed (default 600000, Kafka's 10 minutes; 0 = never).
-   */
-  connectionsMaxIdleMs?: number;
-  /**
    * Cap on the bytes of half-received request frames one broker holds over all its connections
    * (default 256 MiB). A connection whose data would exceed it is closed.
    */
   maxBufferedRequestBytes?: number;
-  /**
-   * Static broker configs by Kafka's name (server.properties; what `kafka-eos broker --config` passes), e.g.
-   * `{ 'log.retention.ms': '60000', 'group.consumer.heartbeat.interval.ms': '500' }`: only configs the mock acts on
-   * (broker-configs.ts), each checked as Kafka's ConfigDef checks it; a typed option for the same config must agree.
-   */
-  brokerConfigs?: Record<string, string>;
   /** Group coordinator settings, e.g. { initialRebalanceDelayMs: 0, minSessionTimeoutMs: 1000 }. */
   group?: Partial<GroupCoordinatorConfig>;
   /**
@@ -218,7 +196,7 @@ export class MockCluster {
     const brokersById = new Map<number, Broker>();
     const state = new ClusterState(config, (nodeId) => perBrokerStaticConfigs(nodeId, brokersById.get(nodeId)?.endpoints ?? []));
     try {
-      configureSasl(state, options.sasl);
+      configureSasl(state, { ...options.sasl, connectionsMaxReauthMs: resolved.connectionsMaxReauthMs });
     } catch (e) {
       throw new MockClusterError('CONFIG_INVALID', (e as Error).message, { cause: e });
     }
@@ -291,7 +269,7 @@ export class MockCluster {
     records: { key?: string | Buffer | null; value: string | Buffer | null; headers?: RecordHeader[]; timestamp?: bigint }[],
   ): number {
     const log = this.state.partition(topic, partition);
-    if (!log) throw new MockClusterError('UNKNOWN_TOPIC_OR_PARTITION', `no partition ${topic}-${partition}`);
+    if (!log) throw new TopicError('UNKNOWN_TOPIC_OR_PARTITION', `no partition ${topic}-${partition}`);
     // The batch's own header (max timestamp included: ListOffsets by timestamp and retention.ms read it).
     return log.append(splitBatches(encodeBatch({ records })), Date.now());
   }
@@ -302,21 +280,21 @@ export class MockCluster {
    * `{ corrupt: true }` stores batches whose CRC or compression codec is wrong as they are (what a
    * client sees after disk corruption or a broker bug; Kafka itself refuses them at Produce), to test a
    * consumer's handling of unreadable batches; only their framing (magic 2, lengths) is checked.
-   * Throws MockClusterError(UNKNOWN_TOPIC_OR_PARTITION); InvalidRecordsError for bytes that are no batches.
+   * Throws TopicError (kafkaError UNKNOWN_TOPIC_OR_PARTITION); InvalidRecordsError for bytes that are no batches.
    */
   appendBatches(topic: string, partition: number, recordBatches: Buffer, options: { corrupt?: boolean } = {}): number {
     const log = this.state.partition(topic, partition);
-    if (!log) throw new MockClusterError('UNKNOWN_TOPIC_OR_PARTITION', `no partition ${topic}-${partition}`);
+    if (!log) throw new TopicError('UNKNOWN_TOPIC_OR_PARTITION', `no partition ${topic}-${partition}`);
     return log.append(splitBatches(recordBatches, { content: !options.corrupt }), Date.now());
   }
 
   /**
    * Moves a partition's log start offset to `offset` (as DeleteRecords does), dropping the batches
-   * wholly below it (test set-up). Throws MockClusterError(UNKNOWN_TOPIC_OR_PARTITION).
+   * wholly below it (test set-up). Throws TopicError (kafkaError UNKNOWN_TOPIC_OR_PARTITION).
    */
   deleteRecordsBefore(topic: string, partition: number, offset: number): void {
     const log = this.state.partition(topic, partition);
-    if (!log) throw new MockClusterError('UNKNOWN_TOPIC_OR_PARTITION', `no partition ${topic}-${partition}`);
+    if (!log) throw new TopicError('UNKNOWN_TOPIC_OR_PARTITION', `no partition ${topic}-${partition}`);
     log.deleteBefore(offset);
   }
 

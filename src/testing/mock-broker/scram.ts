@@ -200,6 +200,8 @@ export class ScramServerExchange {
   constructor(
     readonly mechanism: ScramMechanismName,
     private readonly lookup: (user: string) => ScramCredential | undefined,
+    /** "authentication" or "re-authentication", as Kafka's generic failure message names it. */
+    private readonly during = 'authentication',
   ) {}
 
   /** True once the client proved its password (the server-final message was produced). */
@@ -210,7 +212,7 @@ export class ScramServerExchange {
   step(message: Buffer): ScramStep {
     const fail = (): ScramStep => {
       this.state = 'failed';
-      return { ok: false, message: `Authentication failed during authentication due to invalid credentials with SASL mechanism ${this.mechanism}` };
+      return { ok: false, message: `Authentication failed during ${this.during} due to invalid credentials with SASL mechanism ${this.mechanism}` };
     };
     const text = message.toString('utf8');
     if (this.state === 'first') {

@@ -5,22 +5,39 @@
  * `brokerConfigs` entry for the same config must agree. The mock's own defaults that differ from Kafka's
  * (group.initial.rebalance.delay.ms 0) are static configs too, so DescribeConfigs tells them apart from Kafka's.
  */
-import type { GroupCoordinatorConfig } from './group/types';
+import type { GroupCoordinatorConfig } from './groups/types';
 import { brokerConfigDef, staticBrokerConfigError } from './broker-configs';
 import { KafkaEosError } from '../../errors';
 
 /** The typed options static-configs.ts reads (a subset of MockClusterOptions). */
 export interface TypedBrokerOptions {
+  /** auto.create.topics.enable (default true, as in Kafka). */
   autoCreateTopics?: boolean;
+  /** num.partitions for auto-created topics (default 1). */
   defaultPartitions?: number;
+  /** default.replication.factor (default 1; capped at the broker count). */
   defaultReplicationFactor?: number;
+  /** log.retention.bytes: retention.bytes of topics without their own (default -1 = unbounded, as in Kafka). */
   retentionBytes?: number;
+  /** log.retention.ms: retention.ms of topics without their own (default 604800000, 7 days, as in Kafka; -1 = forever). */
   retentionMs?: number;
+  /** message.max.bytes (default 1048588, as in Kafka). */
   maxMessageBytes?: number;
+  /**
+   * connections.max.idle.ms: a connection with no traffic and no request in progress for this long is
+   * closed (default 600000, Kafka's 10 minutes; 0 = never).
+   */
   connectionsMaxIdleMs?: number;
+  /**
+   * Static broker configs by Kafka's name (server.properties; what `kafka-eos broker --config` passes), e.g.
+   * `{ 'log.retention.ms': '60000', 'group.consumer.heartbeat.interval.ms': '500' }`: only configs the mock acts on
+   * (broker-configs.ts), each checked as Kafka's ConfigDef checks it; a typed option for the same config must agree.
+   */
+  brokerConfigs?: Record<string, string>;
   group?: Partial<GroupCoordinatorConfig>;
   transactions?: { maxTimeoutMs?: number };
-  brokerConfigs?: Record<string, string>;
+  /** connections.max.reauth.ms comes from here (the SASL options). */
+  sasl?: { connectionsMaxReauthMs?: number };
 }
 
 type Getter = (o: TypedBrokerOptions) => number | boolean | undefined;
@@ -32,6 +49,7 @@ const MAPPED: readonly { name: string; get: Getter; mockDefault?: string }[] = [
   { name: 'log.retention.ms', get: (o) => o.retentionMs },
   { name: 'message.max.bytes', get: (o) => o.maxMessageBytes },
   { name: 'connections.max.idle.ms', get: (o) => o.connectionsMaxIdleMs },
+  { name: 'connections.max.reauth.ms', get: (o) => o.sasl?.connectionsMaxReauthMs },
   { name: 'group.initial.rebalance.delay.ms', get: (o) => o.group?.initialRebalanceDelayMs, mockDefault: '0' },
   { name: 'group.min.session.timeout.ms', get: (o) => o.group?.minSessionTimeoutMs },
   { name: 'group.max.session.timeout.ms', get: (o) => o.group?.maxSessionTimeoutMs },
@@ -50,6 +68,7 @@ export interface ResolvedStaticConfigs {
   defaultPartitions: number;
   defaultReplicationFactor: number;
   connectionsMaxIdleMs: number;
+  connectionsMaxReauthMs: number;
   group: Partial<GroupCoordinatorConfig>;
   transactionMaxTimeoutMs: number;
 }
@@ -98,6 +117,7 @@ export function resolveStaticConfigs(o: TypedBrokerOptions): ResolvedStaticConfi
     defaultPartitions: num('num.partitions'),
     defaultReplicationFactor: num('default.replication.factor'),
     connectionsMaxIdleMs: num('connections.max.idle.ms'),
+    connectionsMaxReauthMs: num('connections.max.reauth.ms'),
     group,
     transactionMaxTimeoutMs: num('transaction.max.timeout.ms'),
   };

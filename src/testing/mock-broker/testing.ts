@@ -64,7 +64,7 @@ export function useMockCluster(options: MockClusterOptions = {}): () => MockClus
     beforeAll?: (fn: () => unknown, timeout?: number) => void; afterAll?: (fn: () => unknown, timeout?: number) => void;
   };
   if (typeof g.beforeAll !== 'function' || typeof g.afterAll !== 'function') {
-    throw new Error('useMockCluster needs beforeAll/afterAll (jest, vitest, mocha with bdd)');
+    throw new KafkaEosError('INVALID_ARGUMENT', 'useMockCluster needs beforeAll/afterAll (jest, vitest, mocha with bdd)');
   }
   let cluster: MockCluster | undefined;
   g.beforeAll(async () => {
@@ -74,7 +74,7 @@ export function useMockCluster(options: MockClusterOptions = {}): () => MockClus
     await cluster?.stop();
   });
   return () => {
-    if (!cluster) throw new Error('the mock cluster is not started yet (use it inside a test or a later hook)');
+    if (!cluster) throw new KafkaEosError('NOT_RUNNING', 'the mock cluster is not started yet (use it inside a test or a later hook)');
     return cluster;
   };
 }

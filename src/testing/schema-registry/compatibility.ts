@@ -12,6 +12,7 @@
  * server accepts every new version of them (docs/converters.md lists this difference).
  */
 import * as avro from 'avsc';
+import { KafkaEosError } from '../../errors';
 import * as protobuf from 'protobufjs';
 
 /** Confluent's compatibility levels. */
@@ -26,7 +27,11 @@ export type SchemaType = 'AVRO' | 'JSON' | 'PROTOBUF';
 export interface SchemaInput { schema: string; schemaType: SchemaType; references: { name: string; schema: string }[] }
 
 /** A schema is not valid: the message says why (the server answers 42201). */
-export class InvalidSchemaError extends Error {}
+export class InvalidSchemaError extends KafkaEosError {
+  constructor(message: string) {
+    super('SCHEMA_INVALID', message);
+  }
+}
 
 /** Lets avsc parse (not interpret) every logical type, so their attributes stay in the canonical form. */
 const ANY_LOGICAL = { assertLogicalTypes: false };
@@ -62,7 +67,7 @@ export function canonicalSchema(s: SchemaInput): string {
     const parsed = protobuf.parse(s.schema, root, { keepCase: true });
     for (const imp of parsed.imports ?? []) {
       if (!s.references.some((r) => r.name === imp) && !imp.startsWith('google/protobuf/')) {
-        throw new Error(`import ${imp} is not among the schema's references`);
+        throw new InvalidSchemaError(`import ${imp} is not among the schema's references`);
       }
     }
   } catch (e) {

@@ -9,10 +9,13 @@ import {
   canonicalSchema, COMPATIBILITY_LEVELS, type CompatibilityLevel, incompatibilities, InvalidSchemaError, type SchemaInput,
   type SchemaType,
 } from './compatibility';
+import { KafkaEosError } from '../../errors';
 
 /** A refusal in Confluent's terms: HTTP `status`, `errorCode` (error_code) and message. */
-export class RegistryError extends Error {
-  constructor(readonly status: number, readonly errorCode: number, message: string) { super(message); }
+export class RegistryError extends KafkaEosError {
+  constructor(readonly status: number, readonly errorCode: number, message: string) {
+    super('SCHEMA_REGISTRY_REQUEST_FAILED', message);
+  }
 }
 
 const subjectNotFound = (s: string) => new RegistryError(404, 40401, `Subject '${s}' not found.`);

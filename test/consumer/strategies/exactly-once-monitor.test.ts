@@ -7,6 +7,7 @@ import { exactlyOnce } from '../../../src/consumer/strategies/exactly-once';
 import type { StrategyBatch, StrategyContext } from '../../../src/consumer/strategies/types';
 import type { ExactlyOnceSink, WriteResult } from '../../../src/sink-contract';
 import type { SinkBatch, SinkRecord } from '../../../src/records';
+import { until } from '../../helpers/until';
 
 /** Commits every write at once, CAS on its stored position per partition. */
 class MemorySink implements ExactlyOnceSink {
@@ -82,6 +83,6 @@ test('a failed monitoring commit is ignored and the next one carries the latest 
   const b2 = batchAt(0, 5n, 5);
   expect(await s.handleBatch(c, b2, run(b2))).toEqual({ kind: 'done' });
   // The failed commit is tried again shortly, with the latest position coalesced into it.
-  for (let i = 0; i < 100 && calls.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+  await until(() => calls.length >= 2, 'the failed commit to be tried again', 2000);
   expect(calls).toEqual([5n, 10n]);
 });

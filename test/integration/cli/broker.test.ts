@@ -15,6 +15,10 @@ import { kafkaFor } from '../mock/helpers';
 import { interopClientsDir } from '../interop/clients';
 import { RpcWorker } from '../interop/rpc';
 import { canMakeCertificates, selfSignedCertificate } from '../../helpers/tls';
+import { until } from '../../consumer/helpers';
+import { RawClient } from '../../testing/mock-broker/raw-client';
+import { ConsumerGroupHeartbeat } from '../../../src/protocol/messages/consumer-group';
+import { Metadata } from '../../../src/protocol/messages/data';
 
 jest.setTimeout(60_000);
 
@@ -70,11 +74,8 @@ describe('kafka-eos broker (standalone)', () => {
     proc.stdout!.on('data', (c: Buffer) => { out += c.toString(); });
     proc.stderr!.on('data', (c: Buffer) => { out += c.toString(); });
     const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
-    const deadline = Date.now() + 30_000;
-    while (!out.includes('kafka-eos mock cluster:')) {
-      if (Date.now() > deadline || proc.exitCode !== null) throw new Error(`broker did not start: ${out}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await until(() => out.includes('kafka-eos mock cluster:') || proc.exitCode !== null, 'the broker to start', 30_000);
+    expect(proc.exitCode).toBeNull();
 
     const { kafka } = kafkaFor([`127.0.0.1:${port}`], 'cli-test');
     const admin = kafka.admin();
@@ -96,6 +97,40 @@ describe('kafka-eos broker (standalone)', () => {
 
     proc.kill('SIGINT');
     expect(await exited).toBe(0);
+  });
+
+  test('a KIP-848 member subscribing with (a+)+b does not freeze the broker process (issue 19, item 3)', async () => {
+    const port = await threeFreePorts();
+    const proc = spawn(process.execPath, [CLI, 'broker', '--port', String(port), '--brokers', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child = proc;
+    let out = '';
+    proc.stdout!.on('data', (c: Buffer) => { out += c.toString(); });
+    await until(() => out.includes('kafka-eos mock cluster:') || proc.exitCode !== null, 'the broker to start', 30_000);
+    const { kafka } = kafkaFor([`127.0.0.1:${port}`], 'cli-regex');
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic: 'a'.repeat(30), numPartitions: 1 }] });
+    const member = await RawClient.connect(`127.0.0.1:${port}`);
+    const other = await RawClient.connect(`127.0.0.1:${port}`);
+    try {
+      const started = Date.now();
+      const joined = await member.request(ConsumerGroupHeartbeat, 1, {
+        groupId: 'regex-g', memberId: 'evil', memberEpoch: 0, instanceId: null, rackId: null, rebalanceTimeoutMs: 30_000,
+        subscribedTopicNames: null, subscribedTopicRegex: '(a+)+b', serverAssignor: null, topicPartitions: [],
+      });
+      expect(joined.errorCode).toBe(0);
+      const meta = await other.request(Metadata, 12, { topics: null, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+      expect(meta.topics.map((t: { name: string }) => t.name)).toContain('a'.repeat(30));
+      // Before the fix this took about 47 s (a backtracking RegExp run on the broker's only thread).
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      member.close();
+      other.close();
+      await admin.disconnect();
+    }
+    proc.kill('SIGINT');
+    await until(() => proc.exitCode !== null, 'the broker to stop', 10_000);
+    expect(proc.exitCode).toBe(0);
   });
 });
 

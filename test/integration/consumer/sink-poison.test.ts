@@ -40,8 +40,7 @@ test.each(['skip', 'dead-letter'] as const)('policy %s: the rejected rows are le
   await c.start();
   await until(() => c.metrics().processed >= 5 || errors.length > 0, 'the batch');
   const stored = async () => (await sink.open(`${topic}-g`, [{ topic, partition: 0 }])).get(`${topic}:0`);
-  const end = Date.now() + 20000;
-  while ((await stored()) !== 5n && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+  await until(async () => (await stored()) === 5n, 'the stored position 5', 20000);
   expect(errors).toEqual([]);
   expect(await stored()).toBe(5n);
   const rows = await sink.knex(sink.table).select('id', 'kafka_offset').orderBy('kafka_offset');
@@ -77,8 +76,7 @@ test('policy skip: three refused rows in a row (same trigger) between good rows 
   c.on('error', (e) => errors.push(e));
   await c.start();
   const stored = async () => (await sink.open(`${topic}-g`, [{ topic, partition: 0 }])).get(`${topic}:0`);
-  const end = Date.now() + 30000;
-  while ((await stored()) !== 7n && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+  await until(async () => (await stored()) === 7n, 'the stored position 7', 30000);
   expect(errors).toEqual([]);
   expect(await stored()).toBe(7n);
   const rows = await sink.knex(table).select('kafka_offset').orderBy('kafka_offset');

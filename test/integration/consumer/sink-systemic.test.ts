@@ -167,9 +167,8 @@ test('the database down during a rebalance: the consumer waits (sink-unavailable
   await producer.send({ topic, acks: -1, messages: Array.from({ length: 100 }, (_, i) => ({ value: JSON.stringify({ id: 100 + i }) })) });
   await producer.disconnect();
   await inner.offsets.ensureTable();
-  const deadline = Date.now() + 30000;
-  while (c.state !== 'failed' && Date.now() < deadline
-    && (await inner.offsets.read(`${topic}-g`, [{ topic, partition: 0 }])).get(`${topic}:0`) !== 200n) await sleep(100);
+  await until(async () => c.state === 'failed'
+    || (await inner.offsets.read(`${topic}-g`, [{ topic, partition: 0 }])).get(`${topic}:0`) === 200n, 'the stored position 200', 30000);
   expect(c.failure).toBeNull();
   expect(unavailable.length).toBeGreaterThanOrEqual(1);
   const ids = (await inner.knex(inner.table).select('id')).map((r: { id: number }) => Number(r.id)).sort((a, b) => a - b);

@@ -13,7 +13,8 @@ import { createGroupConsumer, HdfsSink } from '../../../src';
 import { MockCluster } from '../../../src/testing/mock-broker';
 import { WebHdfsServer } from '../../../src/testing/webhdfs-server/server';
 import { committedFiles, committedOffsets, range } from '../../sinks/hdfs/helpers';
-import { until, waitFor, ZOMBIE_WORKER } from './zombie-helpers';
+import { waitFor, ZOMBIE_WORKER } from './zombie-helpers';
+import { until } from '../../helpers/until';
 
 let cluster: MockCluster;
 let hdfs: WebHdfsServer;
@@ -41,8 +42,8 @@ test('a frozen member that lost its partition cannot claim its range when it wak
     zombie.send({ type: 'go' });
 
     await successor.start();
-    await until(async () => successor.assignment().length === 1, 30000, 'the partition to move to the successor');
-    await until(async () => sink.positions().get('zh:0')?.durable === 500n, 30000, 'the successor to commit every record');
+    await until(async () => successor.assignment().length === 1, 'the partition to move to the successor', 30000);
+    await until(async () => sink.positions().get('zh:0')?.durable === 500n, 'the successor to commit every record', 30000);
 
     const fenced = waitFor<{ expected: string; stored: string }>(zombie, 'fenced');
     zombie.kill('SIGCONT');
@@ -73,7 +74,7 @@ test('a new member resumes from the committed files, not from the group\'s Kafka
     await send(0, 250);
     const a = member(100);
     await a.consumer.start();
-    await until(async () => a.sink.positions().get('rh:0')?.staged === 250n, 30000, 'the first member to stage everything');
+    await until(async () => a.sink.positions().get('rh:0')?.staged === 250n, 'the first member to stage everything', 30000);
     // 200 durable (two files of 100), 50 staged: Kafka's monitoring offset is the durable one.
     expect(a.sink.positions().get('rh:0')).toEqual({ durable: 200n, staged: 250n });
     expect(await kafkaOffset()).toBe(200);
@@ -86,7 +87,7 @@ test('a new member resumes from the committed files, not from the group\'s Kafka
     await send(250, 50);
     const b = member(1000);
     await b.consumer.start();
-    await until(async () => b.sink.positions().get('rh:0')?.staged === 300n, 30000, 'the second member to stage the rest');
+    await until(async () => b.sink.positions().get('rh:0')?.staged === 300n, 'the second member to stage the rest', 30000);
     await b.consumer.stop();
     await b.sink.close();
     expect(await committedOffsets(b.sink.client, '/resume', 'rh', 0)).toEqual(range(0n, 300n));

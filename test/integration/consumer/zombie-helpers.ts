@@ -17,11 +17,3 @@ export function waitFor<T>(child: ChildProcess, type: string, ms = 60000): Promi
   });
 }
 
-/** Polls `cond` every 50 ms until it holds; throws naming `what` after `ms` milliseconds. */
-export async function until(cond: () => Promise<boolean>, ms: number, what: string): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}

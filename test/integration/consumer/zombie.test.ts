@@ -12,7 +12,8 @@ import knexFactory from 'knex';
 import { Kafka, logLevel } from 'kafkajs';
 import { createGroupConsumer, SqlSink } from '../../../src';
 import { MockCluster } from '../../../src/testing/mock-broker';
-import { until, waitFor, ZOMBIE_WORKER } from './zombie-helpers';
+import { waitFor, ZOMBIE_WORKER } from './zombie-helpers';
+import { until } from '../../helpers/until';
 
 test('a frozen member that lost its partition is fenced when it wakes: no duplicate', async () => {
   if (!existsSync(path.join(__dirname, '..', '..', '..', 'dist', 'index.js'))) throw new Error('dist/ is missing: run npm run build (npm test does it)');
@@ -38,8 +39,8 @@ test('a frozen member that lost its partition is fenced when it wakes: no duplic
     zombie.send({ type: 'go' }); // delivered when it thaws
 
     await successor.start();
-    await until(async () => successor.assignment().length === 1, 30000, 'the partition to move to the successor');
-    await until(async () => (await sink.open('zg', [{ topic: 'z', partition: 0 }])).get('z:0') === 500n, 30000, 'the successor to sink every record');
+    await until(async () => successor.assignment().length === 1, 'the partition to move to the successor', 30000);
+    await until(async () => (await sink.open('zg', [{ topic: 'z', partition: 0 }])).get('z:0') === 500n, 'the successor to sink every record', 30000);
 
     const fenced = waitFor<{ expected: string; stored: string }>(zombie, 'fenced');
     zombie.kill('SIGCONT');

@@ -20,7 +20,8 @@
  */
 import { join } from 'node:path';
 import { MockCluster, waitForCaughtUp, waitForStableGroup } from '../../../src/testing/mock-broker';
-import { Child, waitFor } from './helpers';
+import { Child } from './helpers';
+import { until } from '../../helpers/until';
 
 /** What a client's group scenario needs. */
 export interface GroupScenarioOptions {
@@ -116,7 +117,7 @@ export function describeGroupScenario(opts: GroupScenarioOptions): void {
     }
   };
   const caughtUp = async (perPartition: number) => {
-    await waitFor(() => seen.size >= PARTITIONS * perPartition, 120000, `${PARTITIONS * perPartition} records consumed`);
+    await until(() => seen.size >= PARTITIONS * perPartition, `${PARTITIONS * perPartition} records consumed`, 120000);
     await waitForCaughtUp(cluster(), groupId, topic, { timeoutMs: 60000 });
   };
 
@@ -145,7 +146,7 @@ export function describeGroupScenario(opts: GroupScenarioOptions): void {
       const started = Date.now();
       for (let i = 0; i < 3; i++) spawnMember(i);
       const group = await waitForStableGroup(cluster(), groupId, { members: 3, allAssigned: [topic], timeoutMs: 120000 });
-      await waitFor(() => ownedOnce(3), 120000, 'the 3 members to report owning every partition once');
+      await until(() => ownedOnce(3), 'the 3 members to report owning every partition once', 120000);
       const settledAt = Date.now();
       // The group's own settle time starts at the first JoinGroup; process start-up (seconds on a loaded machine) is apart.
       const firstJoin = cluster().inspect.events({ groupId })[0].ts;
@@ -177,7 +178,7 @@ export function describeGroupScenario(opts: GroupScenarioOptions): void {
       victim.child.kill();
       await victim.child.exited;
       await waitForStableGroup(cluster(), groupId, { members: 2, allAssigned: [topic], afterGeneration: generation, timeoutMs: 60000 });
-      await waitFor(() => ownedOnce(2), 60000, 'the 2 survivors to own every partition once');
+      await until(() => ownedOnce(2), 'the 2 survivors to own every partition once', 60000);
       const movedMs = Date.now() - killedAt;
       process.stdout.write(`interop-failover ${client} ${protocol} ${movedMs} ms (session timeout ${sessionTimeoutMs} ms)\n`);
       // Session expiry, then one rebalance (the survivors rejoin on their next heartbeat); generous on a loaded machine.
@@ -198,7 +199,7 @@ export function describeGroupScenario(opts: GroupScenarioOptions): void {
       const generation = cluster().inspect.group(groupId)!.generationId;
       const fresh = spawnMember(index);
       await waitForStableGroup(cluster(), groupId, { members, allAssigned: [topic], afterGeneration: generation, timeoutMs: 60000 });
-      await waitFor(() => ownedOnce(members), 60000, `the ${members} members to own every partition once`);
+      await until(() => ownedOnce(members), `the ${members} members to own every partition once`, 60000);
       produce(round * PER_PARTITION);
       await caughtUp((round + 1) * PER_PARTITION);
       expectExactlyOnce((round + 1) * PER_PARTITION);

@@ -73,11 +73,3 @@ export class Child {
   }
 }
 
-/** Polls `cond` every 50 ms until true, or throws after `timeoutMs`. */
-export async function waitFor(cond: () => boolean, timeoutMs = 60000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}

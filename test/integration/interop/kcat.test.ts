@@ -7,7 +7,8 @@ import { MockCluster } from '../../../src/testing/mock-broker';
 import { Compression, decodeBatch, encodeBatch } from '../../../src/protocol/record-batch';
 import '../../../src/protocol/compression';
 import { createRegistry } from '../../../src/testing/mock-broker/handlers';
-import { run, waitFor } from './helpers';
+import { run } from './helpers';
+import { until } from '../../helpers/until';
 
 /**
  * librdkafka 2.0.2 compresses gzip, snappy and lz4 only when the broker's Produce range includes
@@ -76,7 +77,7 @@ test('kcat -G consumes every partition in a group and commits offsets', async ()
   const events = cluster.events.entries({ type: 'group.generation', groupId: 'kcat-grp' });
   expect(events.length).toBeGreaterThan(0);
   expect(['range', 'roundrobin']).toContain(events[0].data.protocolName);
-  await waitFor(() => cluster.groups.group('kcat-grp')?.state === 'Empty', 60000, 'the group to be empty');
+  await until(() => cluster.groups.group('kcat-grp')?.state === 'Empty', 'the group to be empty', 60000);
   const committed = cluster.groups.group('kcat-grp')!.offsets.map((o) => [o.partition, o.committedOffset]).sort();
   expect(committed).toEqual([[0, 4n], [1, 4n], [2, 4n]]);
 });

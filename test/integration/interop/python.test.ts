@@ -11,7 +11,7 @@ import { MockCluster } from '../../../src/testing/mock-broker';
 import { assignRange } from '../../../src/consumer/assignors/range';
 import { assignRoundRobin } from '../../../src/consumer/assignors/round-robin';
 import { decodeAssignment } from '../../../src/protocol/consumer-protocol';
-import { Child, waitFor } from './helpers';
+import { Child } from './helpers';
 
 jest.setTimeout(240000);
 
@@ -64,6 +64,7 @@ while True:
         break
 c.close()
 `;
+import { until } from '../../helpers/until';
 
 let cluster: MockCluster;
 const children: Child[] = [];
@@ -108,7 +109,7 @@ describe.each([
       const g = cluster.groups.group(groupId);
       return g !== undefined && g.state === 'Stable' && g.members.length === 3 && latest.every((r) => r.generation === g.generationId);
     };
-    await waitFor(stable, 180000, `${groupId} stable with 3 reporting members`);
+    await until(stable, `${groupId} stable with 3 reporting members`, 180000);
     const group = cluster.groups.group(groupId)!;
     expect(group.protocolName).toBe(strategy);
     const subscriptions = new Map(group.members.map((m) => [m.memberId, { topics: ['py-a', 'py-b'] }]));
@@ -152,7 +153,7 @@ test('confluent-kafka group of 3 with cooperative-sticky ends owning every parti
     return all.length === 9 && new Set(all).size === 9 && assigned.length === 9
       && JSON.stringify(ownedSets()) === JSON.stringify(mockSets(g));
   };
-  await waitFor(settled, 180000, `${groupId} to own all 9 partitions as the mock assigned them`);
+  await until(settled, `${groupId} to own all 9 partitions as the mock assigned them`, 180000);
   const group = cluster.groups.group(groupId)!;
   expect(group.protocolName).toBe('cooperative-sticky');
   const sizes = owned.map((o) => o.length).sort();

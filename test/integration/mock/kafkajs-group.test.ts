@@ -1,13 +1,7 @@
 import { Kafka, logLevel, Consumer } from 'kafkajs';
 import { MockCluster } from '../../../src/testing/mock-broker';
+import { until } from '../../helpers/until';
 
-async function until(cond: () => boolean, ms = 20000, what = 'condition'): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe('KafkaJS consumer group against the mock cluster', () => {
   let cluster: MockCluster;
@@ -36,8 +30,8 @@ describe('KafkaJS consumer group against the mock cluster', () => {
       } });
       consumers.push(c);
     }
-    await until(() => cluster.groups.group('g6-group')?.state === 'Stable' && cluster.groups.group('g6-group')?.members.length === 3, 20000, 'stable group of 3');
-    await until(() => seen.size === N, 20000, 'all records');
+    await until(() => cluster.groups.group('g6-group')?.state === 'Stable' && cluster.groups.group('g6-group')?.members.length === 3, 'stable group of 3', 20000);
+    await until(() => seen.size === N, 'all records', 20000);
     await Promise.all(consumers.map((c) => c.disconnect()));
     expect([...seen.values()].every((n) => n >= 1)).toBe(true);
     expect(seen.size).toBe(N);

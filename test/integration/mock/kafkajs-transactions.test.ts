@@ -8,14 +8,8 @@ import { MockCluster } from '../../../src/testing/mock-broker';
 import { produceHandler } from '../../../src/testing/mock-broker/handlers/00-produce';
 import { ErrorCode } from '../../../src/protocol/error-codes';
 import type { Body } from '../../../src/testing/mock-broker/handlers/types';
+import { until } from '../../helpers/until';
 
-async function until(cond: () => boolean | Promise<boolean>, ms = 20000, what = 'condition'): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe('KafkaJS transactions against the mock cluster', () => {
   let cluster: MockCluster;
@@ -39,7 +33,7 @@ describe('KafkaJS transactions against the mock cluster', () => {
     await consumer.connect();
     await consumer.subscribe({ topic, fromBeginning: true });
     await consumer.run({ eachMessage: async ({ message }) => { values.push(message.value!.toString()); } });
-    await until(() => done(values), 20000, `records of ${topic}`);
+    await until(() => done(values), `records of ${topic}`, 20000);
     return values;
   }
 
@@ -90,7 +84,7 @@ describe('KafkaJS transactions against the mock cluster', () => {
     expect(during.highWatermark).toBe(1);
     expect(await committedOffset()).toBe('-1');
     await t1.commit();
-    await until(async () => (await committedOffset()) === '5', 10000, 'offset 5 after commit');
+    await until(async () => (await committedOffset()) === '5', 'offset 5 after commit', 10000);
     expect(cluster.partitions('tx-out').map((p) => p.lastStableOffset)).toEqual([2, 2]); // record + COMMIT marker
 
     // Aborted transaction, with offsets that must never appear.
@@ -124,11 +118,11 @@ describe('KafkaJS transactions against the mock cluster', () => {
     await consumer.connect();
     await consumer.subscribe({ topic: 'tx-wait', fromBeginning: true });
     await consumer.run({ eachMessage: async ({ message }) => { values.push(message.value!.toString()); } });
-    await until(() => cluster.groups.group('tx-wait-reader')?.state === 'Stable', 20000, 'reader joined');
+    await until(() => cluster.groups.group('tx-wait-reader')?.state === 'Stable', 'reader joined', 20000);
     await new Promise((r) => setTimeout(r, 300));
     expect(values).toEqual([]);
     await txn.commit();
-    await until(() => values.length >= 2, 20000, 'committed records');
+    await until(() => values.length >= 2, 'committed records', 20000);
     expect(values).toEqual(['w1', 'w2']);
   });
 

@@ -9,6 +9,7 @@ import { waitUntil } from '../../../src/testing/mock-broker/testing';
 import { ErrorCode } from '../../../src/protocol/error-codes';
 import { Fetch } from '../../../src/protocol/messages/data';
 import { RawClient } from '../../testing/mock-broker/raw-client';
+import { until } from '../../helpers/until';
 
 jest.setTimeout(60_000);
 
@@ -64,13 +65,15 @@ describe('a long poll parked on a partition whose leadership moves', () => {
       const to = from === 1 ? 2 : 1;
       const leader = cluster.bootstrap[from - 1];
       const client = await RawClient.connect(leader);
+      const fetchesBefore = cluster.requestVersions.list('raw').filter((v) => v.api === 'Fetch').reduce((n, v) => n + v.count, 0);
       const started = Date.now();
       const pending = client.request(Fetch, 11, {
         replicaId: -1, maxWaitMs: 20000, minBytes: 1, maxBytes: 1 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: -1,
         topics: [{ topic: 'moving', partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, logStartOffset: -1n, partitionMaxBytes: 1 << 20 }] }],
         forgottenTopicsData: [], rackId: '',
       });
-      await new Promise((r) => setTimeout(r, 200)); // parked: the partition is empty
+      // Parked once the broker has it: the partition is empty.
+      await until(() => cluster.requestVersions.list('raw').some((v) => v.api === 'Fetch' && v.count >= fetchesBefore + 1), 'the fetch to reach the broker');
       cluster.moveLeader('moving', 0, to);
       const res = await pending;
       expect(res.responses[0].partitions[0].errorCode).toBe(ErrorCode.NOT_LEADER_OR_FOLLOWER);

@@ -5,6 +5,7 @@
 import { MockCluster, startCluster, waitForCaughtUp, waitForEvent, waitForStableGroup } from '../../../src/testing/mock-broker';
 import { waitUntil } from '../../../src/testing/mock-broker/testing';
 import { kafkaFor, Received, runConsumer, sleep } from './helpers';
+import { until } from '../../helpers/until';
 
 jest.setTimeout(90_000);
 
@@ -95,8 +96,9 @@ describe('topology faults against KafkaJS', () => {
     await cluster.stopBroker(victim);
     expect(cluster.partitions('single')[0]).toMatchObject({ leader: victim, offline: true, leaderEpoch: 1 });
     expect(cluster.inspect.events({ type: 'partition.offline' })).toHaveLength(1);
+    const asked = metadataRequests(cluster, 'offline');
     const pending = producer.send({ topic: 'single', messages: [{ value: 'waited' }] });
-    await sleep(300);
+    await until(() => metadataRequests(cluster, 'offline') > asked, 'the producer to look for the offline leader', 10_000);
     await cluster.startBroker(victim);
     await pending;
     expect(cluster.partitions('single')[0]).toMatchObject({ leader: victim, offline: false, leaderEpoch: 2, highWatermark: 2 });
@@ -138,3 +140,8 @@ describe('topology faults against KafkaJS', () => {
     expect(cluster.faults.brokerStatus(1)).toBe('up');
   });
 });
+
+/** How many Metadata requests client `clientId` sent (the mock's request log). */
+function metadataRequests(cluster: MockCluster, clientId: string): number {
+  return cluster.requestVersions.list(clientId).filter((v) => v.api === 'Metadata').reduce((n, v) => n + v.count, 0);
+}

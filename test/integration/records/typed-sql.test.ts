@@ -63,8 +63,7 @@ describePython()('typed records from Confluent serializers into SQL', () => {
         consumer.on('error', (e) => errors.push(e));
         await consumer.start();
         const count = async () => Number((await knex(table).count({ n: '*' }))[0]!.n);
-        const deadline = Date.now() + 60000;
-        while ((await knex.schema.hasTable(table) ? await count() : 0) < 60 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+        await until(async () => (await knex.schema.hasTable(table) ? await count() : 0) >= 60, '60 rows', 60000);
         // The tombstone (61st record) is committed without a row: the stored positions cover all 61 records.
         await until(() => [...(consumer as unknown as { strategy: { positions(): Map<string, bigint> } }).strategy.positions().values()]
           .reduce((a, b) => a + b, 0n) === 61n, 'positions past the tombstone');

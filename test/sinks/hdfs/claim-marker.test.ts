@@ -10,6 +10,7 @@ import { readPosition, recover } from '../../../src/sinks/hdfs/recovery';
 import { HdfsSink } from '../../../src/sinks/hdfs/hdfs-sink';
 import { WebHdfsClient } from '../../../src/sinks/hdfs/webhdfs-client';
 import { batch, committedFiles, committedOffsets, range, useWebHdfsServer } from './helpers';
+import { until } from '../../helpers/until';
 
 const fx = useWebHdfsServer();
 
@@ -68,8 +69,7 @@ test('an attempt made ahead and deleted by a new owner\'s recovery fences its wr
   expect(await zombie.write('g', [batch('orders', 0, -1n, 0n, 5n)])).toMatchObject({ status: 'staged' });
   // The write sent the MKDIRS of its next attempt without waiting for it: wait until the server has made it.
   const made = () => fx.server.requests.some((r) => r.op === 'MKDIRS' && r.path.startsWith(`${dir}/+tmp/`) && r.status === 200);
-  for (let i = 0; i < 500 && !made(); i++) await new Promise((r) => setTimeout(r, 10));
-  expect(made()).toBe(true);
+  await until(made, 'the server to make the next attempt directory', 5000);
   const owner = sink(dir, 10);
   expect(await owner.open('g', tp)).toEqual(new Map([['orders:0', -1n]])); // deletes +tmp/orders/0, the zombie's attempt too
   const zombieClaims = fx.server.requests.length;

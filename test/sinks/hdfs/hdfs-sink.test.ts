@@ -7,6 +7,7 @@ import { HdfsSink } from '../../../src/sinks/hdfs/hdfs-sink';
 import type { HdfsSinkConfig } from '../../../src/sinks/hdfs/config';
 import type { WebHdfsServer } from '../../../src/testing/webhdfs-server/server';
 import { batch, committedFiles, committedOffsets, range, rec, useWebHdfsServer } from './helpers';
+import { until } from '../../helpers/until';
 
 const fx = useWebHdfsServer();
 
@@ -88,7 +89,7 @@ test('a zombie whose attempt directory was cleaned up by the new owner cannot cl
   // The zombie's commit stalls after MKDIRS of its attempt directory; meanwhile the new owner recovers.
   fx.server.inject({ op: 'CREATE', kind: 'latency', delayMs: 400, pathContains: '/+tmp/' });
   const flushing = zombie.flush('g', tp);
-  await new Promise((r) => setTimeout(r, 100));
+  await until(() => fx.server.requests.some((r) => r.op === 'CREATE' && r.path.includes('/+tmp/')), 'the zombie to stall in its CREATE', 10_000);
   const owner = sink({ flushSize: 1000 }, dir);
   expect(await owner.open('g', tp)).toEqual(new Map([['orders:0', -1n]]));
   expect((await flushing).status).toBe('fenced');
@@ -151,8 +152,7 @@ test('rotation on a wall-clock schedule fires without traffic', async () => {
   const s = sink({ flushSize: 1000, rotateScheduleIntervalMs: 100 });
   await s.open('g', tp);
   await s.write('g', [batch('orders', 0, -1n, 0n, 5n)]);
-  const deadline = Date.now() + 10_000;
-  while ((await committedFiles(s.client, s.layout.topicsDir, 'orders')).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  await until(async () => (await committedFiles(s.client, s.layout.topicsDir, 'orders')).length > 0, 'a committed file', 10_000);
   expect((await committedFiles(s.client, s.layout.topicsDir, 'orders')).map((f) => [f.start, f.end])).toEqual([[0n, 4n]]);
   expect(await s.write('g', [batch('orders', 0, 5n, 5n, 6n)])).toEqual({ status: 'staged', durable: [{ topic: 'orders', partition: 0, storedOffset: 5n }] });
   await s.close();

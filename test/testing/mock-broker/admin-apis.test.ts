@@ -12,7 +12,7 @@ import { AlterPartitionReassignments, ListPartitionReassignments } from '../../.
 import { Fetch } from '../../../src/protocol/messages/data';
 import { OffsetCommit, OffsetFetch } from '../../../src/protocol/messages/group';
 import { RawClient } from './raw-client';
-import { until } from '../../consumer/helpers';
+import { until } from '../../helpers/until';
 
 jest.setTimeout(60000);
 
@@ -45,7 +45,7 @@ describe('groups', () => {
     await consumer.connect();
     await consumer.subscribe({ topic: 'g-topic', fromBeginning: true });
     await consumer.run({ eachMessage: async () => undefined });
-    await waitFor(() => cluster.groups.group('adm-g1')?.state === 'Stable');
+    await until(() => cluster.groups.group('adm-g1')?.state === 'Stable', 'the condition');
 
     await withAdmin(async (a) => {
       const { groups } = await a.listGroups();
@@ -61,7 +61,7 @@ describe('groups', () => {
       await expect(a.deleteGroups(['adm-g1'])).rejects.toMatchObject({ groups: [expect.objectContaining({ groupId: 'adm-g1', errorCode: ErrorCode.NON_EMPTY_GROUP })] });
     });
     await consumer.disconnect();
-    await waitFor(() => cluster.groups.group('adm-g1')?.state === 'Empty');
+    await until(() => cluster.groups.group('adm-g1')?.state === 'Empty', 'the condition');
     await withAdmin(async (a) => {
       await expect(a.deleteGroups(['adm-g1'])).resolves.toEqual([expect.objectContaining({ groupId: 'adm-g1', errorCode: 0 })]);
       expect((await a.listGroups()).groups.map((g) => g.groupId)).not.toContain('adm-g1');
@@ -284,10 +284,3 @@ describe('topics', () => {
   });
 });
 
-async function waitFor(cond: () => boolean, timeoutMs = 30000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}

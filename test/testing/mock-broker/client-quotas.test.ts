@@ -212,7 +212,7 @@ describe('ClientQuotaStore: descriptions', () => {
     let error: unknown;
     try { store.describe(components, false); } catch (e) { error = e; }
     expect(error).toBeInstanceOf(ClientQuotaFilterError);
-    expect(error).toMatchObject({ code: 'INVALID_CLIENT_QUOTA', kafkaError });
+    expect(error).toMatchObject({ code: 'KAFKA_PROTOCOL_ERROR', kafkaError });
   });
 });
 

@@ -9,6 +9,7 @@ import { decompress as fzstd } from 'fzstd';
 import { kafkajsCodecs, lz4Codec, snappyCodec, zstdCodec, zstdStoredFrame } from '../../../src/protocol/compression';
 import { Compression, decodeBatch, encodeBatch } from '../../../src/protocol/record-batch';
 import { MockCluster } from '../../../src/testing/mock-broker';
+import { until } from '../../helpers/until';
 
 jest.setTimeout(60000);
 
@@ -93,8 +94,7 @@ describe('KafkaJS with the codec adapters', () => {
     await consumer.subscribe({ topic, fromBeginning: true });
     const seen: string[] = [];
     await consumer.run({ eachMessage: async ({ message }) => { seen.push(message.value!.toString()); } });
-    const deadline = Date.now() + 45000;
-    while (seen.length < values.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await until(() => seen.length >= values.length, 'every record', 45000);
     await consumer.disconnect();
     expect(seen).toEqual(values);
   });

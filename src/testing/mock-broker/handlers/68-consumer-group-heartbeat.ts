@@ -2,11 +2,11 @@
  * ConsumerGroupHeartbeat (key 68), v0-v1 (KIP-848), flexible from v0. v0: the coordinator makes the member id
  * on the first heartbeat (epoch 0); v1: the client makes it (KIP-1082) and may subscribe by regular expression.
  * A broker that does not coordinate the group answers NOT_COORDINATOR. The consumer group coordinator
- * (consumer-group/coordinator.ts) does the rest: joins, epochs, reconciliation, leaves.
+ * (groups/consumer/protocol.ts) does the rest: joins, epochs, reconciliation, leaves.
  */
 import { ErrorCode } from '../../../protocol/error-codes';
 import { ConsumerGroupHeartbeat } from '../../../protocol/messages/consumer-group';
-import type { ConsumerGroupHeartbeatRequest } from '../consumer-group/types';
+import type { ConsumerGroupHeartbeatRequest } from '../groups/consumer/types';
 import { isCoordinator, requestContext } from './group-common';
 import { Handler } from './types';
 
@@ -21,7 +21,7 @@ export const consumerGroupHeartbeatHandler: Handler = {
         assignment: null,
       };
     }
-    const res = ctx.cluster.groups.consumerGroups.heartbeat(req as ConsumerGroupHeartbeatRequest, requestContext(ctx));
+    const res = ctx.cluster.groups.consumerGroupHeartbeat(req as ConsumerGroupHeartbeatRequest, requestContext(ctx));
     return { throttleTimeMs: 0, ...res };
   },
 };

@@ -21,7 +21,7 @@ export const consumerGroupDescribeHandler: Handler = {
           assignorName: '', members: [], authorizedOperations: NOT_REQUESTED,
         };
       }
-      const [described] = ctx.cluster.groups.consumerGroups.describe([groupId]);
+      const [described] = ctx.cluster.groups.describeConsumerGroups([groupId]);
       const ops = req.includeAuthorizedOperations && described.errorCode === ErrorCode.NONE ? GROUP_AUTHORIZED_OPERATIONS : NOT_REQUESTED;
       return { ...described, authorizedOperations: ops };
     });

@@ -1,5 +1,5 @@
 /** Shared by the group handlers: the coordinator check and the request context. */
-import type { RequestContext } from '../group-coordinator';
+import type { RequestContext } from '../groups/coordinator';
 import { HandlerContext } from './types';
 
 /** True when this broker coordinates `groupId` and is up; otherwise answer NOT_COORDINATOR. */

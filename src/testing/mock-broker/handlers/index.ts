@@ -1,4 +1,5 @@
 /** The handler registry: one entry per API key. ApiVersions advertises exactly these. */
+import { KafkaEosError } from '../../../errors';
 import { produceHandler } from './00-produce';
 import { fetchHandler } from './01-fetch';
 import { listOffsetsHandler } from './02-list-offsets';
@@ -65,7 +66,7 @@ export function createRegistry(): ReadonlyMap<number, Handler> {
     consumerGroupHeartbeatHandler, consumerGroupDescribeHandler,
   ];
   for (const h of all) {
-    if (registry.has(h.schema.apiKey)) throw new Error(`two handlers for API key ${h.schema.apiKey}`);
+    if (registry.has(h.schema.apiKey)) throw new KafkaEosError('INTERNAL_ERROR', `two handlers for API key ${h.schema.apiKey}`);
     registry.set(h.schema.apiKey, h);
   }
   // SASL: with users configured, requests before authentication close the connection (see sasl.ts).

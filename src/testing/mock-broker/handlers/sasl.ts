@@ -1,8 +1,8 @@
 /**
  * SASL state shared by SaslHandshake (17), SaslAuthenticate (36) and the request gate, after Kafka's
- * SaslServerAuthenticator: mechanisms PLAIN (users and passwords as Kafka's JAAS `user_<name>` entries) and
- * SCRAM-SHA-256 / SCRAM-SHA-512 (credentials in the cluster's SCRAM store, see ../scram.ts, set at start or by
- * AlterUserScramCredentials).
+ * SaslServerAuthenticator: mechanisms PLAIN (users and passwords as Kafka's JAAS `user_<name>` entries, checked as
+ * PlainSaslServer checks them) and SCRAM-SHA-256 / SCRAM-SHA-512 (credentials in the cluster's SCRAM store, see
+ * ../scram.ts, set at start or by AlterUserScramCredentials).
  *
  * On a SASL_PLAINTEXT or SASL_SSL listener a connection must authenticate before any request but ApiVersions,
  * SaslHandshake and SaslAuthenticate; another request closes the connection, as Kafka's authenticator does. A
@@ -10,6 +10,14 @@
  * answered, then the connection is closed. PLAINTEXT and SSL listeners answer SaslHandshake and SaslAuthenticate
  * with ILLEGAL_SASL_STATE (KafkaApis). The single listener of the older `sasl` option without users accepts any
  * PLAIN user and plaintext clients alike (docs/mock-broker.md).
+ *
+ * Re-authentication (KIP-368) as Kafka does it: off by default (`connections.max.reauth.ms` = 0), when a second
+ * SaslHandshake on an authenticated connection answers ILLEGAL_SASL_STATE and the connection stays as it was. With
+ * `connectionsMaxReauthMs` > 0, SaslAuthenticate v1+ answers that session lifetime; a SaslHandshake on an
+ * authenticated connection (at most one a second) starts a re-authentication with the same mechanism, during which the
+ * connection is not authenticated (any other request closes it); a failed one, one with another mechanism or as another
+ * user answers SASL_AUTHENTICATION_FAILED and closes the connection; a session that expires closes the connection at
+ * its next request.
  *
  * Per-connection state is keyed by the connection's abort signal, which is unique per connection.
  */
@@ -38,14 +46,20 @@ export interface SaslOptions {
   users?: Record<string, string> | readonly SaslUser[];
   /** `sasl.enabled.mechanisms` (default `['PLAIN']`). */
   mechanisms?: readonly SaslMechanism[];
+  /**
+   * connections.max.reauth.ms (Kafka default 0: no re-authentication, sessions never expire). When positive, an
+   * authenticated session lasts this long (ms): the client must re-authenticate on the same connection before then.
+   */
+  connectionsMaxReauthMs?: number;
 }
 
-/** The SASL settings of a cluster, resolved: PLAIN passwords by user, and the enabled mechanisms. */
+/** The SASL settings of a cluster, resolved: PLAIN passwords by user, the enabled mechanisms, the session lifetime. */
 interface SaslConfig {
   plain: Map<string, string>;
   mechanisms: readonly SaslMechanism[];
   /** Users were given: the older single listener requires authentication. */
   anyUsers: boolean;
+  reauthMs: number;
 }
 
 export interface SaslSession {
@@ -55,13 +69,18 @@ export interface SaslSession {
   user: string | null;
   /** The SCRAM exchange under way, if any. */
   scram: ScramServerExchange | null;
+  /** A re-authentication is under way (KIP-368): the connection counts as unauthenticated until it succeeds. */
+  reauthenticating: boolean;
+  /** A re-authentication asked for another mechanism: its SaslAuthenticate fails with this message. */
+  badMechanism: string | null;
+  /** When the authenticated session expires (ms since the epoch), or null when it never does. */
+  expiresAtMs: number | null;
+  /** When the last re-authentication started (Kafka allows one a second). */
+  lastReauthStartMs: number;
 }
 
-export class SaslAuthenticationError extends KafkaEosError {
-  constructor(message: string) {
-    super('SASL_AUTHENTICATION_REQUIRED', message);
-  }
-}
+/** Kafka's minimum interval between two re-authentications of one connection (ms). */
+export const MIN_REAUTH_INTERVAL_MS = 1000;
 
 const configs = new WeakMap<ClusterState, SaslConfig>();
 const sessions = new WeakMap<AbortSignal, SaslSession>();
@@ -93,16 +112,22 @@ export function configureSasl(cluster: ClusterState, options: SaslOptions | unde
       else cluster.scram.set(u.name, m as ScramMechanismName, credentialFromPassword(m as ScramMechanismName, u.password));
     }
   }
-  configs.set(cluster, { plain, mechanisms: [...mechanisms], anyUsers: users.length > 0 });
+  const reauthMs = Math.max(0, options?.connectionsMaxReauthMs ?? 0);
+  configs.set(cluster, { plain, mechanisms: [...mechanisms], anyUsers: users.length > 0, reauthMs });
 }
 
 function configOf(cluster: ClusterState): SaslConfig {
-  return configs.get(cluster) ?? { plain: new Map(), mechanisms: ['PLAIN'], anyUsers: false };
+  return configs.get(cluster) ?? { plain: new Map(), mechanisms: ['PLAIN'], anyUsers: false, reauthMs: 0 };
 }
 
 /** The enabled mechanisms of the cluster (sasl.enabled.mechanisms). */
 export function enabledMechanisms(cluster: ClusterState): readonly SaslMechanism[] {
   return configOf(cluster).mechanisms;
+}
+
+/** connections.max.reauth.ms of the cluster (0: no re-authentication). */
+export function saslReauthMs(cluster: ClusterState): number {
+  return configOf(cluster).reauthMs;
 }
 
 /** True when this connection's listener takes SASL (SASL_* listeners, and the older single listener). */
@@ -111,30 +136,52 @@ export function saslListener(ctx: HandlerContext): boolean {
 }
 
 /** True when this connection must authenticate before other requests. */
-function mustAuthenticate(ctx: HandlerContext): boolean {
+export function saslRequired(ctx: HandlerContext): boolean {
   return ctx.listener.sasl === 'required' || (ctx.listener.sasl === 'optional' && configOf(ctx.cluster).anyUsers);
 }
 
 export function saslSession(ctx: HandlerContext): SaslSession {
   let s = sessions.get(ctx.signal);
   if (!s) {
-    s = { mechanism: null, user: null, scram: null };
+    s = { mechanism: null, user: null, scram: null, reauthenticating: false, badMechanism: null, expiresAtMs: null, lastReauthStartMs: 0 };
     sessions.set(ctx.signal, s);
   }
   return s;
 }
 
+/** Whether the connection's authenticated session has expired (Kafka then closes it at its next request). */
+export function sessionExpired(session: SaslSession, now = Date.now()): boolean {
+  return session.expiresAtMs !== null && now > session.expiresAtMs;
+}
+
+/** PlainSaslServer.extractTokens: at most four NUL-separated tokens. */
+function plainTokens(bytes: Buffer): string[] {
+  const s = bytes.toString('utf8');
+  const tokens: string[] = [];
+  let start = 0;
+  for (let i = 0; i < 4; i++) {
+    const end = s.indexOf('\u0000', start);
+    if (end === -1) {
+      tokens.push(s.slice(start));
+      break;
+    }
+    tokens.push(s.slice(start, end));
+    start = end + 1;
+  }
+  return tokens;
+}
+
 /**
- * Checks one SASL token of the agreed mechanism. PLAIN: one step against the PLAIN users (any user on the older
- * listener without users). SCRAM: two steps against the SCRAM store. Returns the server's answer, with the user once
- * authenticated, or the failure message Kafka sends.
+ * Checks one SASL token of the agreed mechanism. PLAIN: one step, as PlainSaslServer.evaluateResponse (its checks in
+ * its order, its messages), against the PLAIN users (any user on the older listener without users). SCRAM: two steps
+ * against the SCRAM store. Returns the server's answer, with the user once authenticated, or the failure message Kafka
+ * sends. `during` is "authentication" or "re-authentication" (Kafka's generic message names it).
  */
-export function authenticateStep(ctx: HandlerContext, session: SaslSession, token: Buffer):
+export function authenticateStep(ctx: HandlerContext, session: SaslSession, token: Buffer, during: string):
   { ok: true; response: Buffer; user: string | null } | { ok: false; message: string } {
   const mechanism = session.mechanism!;
   if (mechanism === 'PLAIN') {
-    // PlainSaslServer.evaluateResponse's checks, in its order and with its messages.
-    const tokens = token.toString('utf8').split('\u0000');
+    const tokens = plainTokens(token);
     if (tokens.length !== 3) return { ok: false, message: `Invalid SASL/PLAIN response: expected 3 tokens, got ${tokens.length}` };
     const [authzid, user, password] = tokens;
     if (user === '') return { ok: false, message: 'Authentication failed: username not specified' };
@@ -148,7 +195,7 @@ export function authenticateStep(ctx: HandlerContext, session: SaslSession, toke
     return { ok: true, response: Buffer.alloc(0), user };
   }
   if (!isScram(mechanism)) return { ok: false, message: `Unsupported SASL mechanism ${mechanism}` };
-  session.scram ??= new ScramServerExchange(mechanism, (user) => ctx.cluster.scram.credential(user, mechanism));
+  session.scram ??= new ScramServerExchange(mechanism, (user) => ctx.cluster.scram.credential(user, mechanism), during);
   return session.scram.step(token);
 }
 
@@ -162,8 +209,19 @@ export function withSaslGate(handler: Handler): Handler {
     minVersion: handler.minVersion,
     maxVersion: handler.maxVersion,
     handle(req, ctx) {
-      if (mustAuthenticate(ctx) && saslSession(ctx).user === null) {
-        throw new SaslAuthenticationError(`Unexpected Kafka request of type ${handler.schema.name} during SASL handshake`);
+      if (saslRequired(ctx)) {
+        // Kafka's authenticator closes the channel without an answer (IllegalSaslStateException, or an expired session).
+        const session = saslSession(ctx);
+        if (session.user === null || session.reauthenticating) {
+          const when = session.reauthenticating ? 'during SASL re-authentication' : 'during SASL handshake';
+          ctx.closeAfterResponse(`Unexpected Kafka request of type ${handler.schema.name} ${when}`);
+          ctx.cluster.events.record('sasl-refused-request', { nodeId: ctx.nodeId, apiKey: handler.schema.apiKey, when });
+          return null;
+        }
+        if (sessionExpired(session)) {
+          ctx.closeAfterResponse(`${handler.schema.name} after the SASL session expired`);
+          return null;
+        }
       }
       return handler.handle(req, ctx);
     },

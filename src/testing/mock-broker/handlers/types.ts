@@ -26,10 +26,10 @@ export interface HandlerContext {
   /** This connection's queue for steps that must keep request order across awaits (Produce appends). */
   readonly serial: SerialQueue;
   /**
-   * Closes the connection once this request's response is written, and reads no later request (Kafka's
-   * authenticator answers a failed SASL exchange, then closes the channel).
+   * Closes the connection once this request's response is written (Kafka answers a failed SASL authentication,
+   * then closes the channel).
    */
-  closeAfterResponse(reason: string): void;
+  readonly closeAfterResponse: (reason: string) => void;
 }
 
 /**

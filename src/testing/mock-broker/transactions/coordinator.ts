@@ -23,7 +23,8 @@
 import type { EventLog } from '../event-log';
 import type { PartitionLog } from '../partition-log';
 import { ErrorCode } from '../../../protocol/error-codes';
-import { checkTransition, TxnState } from './state-machine';
+import { TxnState, txnStateMachine } from './state-machine';
+import type { StateMachine } from '../../../util/state-machine';
 import { ControlType, producerState } from './producer-state';
 
 const NO_PRODUCER_ID = -1n;
@@ -48,7 +49,8 @@ export interface TxnMetadata {
   producerEpoch: number;
   lastProducerEpoch: number;
   timeoutMs: number;
-  state: TxnState;
+  /** The transaction's state (one machine, table TXN_TRANSITIONS); changed only through the coordinator's `transition`. */
+  readonly machine: StateMachine<TxnState>;
   /** Partitions in the transaction, keyed `topic\0partition`. */
   readonly partitions: Map<string, { topic: string; partition: number }>;
   /** Consumer groups whose offsets are in the transaction (AddOffsetsToTxn). */
@@ -118,7 +120,7 @@ export class TransactionCoordinator {
     if (!txn) {
       txn = {
         transactionalId, producerId: this.allocateProducerId(), previousProducerId: NO_PRODUCER_ID, producerEpoch: NO_EPOCH,
-        lastProducerEpoch: NO_EPOCH, timeoutMs, state: 'Empty', partitions: new Map(), groups: new Set(),
+        lastProducerEpoch: NO_EPOCH, timeoutMs, machine: this.newMachine(transactionalId), partitions: new Map(), groups: new Set(),
         startTimeMs: -1, lastUpdateMs: Date.now(),
       };
       this.txns.set(transactionalId, txn);
@@ -128,7 +130,7 @@ export class TransactionCoordinator {
       || (expected.producerId === txn.previousProducerId && expected.producerEpoch >= MAX_EPOCH - 1))) {
       return fail(ErrorCode.PRODUCER_FENCED);
     }
-    switch (txn.state) {
+    switch (txn.machine.state) {
       case 'PrepareCommit': case 'PrepareAbort': case 'PrepareEpochFence':
         return fail(ErrorCode.CONCURRENT_TRANSACTIONS);
       case 'Ongoing':
@@ -195,12 +197,12 @@ export class TransactionCoordinator {
   ): number {
     const txn = this.validate(transactionalId, producerId, producerEpoch);
     if (typeof txn === 'number') return txn;
-    if (txn.state === 'PrepareCommit' || txn.state === 'PrepareAbort' || txn.state === 'PrepareEpochFence') {
+    if (txn.machine.state === 'PrepareCommit' || txn.machine.state === 'PrepareAbort' || txn.machine.state === 'PrepareEpochFence') {
       return ErrorCode.CONCURRENT_TRANSACTIONS;
     }
-    if (txn.state === 'Dead') return ErrorCode.INVALID_TXN_STATE;
-    if (txn.state === 'Ongoing' && present(txn)) return ErrorCode.NONE;
-    if (txn.state !== 'Ongoing') {
+    if (txn.machine.state === 'Dead') return ErrorCode.INVALID_TXN_STATE;
+    if (txn.machine.state === 'Ongoing' && present(txn)) return ErrorCode.NONE;
+    if (txn.machine.state !== 'Ongoing') {
       txn.partitions.clear();
       txn.groups.clear();
       txn.startTimeMs = Date.now();
@@ -217,7 +219,7 @@ export class TransactionCoordinator {
   endTxn(transactionalId: string, producerId: bigint, producerEpoch: number, commit: boolean): number {
     const txn = this.validate(transactionalId, producerId, producerEpoch);
     if (typeof txn === 'number') return txn;
-    switch (txn.state) {
+    switch (txn.machine.state) {
       case 'Ongoing':
         this.beginEnd(txn, commit, commit ? 'EndTxn commit' : 'EndTxn abort');
         return ErrorCode.NONE;
@@ -267,7 +269,7 @@ export class TransactionCoordinator {
   private scheduleTimeout(txn: TxnMetadata): void {
     const { producerId, producerEpoch } = txn;
     this.setTimer(`timeout:${txn.transactionalId}`, txn.timeoutMs, () => {
-      if (txn.state !== 'Ongoing' || txn.producerId !== producerId || txn.producerEpoch !== producerEpoch) return;
+      if (txn.machine.state !== 'Ongoing' || txn.producerId !== producerId || txn.producerEpoch !== producerEpoch) return;
       this.transition(txn, 'PrepareEpochFence', `transaction timeout ${txn.timeoutMs} ms expired`);
       txn.producerEpoch += 1;
       txn.lastProducerEpoch = NO_EPOCH;
@@ -302,7 +304,7 @@ export class TransactionCoordinator {
     const txn = this.byProducerId.get(producerId);
     if (!txn) return ErrorCode.INVALID_TXN_STATE;
     if (producerEpoch < txn.producerEpoch) return ErrorCode.INVALID_PRODUCER_EPOCH;
-    if (txn.state !== 'Ongoing' || producerEpoch !== txn.producerEpoch || !txn.partitions.has(key(topic, partition))) {
+    if (txn.machine.state !== 'Ongoing' || producerEpoch !== txn.producerEpoch || !txn.partitions.has(key(topic, partition))) {
       return ErrorCode.INVALID_TXN_STATE;
     }
     return ErrorCode.NONE;
@@ -320,7 +322,7 @@ export class TransactionCoordinator {
     const txn = this.txns.get(transactionalId);
     if (!txn || txn.producerId !== producerId) return ErrorCode.INVALID_PRODUCER_ID_MAPPING;
     if (txn.producerEpoch !== producerEpoch) return ErrorCode.PRODUCER_FENCED;
-    if (txn.state === 'PrepareCommit' || txn.state === 'PrepareAbort') return ErrorCode.CONCURRENT_TRANSACTIONS;
+    if (txn.machine.state === 'PrepareCommit' || txn.machine.state === 'PrepareAbort') return ErrorCode.CONCURRENT_TRANSACTIONS;
     return partitions.map((p) => (txn.partitions.has(key(p.topic, p.partition)) ? ErrorCode.NONE : ErrorCode.TRANSACTION_ABORTABLE));
   }
 
@@ -329,27 +331,32 @@ export class TransactionCoordinator {
     const txn = this.txns.get(transactionalId);
     if (!txn || txn.producerId !== producerId) return ErrorCode.INVALID_PRODUCER_ID_MAPPING;
     if (producerEpoch !== txn.producerEpoch) return ErrorCode.INVALID_PRODUCER_EPOCH;
-    if (txn.state !== 'Ongoing' || !txn.groups.has(groupId)) return ErrorCode.INVALID_TXN_STATE;
+    if (txn.machine.state !== 'Ongoing' || !txn.groups.has(groupId)) return ErrorCode.INVALID_TXN_STATE;
     return ErrorCode.NONE;
   }
 
   // ---------------------------------------------------------------- state, inspection, lifecycle
 
   private transition(txn: TxnMetadata, to: TxnState, reason: string): void {
-    checkTransition(txn.transactionalId, txn.state, to);
-    const from = txn.state;
-    txn.state = to;
-    if (from !== to) {
+    txn.machine.to(to, reason);
+  }
+
+  /** A transactional id's state machine; its changes of state go to the event log (`txn.transition`). */
+  private newMachine(transactionalId: string): StateMachine<TxnState> {
+    return txnStateMachine(transactionalId, ({ from, to, reason }) => {
+      if (from === to) return;
+      const txn = this.txns.get(transactionalId)!;
       this.cluster.events.record('txn.transition', {
-        transactionalId: txn.transactionalId, producerId: String(txn.producerId), producerEpoch: txn.producerEpoch, from, to, reason,
+        transactionalId, producerId: String(txn.producerId), producerEpoch: txn.producerEpoch, from, to, reason,
       });
-    }
+    });
   }
 
   transaction(transactionalId: string): TransactionView | undefined {
     const t = this.txns.get(transactionalId);
     return t && {
-      transactionalId: t.transactionalId, producerId: t.producerId, producerEpoch: t.producerEpoch, state: t.state, timeoutMs: t.timeoutMs,
+      transactionalId: t.transactionalId, producerId: t.producerId, producerEpoch: t.producerEpoch, state: t.machine.state,
+      timeoutMs: t.timeoutMs,
       partitions: [...t.partitions.values()].map((p) => ({ ...p })), groups: [...t.groups], startTimeMs: t.startTimeMs,
     };
   }

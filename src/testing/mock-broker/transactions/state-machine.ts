@@ -1,8 +1,8 @@
 /**
  * The transaction state of one transactional id, as Apache Kafka's `TransactionState`
  * (core/.../coordinator/transaction/TransactionMetadata.scala): one state value and a table of
- * legal previous states. An illegal transition throws {@link IllegalTxnTransitionError} by name
- * rather than leaving the metadata half-changed.
+ * legal previous states, run by the one {@link StateMachine}. An illegal transition throws by name
+ * (ILLEGAL_TXN_TRANSITION) rather than leaving the metadata half-changed.
  *
  *   Empty ──AddPartitions/AddOffsets──▶ Ongoing ──EndTxn(commit)──▶ PrepareCommit ──markers──▶ CompleteCommit
  *                                          │ ╲──EndTxn(abort) / timeout──▶ PrepareAbort ──markers──▶ CompleteAbort
@@ -11,7 +11,8 @@
  *
  * Dead exists for completeness (transactional-id expiration), which the mock never performs.
  */
-import { KafkaEosError } from '../../../errors';
+import { StateMachine } from '../../../util/state-machine';
+import type { Transition } from '../../../util/state-machine';
 
 export type TxnState =
   | 'Empty' | 'Ongoing' | 'PrepareCommit' | 'PrepareAbort' | 'CompleteCommit' | 'CompleteAbort' | 'Dead' | 'PrepareEpochFence';
@@ -28,19 +29,21 @@ export const TXN_TRANSITIONS: Readonly<Record<TxnState, readonly TxnState[]>> = 
   PrepareEpochFence: ['Ongoing'],
 };
 
-export class IllegalTxnTransitionError extends KafkaEosError {
-  constructor(readonly transactionalId: string, readonly from: TxnState, readonly to: TxnState) {
-    super('ILLEGAL_TXN_TRANSITION', `transactional id '${transactionalId}': illegal transition ${from} -> ${to}`);
-  }
-}
-
+/** Whether the table allows `from -> to`. */
 export function canTransition(from: TxnState, to: TxnState): boolean {
   return TXN_TRANSITIONS[to].includes(from);
 }
 
-/** Throws {@link IllegalTxnTransitionError} unless `from -> to` is in the table. */
-export function checkTransition(transactionalId: string, from: TxnState, to: TxnState): void {
-  if (!canTransition(from, to)) throw new IllegalTxnTransitionError(transactionalId, from, to);
+/**
+ * The state of one transactional id: a {@link StateMachine} over {@link TXN_TRANSITIONS}, starting Empty. An illegal
+ * move throws IllegalTransitionError with code ILLEGAL_TXN_TRANSITION naming the transactional id; every move is
+ * reported to `onTransition` (the coordinator puts the changes in the event log).
+ */
+export function txnStateMachine(transactionalId: string, onTransition: (t: Transition<TxnState>) => void): StateMachine<TxnState> {
+  return new StateMachine<TxnState>({
+    name: `transactional id '${transactionalId}'`, initial: 'Empty', previous: TXN_TRANSITIONS, errorCode: 'ILLEGAL_TXN_TRANSITION',
+    onTransition,
+  });
 }
 
 /** States in which the transaction has partitions whose markers are not yet written. */

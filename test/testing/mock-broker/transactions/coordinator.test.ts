@@ -2,36 +2,9 @@ import type { ClusterState } from '../../../../src/testing/mock-broker/cluster';
 import { ErrorCode } from '../../../../src/protocol/error-codes';
 import { TransactionCoordinator } from '../../../../src/testing/mock-broker/transactions/coordinator';
 import { lastStableOffset, producerState } from '../../../../src/testing/mock-broker/transactions/producer-state';
-import {
-  canTransition, checkTransition, IllegalTxnTransitionError, TXN_TRANSITIONS, TxnState,
-} from '../../../../src/testing/mock-broker/transactions/state-machine';
 import { batch, clusterState } from './helpers';
+import { until } from '../../../helpers/until';
 
-const ALL: TxnState[] = ['Empty', 'Ongoing', 'PrepareCommit', 'PrepareAbort', 'CompleteCommit', 'CompleteAbort', 'Dead', 'PrepareEpochFence'];
-
-describe('transaction state machine table', () => {
-  test('follows Kafka\'s validPreviousStates', () => {
-    const legal = ALL.flatMap((from) => ALL.filter((to) => canTransition(from, to)).map((to) => `${from}->${to}`));
-    expect(legal.sort()).toEqual([
-      'CompleteAbort->Dead', 'CompleteAbort->Empty', 'CompleteAbort->Ongoing',
-      'CompleteCommit->Dead', 'CompleteCommit->Empty', 'CompleteCommit->Ongoing',
-      'Empty->Dead', 'Empty->Empty', 'Empty->Ongoing',
-      'Ongoing->Ongoing', 'Ongoing->PrepareAbort', 'Ongoing->PrepareCommit', 'Ongoing->PrepareEpochFence',
-      'PrepareAbort->CompleteAbort', 'PrepareCommit->CompleteCommit', 'PrepareEpochFence->PrepareAbort',
-    ].sort());
-    expect(Object.keys(TXN_TRANSITIONS).sort()).toEqual([...ALL].sort());
-  });
-
-  test('an illegal transition throws a typed error naming both states', () => {
-    expect(() => checkTransition('tx', 'Empty', 'PrepareCommit')).toThrow(IllegalTxnTransitionError);
-    try {
-      checkTransition('tx', 'CompleteCommit', 'CompleteAbort');
-      throw new Error('no throw');
-    } catch (e) {
-      expect(e).toMatchObject({ code: 'ILLEGAL_TXN_TRANSITION', from: 'CompleteCommit', to: 'CompleteAbort', transactionalId: 'tx' });
-    }
-  });
-});
 
 describe('transaction coordinator', () => {
   let state: ClusterState;
@@ -112,7 +85,7 @@ describe('transaction coordinator', () => {
     expect(tc.endTxn('tx', producerId, 0, false)).toBe(ErrorCode.INVALID_TXN_STATE);
     expect(tc.addPartitions('tx', producerId, 0, [{ topic: 't', partition: 1 }])).toBe(ErrorCode.CONCURRENT_TRANSACTIONS);
     expect(init('tx').errorCode).toBe(ErrorCode.CONCURRENT_TRANSACTIONS);
-    for (let i = 0; i < 200 && tc.transaction('tx')!.state !== 'CompleteCommit'; i++) await new Promise((r) => setTimeout(r, 25));
+    await until(() => tc.transaction('tx')!.state === 'CompleteCommit', 'the commit markers', 5000);
     expect(tc.transaction('tx')!.state).toBe('CompleteCommit');
     expect(tc.addPartitions('tx', producerId, 0, [{ topic: 't', partition: 1 }])).toBe(0);
   });
@@ -152,7 +125,7 @@ describe('transaction coordinator', () => {
     const p = init('tx', null, 100);
     tc.addPartitions('tx', p.producerId, 0, [{ topic: 't', partition: 0 }]);
     expect(produceTxn(p.producerId, 0, 0)).toBe(0);
-    for (let i = 0; i < 400 && tc.transaction('tx')!.state !== 'CompleteAbort'; i++) await new Promise((r) => setTimeout(r, 25));
+    await until(() => tc.transaction('tx')!.state === 'CompleteAbort', 'the timeout to abort the transaction', 10_000);
     expect(tc.transaction('tx')).toMatchObject({ state: 'CompleteAbort', producerEpoch: 1 });
     expect(lastStableOffset(state.partition('t', 0)!)).toBe(2);
     expect(tc.endTxn('tx', p.producerId, 0, true)).toBe(ErrorCode.PRODUCER_FENCED);

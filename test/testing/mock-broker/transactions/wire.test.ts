@@ -11,6 +11,7 @@ import { ApiVersions } from '../../../../src/protocol/messages/data';
 import { decodeBatches, encodeBatch } from '../../../../src/protocol/record-batch';
 import { OPERATION_NOT_ATTEMPTED } from '../../../../src/testing/mock-broker/handlers/24-add-partitions-to-txn';
 import { RawClient } from '../raw-client';
+import { until } from '../../../helpers/until';
 
 describe('transaction APIs on the wire', () => {
   let cluster: MockCluster;
@@ -198,8 +199,10 @@ describe('transaction APIs on the wire', () => {
     expect(await lso(0)).toBe(BigInt(start + 4));
 
     // A long-polling read_committed fetch at the LSO is released by the ABORT marker.
+    const fetches = () => cluster.requestVersions.list('raw').filter((v) => v.api === 'Fetch').reduce((n, v) => n + v.count, 0);
+    const fetchesBefore = fetches();
     const waiting = fetch(1, abortedAt, 20000);
-    await new Promise((r) => setTimeout(r, 100));
+    await until(() => fetches() > fetchesBefore, 'the long poll to reach the broker');
     expect((await coord.request(EndTxn, 3, { transactionalId: txnId, producerId: tp, producerEpoch: 0, committed: false })).errorCode).toBe(0);
     p = await waiting;
     expect(p.lastStableOffset).toBe(BigInt(start + 5));
