@@ -140,7 +140,9 @@ export function brokerClusterOptions(o: BrokerOptions): MockClusterOptions {
   if (!sasl && (o.users?.length || o.saslMechanisms)) throw invalid('--user and --sasl-mechanisms need --sasl-port or --sasl-ssl-port');
   const mechanisms = (o.saslMechanisms ?? SASL_MECHANISMS.join(',')).split(',').map((m) => m.trim().toUpperCase()).filter(Boolean);
   for (const m of mechanisms) {
-    if (!(SASL_MECHANISMS as readonly string[]).includes(m)) throw invalid(`--sasl-mechanisms: ${m} is not one of ${SASL_MECHANISMS.join(', ')}`);
+    if (!(SASL_MECHANISMS as readonly string[]).includes(m)) {
+      throw invalid(`--sasl-mechanisms: ${m} is not one of ${SASL_MECHANISMS.join(', ')}`);
+    }
   }
   const brokerConfigs = parseConfigs(o.configs ?? []);
   const group: NonNullable<MockClusterOptions['group']> = {};
@@ -149,7 +151,9 @@ export function brokerClusterOptions(o: BrokerOptions): MockClusterOptions {
   if (o.consumerHeartbeatIntervalMs !== undefined) group.consumerHeartbeatIntervalMs = o.consumerHeartbeatIntervalMs;
   if (o.consumerSessionTimeoutMs !== undefined) group.consumerSessionTimeoutMs = o.consumerSessionTimeoutMs;
   return {
-    brokers: o.brokers, firstNodeId: o.firstNodeId, host: o.host, advertisedHost: o.advertisedHost, autoCreateTopicsAs: o.autoCreateTopicsAs, listeners, portStep: o.portStep, retentionBytes: o.retentionBytes, retentionMs: o.retentionMs,
+    brokers: o.brokers, firstNodeId: o.firstNodeId, host: o.host, advertisedHost: o.advertisedHost,
+      autoCreateTopicsAs: o.autoCreateTopicsAs, listeners, portStep: o.portStep, retentionBytes: o.retentionBytes,
+        retentionMs: o.retentionMs,
     group, brokerConfigs,
     ...(tls ? { ssl: { cert: readPem(o.sslCert, '--ssl-cert'), key: readPem(o.sslKey, '--ssl-key') } } : {}),
     ...(sasl ? { sasl: { mechanisms: mechanisms as SaslMechanism[], users: (o.users ?? []).map(parseUser) } } : {}),
@@ -193,7 +197,8 @@ export async function runBroker(o: BrokerOptions): Promise<MockCluster> {
       registry = await SchemaRegistryServer.start({ port: o.schemaRegistryPort, host: o.host });
     } catch (e) {
       await cluster.stop();
-      throw new KafkaEosError('MOCK_LISTEN_FAILED', `cannot serve the Schema Registry on ${o.host}:${o.schemaRegistryPort}: ${(e as Error).message}`,
+      throw new KafkaEosError('MOCK_LISTEN_FAILED',
+        `cannot serve the Schema Registry on ${o.host}:${o.schemaRegistryPort}: ${(e as Error).message}`,
         { cause: e });
     }
     process.stdout.write(`kafka-eos schema registry: ${registry.url}\n`);

@@ -126,9 +126,12 @@ program.command('broker')
   .option('--host <host>', 'address to listen on and advertise', '127.0.0.1')
   .option('--advertised-host <host>', 'host the brokers advertise to clients (default: --host)')
   .addOption(new Option('--auto-create-as <mode>', 'how Metadata answers a topic it auto-creates: kraft (Kafka 4.0: '
-    + 'UNKNOWN_TOPIC_OR_PARTITION first) or zookeeper (Kafka up to 3.9: LEADER_NOT_AVAILABLE first)').choices(['kraft', 'zookeeper']).default('kraft'))
-  .option('--first-node-id <id>', 'node id of the first broker; the others count up (default 1)', nonNegativeInt('--first-node-id', 0, 1_000_000))
-  .option('--ssl-port <port>', 'also an SSL listener from this port (needs --ssl-cert and --ssl-key)', nonNegativeInt('--ssl-port', 1, 65535))
+    + 'UNKNOWN_TOPIC_OR_PARTITION first) or zookeeper (Kafka up to 3.9: LEADER_NOT_AVAILABLE first)').choices(['kraft',
+      'zookeeper']).default('kraft'))
+  .option('--first-node-id <id>', 'node id of the first broker; the others count up (default 1)',
+    nonNegativeInt('--first-node-id', 0, 1_000_000))
+  .option('--ssl-port <port>', 'also an SSL listener from this port (needs --ssl-cert and --ssl-key)',
+    nonNegativeInt('--ssl-port', 1, 65535))
   .option('--sasl-port <port>', 'also a SASL_PLAINTEXT listener from this port', nonNegativeInt('--sasl-port', 1, 65535))
   .option('--sasl-ssl-port <port>', 'also a SASL_SSL listener from this port (needs --ssl-cert and --ssl-key)',
     nonNegativeInt('--sasl-ssl-port', 1, 65535))
@@ -140,7 +143,8 @@ program.command('broker')
   .option('--user <name:password[:mechanism]>', 'a SASL user (repeatable; without a mechanism: every enabled one)', collect)
   .option('--topic <name:partitions[:replication]>', 'a topic to create at start (repeatable)', collect)
   .option('--config <key=value>', 'a broker config the mock acts on, e.g. log.retention.ms=60000 (repeatable)', collect)
-  .option('--initial-rebalance-delay <ms>', 'group.initial.rebalance.delay.ms (default 0; Kafka: 3000)', nonNegativeInt('--initial-rebalance-delay'))
+  .option('--initial-rebalance-delay <ms>', 'group.initial.rebalance.delay.ms (default 0; Kafka: 3000)',
+    nonNegativeInt('--initial-rebalance-delay'))
   .option('--min-session-timeout <ms>', 'group.min.session.timeout.ms (default 6000, as in Kafka)', nonNegativeInt('--min-session-timeout'))
   .option('--consumer-heartbeat-interval <ms>', 'KIP-848 group.consumer.heartbeat.interval.ms (default 5000, as in Kafka)',
     nonNegativeInt('--consumer-heartbeat-interval', 1))
@@ -155,7 +159,8 @@ program.command('broker')
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { runBroker } = require('./broker') as typeof import('./broker');
     await runBroker({
-      port: o.port, brokers: o.brokers, firstNodeId: o.firstNodeId, host: o.host, advertisedHost: o.advertisedHost, autoCreateTopicsAs: o.autoCreateAs,
+      port: o.port, brokers: o.brokers, firstNodeId: o.firstNodeId, host: o.host, advertisedHost: o.advertisedHost,
+        autoCreateTopicsAs: o.autoCreateAs,
       initialRebalanceDelayMs: o.initialRebalanceDelay,
       minSessionTimeoutMs: o.minSessionTimeout, retentionBytes: o.retentionBytes, retentionMs: o.retentionMs, verbose: o.verbose === true,
       schemaRegistryPort: o.schemaRegistryPort, sslPort: o.sslPort, saslPort: o.saslPort, saslSslPort: o.saslSslPort,

@@ -147,7 +147,8 @@ export class ClientQuotaStore {
       const opsByKey = JavaHashMap.ofStrings<number | null>(a.ops.length);
       for (const op of a.ops) {
         if (opsByKey.has(op.key)) {
-          results.set(entity, { entity, error: `Duplicate quota key ${op.key} not updating quota for this entity ${describeEntity(entity)}` });
+          results.set(entity, { entity,
+            error: `Duplicate quota key ${op.key} not updating quota for this entity ${describeEntity(entity)}` });
         } else opsByKey.set(op.key, op.remove ? null : op.value);
       }
       if (results.has(entity)) {
@@ -246,7 +247,8 @@ export class ClientQuotaStore {
     }
     const names = (t: string): boolean => exact.has(t) || specified.has(t);
     if (names(QuotaEntityType.IP) && (names(QuotaEntityType.USER) || names(QuotaEntityType.CLIENT_ID))) {
-      throw invalidFilter('Invalid entity filter component combination. IP filter component should not be used with user or clientId filter component.');
+      throw invalidFilter('Invalid entity filter component combination. IP filter component should not be used with user '
+        + 'or clientId filter component.');
     }
     const matches = (e: Entity): boolean =>
       (!strict || e.size === exact.size + specified.size) &&

@@ -220,7 +220,8 @@ export class ClusterState {
       const bad = topicConfigError(key, value);
       if (bad) throw new TopicError('INVALID_CONFIG', bad);
     }
-    const plan = assignment ? this.checkAssignment(assignment, numPartitions, replicationFactor) : this.placement(numPartitions, replicationFactor);
+    const plan = assignment ? this.checkAssignment(assignment, numPartitions, replicationFactor) : this.placement(numPartitions,
+      replicationFactor);
     if (this.partitionCount + plan.length > MAX_CLUSTER_PARTITIONS) {
       throw new TopicError(
         'INVALID_PARTITIONS',
@@ -381,7 +382,8 @@ export class ClusterState {
   addPartitions(topic: Topic, replicas: readonly (readonly number[])[]): void {
     const record = this.record(topic);
     const from = record.partitions.length;
-    replicas.forEach((r, i) => record.partitions.push(new PartitionLog(record.name, from + i, r[0], [...r], this.retentionOf(record, r[0]))));
+    replicas.forEach((r, i) => record.partitions.push(new PartitionLog(record.name, from + i, r[0], [...r],
+      this.retentionOf(record, r[0]))));
     this.topicsVersion++;
     this.events.record('partitions-created', { topic: record.name, from, to: record.partitions.length });
   }

@@ -30,7 +30,8 @@ export function topicEntries(cluster: ClusterState, topic: Topic, nodeId: number
     const synonyms: ConfigSynonym[] = d.synonyms.length > 0 ? store.synonyms(nodeId, d.synonyms[0].name) : [];
     if (override !== undefined) synonyms.unshift({ name: d.name, value: override, source: ConfigSource.DYNAMIC_TOPIC_CONFIG });
     return {
-      name: d.name, value: override ?? topicDefault(d, (n) => store.value(nodeId, n)), source: synonyms[0]?.source ?? ConfigSource.DEFAULT_CONFIG,
+      name: d.name, value: override ?? topicDefault(d, (n) => store.value(nodeId, n)),
+        source: synonyms[0]?.source ?? ConfigSource.DEFAULT_CONFIG,
       readOnly: false, sensitive: false, type: d.type, doc: d.doc, synonyms,
     };
   });
@@ -39,7 +40,8 @@ export function topicEntries(cluster: ClusterState, topic: Topic, nodeId: number
   for (const [name, value] of topic.configs) {
     if (defined.has(name)) continue;
     const source = ConfigSource.DYNAMIC_TOPIC_CONFIG;
-    entries.push({ name, value, source, readOnly: false, sensitive: false, type: ConfigType.STRING, doc: null, synonyms: [{ name, value, source }] });
+    entries.push({ name, value, source, readOnly: false, sensitive: false, type: ConfigType.STRING, doc: null,
+      synonyms: [{ name, value, source }] });
   }
   return entries;
 }

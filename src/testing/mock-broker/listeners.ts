@@ -90,7 +90,9 @@ export function planListenerPorts(listeners: readonly ListenerOptions[], brokers
       if (base === 0) return 0;
       const port = base + k * step;
       const what = `broker ${k + 1}'s ${l.name ?? l.securityProtocol} listener`;
-      if (!Number.isInteger(base) || base < 1 || port > 65535) throw new ListenerConfigError(`${what} would listen on port ${port}, not a TCP port`);
+      if (!Number.isInteger(base) || base < 1 || port > 65535) {
+        throw new ListenerConfigError(`${what} would listen on port ${port}, not a TCP port`);
+      }
       const other = taken.get(port);
       if (other) throw new ListenerConfigError(`${what} and ${other} would both listen on port ${port} (set portStep)`);
       taken.set(port, what);

@@ -42,7 +42,8 @@ export interface MockClusterOptions extends TypedBrokerOptions {
   port?: number;
   /**
    * The brokers' listeners (Kafka's `listeners` with `listener.security.protocol.map`), e.g.
-   * `[{ securityProtocol: 'PLAINTEXT', port: 9092 }, { securityProtocol: 'SSL', port: 9093 }, { securityProtocol: 'SASL_SSL', port: 9094 }]`.
+   * `[{ securityProtocol: 'PLAINTEXT', port: 9092 }, { securityProtocol: 'SSL', port: 9093 },
+   * { securityProtocol: 'SASL_SSL', port: 9094 }]`.
    * SSL and SASL_SSL need `ssl`; SASL_* listeners authenticate with `sasl` (PLAIN users, SCRAM credentials), the
    * others refuse SASL. Absent: one listener from `port`, `ssl` and `sasl` (see those options). See listeners.ts.
    */
@@ -170,7 +171,8 @@ export class MockCluster {
       throw new MockClusterError('CONFIG_INVALID', 'ssl needs key and cert (PEM)');
     }
     if (tlsListener && !options.ssl) {
-      throw new MockClusterError('CONFIG_INVALID', `listener ${tlsListener.name} (${tlsListener.securityProtocol}) needs ssl: { key, cert }`);
+      throw new MockClusterError('CONFIG_INVALID',
+        `listener ${tlsListener.name} (${tlsListener.securityProtocol}) needs ssl: { key, cert }`);
     }
     const host = options.host ?? '127.0.0.1';
     let resolved: ResolvedStaticConfigs;

@@ -212,7 +212,8 @@ export class ScramServerExchange {
   step(message: Buffer): ScramStep {
     const fail = (): ScramStep => {
       this.state = 'failed';
-      return { ok: false, message: `Authentication failed during ${this.during} due to invalid credentials with SASL mechanism ${this.mechanism}` };
+      return { ok: false,
+        message: `Authentication failed during ${this.during} due to invalid credentials with SASL mechanism ${this.mechanism}` };
     };
     const text = message.toString('utf8');
     if (this.state === 'first') {

@@ -78,7 +78,8 @@ export const metadataHandler = defineHandler(Metadata, {
         }
         const created = !topic && autoCreate && cluster.topics.has(name);
         const zookeeper = created && cluster.config.autoCreateTopicsAs === 'zookeeper';
-        if (!topic) topics.push({ errorCode: zookeeper ? ErrorCode.LEADER_NOT_AVAILABLE : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, name, partitions: [] });
+        if (!topic) topics.push({ errorCode: zookeeper ? ErrorCode.LEADER_NOT_AVAILABLE : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+          name, partitions: [] });
         else topics.push(describeTopic(topic, ctx));
       }
     }

@@ -35,7 +35,8 @@ export const saslHandshakeHandler = defineHandler(SaslHandshake, {
       session.lastReauthStartMs = now;
       session.reauthenticating = true;
       session.badMechanism = req.mechanism === session.mechanism ? null
-        : `SASL mechanism '${req.mechanism}' requested by client is not supported for re-authentication of mechanism '${session.mechanism}'`;
+        : `SASL mechanism '${req.mechanism}' requested by client is not supported for re-authentication of mechanism `
+          + `'${session.mechanism}'`;
       ctx.cluster.events.record('sasl-reauthentication', { nodeId: ctx.nodeId, user: session.user });
     } else if (session.mechanism !== null && !session.reauthenticating) {
       ctx.closeAfterResponse('SaslHandshake during SASL authentication');

@@ -31,7 +31,8 @@ const BROKER_LOGGER_SOURCE = 6;
 export function brokerIdError(name: string, nodeId: number, allowEmpty: boolean): string | null {
   if (name === '') return allowEmpty ? null : 'Broker id must not be empty';
   if (!/^-?\d+$/.test(name)) return `Broker id must be an integer, but it is: ${name}`;
-  if (Number(name) !== nodeId) return `Unexpected broker id, expected ${nodeId}${allowEmpty ? ' or empty string' : ''}, but received ${name}`;
+  const expected = `${nodeId}${allowEmpty ? ' or empty string' : ''}`;
+  if (Number(name) !== nodeId) return `Unexpected broker id, expected ${expected}, but received ${name}`;
   return null;
 }
 

@@ -48,7 +48,8 @@ export const saslAuthenticateHandler = defineHandler(SaslAuthenticate, {
     }
     if (step.user === null) return reply(ErrorCode.NONE, null, step.response); // a SCRAM exchange goes on
     const lifetimeMs = saslReauthMs(ctx.cluster);
-    Object.assign(session, { user: step.user, scram: null, reauthenticating: false, expiresAtMs: lifetimeMs > 0 ? Date.now() + lifetimeMs : null });
+    Object.assign(session, { user: step.user, scram: null, reauthenticating: false,
+      expiresAtMs: lifetimeMs > 0 ? Date.now() + lifetimeMs : null });
     return reply(ErrorCode.NONE, null, step.response, ctx.version >= 1 ? BigInt(lifetimeMs) : 0n);
   },
 });

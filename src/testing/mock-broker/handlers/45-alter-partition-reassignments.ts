@@ -10,7 +10,8 @@ import { ErrorCode } from '../../../protocol/error-codes';
 import { AlterPartitionReassignments } from '../../../protocol/messages/cluster-admin';
 import { defineHandler, HandlerContext } from './types';
 
-function reassign(ctx: HandlerContext, topic: string, partition: number, replicas: number[] | null): { errorCode: number; errorMessage: string | null } {
+function reassign(ctx: HandlerContext, topic: string, partition: number,
+  replicas: number[] | null): { errorCode: number; errorMessage: string | null } {
   const t = ctx.cluster.topics.get(topic);
   if (!t) return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: `Unable to find a topic named ${topic}.` };
   const log = t.partitions[partition];
