@@ -5,6 +5,8 @@
  * and jest 30), and checks that:
  *   - a ts-jest test and a plain-JS (babel-jest) test import both entry points, start the mock
  *     cluster and consume with createGroupConsumer, and a missing database driver is named;
+ *   - the README's setup (examples/jest-typescript: tsconfig.json, jest.config.js, orders.test.ts, which reads an
+ *     HDFS sink's Parquet files back) runs with no ts-jest warning and type-checks with tsc;
  *   - an `.mjs` file imports both entry points (Node's ESM loader);
  *   - the project type-checks with moduleResolution node10, node16, nodenext and bundler;
  *   - the install pulls in neither vega-datasets, nor a database driver, nor an ESM-only p-retry.
@@ -24,6 +26,8 @@ const os = require('node:os');
 const path = require('node:path');
 
 const root = path.resolve(__dirname, '..');
+/** The README's jest + ts-jest + TypeScript setup (tsconfig.json, jest.config.js, a test), used as is by the fresh projects. */
+const EXAMPLE = path.join(root, 'examples', 'jest-typescript');
 const keep = process.argv.includes('--keep');
 const cacheRoot = process.env.KAFKA_EOS_CI_CACHE || path.join(os.homedir(), '.cache', 'kafka-eos-ci');
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -229,8 +233,9 @@ check('npm pack', () => {
   const out = run(npm, ['pack', '--ignore-scripts', '--json', '--pack-destination', work], root);
   tarball = path.join(work, JSON.parse(out)[0].filename);
   const files = JSON.parse(out)[0].files.map((f) => f.path);
-  const required = ['dist/index.js', 'dist/index.d.ts', 'dist/mock-broker.d.ts', 'dist/schema-registry.d.ts', 'vendor/p-retry.cjs', 'vendor/hyparquet-writer.cjs',
-    'vendor/LICENSES.txt', 'README.md', 'examples/connector/sqlite.yaml', 'examples/connector/postgresql.yaml', 'examples/connector/hdfs.yaml'];
+  const required = ['dist/index.js', 'dist/index.d.ts', 'dist/mock-broker.d.ts', 'dist/schema-registry.d.ts', 'vendor/p-retry.cjs',
+    'vendor/hyparquet-writer.cjs', 'vendor/hyparquet.cjs', 'vendor/LICENSES.txt', 'README.md', 'examples/jest-typescript/tsconfig.json',
+    'examples/connector/sqlite.yaml', 'examples/connector/postgresql.yaml', 'examples/connector/hdfs.yaml'];
   for (const f of required) {
     if (!files.includes(f)) throw new Error(`${f} is missing from the tarball`);
   }
@@ -263,14 +268,21 @@ for (const name of Object.keys(TOOLCHAINS)) {
       if (fs.existsSync(path.join(project, 'node_modules', unwanted))) throw new Error(`installing kafka-eos pulled in ${unwanted}`);
     }
   });
-  // ts-jest's own `npx ts-jest config:init` output, and jest's defaults for plain JS (babel-jest).
-  fs.writeFileSync(path.join(project, 'jest.config.js'),
-    "/** @type {import('jest').Config} **/\nmodule.exports = {\n  testEnvironment: 'node',\n  transform: {\n    '^.+\\\\.tsx?$': ['ts-jest', {}],\n  },\n};\n");
-  fs.writeFileSync(path.join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'commonjs', strict: true, esModuleInterop: true, types: ['node', 'jest'] }, include: ['*.ts'] }, null, 2));
+  // The README's setup, as shipped in examples/jest-typescript: ts-jest's own `npx ts-jest config:init` output, the
+  // minimal tsconfig.json, and its test (an HDFS sink's Parquet output read back); jest's defaults for plain JS.
+  for (const f of ['jest.config.js', 'tsconfig.json', 'orders.test.ts']) fs.copyFileSync(path.join(EXAMPLE, f), path.join(project, f));
   fs.writeFileSync(path.join(project, 'consume.test.ts'), TS_TEST);
   fs.writeFileSync(path.join(project, 'plain.test.js'), JS_TEST);
-  check(`${name}: jest (ts-jest default preset + babel-jest) imports both entry points and consumes from the mock cluster`, () => {
-    run(process.execPath, [path.join(project, 'node_modules', 'jest', 'bin', 'jest.js'), '--ci', '--forceExit'], project);
+  check(`${name}: jest (ts-jest default preset + babel-jest) imports every entry point, consumes from the mock cluster and reads `
+    + 'back Parquet, with no ts-jest warning', () => {
+    const r = spawnSync(process.execPath, [path.join(project, 'node_modules', 'jest', 'bin', 'jest.js'), '--ci', '--forceExit'],
+      { cwd: project, env: { ...process.env, CI: 'true' }, encoding: 'utf8', maxBuffer: 64 << 20 });
+    const out = `${r.stdout}${r.stderr}`;
+    if (r.status !== 0) throw Object.assign(new Error(`jest exited ${r.status}`), { stdout: out });
+    if (/ts-jest\[[^\]]*\] \(WARN\)/.test(out)) throw Object.assign(new Error('ts-jest warned'), { stdout: out });
+  });
+  check(`${name}: tsc --noEmit with examples/jest-typescript/tsconfig.json type-checks the tests`, () => {
+    run(process.execPath, [path.join(project, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '-p', 'tsconfig.json'], project);
   });
   if (name !== 'jest30') continue;
   check('npx kafka-eos demo without its data says what to install', () => {

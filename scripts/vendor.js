@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * Builds the CommonJS copies of the ESM-only packages the library uses (p-retry; hyparquet-writer
- * for the HDFS sink's Parquet files) into vendor/, which the package ships. A CommonJS entry that
+ * for the HDFS sink's Parquet files; hyparquet to read them back, readHdfsSinkOutput) into vendor/, which the package ships. A CommonJS entry that
  * `require`s an ES module fails in a user's jest suite (jest 29: "Cannot use import statement
  * outside a module"; jest 30 on Node 20: "Must use import to load ES Module"), and a lazy `import()`
  * fails there too (jest's CommonJS runtime has no dynamic import without --experimental-vm-modules).
@@ -19,7 +19,7 @@ const esbuild = require('esbuild');
 const root = path.resolve(__dirname, '..');
 const out = path.join(root, 'vendor');
 /** Package → the file under vendor/ (loaded by src/util/vendored.ts). */
-const BUNDLES = { 'p-retry': 'p-retry.cjs', 'hyparquet-writer': 'hyparquet-writer.cjs' };
+const BUNDLES = { 'p-retry': 'p-retry.cjs', 'hyparquet-writer': 'hyparquet-writer.cjs', hyparquet: 'hyparquet.cjs' };
 
 /** name@version and licence text of the package that holds `file` (a path in node_modules). */
 function packageOf(file) {

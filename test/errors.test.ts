@@ -50,11 +50,9 @@ describe('the SDK error table (src/errors.ts ERROR_CODES)', () => {
     const freeForm = files.flatMap(({ file, text }) =>
       [...text.matchAll(/throw new (Error|RangeError|TypeError|SyntaxError)\(/g)].map((m) => `${file}: ${m[0]}`));
     expect(freeForm).toEqual([]);
-    // The WebHDFS test server's RemoteException carrier is the hardening work's to change (docs/architecture.md).
     const plainClasses = files.flatMap(({ file, text }) =>
       [...text.matchAll(/class (\w+) extends (Error|RangeError|TypeError)\b/g)]
-        .filter((m) => m[1] !== 'KafkaEosError').map((m) => `${file}: ${m[1]}`))
-      .filter((c) => c !== 'testing/webhdfs-server/server.ts: RemoteError');
+        .filter((m) => m[1] !== 'KafkaEosError').map((m) => `${file}: ${m[1]}`));
     expect(plainClasses).toEqual([]);
   });
 

@@ -45,6 +45,13 @@ describe('runnable README blocks run as written against the built package', () =
   }
 });
 
+test("the README's tsconfig for a jest + ts-jest project is the one examples/jest-typescript ships (and the package check runs)", () => {
+  const block = /<!-- the same file as examples\/jest-typescript\/tsconfig\.json[^\n]*\n```json\n([\s\S]*?)```/.exec(readme);
+  expect(block).not.toBeNull();
+  const shipped = fs.readFileSync(path.join(root, 'examples', 'jest-typescript', 'tsconfig.json'), 'utf8');
+  expect(JSON.parse(block![1]!)).toEqual(JSON.parse(shipped));
+});
+
 test('the README maps every KafkaJS option name that gets a suggestion', () => {
   const table = readme.slice(readme.indexOf('### Coming from KafkaJS'));
   for (const name of Object.keys(KAFKAJS_OPTION_NAMES)) {

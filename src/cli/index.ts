@@ -2,9 +2,10 @@
 /**
  * The `kafka-eos` command line: demo, run, offsets and broker. Exit codes of every command: 0 done
  * (run, broker: stopped by SIGINT/SIGTERM); 1 a failure at run time (demo: a check failed); 2 invalid
- * arguments or config (commander's usage errors included), or (run) a database it cannot use at start.
+ * arguments or config (commander's usage errors included), or (run) a database or brokers it cannot use at start.
  */
-// First: `run`'s signal handlers, before the heavy modules below load (a signal meanwhile must not kill it).
+// First: `run`'s signal handlers, before the heavy modules below load (a signal meanwhile must not kill it). Only
+// Node.js's own start-up, before this line, is left to the default action (README, "exit 130/143").
 import './early-signals';
 import { Command, InvalidArgumentError, Option } from 'commander';
 // demo and broker load the test servers (src/testing): imported when those commands run, so that `run` and

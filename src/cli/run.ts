@@ -4,8 +4,9 @@
  * and leaves the group). The config is validated up front; errors name the field (see
  * connector/config.ts and `kafka-eos run --print-schema`).
  *
- * Exit codes: 0 stopped by a signal; 1 the consumer failed (the error printed, by code);
- * 2 the config or the command line is invalid, or the database cannot be used at start.
+ * Exit codes: 0 stopped by a signal; 1 the consumer failed, or its commit while stopping (the error printed,
+ * by code); 2 the config or the command line is invalid, or the database or the brokers cannot be used at start
+ * (brokers: after KafkaJS's retries, kafka.retry).
  *
  * ```yaml
  * brokers: [127.0.0.1:9092]
@@ -18,16 +19,18 @@
  */
 import { writeFileSync } from 'node:fs';
 import { takeEarlySignal } from './early-signals';
-import { ConfigResourceTypes, Kafka, logLevel as kafkaLogLevel, type KafkaConfig, type LogEntry } from 'kafkajs';
+import { Kafka, logLevel as kafkaLogLevel, type KafkaConfig, type LogEntry } from 'kafkajs';
 import { createGroupConsumer } from '../consumer/group-consumer';
 import type { ConverterConfig } from '../consumer/converters/converter';
 import { ConfigError, validateOptions } from '../consumer/options';
-import { causesOf, KafkaEosError } from '../errors';
+import { kafkaEosErrorOf, type KafkaEosError } from '../errors';
 import { SqlSink } from '../sinks/sql';
 import type { ExactlyOnceSink } from '../sink-contract';
 import { ConsumerPrometheusMetrics } from '../metrics/prometheus';
-import { serveMetrics, type MetricsServer } from '../metrics/server';
+import { serveMetrics } from '../metrics/server';
+import { CleanupStack, type CleanupFailure } from './cleanup';
 import { openSink } from './sink-factory';
+import { classifyRunFailure } from './connector/failure';
 import { loadRunConfig, resolveSsl, type RunConfig } from './connector/config';
 import { OutageReporter } from './connector/health';
 import { plainRecordWriter } from './connector/plain-writer';
@@ -107,74 +110,9 @@ function validateConsumerConfig(config: RunConfig): void {
   }
 }
 
-/** The first error in `e`'s cause chain whose KafkaJS `type` is `type`, if any. */
-function kafkaJsType(e: unknown, type: string): boolean {
-  return causesOf(e).some((x) => (x as { type?: unknown }).type === type);
-}
-
-/** The brokers' group.min/max.session.timeout.ms (DescribeConfigs on one broker), or null if they cannot be read within 5 s. */
-async function sessionTimeoutRange(brokers: string[]): Promise<{ min: string; max: string } | null> {
-  const admin = new Kafka({ clientId: 'kafka-eos-run', brokers, logLevel: kafkaLogLevel.NOTHING, retry: { retries: 1 } }).admin();
-  const work = (async () => {
-    await admin.connect();
-    const { brokers: nodes } = await admin.describeCluster();
-    const res = await admin.describeConfigs({ includeSynonyms: false, resources: [{
-      type: ConfigResourceTypes.BROKER, name: String(nodes[0]?.nodeId ?? 0),
-      configNames: ['group.min.session.timeout.ms', 'group.max.session.timeout.ms'],
-    }] });
-    const entries = res.resources[0]?.configEntries ?? [];
-    const value = (n: string) => entries.find((c) => c.configName === n)?.configValue;
-    const min = value('group.min.session.timeout.ms');
-    const max = value('group.max.session.timeout.ms');
-    return min && max ? { min, max } : null;
-  })();
-  try {
-    return await Promise.race([work, new Promise<null>((r) => setTimeout(() => r(null), 5000).unref())]);
-  } catch {
-    return null;
-  } finally {
-    void admin.disconnect().catch(() => undefined);
-  }
-}
-
 /**
- * A start-up or consumer failure as the CLI reports it: a KafkaEosError with a code. KafkaJS's
- * own errors (connection refused, broker errors) are named as Kafka's, with the brokers tried;
- * a session timeout the brokers refuse (INVALID_SESSION_TIMEOUT, error 26) with their range.
- * Anything else is START_FAILED during start-up and CONSUMER_FAILED once the consumer ran (`phase`).
- */
-async function named(e: unknown, config: RunConfig, phase: 'start' | 'run' = 'start'): Promise<KafkaEosError> {
-  if (kafkaJsType(e, 'INVALID_SESSION_TIMEOUT')) {
-    const range = await sessionTimeoutRange(config.brokers);
-    const set = config.consumer?.sessionTimeoutMs ?? 30000;
-    return new KafkaEosError('INVALID_SESSION_TIMEOUT', `the brokers refused consumer.sessionTimeoutMs ${set}: it must lie within `
-      + (range ? `[${range.min}, ${range.max}] ms (the brokers' group.min/max.session.timeout.ms)`
-        : "the brokers' group.min.session.timeout.ms and group.max.session.timeout.ms (Kafka's defaults: 6000 and 1800000)"), { cause: e });
-  }
-  if (e instanceof KafkaEosError) return e;
-  const err = e as { name?: string; message?: string } | null;
-  // SaslHandshake error 33: a mechanism the listener does not enable (Kafka's sasl.enabled.mechanisms) is an
-  // authentication set-up error, not an unavailable cluster.
-  if (kafkaJsType(e, 'UNSUPPORTED_SASL_MECHANISM') || /mechanism is not supported by the server/.test(err?.message ?? '')) {
-    return new KafkaEosError('KAFKA_AUTHENTICATION_FAILED', `the Kafka cluster at ${config.brokers.join(', ')} does not enable the `
-      + `SASL mechanism of kafka.sasl.mechanism (${String(config.kafka?.sasl?.mechanism ?? '?').toUpperCase()}; see the listener's `
-      + `sasl.enabled.mechanisms): ${err?.message ?? String(e)}`, { cause: e });
-  }
-  if (err?.name === 'KafkaJSSASLAuthenticationError') {
-    return new KafkaEosError('KAFKA_AUTHENTICATION_FAILED', `the Kafka cluster at ${config.brokers.join(', ')} refused the credentials of `
-      + `kafka.sasl (user ${config.kafka?.sasl?.username ?? '?'}): ${err.message}`, { cause: e });
-  }
-  if (typeof err?.name === 'string' && err.name.startsWith('KafkaJS')) {
-    return new KafkaEosError('KAFKA_UNAVAILABLE', `cannot use the Kafka cluster at ${config.brokers.join(', ')}: ${err.message}`,
-      { cause: e });
-  }
-  return new KafkaEosError(phase === 'start' ? 'START_FAILED' : 'CONSUMER_FAILED', `the consumer failed: ${err?.message ?? String(e)}`,
-    { cause: e });
-}
-
-/**
- * Runs the sink until SIGINT/SIGTERM (exit 0) or until the consumer fails (exit 1, the error
- * printed). The config (consumer options included) is validated before anything is opened, naming
+ * Runs the sink until SIGINT/SIGTERM (exit 0; exit 1 when the commit while stopping failed) or until the
+ * consumer fails (exit 1, the error printed). The config (consumer options included) is validated before anything is opened, naming
  * the field as the config spells it; the database is checked before anything is consumed (exit 2
  * when it cannot be used). Every exit path closes what was opened. A signal at any point of
  * start-up ends the run: the step under way finishes, then everything is stopped; if stopping
@@ -202,23 +140,33 @@ export async function runSink(file: string, options: RunOptions & { stopBoundMs?
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   if (takeEarlySignal()) onSignal(); // a signal while the CLI's modules were loading
-  const cleanups: (() => Promise<unknown>)[] = [];
+  const cleanup = new CleanupStack();
+  let ending: RunEnding;
+  let closeFailures: CleanupFailure[];
   try {
-    return await runUntilStopped(file, options, () => signalled, (f) => { wake = f; }, cleanups);
+    ending = await runUntilStopped(file, options, () => signalled, (f) => { wake = f; }, cleanup);
   } finally {
-    for (const c of cleanups.reverse()) await c().catch(() => undefined);
+    // Every exit path (a signal, a failure, an exception during start-up) closes what was opened, newest first.
+    closeFailures = await cleanup.closeAll();
     process.removeListener('SIGINT', onSignal);
     process.removeListener('SIGTERM', onSignal);
     if (bound) clearTimeout(bound);
   }
+  return ending.finish(closeFailures);
 }
 
+/** How a run ended; `finish` writes the last line (after everything was closed) and returns the exit code. */
+interface RunEnding { finish(closeFailures: CleanupFailure[]): number }
+
+/** A run that ended before it consumed (a signal during start-up): nothing to report. */
+const QUIET_END: RunEnding = { finish: () => 0 };
+
 async function runUntilStopped(
-  file: string, options: RunOptions, signalled: () => boolean, onWake: (f: () => void) => void, cleanups: (() => Promise<unknown>)[],
-): Promise<number> {
+  file: string, options: RunOptions, signalled: () => boolean, onWake: (f: () => void) => void, cleanup: CleanupStack,
+): Promise<RunEnding> {
   const config = loadRunConfig(file);
   validateConsumerConfig(config);
-  if (signalled()) return 0;
+  if (signalled()) return QUIET_END;
   const level = LOG_LEVELS.indexOf(options.logLevel ?? 'info');
   const say = (lvl: RunLogLevel, line: string) => {
     if (LOG_LEVELS.indexOf(lvl) > level || lvl === 'nothing') return;
@@ -239,8 +187,8 @@ async function runUntilStopped(
   };
   const kafka = new Kafka(kafkaConfig(config, () => kafkaLogs));
   const { sink, description, store } = await openSink(config.groupId, config.sink);
-  cleanups.push(() => sink.close());
-  if (signalled()) return 0;
+  cleanup.defer('sink', () => sink.close());
+  if (signalled()) return QUIET_END;
   if (sink instanceof SqlSink) {
     // One group id, two tables: each table would get only some partitions, or start past records it never had.
     const others = await sink.otherTargets(config.groupId).catch(() => [] as string[]);
@@ -264,22 +212,28 @@ async function runUntilStopped(
       ? { sink: prom.instrumentSink(sink) }
       : { recordHandler: plainWriterFor(sink, config) }),
   });
-  cleanups.push(() => consumer.stop());
   prom.attach(consumer, config.groupId);
   const recorder = options.timeline ? new TimelineRecorder() : undefined;
   const clientId = config.clientId ?? 'kafka-eos-run';
   const instanceId = config.consumer?.groupInstanceId ?? null;
   recorder?.attach(consumer, { id: instanceId ?? `${clientId} (pid ${process.pid})`, clientId, instanceId });
-  let timelineWritten = false;
-  const writeTimeline = () => {
-    if (!recorder || !options.timeline || timelineWritten) return;
-    timelineWritten = true;
-    const title = `kafka-eos run: group ${config.groupId}, topics ${config.topics.join(', ')}`;
-    writeFileSync(options.timeline, renderTimelineHtml(recorder.timeline(title)));
-    say('info', `kafka-eos run: rebalance timeline written to ${options.timeline}`);
-  };
-  cleanups.push(async () => writeTimeline()); // every other exit path
-  consumer.on('error', () => undefined); // reported once, below, when the consumer fails
+  const timeline = options.timeline;
+  if (recorder && timeline) {
+    // Registered before the consumer's stop, so that it runs after it: the timeline shows the stop's revoke and leave.
+    cleanup.defer('timeline', () => {
+      const title = `kafka-eos run: group ${config.groupId}, topics ${config.topics.join(', ')}`;
+      writeFileSync(timeline, renderTimelineHtml(recorder.timeline(title)));
+      say('info', `kafka-eos run: rebalance timeline written to ${timeline}`);
+    });
+  }
+  cleanup.defer('consumer', () => consumer.stop());
+  // A failure is reported once, at the end. A commit that fails while the consumer stops (revoke) is remembered:
+  // the run then did not end "committed", whatever else went well.
+  let stopCommitFailure: KafkaEosError | undefined;
+  consumer.on('error', (e) => {
+    const typed = kafkaEosErrorOf(e);
+    if (typed?.code === 'COMMIT_ON_REVOKE_FAILED') stopCommitFailure ??= typed;
+  });
   consumer.on('sink-unavailable', ({ topic, partition, error }) => outages.sinkUnavailable(store, error, `${topic}-${partition}`));
   consumer.on('schema-registry-unavailable', ({ topic, partition, error }) => say('warn', `kafka-eos run: ${topic}-${partition} waits for `
     + `the Schema Registry (nothing skipped; the batch is fetched again): ${error.message}`));
@@ -296,30 +250,30 @@ async function runUntilStopped(
     + `${d.records > 1 ? ` (${d.records} records)` : ''}: ${(d.error as Error)?.message ?? String(d.error)}`));
   consumer.on('dead-letter', (d) => say('warn', `kafka-eos run: dead-lettered ${d.topic}:${d.partition}@${d.offset} `
     + `to ${d.deadLetterTopic}: ${(d.error as Error)?.message ?? String(d.error)}`));
-  let metricsServer: MetricsServer | undefined;
   const metricsPort = options.metricsPort ?? config.metrics?.port;
   const admin = kafka.admin();
-  cleanups.push(() => admin.disconnect());
+  cleanup.defer('admin client', () => admin.disconnect());
   outages.start();
-  cleanups.push(async () => outages.stop());
+  outages.startingUp(config.kafka?.retry?.retries ?? 5);
+  cleanup.defer('outage reporter', () => outages.stop());
   if (metricsPort !== undefined) {
     const server = await serveMetrics(prom.registry, { port: metricsPort, host: config.metrics?.host });
-    metricsServer = server;
-    cleanups.push(() => server.close());
+    cleanup.defer('metrics server', () => server.close());
     say('info', `kafka-eos run: Prometheus metrics at http://${config.metrics?.host ?? '127.0.0.1'}:${server.port}/metrics`);
   }
-  if (signalled()) return 0;
+  if (signalled()) return QUIET_END;
   // A signal while the member waits for its first assignment stops it there (start() then resolves);
   // earlier steps of start() are short and let finish, so that stop() never races with them.
   onWake(() => { if (consumer.state === 'running') void consumer.stop(); });
   try {
     await consumer.start();
   } catch (e) {
-    if (signalled() && consumer.state !== 'failed') return 0;
-    throw await named(e, config);
+    if (signalled() && consumer.state !== 'failed') return QUIET_END;
+    throw await classifyRunFailure(e, config);
   }
+  outages.startingUp(null);
   await admin.connect().catch(() => undefined);
-  if (signalled()) return 0;
+  if (signalled()) return QUIET_END;
   say('info', `kafka-eos run: group ${config.groupId} consuming ${config.topics.join(', ')} into ${description} (${delivery})`);
   status = new StatusReporter(consumer, {
     tty: options.tty ?? process.stdout.isTTY === true, intervalMs: options.statusIntervalMs ?? config.status?.intervalMs,
@@ -327,27 +281,29 @@ async function runUntilStopped(
   });
   status.start();
   const running = status;
-  cleanups.push(async () => { await running.stop(); status = undefined; });
+  cleanup.defer('status line', async () => { await running.stop(); status = undefined; });
   const outcome = await new Promise<'signal' | 'failed'>((resolve) => {
     onWake(() => resolve('signal'));
     consumer.on('state', ({ to }) => { if (to === 'failed') resolve('failed'); });
     if (consumer.state === 'failed') resolve('failed');
     if (signalled()) resolve('signal');
   });
-  const failure = consumer.failure;
-  outages.stop();
-  await running.stop();
-  status = undefined;
-  await consumer.stop();
-  writeTimeline();
-  await admin.disconnect().catch(() => undefined);
-  await metricsServer?.close();
-  await sink.close();
-  if (outcome === 'failed') {
-    const reported = await named(failure ?? new Error('unknown error'), config, 'run');
-    process.stderr.write(`kafka-eos run: the consumer failed [${reported.code}]: ${reported.message}\n`);
-    return 1;
-  }
-  say('info', 'kafka-eos run: stopped (committed and left the group)');
-  return 0;
+  const reported = outcome === 'failed' ? await classifyRunFailure(consumer.failure ?? new Error('unknown error'), config, 'run') : null;
+  return {
+    finish: (closeFailures) => {
+      if (reported) {
+        process.stderr.write(`kafka-eos run: the consumer failed [${reported.code}]: ${reported.message}\n`);
+        return 1;
+      }
+      const stopped = closeFailures.find((f) => f.name === 'consumer');
+      const failed = stopCommitFailure ?? (stopped ? kafkaEosErrorOf(stopped.error) ?? { code: 'CONSUMER_FAILED', message: String(stopped.error) }
+        : undefined);
+      if (failed) {
+        process.stderr.write(`kafka-eos run: stopped, but not everything consumed was committed [${failed.code}]: ${failed.message}\n`);
+        return 1;
+      }
+      say('info', 'kafka-eos run: stopped (committed and left the group)');
+      return 0;
+    },
+  };
 }

@@ -13,7 +13,9 @@ import { quietKnexLog } from './knex-log';
 import { sqlSinkSchema } from './connector/sql-sink-schema';
 
 /** `sink` of a run config: `{ "type": "sql", ... }` (SqlSinkConfig) or `{ "type": "hdfs", ... }` (HdfsSinkConfig). */
-export const sinkConfigSchema = z.discriminatedUnion('type', [sqlSinkSchema, hdfsSinkConfigSchema.extend({ type: z.literal('hdfs') })]);
+export const sinkConfigSchema = z.discriminatedUnion('type', [sqlSinkSchema, hdfsSinkConfigSchema.extend({
+  type: z.literal('hdfs').describe('an exactly-once HDFS sink over WebHDFS'),
+})]);
 
 export type SinkConfig = z.infer<typeof sinkConfigSchema>;
 

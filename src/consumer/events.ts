@@ -61,3 +61,14 @@ export type GroupConsumerEventMap = { [E in keyof GroupConsumerEvents]: [GroupCo
 export function toError(e: unknown): Error {
   return e instanceof Error ? e : new Error(`non-Error thrown: ${String(e)}`, { cause: e });
 }
+
+/** A listener of event `E` (one argument: its payload). */
+export type GroupConsumerListener<E extends keyof GroupConsumerEvents> = (payload: GroupConsumerEvents[E]) => void;
+
+/**
+ * Something whose events can be listened to by name, typed by {@link GroupConsumerEvents} (the consumer, as the
+ * logging and metrics code sees it): an unknown name fails to compile, "not assignable to ... keyof GroupConsumerEvents".
+ */
+export interface GroupConsumerEventSource {
+  on<E extends keyof GroupConsumerEvents>(event: E, listener: GroupConsumerListener<E>): unknown;
+}

@@ -31,7 +31,7 @@ import {
   assertNotFenced, batchEpoch, clearPendingSeeks, findCoordinatorAgain, GroupHooks, KafkaJsConsumerGroup, registeringAssigners,
   simpleCommit,
 } from './kafkajs-adapter';
-import { GroupConsumerEventMap, toError } from './events';
+import { toError, type GroupConsumerEvents, type GroupConsumerListener } from './events';
 import { kafkaCall } from './kafka-calls';
 import { Membership, MembershipTransition } from './membership';
 import { ConsumerState, Lifecycle } from './lifecycle';
@@ -87,8 +87,22 @@ export interface StopOptions {
   leaveGroup?: boolean;
 }
 
+/**
+ * The consumer's event methods, typed by {@link GroupConsumerEvents} (events.ts): a misspelled event name fails to
+ * compile naming the event map (`'fencd'` is not assignable to `keyof GroupConsumerEvents`), not with a `never`
+ * listener as Node's generic EventEmitter typing would.
+ */
+export interface GroupConsumer {
+  on<E extends keyof GroupConsumerEvents>(event: E, listener: GroupConsumerListener<E>): this;
+  once<E extends keyof GroupConsumerEvents>(event: E, listener: GroupConsumerListener<E>): this;
+  off<E extends keyof GroupConsumerEvents>(event: E, listener: GroupConsumerListener<E>): this;
+  addListener<E extends keyof GroupConsumerEvents>(event: E, listener: GroupConsumerListener<E>): this;
+  removeListener<E extends keyof GroupConsumerEvents>(event: E, listener: GroupConsumerListener<E>): this;
+  emit<E extends keyof GroupConsumerEvents>(event: E, payload: GroupConsumerEvents[E]): boolean;
+}
+
 /** A consumer-group member with a commit strategy (see the module comment); create with {@link createGroupConsumer}. */
-export class GroupConsumer extends EventEmitter<GroupConsumerEventMap> {
+export class GroupConsumer extends EventEmitter {
   private readonly options: GroupConsumerOptions;
   private readonly kafka: Kafka;
   private readonly strategy: CommitStrategy;

@@ -5,16 +5,15 @@
  * INFO, lost/fenced/dead letters/sink outages at WARN, retries and membership transitions (with
  * their reasons) at DEBUG, errors at ERROR.
  */
-import type { EventEmitter } from 'node:events';
 import type { Kafka } from 'kafkajs';
 import type { TopicPartition } from '../records';
-import type { GroupConsumerEventMap } from './events';
+import type { GroupConsumerEventSource } from './events';
 
 const tps = (partitions: TopicPartition[]) => partitions.map((p) => `${p.topic}:${p.partition}`).join(', ') || '(none)';
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /** Subscribes log lines to the consumer's events; `groupId` goes with every line. */
-export function attachLogging(consumer: EventEmitter<GroupConsumerEventMap>, kafka: Kafka, groupId: string): void {
+export function attachLogging(consumer: GroupConsumerEventSource, kafka: Kafka, groupId: string): void {
   const log = kafka.logger().namespace('kafka-eos');
   consumer.on('state', ({ from, to }) => log.info(`consumer ${from} -> ${to}`, { groupId }));
   consumer.on('membership', (t) => log.debug(`membership ${t.from} -> ${t.to}: ${t.reason}`, { groupId, epoch: t.epoch }));

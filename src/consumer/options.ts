@@ -8,6 +8,7 @@ import { KafkaEosError } from '../errors';
 import type { ExactlyOnceSink } from '../sink-contract';
 import type { SinkRecord, TopicPartition } from '../records';
 import type { CommitStrategy } from './strategies/types';
+import type { GroupCommitOptions } from './group-commit';
 import type { ConverterConfig, RecordConverter } from './converters/converter';
 import type { SchemaRegistryClient, SchemaRegistryClientOptions } from './converters/registry-client';
 import { CONVERTER_NAMES, REGISTRY_CONVERTERS } from './converters/names';
@@ -50,7 +51,9 @@ export interface RecordContext {
 
 /** A topic and the partitions of it to consume without group management (Kafka's `assign()`). */
 export interface ManualAssignment {
+  /** The topic. */
   topic: string;
+  /** Its partitions to consume (at least one). */
   partitions: number[];
 }
 
@@ -98,7 +101,9 @@ export interface RebalanceListeners {
 export interface GroupConsumerOptions extends RebalanceListeners {
   /** A KafkaJS client, or `brokers` to make one. */
   kafka?: Kafka;
+  /** Bootstrap brokers, `host:port`, to make a KafkaJS client here (exclusive with `kafka`). */
   brokers?: string[];
+  /** With `brokers`: the client's `client.id` (default `kafka-eos`). */
   clientId?: string;
   /**
    * With `brokers`: the KafkaJS log level of the client made here (KafkaJS's `logLevel` enum:
@@ -108,6 +113,7 @@ export interface GroupConsumerOptions extends RebalanceListeners {
   logLevel?: logLevel;
   /** With `brokers`: a KafkaJS `logCreator` for the client made here (KafkaJS's own shape). With `kafka`, set it on your Kafka. */
   logCreator?: logCreator;
+  /** The consumer group's id (`group.id`; with `assign`, offsets of exactly-once live in the sink under it). Required. */
   groupId: string;
   /** Topic names or patterns (patterns are matched against the topics that exist at start()). Exclusive with `assign`. */
   topics?: (string | RegExp)[];
@@ -116,6 +122,7 @@ export interface GroupConsumerOptions extends RebalanceListeners {
    * `assign()`). Offsets live in the sink (exactly-once) or are committed under `groupId`.
    */
   assign?: ManualAssignment[];
+  /** `exactly-once` (output and next offset in one sink transaction), `at-least-once` or `at-most-once`. Required. */
   delivery: Delivery;
   /** Required for exactly-once: where output and offsets are written together. */
   sink?: ExactlyOnceSink;
@@ -175,7 +182,7 @@ export interface GroupConsumerOptions extends RebalanceListeners {
    * transaction (up to `maxRows` rows, waiting up to `lingerMs` for writes to join). Default off:
    * one transaction per fetched batch per partition. See GroupCommitSink and docs/sql-sink.md.
    */
-  groupCommit?: { maxRows?: number; lingerMs?: number };
+  groupCommit?: GroupCommitOptions;
   /**
    * How record keys become data (Kafka Connect's `key.converter`): a converter config (`{ type: 'string' | 'bytes' |
    * 'json' | 'connect-json' | 'avro' | 'protobuf' | 'json-schema', ... }`) or a converter made with createConverter.

@@ -77,7 +77,10 @@ const positionsOf = (store: SinkPositionStore | SqlOffsetStore | undefined): Sin
 export type ResetSpec =
   | { kind: 'earliest' }
   | { kind: 'latest' }
-  /** The first offset whose record timestamp is ≥ timestampMs (ms since the epoch); the high watermark if none. */
+  /**
+   * The first offset whose record timestamp is ≥ timestampMs (an integer, ms since the epoch); the high watermark if
+   * none; the log start for a time before the epoch. @throws KafkaEosError CONFIG_INVALID when not an integer
+   */
   | { kind: 'datetime'; timestampMs: number }
   /** The current position (of the source of truth) plus `by` (may be negative). */
   | { kind: 'shift-by'; by: bigint }
@@ -102,6 +105,8 @@ export interface ResetPlan {
   description: GroupOffsetsDescription;
   stores: ResetStore[];
   entries: ResetPlanEntry[];
+  /** What the replay after this reset would do to the sink's output that the operator must know (e.g. duplicates). */
+  warnings: string[];
 }
 
 /** The group has members, so its positions cannot be changed (they would be overwritten or fenced at once). */
@@ -197,7 +202,12 @@ export async function planOffsetReset(target: GroupOffsetsTarget, spec: ResetSpe
   const description = await describeGroupOffsets({ ...target, topics });
   assertGroupInactive(description);
   const byTime = new Map<string, bigint>();
-  if (spec.kind === 'datetime') {
+  // A time before the epoch is before every record (Kafka refuses negative timestamps other than -1, "none"): the log
+  // start, never a ListOffsets query, whose negative timestamps are sentinels (-1 LATEST, -2 EARLIEST, -3 MAX_TIMESTAMP).
+  if (spec.kind === 'datetime' && !Number.isSafeInteger(spec.timestampMs)) {
+    throw new KafkaEosError('CONFIG_INVALID', `timestampMs: expected an integer number of ms, got ${spec.timestampMs}`);
+  }
+  if (spec.kind === 'datetime' && spec.timestampMs >= 0) {
     for (const topic of new Set(description.partitions.map((p) => p.topic))) {
       for (const r of await target.admin.fetchTopicOffsetsByTimestamp(topic, spec.timestampMs)) byTime.set(partitionKey({ topic,
         partition: r.partition }), BigInt(r.offset));
@@ -219,7 +229,7 @@ export async function planOffsetReset(target: GroupOffsetsTarget, spec: ResetSpe
     switch (spec.kind) {
       case 'earliest': wanted = p.logStartOffset; break;
       case 'latest': wanted = p.highWatermark; break;
-      case 'datetime': wanted = byTime.get(key) ?? p.highWatermark; break;
+      case 'datetime': wanted = spec.timestampMs < 0 ? p.logStartOffset : byTime.get(key) ?? p.highWatermark; break;
       case 'shift-by': wanted = current === null ? null : current + spec.by; break;
       case 'offsets': wanted = explicit.get(key) ?? null; break;
     }
@@ -238,7 +248,11 @@ export async function planOffsetReset(target: GroupOffsetsTarget, spec: ResetSpe
     }
     entries.push({ topic: p.topic, partition: p.partition, current, target: wanted, ...(note ? { note } : {}) });
   }
-  return { description, stores, entries };
+  const rewinds = entries.flatMap((e) => (e.current !== null && e.target !== null && e.target < e.current
+    ? [{ topic: e.topic, partition: e.partition, from: e.current, to: e.target }] : []));
+  const store = positionsOf(target.store);
+  const warnings = stores.includes('sink') && store?.replayWarnings ? await store.replayWarnings(target.groupId, rewinds) : [];
+  return { description, stores, entries, warnings };
 }
 
 /**

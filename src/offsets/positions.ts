@@ -8,6 +8,9 @@ import type { TopicPartition } from '../records';
 /** One stored position: `nextOffset` is the next offset to consume, -1n = none stored yet. */
 export interface StoredPosition extends TopicPartition { nextOffset: bigint }
 
+/** A partition a reset moves back: from `from` to `to` (< from); the records in between are written again by the replay. */
+export interface Rewind extends TopicPartition { from: bigint; to: bigint }
+
 /**
  * A sink's stored positions as operators see them. The consumer itself only ever moves a position
  * by compare-and-set through its sink; these calls are for a group without members.
@@ -23,6 +26,11 @@ export interface SinkPositionStore {
    * Absent: every offset can be stored as asked.
    */
   align?(tp: TopicPartition, wanted: bigint, logStartOffset: bigint): Promise<{ target: bigint; note?: string }>;
+  /**
+   * What a replay from the planned positions would do to the sink's output that an operator must know before
+   * executing it (the SQL store: rows inserted again into a table without a key). Absent: nothing to say.
+   */
+  replayWarnings?(groupId: string, rewinds: Rewind[]): Promise<string[]>;
   /** Sets each partition's position (the HDFS store rewinds or skips its files; the SQL store overwrites rows). */
   overwrite(groupId: string, positions: StoredPosition[]): Promise<void>;
 }

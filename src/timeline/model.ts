@@ -137,9 +137,7 @@ export function timelineFromMockEvents(
           label: `session expired: ${id} (${String(d.cause ?? 'session timeout')})` });
         break;
       case 'group.generation':
-        events.push({ ts: e.ts, kind: 'generation',
-          label: `generation ${String(d.generationId)} (${String(d.protocolName ?? '')}, leader ${String(d.leader ?? '')}, `
-            + `${(d.members as unknown[] | undefined)?.length ?? 0} members)` });
+        events.push({ ts: e.ts, kind: 'generation', label: generationLabel(d) });
         break;
       case 'group.state':
         if (d.to === 'PreparingRebalance' && !band) {
@@ -172,6 +170,22 @@ export function timelineFromMockEvents(
     events.push({ ts: x.ts, kind: x.kind, label: x.label, ...(memberId ? { memberId } : {}) });
   }
   return finish(options.title ?? `group ${groupId}`, members, book, events, rebalances, options.end);
+}
+
+/**
+ * A generation's marker label: `generation 3 (protocol range, leader m1, 2 members)`, or for a generation without
+ * members (the group emptied: no protocol, no leader) `generation 4: empty (no members)`. Parts the entry lacks are
+ * left out, never printed empty.
+ */
+export function generationLabel(d: Record<string, unknown>): string {
+  const members = (d.members as unknown[] | undefined)?.length ?? 0;
+  if (members === 0) return `generation ${String(d.generationId)}: empty (no members)`;
+  const parts = [
+    ...(d.protocolName ? [`protocol ${String(d.protocolName)}`] : []),
+    ...(d.leader ? [`leader ${String(d.leader)}`] : []),
+    `${members} member${members === 1 ? '' : 's'}`,
+  ];
+  return `generation ${String(d.generationId)} (${parts.join(', ')})`;
 }
 
 /**

@@ -18,16 +18,20 @@ export function memberColour(index: number): string {
   return `hsl(${Math.round((index * 137.508) % 360)}, 65%, 52%)`;
 }
 
-const MARK: Record<TimelineEventKind, { colour: string; symbol: string; name: string }> = {
-  generation: { colour: '#888', symbol: 'G', name: 'generation' },
-  join: { colour: '#2a9d34', symbol: '+', name: 'join' },
-  leave: { colour: '#1f5fbf', symbol: '−', name: 'leave' },
-  expired: { colour: '#e07b00', symbol: 'E', name: 'session expired' },
-  fenced: { colour: '#d00000', symbol: 'F', name: 'fenced' },
-  kill: { colour: '#000', symbol: '✕', name: 'killed (SIGKILL)' },
-  lost: { colour: '#a0008c', symbol: '!', name: 'partitions lost' },
-  note: { colour: '#555', symbol: '•', name: 'note' },
+/** Each marker: colour, symbol, its name (legend, tooltips) and how a count of them reads (`1 kill`, `3 kills`). */
+const MARK: Record<TimelineEventKind, { colour: string; symbol: string; name: string; one: string; many: string }> = {
+  generation: { colour: '#888', symbol: 'G', name: 'generation', one: 'generation', many: 'generations' },
+  join: { colour: '#2a9d34', symbol: '+', name: 'join', one: 'join', many: 'joins' },
+  leave: { colour: '#1f5fbf', symbol: '−', name: 'leave', one: 'leave', many: 'leaves' },
+  expired: { colour: '#e07b00', symbol: 'E', name: 'session expired', one: 'session expiry', many: 'session expiries' },
+  fenced: { colour: '#d00000', symbol: 'F', name: 'fenced', one: 'member fenced', many: 'members fenced' },
+  kill: { colour: '#000', symbol: '✕', name: 'killed (SIGKILL)', one: 'kill (SIGKILL)', many: 'kills (SIGKILL)' },
+  lost: { colour: '#a0008c', symbol: '!', name: 'partitions lost', one: 'loss of partitions', many: 'losses of partitions' },
+  note: { colour: '#555', symbol: '•', name: 'note', one: 'note', many: 'notes' },
 };
+
+/** `n` markers of `kind`, as the summary counts them. */
+export const countOf = (kind: TimelineEventKind, n: number): string => `${n} ${n === 1 ? MARK[kind].one : MARK[kind].many}`;
 
 /** The least horizontal distance (px) between the centres of two marker symbols in one lane. */
 export const MARK_GAP_PX = 14;
@@ -107,15 +111,34 @@ export function renderTimelineHtml(t: Timeline, options: { width?: number } = {}
   for (const p of t.partitions) {
     parts.push(`<text class="partition" x="${left - 8}" y="${y(p) + row * 0.68}" text-anchor="end">${esc(p)}</text>`);
   }
+  // A member killed while it owned partitions keeps them in the group until its session expires (or it is fenced,
+  // or the timeline ends): that part of its bar is drawn faded and says why.
+  const killedAt = new Map<string, number>();
+  for (const e of t.events) if (e.kind === 'kill' && e.memberId && !killedAt.has(e.memberId)) killedAt.set(e.memberId, e.ts);
+  const ended = (id: string, after: number) => t.events.find((e) => e.memberId === id && e.ts >= after
+    && (e.kind === 'expired' || e.kind === 'fenced' || e.kind === 'leave'));
   for (const s of t.spans) {
     const x1 = x(s.from);
-    const x2 = x(s.to ?? t.end);
+    const end = s.to ?? t.end;
+    const killed = killedAt.get(s.memberId);
+    const cut = killed !== undefined && killed > s.from && killed < end ? killed : end;
+    const x2 = x(cut);
     const gen = s.generation !== undefined ? `\ngeneration ${s.generation}` : '';
-    const until = s.to === null ? 'the end' : fmt(s.to);
+    const until = cut !== end ? fmt(cut) : s.to === null ? 'the end' : fmt(s.to);
     const title = `${s.partition}\n${who(member.get(s.memberId), s.memberId)}${gen}\nfrom ${fmt(s.from)}\nto ${until}`;
+    const colourOf = colour.get(s.memberId) ?? '#999';
     parts.push(`<rect class="span" data-member="${esc(s.memberId)}" data-partition="${esc(s.partition)}" x="${x1.toFixed(1)}" `
       + `y="${y(s.partition) + 3}" width="${Math.max(1.5, x2 - x1).toFixed(1)}" height="${row - 6}" rx="3" `
-      + `fill="${colour.get(s.memberId) ?? '#999'}"><title>${esc(title)}</title></rect>`);
+      + `fill="${colourOf}"><title>${esc(title)}</title></rect>`);
+    if (cut === end) continue;
+    const how = ended(s.memberId, cut);
+    const endedBy = { expired: 'its session expired', fenced: 'it was fenced', leave: 'it left' } as Record<string, string>;
+    const why = `${s.partition}\n${who(member.get(s.memberId), s.memberId)}\nkilled at ${fmt(cut)}: the group still assigns it `
+      + `this partition until ${how ? `${endedBy[how.kind]} at ${fmt(how.ts)}` : 'its session expires (after the end of this timeline)'}`
+      + '; nobody consumes the partition meanwhile';
+    parts.push(`<rect class="span-after-kill" data-member="${esc(s.memberId)}" data-partition="${esc(s.partition)}" `
+      + `x="${x2.toFixed(1)}" y="${y(s.partition) + 3}" width="${Math.max(1.5, x(end) - x2).toFixed(1)}" height="${row - 6}" rx="3" `
+      + `fill="${colourOf}" fill-opacity="0.3" stroke="${colourOf}" stroke-dasharray="3 2"><title>${esc(why)}</title></rect>`);
   }
   for (const [i, e] of t.events.entries()) {
     const ex = x(e.ts);
@@ -160,7 +183,8 @@ code { color: #777; font-size: 11px; }
 <p class="summary">${t.partitions.length} partitions, ${t.members.length} members,
   ${t.rebalances.length} rebalances over ${seconds.toFixed(1)} s
 from ${esc(new Date(t.start).toISOString())}${counts.length > 0 ? `; `
-  + `${counts.map(([k, n]) => `${n} ${MARK[k].name}`).join(', ')}` : ''}. Hover a bar or a marker for details; shaded = rebalancing.</p>
+  + `${counts.map(([k, n]) => countOf(k, n)).join(', ')}` : ''}. Hover a bar or a marker for details; shaded = rebalancing${
+  killedAt.size > 0 ? '; a faded bar = still assigned to a killed member, until its session expires' : ''}.</p>
 <ul class="legend">${legend}</ul>
 <ul class="marks">${marks}</ul>
 <svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}"

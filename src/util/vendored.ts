@@ -8,6 +8,7 @@
 import { types } from 'node:util';
 import type * as PRetry from 'p-retry' with { 'resolution-mode': 'import' };
 import type * as HyparquetWriter from 'hyparquet-writer' with { 'resolution-mode': 'import' };
+import type * as Hyparquet from 'hyparquet' with { 'resolution-mode': 'import' };
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const pRetryModule = require('../../vendor/p-retry.cjs') as typeof PRetry;
@@ -40,6 +41,14 @@ export const pRetry: typeof PRetry.default = ((input, options) => pRetryModule.d
     throw ofThisRealm(e);
   }
 }, options)) as typeof PRetry.default;
+
+let hyparquet: typeof Hyparquet | undefined;
+/** hyparquet (Parquet decoding), loaded on first use: only reading the HDFS sink's Parquet files back needs it. */
+export function loadHyparquet(): typeof Hyparquet {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  hyparquet ??= require('../../vendor/hyparquet.cjs') as typeof Hyparquet;
+  return hyparquet;
+}
 
 let hyparquetWriter: typeof HyparquetWriter | undefined;
 /** hyparquet-writer (Parquet encoding), loaded on first use: only the HDFS sink's Parquet format needs it. */

@@ -129,6 +129,31 @@ test('from synthetic log entries: a session expiry and a fenced static member cl
   expect(html).toMatch(/c1 <code>m1<\/code> <b[^>]*>killed \(SIGKILL\)<\/b>/);
 });
 
+test('a generation without members is labelled empty; counts read as words; a killed member\'s bar says why it runs on', () => {
+  // Issue 19 item 14: "generation 3 (, leader , 0 members)", "3 generation", and bars after a kill that ran on unexplained.
+  const asg = (...ps: number[]) => encodeAssignment({ assignedPartitions: ps.map((partition) => ({ topic: 't', partition })) });
+  const e = (ts: number, type: string, data: Record<string, unknown>): MockEventEntry => ({ ts, type, data: { groupId: 'g', ...data } });
+  const entries = [
+    e(1000, 'member.joined', { memberId: 'm1', clientId: 'c1', groupInstanceId: null }),
+    e(1100, 'group.generation', { generationId: 1, protocolName: 'range', leader: 'm1', members: [{ memberId: 'm1' }] }),
+    e(1200, 'member.assignment', { memberId: 'm1', generationId: 1, assignment: asg(0, 1) }),
+    e(9000, 'member.expired', { memberId: 'm1', cause: 'session-timeout' }),
+    e(9001, 'group.generation', { generationId: 2, protocolName: null, leader: null, members: [] }),
+  ];
+  const t = timelineFromMockEvents(entries, 'g', { extra: [{ ts: 4000, kind: 'kill', label: 'SIGKILL c1', clientId: 'c1' }], end: 10000 });
+  expect(t.events.filter((x) => x.kind === 'generation').map((x) => x.label))
+    .toEqual(['generation 1 (protocol range, leader m1, 1 member)', 'generation 2: empty (no members)']);
+  const html = renderTimelineHtml(t);
+  expect(html).not.toMatch(/\(, leader ,|leader ,/);
+  expect(html).toMatch(/; 2 generations, 1 join, 1 session expiry, 1 kill \(SIGKILL\)\./);
+  expect(html).toMatch(/a faded bar = still assigned to a killed member, until its session expires/);
+  // Each of m1's bars: solid until the kill, then faded until the expiry, saying why.
+  expect(count(html, /<rect class="span" data-member="m1"/g)).toBe(2);
+  const after = [...html.matchAll(/<rect class="span-after-kill" data-member="m1"[^>]*><title>([^<]*)<\/title>/g)].map((m) => m[1]!);
+  expect(after).toHaveLength(2);
+  expect(after[0]).toMatch(/killed at 3\.00 s [^\n]*: the group still assigns it this partition until its session expired at 8\.00 s .*; nobody consumes/);
+});
+
 /** Every marker symbol of a page: kind, x, y and lane. */
 const MARK_RE = /<g class="event" data-kind="(\w+)">[\s\S]*?<text x="([\d.]+)" y="([\d.]+)"[^>]*data-lane="(\d+)"/g;
 const marks = (html: string) => [...html.matchAll(MARK_RE)]

@@ -7,6 +7,8 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { ConfigError } from '../../consumer/options';
+import { KAFKAJS_OPTION_NAMES } from '../../consumer/option-names';
+import { schemaKeysAt, unknownOptionMessage } from '../../util/did-you-mean';
 import { sinkConfigSchema } from '../sink-factory';
 
 const int = (min: number) => z.number().int().min(min);
@@ -88,7 +90,8 @@ export const runConfigSchema = z.object({
   valueConverter: converterSchema.optional().describe("how record values become data (Kafka Connect's value.converter; default: JSON)"),
   schemaRegistry: z.object({
     url: z.string().regex(/^https?:\/\/[^\s]+$/, 'expected http(s)://host:port').describe('Schema Registry URL (schema.registry.url)'),
-    basicAuth: z.object({ username: z.string(), password: z.string() }).strict().optional().describe('HTTP basic auth'),
+    basicAuth: z.object({ username: z.string().describe('the user'), password: z.string().describe('the password') }).strict()
+      .optional().describe('HTTP basic auth'),
     requestTimeoutMs: int(1).optional().describe('timeout of one registry request, ms (default 10000)'),
   }).strict().optional().describe('the Schema Registry of the avro, protobuf and json-schema converters'),
   status: z.object({
@@ -105,15 +108,23 @@ export type RunConfig = z.infer<typeof runConfigSchema>;
 function describeIssue(issue: z.core.$ZodIssue): string {
   if (issue.code === 'invalid_value' && 'values' in issue) return `expected one of `
     + `${(issue.values as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
-  if (issue.code === 'unrecognized_keys') return `unknown field(s) ${issue.keys.join(', ')} (see kafka-eos run --print-schema)`;
   return issue.message;
 }
 
-/** Validates a parsed config object. @throws ConfigError naming the first bad field and the expected value. */
+/**
+ * Validates a parsed config object. @throws ConfigError naming the first bad field and the expected value; an unknown
+ * field as the SDK names one (`consumer.sessionTimeout: unknown option: did you mean sessionTimeoutMs?`).
+ */
 export function validateRunConfig(value: unknown): RunConfig {
   const parsed = runConfigSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
+    if (issue.code === 'unrecognized_keys') {
+      const key = issue.keys[0]!;
+      const aliases = issue.path.length === 1 && issue.path[0] === 'consumer' ? KAFKAJS_OPTION_NAMES : {};
+      throw new ConfigError([...issue.path, key].join('.'), `${unknownOptionMessage(key, schemaKeysAt(runConfigSchema, issue.path, value),
+        aliases)} (see kafka-eos run --print-schema)`);
+    }
     throw new ConfigError(issue.path.join('.') || '(config)', describeIssue(issue));
   }
   const c = parsed.data;

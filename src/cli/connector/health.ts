@@ -26,9 +26,13 @@ const CONNECTION_ERROR = new RegExp([
   'socket hang up', 'Failed to connect', 'not connected',
 ].join('|'), 'i');
 
+const BROKER_RETRYING = 'KafkaJS reconnects with backoff (and restarts the consumer) until it answers';
+
 /** Tracks outages and writes a line on each change, and every `repeatMs` while one lasts. */
 export class OutageReporter {
   private readonly outages = new Map<string, Outage>();
+  /** What a broker outage line says is retried (see {@link startingUp}). */
+  private brokerRetrying = BROKER_RETRYING;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
 
@@ -39,6 +43,16 @@ export class OutageReporter {
   start(): void {
     this.timer = setInterval(() => this.repeat(), Math.min(this.repeatMs, 1000));
     this.timer.unref();
+  }
+
+  /**
+   * During start-up (`retries`: KafkaJS's connection retries, `kafka.retry.retries`) a broker outage is not waited
+   * out: `run` gives up after those retries and exits 2. Call with null once the member has its first assignment:
+   * from then on KafkaJS reconnects and restarts the consumer until the brokers answer.
+   */
+  startingUp(retries: number | null): void {
+    this.brokerRetrying = retries === null ? BROKER_RETRYING
+      : `start-up retries ${retries} times with backoff (kafka.retry.retries), then exits 2 with KAFKA_UNAVAILABLE`;
   }
 
   /** Stops reporting (connections closed while stopping are not outages). */
@@ -59,7 +73,7 @@ export class OutageReporter {
     if (!CONNECTION_ERROR.test(text)) return;
     const broker = log.broker ?? 'the cluster';
     const reason = (log.error ?? log.message ?? 'connection error').replace(/\s+/g, ' ').trim();
-    this.down(`broker ${broker}`, reason, 'KafkaJS reconnects with backoff (and restarts the consumer) until it answers');
+    this.down(`broker ${broker}`, reason, this.brokerRetrying);
   }
 
   /** The sink's store (`the database`, `HDFS`) could not be written (a `sink-unavailable` event). */

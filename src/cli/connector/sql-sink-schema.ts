@@ -25,7 +25,7 @@ export const sqlSinkSchema = z.object({
   mapping: z.union([
     z.object({
       columns: z.record(z.string(), column).describe('column name → { path, type, nullable }'),
-      includeKafkaCoordinates: z.boolean().optional().describe('add kafka_topic, kafka_partition, kafka_offset columns'),
+      includeKafkaCoordinates: z.boolean().optional().describe('add kafka_topic, kafka_partition, kafka_offset columns (default true)'),
     }).strict(),
     z.object({
       fromSchema: z.union([z.literal(true), z.object({
@@ -35,7 +35,7 @@ export const sqlSinkSchema = z.object({
         keyPrefix: z.string().optional().describe("prefix of a struct key's field columns (default none)"),
         headers: z.record(z.string(), z.string().min(1)).optional().describe('header name → column (text)'),
       }).strict()]).describe("columns from the converted records' schemas (docs/converters.md)"),
-      includeKafkaCoordinates: z.boolean().optional().describe('add kafka_topic, kafka_partition, kafka_offset columns'),
+      includeKafkaCoordinates: z.boolean().optional().describe('add kafka_topic, kafka_partition, kafka_offset columns (default true)'),
     }).strict(),
   ]).describe('how a record becomes a row: declared columns reading the JSON value, or columns from the schemas'),
   behaviorOnNullValues: z.enum(['ignore', 'fail']).optional()

@@ -45,9 +45,16 @@ function brokerList(v: string): string[] {
   return list;
 }
 
+/**
+ * `--to-datetime`: an ISO 8601 date-time or epoch ms, one rule for both: a time a date can hold (±8.64e15 ms from
+ * the epoch, the years -271821 to 275760). A time before the epoch is kept (the plan moves to the log start).
+ */
 function datetime(v: string): number {
-  const ms = /^\d+$/.test(v) ? Number(v) : Date.parse(v);
-  if (!Number.isFinite(ms)) throw new InvalidArgumentError('expected an ISO 8601 date-time (e.g. 2026-12-01T06:00:00Z) or epoch ms');
+  const ms = /^-?\d+$/.test(v.trim()) ? Number(v.trim()) : Date.parse(v);
+  if (!Number.isSafeInteger(ms) || Math.abs(ms) > 8.64e15) {
+    throw new InvalidArgumentError('expected an ISO 8601 date-time (e.g. 2026-12-01T06:00:00Z) or epoch ms, within 8.64e15 ms '
+      + 'of the epoch (the years -271821 to 275760)');
+  }
   return ms;
 }
 
@@ -118,7 +125,8 @@ export function formatPlan(plan: ResetPlan, executed: boolean, storeName = "the 
   for (const e of plan.entries) rows.push([e.topic, String(e.partition), str(e.current), str(e.target), e.note ?? '']);
   const head = executed ? `reset ${where} of group ${plan.description.groupId}:\n` : `dry run (add --execute to apply) for `
     + `${where} of group ${plan.description.groupId}:\n`;
-  return head + (plan.entries.length === 0 ? 'nothing to reset\n' : table(rows));
+  return head + (plan.entries.length === 0 ? 'nothing to reset\n' : table(rows))
+    + plan.warnings.map((w) => `warning: ${w}\n`).join('');
 }
 
 const json = (v: unknown) => JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x), 2) + '\n';
@@ -265,7 +273,7 @@ export function registerOffsetsCommand(program: Command): void {
         if (o.execute) await executeOffsetReset(t, plan);
         const moved = t.store instanceof HdfsPositionStore ? { hdfsMoves: t.store.moves, hdfsStrays: t.store.strays } : {};
         process.stdout.write(o.json ? json({ executed: o.execute === true, stores: plan.stores,
-          entries: plan.entries, ...moved }) : formatPlan(plan, o.execute === true, t.store?.label));
+          entries: plan.entries, warnings: plan.warnings, ...moved }) : formatPlan(plan, o.execute === true, t.store?.label));
       }, stores.includes('sink')));
     });
 }

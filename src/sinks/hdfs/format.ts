@@ -8,7 +8,7 @@ import { loadHyparquetWriter } from '../../util/vendored';
 import type { SinkRecord } from '../../records';
 import { SinkMappingError } from '../errors';
 import { JsonShape, jsonTextShape } from './json-check';
-import { AvroFileWriter, hdfsColumnsOf, plainValue, valueSchemaOf } from './format-schema';
+import { SchemaFormat, type SchemaRow } from './format-schema';
 
 /** A column of CSV or Parquet output: `path` is a dot path into the record's JSON value (default: `name`). */
 export interface HdfsColumn {
@@ -111,6 +111,30 @@ export function jsonValue(r: SinkRecord, text = r.value === null ? 'null' : r.va
   }
 }
 
+/**
+ * The largest distance from the epoch a JavaScript Date can hold, ms (ECMA-262 "Time Values and Time Range":
+ * ±8.64e15 ms, the years -271821 to 275760). Kafka's record timestamps are any int64 ms.
+ */
+export const DATE_RANGE_MS = 8_640_000_000_000_000n;
+
+/**
+ * A record's timestamp (or a time derived from it, `ms`, e.g. floored by the time partitioner) as a Date, for
+ * every place the sink makes a date of it: the `_timestamp` coordinate of CSV and Parquet, the time partitioner.
+ * (JSON lines write `_timestamp` as the int64 Kafka gives, exact for every value: no date is made.)
+ * @throws SinkMappingError (SINK_MAPPING_FAILED, the record at fault) when it lies outside {@link DATE_RANGE_MS}:
+ *   a value a CSV or Parquet timestamp cannot show, refused when the record is staged, never when its file is encoded.
+ */
+export function recordDate(r: SinkRecord, ms: bigint = r.timestamp): Date {
+  if (ms > DATE_RANGE_MS || ms < -DATE_RANGE_MS) {
+    throw new SinkMappingError(
+      `record timestamp ${r.timestamp} ms${ms === r.timestamp ? '' : ` (${ms} ms as partitioned)`} is outside the range the sink `
+      + 'can write as a date (±8.64e15 ms from the epoch, years -271821 to 275760)',
+      { topic: r.topic, partition: r.partition, offset: r.offset },
+    );
+  }
+  return new Date(Number(ms));
+}
+
 /** The value at dot path `p` (e.g. `a.b.c`) in `v`; undefined when a step is missing or not an object. */
 export function getPath(v: unknown, p: string): unknown {
   let cur = v;
@@ -126,14 +150,17 @@ export class Format {
   readonly extension: string;
   private readonly columns: HdfsColumn[] | null;
 
-  /** Avro files, or CSV / Parquet without declared columns: rows are the records, shaped by their schemas at encode. */
+  /** Avro files, or CSV / Parquet without declared columns: rows shaped by their records' schemas (format-schema.ts). */
   readonly fromSchema: boolean;
-  private readonly avroWriter: AvroFileWriter | undefined;
+  private readonly schemaFormat: SchemaFormat | undefined;
 
   constructor(readonly config: HdfsFormatConfig, readonly includeKafkaCoordinates: boolean) {
     this.extension = config.type === 'jsonl' ? 'jsonl' : config.type;
     this.fromSchema = config.type === 'avro' || (config.type !== 'jsonl' && !config.columns);
-    this.avroWriter = config.type === 'avro' ? new AvroFileWriter(config.codec) : undefined;
+    this.schemaFormat = !this.fromSchema ? undefined : new SchemaFormat(config.type as 'avro' | 'csv' | 'parquet', includeKafkaCoordinates, {
+      coordinates: KAFKA_COLUMNS, convert, recordDate,
+      encodeColumns: (columns, rows) => new Format({ type: config.type as 'csv' | 'parquet', columns }, false).encode(rows),
+    }, config.type === 'avro' ? config.codec : undefined);
     this.columns = config.type === 'jsonl' || config.type === 'avro' ? null
       : [...(includeKafkaCoordinates ? KAFKA_COLUMNS : []), ...(config.columns ?? [])];
   }
@@ -149,10 +176,7 @@ export class Format {
    * @throws SinkMappingError naming the record and column (a value that is not JSON, a bad column value)
    */
   toRow(r: SinkRecord, value: () => unknown = () => jsonValue(r)): Row {
-    if (this.fromSchema) {
-      if (r.value !== null) valueSchemaOf(r); // refused at staging, not at commit
-      return { record: r, value: EMPTY };
-    }
+    if (this.schemaFormat) return this.schemaFormat.row(r); // encoded or converted now: refused at staging, not at commit
     if (!this.columns) {
       const v = r.value;
       if (v === null) return { record: r, value: NULL_BYTES };
@@ -162,17 +186,12 @@ export class Format {
     }
     const parsed = value();
     const row: Record<string, unknown> = this.includeKafkaCoordinates
-      ? { _topic: r.topic, _partition: BigInt(r.partition), _offset: r.offset, _timestamp: new Date(Number(r.timestamp)) } : {};
+      ? { _topic: r.topic, _partition: BigInt(r.partition), _offset: r.offset, _timestamp: recordDate(r) } : {};
     for (const c of this.columns) {
       if (KAFKA_COLUMNS.includes(c)) continue;
       row[c.name] = convert(r, c, getPath(parsed, c.path ?? c.name));
     }
     return row;
-  }
-
-  /** Avro files and schema-derived CSV / Parquet (format-schema.ts): the file of these records. */
-  private encodeFromSchema(records: SinkRecord[]): Buffer {
-    return this.avroWriter ? this.avroWriter.encode(records) : encodeWithSchemaColumns(this, records);
   }
 
   /**
@@ -213,7 +232,7 @@ export class Format {
 
   /** Encodes the rows of one file; `chunks` are earlier encodeChunk results (JSON lines), in order before `rowsIn`. */
   encode(rowsIn: Row[], chunks: Buffer[] = []): Buffer {
-    if (this.fromSchema) return this.encodeFromSchema((rowsIn as JsonLine[]).map((x) => x.record));
+    if (this.schemaFormat) return this.schemaFormat.encode(rowsIn as SchemaRow[]);
     if (!this.columns) {
       const parts = rowsIn.length > 0 ? [...chunks, this.encodeChunk(rowsIn)!] : chunks;
       return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
@@ -232,26 +251,6 @@ export class Format {
     });
     return Buffer.from(ab);
   }
-}
-
-/**
- * CSV / Parquet without declared columns: the columns of the file's first record (one schema per file: the sink rotates
- * on a schema change), values converted as declared columns' are. Tombstones are left out.
- */
-function encodeWithSchemaColumns(format: Format, records: SinkRecord[]): Buffer {
-  const data = records.filter((r) => r.value !== null);
-  if (data.length === 0) return Buffer.alloc(0);
-  const derived = hdfsColumnsOf(data[0]!);
-  const columns: HdfsColumn[] = [...(format.includeKafkaCoordinates ? KAFKA_COLUMNS : []),
-    ...derived.map((c) => ({ name: c.name, type: c.type, nullable: c.nullable }))];
-  const inner = new Format({ type: format.config.type as 'csv', columns }, false);
-  const rows = data.map((r) => {
-    const row: Record<string, unknown> = format.includeKafkaCoordinates
-      ? { _topic: r.topic, _partition: BigInt(r.partition), _offset: r.offset, _timestamp: new Date(Number(r.timestamp)) } : {};
-    derived.forEach((c, i) => { row[c.name] = convert(r, columns[i + (format.includeKafkaCoordinates ? KAFKA_COLUMNS.length : 0)]!, plainValue(c.read(r))); });
-    return row;
-  });
-  return inner.encode(rows);
 }
 
 function convert(r: SinkRecord, c: HdfsColumn, v: unknown): unknown {

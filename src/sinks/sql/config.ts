@@ -6,7 +6,8 @@ import { DEFAULT_OFFSETS_TABLE, validateIdentifier, type SqlRetryOptions } from 
 import { isKnexInstance } from './dialect';
 import { KAFKA_COORDINATE_COLUMNS } from './ddl';
 import { SinkConfigError } from './errors';
-import { COLUMN_TYPES, type SinkMapping } from './mapping';
+import { COLUMN_TYPES, type ColumnMapping, type DeclarativeMapping, type SchemaMapping, type SinkMapping } from './mapping';
+import { unknownKey, unknownOptionMessage } from '../../util/did-you-mean';
 
 /** Checks `mapping.fromSchema`: true, or { flatten?, keyColumn?, keyPrefix?, headers? }. @throws SinkConfigError */
 function validateFromSchema(spec: unknown): void {
@@ -14,9 +15,7 @@ function validateFromSchema(spec: unknown): void {
   const f = 'mapping.fromSchema';
   if (spec === null || typeof spec !== 'object') throw new SinkConfigError(f, 'must be true or { flatten?, keyColumn?, keyPrefix?, headers? }');
   const o = spec as Record<string, unknown>;
-  for (const k of Object.keys(o)) {
-    if (!['flatten', 'keyColumn', 'keyPrefix', 'headers'].includes(k)) throw new SinkConfigError(`${f}.${k}`, 'unknown option');
-  }
+  refuseUnknownKeys(o, ['flatten', 'keyColumn', 'keyPrefix', 'headers'], `${f}.`);
   if (o.flatten !== undefined && o.flatten !== false && (typeof o.flatten !== 'string' || o.flatten === '')) {
     throw new SinkConfigError(`${f}.flatten`, 'must be a separator (e.g. "_") or false');
   }
@@ -44,7 +43,12 @@ export interface SqlSinkConfig {
   knex: Knex | Knex.Config;
   /** Data table: one plain identifier (no '.'), quoted by knex. */
   table: string;
+  /**
+   * `insert` (a replay inserts rows again), `upsert` (by `upsertKey`) or `kafka-key` (upsert by the Kafka coordinates,
+   * which become the primary key). Required.
+   */
   mode: SqlSinkMode;
+  /** Record → row: a declarative `{ columns }` (dot paths of the JSON value) or a function returning column → value. Required. */
   mapping: SinkMapping;
   /** Conflict target for mode 'upsert' (required there, rejected elsewhere). */
   upsertKey?: string[];
@@ -88,6 +92,22 @@ export interface NormalizedSqlSinkConfig {
 
 const COORDS: readonly string[] = KAFKA_COORDINATE_COLUMNS;
 
+/** Every key of T, listed once (a key added to T and not here fails to compile). */
+const keysOf = <T>() => <const K extends readonly (keyof T)[]>(keys: K & ([Exclude<keyof T, K[number]>] extends [never] ? unknown
+  : { missing: Exclude<keyof T, K[number]> })): readonly string[] => keys as readonly string[];
+const SQL_SINK_KEYS = keysOf<SqlSinkConfig>()(['knex', 'table', 'mode', 'mapping', 'upsertKey', 'includeKafkaCoordinates', 'offsetsTable',
+  'autoCreate', 'maxRowsPerStatement', 'retry', 'behaviorOnNullValues']);
+const MAPPING_KEYS = keysOf<DeclarativeMapping>()(['columns', 'includeKafkaCoordinates']);
+const SCHEMA_MAPPING_KEYS = keysOf<SchemaMapping>()(['fromSchema', 'includeKafkaCoordinates']);
+const COLUMN_KEYS = keysOf<ColumnMapping>()(['path', 'type', 'nullable']);
+const RETRY_KEYS = keysOf<SqlRetryOptions>()(['retries', 'minTimeoutMs', 'maxTimeoutMs']);
+
+/** Refuses the first unknown key of `value` (at `prefix`) with a did-you-mean, as the consumer's options do. */
+function refuseUnknownKeys(value: object, known: readonly string[], prefix: string): void {
+  const key = unknownKey(value, known);
+  if (key !== undefined) throw new SinkConfigError(`${prefix}${key}`, unknownOptionMessage(key, known));
+}
+
 /** knex.pool's min and max (tarn.js would otherwise fail later with "opt.max is smaller than opt.min"). */
 function validatePool(pool: unknown): void {
   if (pool === undefined) return;
@@ -103,9 +123,17 @@ function validatePool(pool: unknown): void {
   }
 }
 
-/** Validates a config up front. @throws SinkConfigError (code CONFIG_INVALID) with `field` set. */
+/**
+ * Validates a config up front. @throws SinkConfigError (code CONFIG_INVALID) with `field` set; an unknown option (of the
+ * config, `mapping`, a column, `retry`) with a did-you-mean, as the consumer's options and the HDFS sink's config.
+ */
 export function validateSqlSinkConfig(config: SqlSinkConfig): NormalizedSqlSinkConfig {
   if (config === null || typeof config !== 'object') throw new SinkConfigError('config', 'must be an object');
+  refuseUnknownKeys(config, SQL_SINK_KEYS, '');
+  if (config.retry !== undefined && (config.retry === null || typeof config.retry !== 'object')) {
+    throw new SinkConfigError('retry', 'must be an object { retries?, minTimeoutMs?, maxTimeoutMs? }');
+  }
+  if (config.retry) refuseUnknownKeys(config.retry, RETRY_KEYS, 'retry.');
   const k: unknown = config.knex;
   if (!isKnexInstance(k) && (k === null || typeof k !== 'object' || !('client' in k))) {
     throw new SinkConfigError('knex', 'must be a knex instance or a Knex.Config with a client');
@@ -125,6 +153,7 @@ export function validateSqlSinkConfig(config: SqlSinkConfig): NormalizedSqlSinkC
   if (typeof mapping === 'function') {
     // user function: nothing more to check up front
   } else if (mapping !== null && typeof mapping === 'object' && 'fromSchema' in mapping) {
+    refuseUnknownKeys(mapping, SCHEMA_MAPPING_KEYS, 'mapping.');
     validateFromSchema(mapping.fromSchema);
     if (mapping.includeKafkaCoordinates !== undefined && typeof mapping.includeKafkaCoordinates !== 'boolean') {
       throw new SinkConfigError('mapping.includeKafkaCoordinates', 'must be a boolean');
@@ -132,12 +161,14 @@ export function validateSqlSinkConfig(config: SqlSinkConfig): NormalizedSqlSinkC
     mappingCoords = mapping.includeKafkaCoordinates;
   } else if (mapping !== null && typeof mapping === 'object' && mapping.columns !== null && typeof mapping.columns === 'object') {
     declared = new Map();
+    refuseUnknownKeys(mapping, MAPPING_KEYS, 'mapping.');
     const entries = Object.entries(mapping.columns);
     if (entries.length === 0) throw new SinkConfigError('mapping.columns', 'must declare at least one column');
     for (const [name, spec] of entries) {
       const f = `mapping.columns.${name}`;
       validateIdentifier(name, f);
       if (spec === null || typeof spec !== 'object') throw new SinkConfigError(f, 'must be an object { path?, type, nullable? }');
+      refuseUnknownKeys(spec, COLUMN_KEYS, `${f}.`);
       if (!COLUMN_TYPES.includes(spec.type)) {
         throw new SinkConfigError(`${f}.type`, `must be one of ${COLUMN_TYPES.join(', ')}, got ${JSON.stringify(spec.type)}`);
       }

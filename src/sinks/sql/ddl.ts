@@ -4,6 +4,7 @@
  * PostgreSQL the table and its primary key appear together (knex emits the key as a separate ALTER TABLE).
  */
 import type { Knex } from 'knex';
+import { detectDialect } from './dialect';
 import type { ColumnType } from './mapping';
 
 /** Coordinate columns stored with each row (kafka-key mode uses them as the primary key). */
@@ -66,8 +67,13 @@ export async function addTargetColumnIfMissing(k: Knex, table: string): Promise<
   }
 }
 
-/** Creates the data table if missing, from a declarative mapping's columns (plus coordinates and primary key). */
+/**
+ * Creates the data table if missing, from a declarative mapping's columns (plus coordinates and primary key).
+ * `numeric` is NUMERIC on PostgreSQL (exact) and TEXT on SQLite, which has no exact decimal: its NUMERIC affinity
+ * stores '0.100000000000000000001' as the REAL 0.1 and '-1.000…01' as the INTEGER -1, silently.
+ */
 export async function ensureDataTable(k: Knex, table: string, spec: DataTableSpec): Promise<void> {
+  const sqlite = detectDialect(k) === 'sqlite';
   await createTableIfMissing(k, table, (t) => {
     if (spec.includeKafkaCoordinates) {
       t.text('kafka_topic').notNullable();
@@ -75,14 +81,14 @@ export async function ensureDataTable(k: Knex, table: string, spec: DataTableSpe
       t.bigInteger('kafka_offset').notNullable();
     }
     for (const c of spec.columns) {
-      const col = columnBuilder(t, c.name, c.type);
+      const col = columnBuilder(t, c.name, c.type, sqlite);
       if (c.nullable) col.nullable(); else col.notNullable();
     }
     if (spec.primaryKey && spec.primaryKey.length > 0) t.primary(spec.primaryKey);
   });
 }
 
-function columnBuilder(t: Knex.CreateTableBuilder, name: string, type: ColumnType): Knex.ColumnBuilder {
+function columnBuilder(t: Knex.CreateTableBuilder, name: string, type: ColumnType, sqlite: boolean): Knex.ColumnBuilder {
   switch (type) {
     case 'string': return t.text(name);
     case 'integer': return t.integer(name);
@@ -91,7 +97,7 @@ function columnBuilder(t: Knex.CreateTableBuilder, name: string, type: ColumnTyp
     case 'boolean': return t.boolean(name);
     case 'json': return t.jsonb(name);
     case 'timestamp': return t.timestamp(name, { useTz: true });
-    case 'numeric': return t.specificType(name, 'numeric');
+    case 'numeric': return sqlite ? t.text(name) : t.specificType(name, 'numeric');
     case 'bytes': return t.binary(name);
   }
 }

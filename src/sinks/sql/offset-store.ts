@@ -22,7 +22,14 @@ import type { FencedPartition, OffsetAdvance, OffsetStore } from '../offset-stor
 export const DEFAULT_OFFSETS_TABLE = 'kafka_eos_offsets';
 
 /** Retry budget for transient database errors. Delays grow exponentially from minTimeoutMs to maxTimeoutMs (ms). */
-export interface SqlRetryOptions { retries: number; minTimeoutMs: number; maxTimeoutMs: number }
+export interface SqlRetryOptions {
+  /** Retries of a transient database error after the first try (default 5). */
+  retries: number;
+  /** Delay before the first retry, ms (default 50; doubling). */
+  minTimeoutMs: number;
+  /** Longest delay between retries, ms (default 2000). */
+  maxTimeoutMs: number;
+}
 /** Retry budget used when none is given: 5 retries, 50 ms doubling up to 2000 ms. */
 export const DEFAULT_RETRY: SqlRetryOptions = { retries: 5, minTimeoutMs: 50, maxTimeoutMs: 2000 };
 

@@ -21,6 +21,9 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { badArg, HdfsNamespace, normalize, notFound, RemoteError, type HdfsFileStatus } from './namespace';
+
+export type { HdfsFileStatus } from './namespace';
 
 /** The operations the server implements. */
 export type WebHdfsOp =
@@ -50,30 +53,20 @@ export interface WebHdfsFault {
 /** One request as the server saw it (for assertions). */
 export interface WebHdfsRequestLog { node: 'namenode' | 'datanode'; method: string; op: string; path: string; status: number | 'dropped' }
 
-/** The FileStatus JSON object of WebHDFS. Times in ms since the epoch, lengths in bytes. */
-export interface HdfsFileStatus {
-  accessTime: number; blockSize: number; childrenNum: number; fileId: number; group: string; length: number;
-  modificationTime: number; owner: string; pathSuffix: string; permission: string; replication: number;
-  storagePolicy: number; type: 'FILE' | 'DIRECTORY';
-}
-
 /** Options of {@link WebHdfsServer.start}. */
 export interface WebHdfsServerOptions {
   /** Backing directory (default: a new temp directory, removed by stop()). */
   root?: string;
   /** Refuse requests without `user.name` with 401 SecurityException (default false: anonymous is `dr.who`). */
   requireUser?: boolean;
+  /**
+   * The largest request body accepted, bytes (default 512 MiB): a longer upload is refused as a space quota
+   * would refuse it (403 DSQuotaExceededException, the bytes up to the bound kept, the connection closed).
+   */
+  maxBodyBytes?: number;
+  /** How many entries {@link WebHdfsServer.requests} keeps, the newest (default 100000). */
+  requestLogLimit?: number;
 }
-
-class RemoteError extends Error {
-  constructor(readonly status: number, readonly exception: string, readonly javaClassName: string, message: string) { super(message); }
-}
-const notFound = (m: string) => new RemoteError(404, 'FileNotFoundException', 'java.io.FileNotFoundException', m);
-const exists = (m: string) => new RemoteError(403, 'FileAlreadyExistsException', 'org.apache.hadoop.fs.FileAlreadyExistsException', m);
-const badArg = (m: string) => new RemoteError(400, 'IllegalArgumentException', 'java.lang.IllegalArgumentException', m);
-const ioError = (m: string) => new RemoteError(403, 'IOException', 'java.io.IOException', m);
-const parentNotDir = (m: string) =>
-  new RemoteError(403, 'ParentNotDirectoryException', 'org.apache.hadoop.fs.ParentNotDirectoryException', m);
 
 const METHODS: Record<WebHdfsOp, string> = {
   CREATE: 'PUT', MKDIRS: 'PUT', RENAME: 'PUT', APPEND: 'POST', DELETE: 'DELETE',
@@ -82,30 +75,42 @@ const METHODS: Record<WebHdfsOp, string> = {
 const DATANODE_OPS = new Set<string>(['CREATE', 'APPEND', 'OPEN']);
 const PREFIX = '/webhdfs/v1';
 
-interface Meta { owner: string; permission: string }
-
 /** The in-process WebHDFS NameNode + DataNode for tests (see the module comment). */
 export class WebHdfsServer {
   /** The NameNode's base URL, e.g. `http://127.0.0.1:41234`. */
   url = '';
   /** The DataNode's base URL. */
   dataNodeUrl = '';
-  /** Every request handled, in arrival order. */
+  /** The requests handled, in arrival order: the newest `requestLogLimit` (default 100000) of them. */
   readonly requests: WebHdfsRequestLog[] = [];
   /** Called as each request arrives, before it is handled (e.g. to kill a client at a chosen request). */
   onRequest: ((r: WebHdfsRequestLog) => void) | undefined;
   private faults: (WebHdfsFault & { left: number })[] = [];
-  private readonly meta = new Map<string, Meta>();
   private readonly nameNode: http.Server;
   private readonly dataNode: http.Server;
   private readonly ownsRoot: boolean;
+  /** The file-system rules (namespace.ts). */
+  private readonly fs: HdfsNamespace;
+  private readonly maxBodyBytes: number;
+  private readonly requestLogLimit: number;
   readonly root: string;
 
   private constructor(private readonly options: WebHdfsServerOptions) {
     this.ownsRoot = options.root === undefined;
     this.root = options.root ?? fs.mkdtempSync(path.join(os.tmpdir(), 'kafka-eos-webhdfs-'));
-    this.nameNode = http.createServer((req, res) => void this.handle('namenode', req, res));
-    this.dataNode = http.createServer((req, res) => void this.handle('datanode', req, res));
+    this.fs = new HdfsNamespace(this.root);
+    this.maxBodyBytes = options.maxBodyBytes ?? 512 * 1024 * 1024;
+    this.requestLogLimit = options.requestLogLimit ?? 100_000;
+    // A request never brings the process down: whatever escapes the handler closes that request's connection.
+    const serve = (node: 'namenode' | 'datanode') => (req: http.IncomingMessage, res: http.ServerResponse) =>
+      void this.handle(node, req, res).catch(() => req.socket.destroy());
+    this.nameNode = http.createServer(serve('namenode'));
+    this.dataNode = http.createServer(serve('datanode'));
+  }
+
+  /** Number of paths whose owner and permission the server records (bounded by the paths that exist). */
+  get recordedPaths(): number {
+    return this.fs.recordedPaths;
   }
 
   /** Starts both servers on ephemeral ports of 127.0.0.1. */
@@ -130,7 +135,7 @@ export class WebHdfsServer {
 
   /** The local file backing an HDFS path (for tests that inspect bytes directly). */
   localPath(hdfsPath: string): string {
-    return path.join(this.root, path.posix.normalize(`/${hdfsPath}`));
+    return this.fs.localPath(hdfsPath);
   }
 
   /** Stops both servers (dropping open connections) and removes the temp root it created. */
@@ -151,11 +156,16 @@ export class WebHdfsServer {
   }
 
   private async handle(node: 'namenode' | 'datanode', req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const u = new URL(req.url ?? '/', 'http://x');
+    let u: URL;
+    try { u = new URL(req.url ?? '/', 'http://x'); } catch { u = new URL('http://x/'); } // answered below: not a WebHDFS path
     const op = (u.searchParams.get('op') ?? '').toUpperCase();
-    const hdfsPath = decodeURIComponent(u.pathname.startsWith(PREFIX) ? u.pathname.slice(PREFIX.length) || '/' : u.pathname);
+    const raw = u.pathname.startsWith(PREFIX) ? u.pathname.slice(PREFIX.length) || '/' : u.pathname;
+    let hdfsPath = raw;
+    let malformed: RemoteError | undefined;
+    try { hdfsPath = decodePath(raw); } catch (e) { malformed = e as RemoteError; }
     const entry: WebHdfsRequestLog = { node, method: req.method ?? '', op, path: hdfsPath, status: 'dropped' };
     this.requests.push(entry);
+    if (this.requests.length >= 2 * this.requestLogLimit) this.requests.splice(0, this.requests.length - this.requestLogLimit);
     this.onRequest?.(entry);
     const send = (status: number, body?: unknown, headers: Record<string, string> = {}) => {
       entry.status = status;
@@ -165,13 +175,14 @@ export class WebHdfsServer {
     };
     const drop = () => { entry.status = 'dropped'; req.socket.destroy(); };
     try {
+      if (malformed) throw malformed;
       let fault = this.takeFault(node, op, hdfsPath);
       if (fault?.kind === 'latency') {
         await new Promise((r) => setTimeout(r, fault!.delayMs ?? 100));
         fault = undefined;
       }
       if (fault?.kind === 'unavailable') {
-        await drain(req);
+        await this.drain(req);
         return send(503, remote(new RemoteError(
           503, 'RetriableException', 'org.apache.hadoop.ipc.RetriableException',
           `${node === 'datanode' ? 'DataNode' : 'NameNode'} is busy, try again later`,
@@ -189,16 +200,18 @@ export class WebHdfsServer {
         );
       }
       const ctx: OpContext = {
-        node, op: op as WebHdfsOp, p: normalize(hdfsPath), q: u.searchParams, user: user ?? 'dr.who', req, res, fault, send, drop,
+        node, op: op as WebHdfsOp, p: normalize(hdfsPath), q: u.searchParams, user: user ?? 'dr.who', req, res, fault, send, drop, entry,
       };
       await this.dispatch(ctx);
     } catch (e) {
       if (e instanceof RemoteError) {
-        await drain(req).catch(() => undefined);
-        return send(e.status, remote(e));
+        await this.drain(req).catch(() => undefined);
+        if (!res.headersSent) return send(e.status, remote(e));
       }
       entry.status = 500;
-      if (!res.headersSent) send(500, remote(new RemoteError(500, 'RuntimeException', 'java.lang.RuntimeException', (e as Error).message)));
+      // A failure of the local file system, named by HDFS path (the server's local directory is never shown).
+      const message = this.fs.scrub((e as Error).message);
+      if (!res.headersSent) send(500, remote(new RemoteError(500, 'RuntimeException', 'java.lang.RuntimeException', message)));
       else res.destroy();
     }
   }
@@ -207,13 +220,13 @@ export class WebHdfsServer {
     if (c.node === 'namenode' && DATANODE_OPS.has(c.op)) {
       // As Hadoop's NameNode: CREATE is redirected after checking its parameters only (the DataNode's create
       // finds an existing file); APPEND and OPEN look the file up first (choosing a DataNode needs its blocks).
-      if (c.op === 'CREATE') this.checkPermission(c);
-      else this.fileStat(c.p);
+      if (c.op === 'CREATE') this.fs.checkPermission(c.q.get('permission'));
+      else this.fs.fileStat(c.p);
       const q = new URLSearchParams(c.q);
       q.set('namenoderpcaddress', this.url.replace('http://', ''));
       q.delete('noredirect');
       const location = `${this.dataNodeUrl}${PREFIX}${encodePath(c.p)}?${q}`;
-      await drain(c.req);
+      await this.drain(c.req);
       if (c.q.get('noredirect') === 'true') return c.send(200, { Location: location });
       return c.send(307, undefined, { Location: location });
     }
@@ -222,75 +235,34 @@ export class WebHdfsServer {
       case 'CREATE': return this.create(c);
       case 'APPEND': return this.append(c);
       case 'OPEN': return this.open(c);
-      case 'MKDIRS': return this.answer(c, { boolean: this.mkdirs(c.p, c.user, c.q.get('permission') ?? '755') });
-      case 'RENAME': return this.answer(c, { boolean: this.rename(c.p, c.q.get('destination')) });
-      case 'DELETE': return this.answer(c, { boolean: this.delete(c.p, c.q.get('recursive') === 'true') });
-      case 'GETFILESTATUS': return this.answer(c, { FileStatus: this.status(c.p, '') });
-      case 'LISTSTATUS': return this.answer(c, { FileStatuses: { FileStatus: this.list(c.p) } });
-      case 'GETCONTENTSUMMARY': return this.answer(c, { ContentSummary: this.summary(c.p) });
+      case 'MKDIRS': return this.answer(c, { boolean: this.fs.mkdirs(c.p, c.user, c.q.get('permission') ?? '755') });
+      case 'RENAME': return this.answer(c, { boolean: this.fs.rename(c.p, c.q.get('destination')) });
+      case 'DELETE': return this.answer(c, { boolean: this.fs.delete(c.p, c.q.get('recursive') === 'true') });
+      case 'GETFILESTATUS': return this.answer(c, { FileStatus: this.fs.status(c.p, '') });
+      case 'LISTSTATUS': return this.answer(c, { FileStatuses: { FileStatus: this.fs.list(c.p) } });
+      case 'GETCONTENTSUMMARY': return this.answer(c, { ContentSummary: this.fs.summary(c.p) });
       case 'GETHOMEDIRECTORY': return this.answer(c, { Path: `/user/${c.user}` });
     }
   }
 
   /** Sends a JSON answer, or carries out the operation and drops the connection (lost-response), or cuts the answer short. */
   private async answer(c: OpContext, body: unknown): Promise<void> {
-    await drain(c.req);
+    await this.drain(c.req);
     if (c.fault?.kind === 'lost-response') return c.drop();
     if (c.fault?.kind === 'truncate-response') return cutShort(c, Buffer.from(JSON.stringify(body)));
     c.send(200, body);
   }
 
-  private stat(p: string): fs.Stats | undefined {
-    try { return fs.statSync(this.localPath(p)); } catch { return undefined; }
-  }
-
-  private fileStat(p: string): fs.Stats {
-    const st = this.stat(p);
-    if (!st) throw notFound(`File does not exist: ${p}`);
-    if (!st.isFile()) throw notFound(`Path is not a file: ${p}`);
-    return st;
-  }
-
-  /** Checks a CREATE before anything is written; true when it answered already (no redirect). */
-  private checkCreate(c: OpContext): boolean {
-    const st = this.stat(c.p);
-    if (st?.isDirectory()) throw exists(`${c.p} already exists as a directory`);
-    if (st && c.q.get('overwrite') !== 'true') throw exists(`${c.p} for client 127.0.0.1 already exists`);
-    this.checkPermission(c);
-    this.checkParent(c.p, c.q.get('createparent') !== 'false');
-    return false;
-  }
-
-  private checkPermission(c: OpContext): void {
-    const perm = c.q.get('permission');
-    if (perm !== null && !/^[0-1]?[0-7]{3}$/.test(perm)) throw badArg(`Invalid value for webhdfs parameter "permission": ${perm}`);
-  }
-
-  private checkParent(p: string, createParent: boolean): void {
-    let dir = path.posix.dirname(p);
-    const first = dir;
-    while (dir !== '/') {
-      const st = this.stat(dir);
-      if (st && !st.isDirectory()) throw parentNotDir(`Parent path is not a directory: ${dir}`);
-      if (st) return;
-      if (!createParent) throw notFound(`Parent directory doesn't exist: ${first}`);
-      dir = path.posix.dirname(dir);
-    }
-  }
-
   private async create(c: OpContext): Promise<void> {
-    this.checkCreate(c);
-    this.mkdirs(path.posix.dirname(c.p), c.user, '755');
-    this.meta.set(c.p, { owner: c.user, permission: c.q.get('permission') ?? '644' });
-    // As in HDFS, the file exists from here on and fills as the upload streams in.
-    const fd = fs.openSync(this.localPath(c.p), 'w');
+    const fd = this.fs.createFile(c.p, {
+      user: c.user, permission: c.q.get('permission'), overwrite: c.q.get('overwrite') === 'true',
+      createParent: c.q.get('createparent') !== 'false',
+    });
     await this.receive(c, fd, 201, { Location: `webhdfs://${this.url.replace('http://', '')}${c.p}` });
   }
 
   private async append(c: OpContext): Promise<void> {
-    this.fileStat(c.p);
-    const fd = fs.openSync(this.localPath(c.p), 'a');
-    await this.receive(c, fd, 200);
+    await this.receive(c, this.fs.appendFile(c.p), 200);
   }
 
   /** Streams the request body into fd, then answers (or drops the answer, or stops halfway). */
@@ -300,8 +272,21 @@ export class WebHdfsServer {
       ? (c.fault.keepBytes ?? Math.floor((Number.isFinite(total) ? total : 2) / 2))
       : Infinity;
     let written = 0;
-    const done = await new Promise<boolean>((resolve, reject) => {
+    let received = 0;
+    let tooLarge = false;
+    const done = await new Promise<boolean | 'too-large'>((resolve, reject) => {
       c.req.on('data', (chunk: Buffer) => {
+        if (tooLarge) return;
+        received += chunk.length;
+        if (received > this.maxBodyBytes && written < keep) {
+          const part = chunk.subarray(0, Math.max(0, Math.min(chunk.length - (received - this.maxBodyBytes), keep - written)));
+          fs.writeSync(fd, part);
+          written += part.length;
+          tooLarge = true;
+          c.req.pause();
+          resolve('too-large');
+          return;
+        }
         if (written >= keep) return;
         const part = written + chunk.length > keep ? chunk.subarray(0, keep - written) : chunk;
         fs.writeSync(fd, part);
@@ -312,114 +297,44 @@ export class WebHdfsServer {
       c.req.on('error', reject);
       c.req.on('aborted', () => resolve(false));
     }).finally(() => fs.closeSync(fd));
+    if (done === 'too-large') return this.refuseBody(c, written);
     if (!done || c.fault?.kind === 'truncate-upload' || c.fault?.kind === 'lost-response') return c.drop();
     c.send(status, undefined, headers);
   }
 
   private async open(c: OpContext): Promise<void> {
-    const st = this.fileStat(c.p);
-    const offset = Number(c.q.get('offset') ?? 0);
-    const lenParam = c.q.get('length');
-    if (!Number.isInteger(offset) || offset < 0) throw badArg(`Invalid value for webhdfs parameter "offset": ${c.q.get('offset')}`);
-    if (offset > st.size) throw ioError(`Offset=${offset} out of the range [0, ${st.size}]`);
-    const length = lenParam === null ? st.size - offset : Math.min(Number(lenParam), st.size - offset);
-    if (!Number.isInteger(length) || length < 0) throw badArg(`Invalid value for webhdfs parameter "length": ${lenParam}`);
-    const buf = Buffer.alloc(length);
-    const fd = fs.openSync(this.localPath(c.p), 'r');
-    try { fs.readSync(fd, buf, 0, length, offset); } finally { fs.closeSync(fd); }
+    const buf = this.fs.read(c.p, c.q.get('offset'), c.q.get('length'));
+    const length = buf.length;
     if (c.fault?.kind === 'lost-response') return c.drop();
     if (c.fault?.kind === 'truncate-response') return cutShort(c, buf, 'application/octet-stream');
     c.res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': String(length) });
     c.res.end(buf);
-    this.requests[this.requests.length - 1]!.status = 200;
+    c.entry.status = 200;
   }
 
-  private mkdirs(p: string, user: string, permission: string): boolean {
-    this.checkParent(`${p}/x`, true);
-    const st = this.stat(p);
-    if (st && !st.isDirectory()) {
-      throw new RemoteError(
-        403, 'FileAlreadyExistsException', 'org.apache.hadoop.fs.FileAlreadyExistsException', `Path is not a directory: ${p}`,
-      );
+  /**
+   * Answers an upload over `maxBodyBytes` as a space quota would (the bytes up to the bound are kept, as HDFS keeps
+   * the blocks written before a quota refusal), then closes the connection rather than read the rest.
+   */
+  private refuseBody(c: OpContext, kept: number): void {
+    const e = new RemoteError(403, 'DSQuotaExceededException', 'org.apache.hadoop.hdfs.protocol.DSQuotaExceededException',
+      `The DiskSpace quota of ${c.p} is exceeded: quota = ${this.maxBodyBytes} B but the upload exceeds it (${kept} B kept)`);
+    c.res.setHeader('Connection', 'close');
+    c.send(e.status, remote(e));
+    c.res.once('finish', () => c.req.socket.destroy());
+  }
+
+  /** Reads and discards a request body (a NameNode request's); one over `maxBodyBytes` closes the connection. */
+  private async drain(req: http.IncomingMessage): Promise<void> {
+    if (req.readableEnded) return;
+    let n = 0;
+    for await (const chunk of req) {
+      n += (chunk as Buffer).length;
+      if (n > this.maxBodyBytes) {
+        req.socket.destroy();
+        throw badArg(`request body over ${this.maxBodyBytes} bytes`);
+      }
     }
-    let dir = p;
-    while (dir !== '/' && !this.stat(dir)) {
-      this.meta.set(dir, { owner: user, permission });
-      dir = path.posix.dirname(dir);
-    }
-    fs.mkdirSync(this.localPath(p), { recursive: true });
-    return true;
-  }
-
-  /** ClientProtocol.rename semantics (the deprecated rename WebHDFS calls without rename options). */
-  private rename(src: string, destination: string | null): boolean {
-    if (destination === null || !destination.startsWith('/')) {
-      throw badArg(`Invalid value for webhdfs parameter "destination": ${destination}`);
-    }
-    let dst = normalize(destination);
-    const s = this.stat(src);
-    if (!s || src === '/') return false;
-    const d = this.stat(dst);
-    if (d?.isDirectory()) dst = path.posix.join(dst, path.posix.basename(src));
-    // FSDirRenameOp.unprotectedRenameTo: true when the resolved destination is the source (a file onto itself,
-    // a directory onto its parent), before any other check.
-    if (dst === src) return true;
-    if (dst.startsWith(`${src}/`)) return false;
-    if (this.stat(dst)) return false;
-    const parent = this.stat(path.posix.dirname(dst));
-    if (!parent?.isDirectory()) return false;
-    fs.renameSync(this.localPath(src), this.localPath(dst));
-    for (const [k, v] of [...this.meta]) {
-      if (k === src || k.startsWith(`${src}/`)) { this.meta.delete(k); this.meta.set(dst + k.slice(src.length), v); }
-    }
-    return true;
-  }
-
-  private delete(p: string, recursive: boolean): boolean {
-    const st = this.stat(p);
-    if (!st) return false;
-    if (p === '/') throw ioError('Cannot delete /');
-    if (st.isDirectory() && !recursive && fs.readdirSync(this.localPath(p)).length > 0) {
-      throw new RemoteError(
-        403, 'PathIsNotEmptyDirectoryException', 'org.apache.hadoop.fs.PathIsNotEmptyDirectoryException',
-        `\`${p} is non empty': Directory is not empty`,
-      );
-    }
-    fs.rmSync(this.localPath(p), { recursive: true, force: true });
-    for (const k of [...this.meta.keys()]) if (k === p || k.startsWith(`${p}/`)) this.meta.delete(k);
-    return true;
-  }
-
-  private status(p: string, suffix: string): HdfsFileStatus {
-    const st = this.stat(p);
-    if (!st) throw notFound(`File does not exist: ${p}`);
-    const m = this.meta.get(p);
-    const dir = st.isDirectory();
-    return {
-      accessTime: dir ? 0 : Math.floor(st.atimeMs), blockSize: dir ? 0 : 134217728,
-      childrenNum: dir ? fs.readdirSync(this.localPath(p)).length : 0, fileId: st.ino, group: 'supergroup',
-      length: dir ? 0 : st.size, modificationTime: Math.floor(st.mtimeMs), owner: m?.owner ?? 'hdfs', pathSuffix: suffix,
-      permission: m?.permission ?? (dir ? '755' : '644'), replication: dir ? 0 : 1, storagePolicy: 0, type: dir ? 'DIRECTORY' : 'FILE',
-    };
-  }
-
-  private list(p: string): HdfsFileStatus[] {
-    const st = this.stat(p);
-    if (!st) throw notFound(`File ${p} does not exist.`);
-    if (!st.isDirectory()) return [this.status(p, '')];
-    return fs.readdirSync(this.localPath(p)).sort().map((name) => this.status(path.posix.join(p, name), name));
-  }
-
-  private summary(p: string): Record<string, number> {
-    const st = this.stat(p);
-    if (!st) throw notFound(`File does not exist: ${p}`);
-    let files = 0; let dirs = 0; let length = 0;
-    const walk = (q: string) => {
-      const s = fs.statSync(q);
-      if (s.isDirectory()) { dirs++; for (const n of fs.readdirSync(q)) walk(path.join(q, n)); } else { files++; length += s.size; }
-    };
-    walk(this.localPath(p));
-    return { directoryCount: dirs, fileCount: files, length, quota: -1, spaceConsumed: length, spaceQuota: -1 };
   }
 }
 
@@ -427,24 +342,35 @@ interface OpContext {
   node: 'namenode' | 'datanode'; op: WebHdfsOp; p: string; q: URLSearchParams; user: string;
   req: http.IncomingMessage; res: http.ServerResponse; fault: WebHdfsFault | undefined;
   send: (status: number, body?: unknown, headers?: Record<string, string>) => void; drop: () => void;
+  /** This request's entry in the request log. */
+  entry: WebHdfsRequestLog;
 }
 
 function remote(e: RemoteError) {
   return { RemoteException: { exception: e.exception, javaClassName: e.javaClassName, message: e.message } };
 }
 
-function normalize(p: string): string {
-  const n = path.posix.normalize(`/${p}`);
-  return n.length > 1 && n.endsWith('/') ? n.slice(0, -1) : n;
-}
-
 function encodePath(p: string): string {
   return p.split('/').map(encodeURIComponent).join('/');
 }
 
-async function drain(req: http.IncomingMessage): Promise<void> {
-  if (req.readableEnded) return;
-  for await (const _ of req) { /* discard */ }
+/**
+ * A request path's percent-encoding decoded as Hadoop's web layer (Jersey) decodes it: `%` must start two hex
+ * digits (else 400 IllegalArgumentException, as Jersey's "Malformed percent-encoded octet"), and the bytes are
+ * read as UTF-8 with a malformed sequence read as U+FFFD (Java's decoder replaces, it does not throw).
+ */
+export function decodePath(raw: string): string {
+  if (!raw.includes('%')) return raw;
+  const bytes: number[] = [];
+  const text = Buffer.from(raw, 'utf8');
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] !== 0x25) { bytes.push(text[i]!); continue; }
+    const hex = text.subarray(i + 1, i + 3).toString('latin1');
+    if (!/^[0-9A-Fa-f]{2}$/.test(hex)) throw badArg(`Malformed percent-encoded octet at index ${i}`);
+    bytes.push(parseInt(hex, 16));
+    i += 2;
+  }
+  return Buffer.from(bytes).toString('utf8');
 }
 
 /** Announces the full length, sends half, closes the connection. */

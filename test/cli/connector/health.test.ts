@@ -42,3 +42,18 @@ test("the SDK's own log line about an unreachable database (ECONNREFUSED) is not
   expect(lines).toHaveLength(1);
   expect(lines[0]).toMatch(/cannot reach broker the cluster since .*ECONNREFUSED 127\.0\.0\.1:9092/);
 });
+
+test('during start-up a broker outage says run gives up after its retries (exit 2), not that it waits; after it, that KafkaJS reconnects', () => {
+  // Issue 19 item 8: the line said "reconnects ... until it answers" while run exited 2 after ~12 s.
+  const { r, lines, clock } = reporter();
+  const refused = { namespace: 'Connection', level: 1, label: 'ERROR',
+    log: { timestamp: '', message: 'Connection error: connect ECONNREFUSED 127.0.0.1:1', broker: '127.0.0.1:1' } };
+  r.startingUp(5);
+  r.kafkaLog(refused);
+  expect(lines[0]).toMatch(/cannot reach broker 127\.0\.0\.1:1 since .*; start-up retries 5 times with backoff \(kafka\.retry\.retries\), then exits 2 with KAFKA_UNAVAILABLE$/);
+  r.up('broker');
+  r.startingUp(null);
+  clock.t += 1000;
+  r.kafkaLog(refused);
+  expect(lines.at(-1)).toMatch(/KafkaJS reconnects with backoff \(and restarts the consumer\) until it answers$/);
+});

@@ -107,6 +107,29 @@ test('reset is a dry run by default; --execute moves the committed offsets (earl
   expect(noSuch.err).toMatch(/\[UNKNOWN_PARTITION\] partition\(s\) or-t:7 do not exist/);
 });
 
+test('--to-datetime: a time before the epoch plans the log start, not a ListOffsets sentinel; one range for ISO and epoch ms', async () => {
+  // Issue 19 item 5: -1 ms (LATEST) planned the end, -3 ms (MAX_TIMESTAMP) near the end; 99999999999999999 passed, year 275760 not.
+  fx.cluster.createTopic('odt-t', 1);
+  await produce(kafkaOf(fx.cluster), 'odt-t', 0, records(10));
+  await consumeWithKafka('odt-g', 'odt-t', 10);
+  const plan = (time: string) => cli(['reset', '--brokers', brokers(), '--group', 'odt-g', `--to-datetime=${time}`]);
+  for (const before of ['1969-12-31T23:59:59.999Z', '1969-12-31T23:59:59.997Z', '-2', '-8640000000000000']) {
+    const r = await plan(before);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/odt-t\s+0\s+10\s+0\b/);
+  }
+  for (const last of ['+275760-09-13T00:00:00.000Z', '8640000000000000']) {
+    const r = await plan(last);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/odt-t\s+0\s+10\s+10\b/);
+  }
+  for (const beyond of ['+275760-09-13T00:00:00.001Z', '8640000000000001', '99999999999999999']) {
+    const r = await plan(beyond);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/within 8\.64e15 ms of the epoch/);
+  }
+});
+
 test('reset refuses while the group has active members, and names them', async () => {
   fx.cluster.createTopic('oa-t', 1);
   await produce(kafkaOf(fx.cluster), 'oa-t', 0, records(5));
@@ -223,6 +246,27 @@ for (const database of databases) {
       expect((await cli(['reset', ...args, '--to-earliest', '--execute', '--store', 'sink'])).code).toBe(0);
       await sinkAll(sinkOf('insert', name), 50);
       expect(await rows(sink, name)).toHaveLength(100);
+    });
+
+    test('a dry run that replays into an insert table (no key) warns of the duplicates; into an upsert table it does not', async () => {
+      // Issue 19 item 13: the docs said a replay into an insert table duplicates rows; the plan did not.
+      const args = (g: string) => ['reset', '--brokers', brokers(), '--group', g, '--db', database.db(), '--offsets-table', offsetsTable,
+        '--to-earliest'];
+      const name = `${table}_warn`;
+      const g = `${group}-warn`;
+      const sink = sinkOf('insert', name);
+      const c = consumerOn(fx.cluster, { groupId: g, topics: [topic], delivery: 'exactly-once', sink }, fx.consumers);
+      await c.start();
+      await until(() => c.metrics().processed >= 50, '50 records sunk');
+      await stopAll(fx.consumers);
+      const insert = await cli(args(g));
+      expect(insert.code).toBe(0);
+      expect(insert.out).toMatch(new RegExp(`warning: table ${name} has no primary or unique key, so the sink writes it in mode insert: `
+        + 'the replay inserts up to 50 record\\(s\\) from the new positions again \\(duplicates\\)'));
+      expect(JSON.parse((await cli([...args(g), '--json'])).out).warnings).toHaveLength(1);
+      const upsert = await cli(args(group)); // the upsert table's group (the first test)
+      expect(upsert.code).toBe(0);
+      expect(upsert.out).not.toMatch(/warning/);
     });
 
     test('reset --execute refuses a mistyped --db / --offsets-table or a group without positions, before moving Kafka', async () => {

@@ -105,7 +105,7 @@ test('a config error names the field and the expected value, exit 2', async () =
   writeFileSync(file, 'brokers: [127.0.0.1:9092]\ngroupId: g\ntopics: [t]\nconsumer: { sessionTimeout: 5 }\n');
   run = start(['run', file]);
   expect(await run.exited).toBe(2);
-  expect(run.out()).toMatch(/\[CONFIG_INVALID\] consumer: unknown field\(s\) sessionTimeout/);
+  expect(run.out()).toMatch(/\[CONFIG_INVALID\] consumer\.sessionTimeout: unknown option: did you mean sessionTimeoutMs\?/);
   writeFileSync(file, 'brokers: [127.0.0.1:9092\n');
   run = start(['run', file]);
   expect(await run.exited).toBe(2);

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { MockCluster } from '../../../src/testing/mock-broker';
 import { WebHdfsServer } from '../../../src/testing/webhdfs-server/server';
 import { WebHdfsClient } from '../../../src/sinks/hdfs/webhdfs-client';
-import { kafkaOf, produce } from '../../consumer/helpers';
+import { kafkaOf, produce, until } from '../../consumer/helpers';
 import { committedFiles } from '../../sinks/hdfs/helpers';
 
 const CLI = path.join(__dirname, '..', '..', '..', 'dist', 'cli', 'index.js');
@@ -77,4 +77,64 @@ test('an unreachable NameNode fails before consuming, with SINK_UNAVAILABLE', as
   const { code, out } = await run(config({ url: 'http://127.0.0.1:1', retry: { retries: 0 } }), dir);
   expect(code).not.toBe(0);
   expect(out).toMatch(/\[SINK_UNAVAILABLE\] cannot use HDFS/);
+});
+
+test('poison under run: a timestamp beyond a date\'s range and an over-long field value are skipped at staging, the rest committed', async () => {
+  // Issue 19 items 1 and 2 as the attack ran them: before, both failed only at commit, for ever ("last commit never").
+  cluster.createTopic('run-hdfs-poison', 1);
+  const producer = kafkaOf(cluster).producer();
+  await producer.connect();
+  await producer.send({ topic: 'run-hdfs-poison', acks: -1, messages: [
+    { partition: 0, value: '{"k":"a"}' }, { partition: 0, value: '{"k":"b"}' },
+    { partition: 0, value: '{"k":"c"}', timestamp: '9000000000000000' },
+    { partition: 0, value: '{"k":"d"}' },
+    { partition: 0, value: JSON.stringify({ k: 'ह'.repeat(29) }) },
+    { partition: 0, value: '{"k":"e"}' },
+  ] });
+  await producer.disconnect();
+  const { code, out } = await run({
+    ...config({ topicsDir: '/run-poison', format: { type: 'csv', columns: [{ name: 'k', type: 'string' }] }, partitioner: { type: 'field', field: 'k' } }),
+    groupId: 'run-hdfs-poison-g', topics: ['run-hdfs-poison'], consumer: { sessionTimeoutMs: 6000, heartbeatIntervalMs: 500, poisonPolicy: 'skip' },
+  }, dir, (o) => (o.match(/skipped run-hdfs-poison:0@/g) ?? []).length >= 2);
+  expect(out).toMatch(/skipped run-hdfs-poison:0@2: .*record timestamp 9000000000000000 ms is outside the range/);
+  expect(out).toMatch(/skipped run-hdfs-poison:0@4: .*over HDFS's 255-byte limit of a path component/);
+  expect(out).not.toMatch(/COMMIT_ON_REVOKE_FAILED/);
+  expect(code).toBe(0);
+  const client = new WebHdfsClient({ url: hdfs.url });
+  const files = await committedFiles(client, '/run-poison', 'run-hdfs-poison');
+  expect(files.map((f) => [f.start, f.end])).toEqual(Array(4).fill([0n, 5n])); // one claim, one file per directory
+  const offsets: number[] = [];
+  for (const f of files) {
+    const [header, ...rows] = (await client.open(f.path)).toString().trim().split('\r\n');
+    const at = header!.split(',').indexOf('_offset');
+    offsets.push(...rows.map((r) => Number(r.split(',')[at])));
+  }
+  expect(offsets.sort()).toEqual([0, 1, 3, 5]);
+});
+
+test('a commit that fails while run stops is not reported as "committed": exit 1 naming COMMIT_ON_REVOKE_FAILED', async () => {
+  // Issue 19 item 1: run said "stopped (committed and left the group)" and exited 0 after the stop's commit had failed.
+  cluster.createTopic('run-hdfs-stopfail', 1);
+  await produce(kafkaOf(cluster), 'run-hdfs-stopfail', 0, ['{"id":1}', '{"id":2}']);
+  const file = path.join(dir, 'stopfail.json');
+  writeFileSync(file, JSON.stringify({ ...config({ topicsDir: '/stopfail', retry: { retries: 0 } }), groupId: 'run-hdfs-stopfail-g',
+    topics: ['run-hdfs-stopfail'] }));
+  const child = spawn(process.execPath, [CLI, 'run', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => { out += d; });
+  child.stderr.on('data', (d: Buffer) => { out += d; });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  try {
+    // Staged: the sink makes the next commit's attempt directory when it stages the first records.
+    await until(() => hdfs.requests.some((r) => r.op === 'MKDIRS' && r.path.startsWith('/stopfail/+tmp/run-hdfs-stopfail/0/')),
+      'the records staged', 30000);
+    hdfs.inject({ op: '*', kind: 'unavailable', times: 1_000_000 });
+    child.kill('SIGINT');
+    expect(await exited).toBe(1);
+  } finally {
+    child.kill('SIGKILL');
+    hdfs.clearFaults();
+  }
+  expect(out).toMatch(/kafka-eos run: stopped, but not everything consumed was committed \[COMMIT_ON_REVOKE_FAILED\]/);
+  expect(out).not.toMatch(/stopped \(committed and left the group\)/);
 });

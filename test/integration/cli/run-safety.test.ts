@@ -83,6 +83,9 @@ test('unreachable brokers: KAFKA_UNAVAILABLE naming them, exit 2', async () => {
   const r = await run(config);
   expect(r.code).toBe(2);
   expect(r.out).toMatch(/\[KAFKA_UNAVAILABLE\] cannot use the Kafka cluster at 127\.0\.0\.1:1/);
+  // Its words agree (issue 19 item 8): the outage line says start-up gives up after its retries, not that it waits.
+  expect(r.out).toMatch(/cannot reach broker 127\.0\.0\.1:1 since .*start-up retries 5 times with backoff \(kafka\.retry\.retries\), then exits 2/);
+  expect(r.out).not.toMatch(/until it answers/);
 });
 
 test.each([150, 600, 1200, 1800, 2500])('SIGTERM %i ms into start-up ends the process', async (delay) => {

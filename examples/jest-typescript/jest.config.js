@@ -1,0 +1,7 @@
+/** @type {import('jest').Config} **/
+module.exports = {
+  testEnvironment: 'node',
+  transform: {
+    '^.+\\.tsx?$': ['ts-jest', {}],
+  },
+};
