@@ -40,11 +40,20 @@ const H = { honoured: true } as const;
 const CW = 'cluster-wide';
 const PB = 'per-broker';
 const RO = 'read-only';
+/** The authorizers the mock stands in for, all enforcing ACLs as StandardAuthorizer does (acls.ts `authorize`). */
+export const AUTHORIZERS = [
+  '', 'org.apache.kafka.metadata.authorizer.StandardAuthorizer', 'kafka.security.authorizer.AclAuthorizer',
+  'kafka.security.auth.SimpleAclAuthorizer',
+];
 const COMPRESSION = ['uncompressed', 'zstd', 'lz4', 'snappy', 'gzip', 'producer'];
 
 /** The broker configs the mock knows, in name order. */
 export const BROKER_CONFIG_DEFS: readonly BrokerConfigDef[] = [
   def('advertised.listeners', STRING, null, PB, 'The listeners this broker tells clients to use (name://host:port, comma-separated).', H),
+  def('allow.everyone.if.no.acl.found', BOOLEAN, 'false', RO,
+    'StandardAuthorizer: whether a resource without ACLs is open to everyone (else only super users).', H),
+  def('authorizer.class.name', STRING, '', RO, 'The authorizer that enforces ACLs (empty: none, every request is allowed).',
+    { rule: { oneOf: AUTHORIZERS }, honoured: true }),
   def('auto.create.topics.enable', BOOLEAN, 'true', RO, 'Whether a Metadata request for an unknown topic creates it.', H),
   def('background.threads', INT, '10', CW, 'Threads for background work.', { rule: { min: 1 } }),
   def('broker.id', INT, '-1', RO, 'The id of this broker (equal to node.id in KRaft mode).', H),
@@ -162,6 +171,7 @@ export const BROKER_CONFIG_DEFS: readonly BrokerConfigDef[] = [
   def('sasl.enabled.mechanisms', LIST, 'GSSAPI', PB, 'The SASL mechanisms the SASL listeners accept.', H),
   def('sasl.jaas.config', PASSWORD, null, PB, 'JAAS login settings of the SASL listeners.', { sensitive: true }),
   def('socket.request.max.bytes', INT, '104857600', RO, 'Largest request frame the broker reads, in bytes.', { rule: { min: 1 } }),
+  def('super.users', STRING, '', RO, 'StandardAuthorizer: principals allowed everything (User:a;User:b).', H),
   def('ssl.client.auth', STRING, 'none', PB, 'Whether SSL listeners ask clients for a certificate: required, requested or none.',
     { rule: { oneOf: ['required', 'requested', 'none'] } }),
   def('transaction.max.timeout.ms', INT, '900000', RO, 'Largest transaction timeout a producer may ask for, in ms.',

@@ -90,7 +90,7 @@ export class ClusterState {
   readonly groups: GroupCoordinator;
   /** The transaction coordinator (InitProducerId, AddPartitionsToTxn, EndTxn...). */
   readonly transactions: TransactionCoordinator;
-  /** ACL bindings (CreateAcls / DescribeAcls / DeleteAcls): stored and described, not enforced. */
+  /** ACL bindings (CreateAcls / DescribeAcls / DeleteAcls): enforced only with `authorizer.class.name` (handlers/authorize.ts). */
   readonly acls = new AclStore();
   /** Client quotas (AlterClientQuotas / DescribeClientQuotas): stored and described, not enforced. */
   private readonly quotas = new ClientQuotaStore();

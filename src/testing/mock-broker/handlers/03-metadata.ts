@@ -10,11 +10,15 @@
  * partition whose leader is down has LEADER_NOT_AVAILABLE. Auto-creation answers as a KRaft broker does (Kafka 4.0's
  * AutoTopicCreationManager): the Metadata that creates a topic answers UNKNOWN_TOPIC_OR_PARTITION for it, the next
  * one describes it; with `autoCreateTopicsAs: 'zookeeper'`, LEADER_NOT_AVAILABLE, as Kafka up to 3.9 in ZooKeeper mode
- * (createTopicsInZk). Brokers are answered at their endpoints of the request's listener.
+ * (createTopicsInZk). Brokers are answered at their endpoints of the request's listener. With an authorizer, a topic the
+ * principal may not DESCRIBE is TOPIC_AUTHORIZATION_FAILED (left out of an all-topics answer), and so is a topic to
+ * auto-create without CREATE on the cluster or the topic (KafkaApis.handleTopicMetadataRequest; authorize.ts).
  */
 import { TopicError, Topic, validateTopicName } from '../cluster';
 import { ErrorCode } from '../../../protocol/error-codes';
 import { Metadata } from '../../../protocol/messages/data';
+import { AclOperation } from '../acls';
+import { createAllowed, topicAllowed } from './authorize';
 import { Body, defineHandler, HandlerContext } from './types';
 
 const ZERO_UUID = '0'.repeat(32);
@@ -48,7 +52,7 @@ export const metadataHandler = defineHandler(Metadata, {
     const all = requested === null || (version === 0 && requested.length === 0);
     const topics: Body[] = [];
     if (all) {
-      for (const t of cluster.topics.values()) topics.push(describeTopic(t, ctx));
+      for (const t of cluster.topics.values()) if (topicAllowed(ctx, AclOperation.DESCRIBE, t.name)) topics.push(describeTopic(t, ctx));
     } else {
       const autoCreate = cluster.config.autoCreateTopics && (version < 4 || req.allowAutoTopicCreation);
       for (const { name, topicId } of requested) {
@@ -59,12 +63,25 @@ export const metadataHandler = defineHandler(Metadata, {
         }
         if (name === null || byId) {
           const found = [...cluster.topics.values()].find((t) => t.topicId === topicId);
-          topics.push(found ? describeTopic(found, ctx) : { errorCode: ErrorCode.UNKNOWN_TOPIC_ID, name: null, topicId, partitions: [] });
+          if (found && !topicAllowed(ctx, AclOperation.DESCRIBE, found.name)) {
+            topics.push({ errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, name: null, topicId, partitions: [] });
+          } else {
+            topics.push(found ? describeTopic(found, ctx) : { errorCode: ErrorCode.UNKNOWN_TOPIC_ID, name: null, topicId, partitions: [] });
+          }
+          continue;
+        }
+        // KafkaApis: a topic the principal may not describe is TOPIC_AUTHORIZATION_FAILED whether it exists or not.
+        if (!topicAllowed(ctx, AclOperation.DESCRIBE, name)) {
+          topics.push({ errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, name, partitions: [] });
           continue;
         }
         const topic = cluster.topics.get(name);
         if (!topic && validateTopicName(name) !== null) {
           topics.push({ errorCode: ErrorCode.INVALID_TOPIC_EXCEPTION, name, partitions: [] });
+          continue;
+        }
+        if (!topic && autoCreate && !createAllowed(ctx, name)) {
+          topics.push({ errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, name, partitions: [] });
           continue;
         }
         if (!topic && autoCreate) {
