@@ -217,6 +217,7 @@ withCerts('kafka-eos broker set up as KafkaJS\'s and platformatic\'s test cluste
     [['--config', 'num.io.threads=4'], /num.io.threads is a Kafka broker config the mock cluster does not act on/],
     [['--config', 'log.retention.ms=abc'], /Invalid value abc for configuration log.retention.ms: Not a number of type LONG/],
     [['--topic', 'x:0'], /--topic x:0: partitions must be a positive integer/],
+    [['--config', 'authorizer.class.name=com.example.Custom'], /authorizer.class.name: String must be one of: , org.apache.kafka/],
   ])('%j exits 2 with a clear error', async (args, message) => {
     const proc = spawn(process.execPath, [CLI, 'broker', '--port', String(await freePorts(3)), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
