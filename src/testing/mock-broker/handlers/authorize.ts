@@ -15,9 +15,17 @@ import { AclOperation, authorize, ResourceType } from '../acls';
 import { saslSession } from './sasl';
 import type { HandlerContext } from './types';
 
+/** Per cluster: `authorizer.class.name` is read-only (a static config), so it is looked up once, off the hot paths. */
+const enabledByCluster = new WeakMap<object, boolean>();
+
 /** True when the cluster was started with an authorizer (`authorizer.class.name` not empty). */
 export function authorizerEnabled(ctx: HandlerContext): boolean {
-  return (ctx.cluster.brokerConfigs.value(ctx.nodeId, 'authorizer.class.name') ?? '') !== '';
+  let enabled = enabledByCluster.get(ctx.cluster);
+  if (enabled === undefined) {
+    enabled = (ctx.cluster.brokerConfigs.value(ctx.nodeId, 'authorizer.class.name') ?? '') !== '';
+    enabledByCluster.set(ctx.cluster, enabled);
+  }
+  return enabled;
 }
 
 /** The connection's principal, as Kafka's DefaultKafkaPrincipalBuilder builds it. */
