@@ -6,6 +6,21 @@
 import type { Knex } from 'knex';
 import type { ColumnType } from './mapping';
 
+/** Whether `k` talks to MySQL / MariaDB (knex's mysql dialect), whose DDL differs below. */
+function isMysql(k: Knex): boolean {
+  return (k.client as { dialect?: unknown }).dialect === 'mysql';
+}
+
+/**
+ * MySQL / MariaDB: a key column cannot be TEXT (BLOB/TEXT keys need a prefix length), so text key columns are
+ * VARCHAR(255) (Kafka topics are at most 249 characters; 3 such columns of utf8mb4 stay under InnoDB's 3072-byte
+ * key limit), as Kafka Connect's MySQL dialect makes them VARCHAR(256). Tables are InnoDB: transactional, so the
+ * rows and the CAS of the offsets commit together.
+ */
+function textKey(t: Knex.CreateTableBuilder, k: Knex, name: string): Knex.ColumnBuilder {
+  return isMysql(k) ? t.string(name, 255) : t.text(name);
+}
+
 /** Coordinate columns stored with each row (kafka-key mode uses them as the primary key). */
 export const KAFKA_COORDINATE_COLUMNS = ['kafka_topic', 'kafka_partition', 'kafka_offset'] as const;
 
@@ -37,8 +52,9 @@ export async function createTableIfMissing(k: Knex, table: string, build: (t: Kn
  */
 export async function ensureOffsetsTable(k: Knex, table: string): Promise<void> {
   await createTableIfMissing(k, table, (t) => {
-    t.text('group_id').notNullable();
-    t.text('topic').notNullable();
+    if (isMysql(k)) t.engine('InnoDB');
+    textKey(t, k, 'group_id').notNullable();
+    textKey(t, k, 'topic').notNullable();
     t.integer('partition').notNullable();
     t.bigInteger('next_offset').notNullable();
     t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(k.fn.now());
@@ -68,21 +84,37 @@ export async function addTargetColumnIfMissing(k: Knex, table: string): Promise<
 
 /** Creates the data table if missing, from a declarative mapping's columns (plus coordinates and primary key). */
 export async function ensureDataTable(k: Knex, table: string, spec: DataTableSpec): Promise<void> {
+  const mysql = isMysql(k);
+  const key = new Set(spec.primaryKey ?? []);
   await createTableIfMissing(k, table, (t) => {
+    if (mysql) t.engine('InnoDB');
     if (spec.includeKafkaCoordinates) {
-      t.text('kafka_topic').notNullable();
+      (key.has('kafka_topic') ? textKey(t, k, 'kafka_topic') : t.text('kafka_topic')).notNullable();
       t.integer('kafka_partition').notNullable();
       t.bigInteger('kafka_offset').notNullable();
     }
     for (const c of spec.columns) {
-      const col = columnBuilder(t, c.name, c.type);
+      const col = columnBuilder(t, c.name, c.type, mysql, key.has(c.name));
       if (c.nullable) col.nullable(); else col.notNullable();
     }
     if (spec.primaryKey && spec.primaryKey.length > 0) t.primary(spec.primaryKey);
   });
 }
 
-function columnBuilder(t: Knex.CreateTableBuilder, name: string, type: ColumnType): Knex.ColumnBuilder {
+/**
+ * The column of `type`. On MySQL / MariaDB: a key string is VARCHAR(255), key bytes VARBINARY(255); timestamp is
+ * DATETIME(3) (TIMESTAMP ends in 2038; the sink writes UTC), numeric DECIMAL(65,30) (MySQL's bare NUMERIC has
+ * no fraction), json a JSON column (LONGTEXT with a JSON check on MariaDB).
+ */
+export function columnBuilder(t: Knex.TableBuilder, name: string, type: ColumnType, mysql = false, inKey = false): Knex.ColumnBuilder {
+  if (mysql) {
+    if (type === 'string') return inKey ? t.string(name, 255) : t.text(name, 'longtext');
+    if (type === 'bytes' && inKey) return t.specificType(name, 'varbinary(255)');
+    if (type === 'timestamp') return t.specificType(name, 'datetime(3)');
+    if (type === 'numeric') return t.specificType(name, 'decimal(65,30)');
+    if (type === 'json') return t.json(name);
+    if (type === 'bytes') return t.specificType(name, 'longblob');
+  }
   switch (type) {
     case 'string': return t.text(name);
     case 'integer': return t.integer(name);
