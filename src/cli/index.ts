@@ -29,8 +29,8 @@ function nonNegativeInt(name: string, min = 0, max = Number.MAX_SAFE_INTEGER) {
 }
 
 function database(v: string): string {
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(v) && !/^postgres(ql)?:\/\//i.test(v)) {
-    throw new InvalidArgumentError('--db must be a SQLite file path or a postgresql:// URL');
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(v) && !/^(postgres(ql)?|mysql|mariadb):\/\//i.test(v)) {
+    throw new InvalidArgumentError('--db must be a SQLite file path, a postgresql:// URL or a mysql:// URL');
   }
   return v;
 }
@@ -63,7 +63,8 @@ program.command('demo')
     + '→ exactly-once SQL sink, then verify')
   .option('--rows <n>', 'number of flight records (default: all 200000)', nonNegativeInt('--rows', 1, 200000))
   .option('--db <path|url>',
-    'SQLite file to keep, or postgresql://user:pass@host:port/db (the demo table is dropped and recreated there)', database)
+    'SQLite file to keep, postgresql://user:pass@host:port/db or mysql://user:pass@host:port/db (MySQL / MariaDB; the demo '
+    + 'table is dropped and recreated there)', database)
   .option('--table <name>',
     'table to (re)create for the demo (only a table the demo created is ever dropped; never an offsets table)', 'flights')
   .option('--consumers <n>', 'consumer processes', nonNegativeInt('--consumers', 1, 32), 3)
