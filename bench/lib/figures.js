@@ -41,21 +41,26 @@ async function interleave(variants, rounds, log = () => undefined, warmups = {})
  */
 function figure(name, unit, work, ours, baseline, oursTimes, baseTimes, goal) {
   const ratios = oursTimes.map((t, i) => baseTimes[i] / t);
+  const sorted = [...ratios].sort((a, b) => a - b);
+  const at = (p) => sorted[Math.round(p * (sorted.length - 1))];
   return {
     figure: name, unit, ours, baseline, runs: ratios.length, goal,
     oursRate: work / median(oursTimes), baselineRate: work / median(baseTimes), ratio: median(ratios),
+    // The spread of the per-round ratios: quartiles (nearest rank) and extremes.
+    ratioQ1: at(0.25), ratioQ3: at(0.75), ratioMin: sorted[0], ratioMax: sorted[sorted.length - 1],
     oursSeconds: oursTimes, baselineSeconds: baseTimes,
   };
 }
 
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 
-/** The markdown table: figure | ours | baseline | ratio | runs. */
+/** The markdown table: figure | ours | baseline | ratio (median, with the quartiles of the per-round ratios when known) | runs. */
 function table(figures) {
   const lines = ['| figure | ours | baseline | ratio | runs |', '|---|---|---|---|---|'];
   for (const f of figures) {
     const goal = f.goal === undefined ? '' : ` (goal ≥ ${f.goal}×${f.ratio >= f.goal ? ', met' : ', NOT met'})`;
-    lines.push(`| ${f.figure} | ${f.ours}: ${fmt(f.oursRate)} ${f.unit} | ${f.baseline}: ${fmt(f.baselineRate)} ${f.unit} | **${f.ratio.toFixed(2)}×**${goal} | ${f.runs} |`);
+    const spread = f.ratioQ1 === undefined ? '' : ` IQR ${f.ratioQ1.toFixed(2)}–${f.ratioQ3.toFixed(2)}`;
+    lines.push(`| ${f.figure} | ${f.ours}: ${fmt(f.oursRate)} ${f.unit} | ${f.baseline}: ${fmt(f.baselineRate)} ${f.unit} | **${f.ratio.toFixed(2)}×**${spread}${goal} | ${f.runs} |`);
   }
   return lines.join('\n');
 }

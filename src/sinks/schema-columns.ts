@@ -14,7 +14,9 @@
  *
  * A non-struct value (a primitive, an array) is one column named `value`.
  */
+import { isUtf8 } from 'node:buffer';
 import type { RecordSchema, SinkRecord } from '../records';
+import { SinkMappingError } from './errors';
 
 /** The column kinds a schema maps to (each sink maps them to its own types). */
 export type SchemaColumnKind = 'string' | 'integer' | 'bigint' | 'float' | 'boolean' | 'json' | 'timestamp' | 'numeric' | 'bytes';
@@ -54,6 +56,22 @@ export function kindOf(s: RecordSchema): SchemaColumnKind {
     case 'bytes': return 'bytes';
     default: return 'json';
   }
+}
+
+/**
+ * A header's value as text (null when absent). Header values are bytes: one that is not UTF-8 text is refused rather
+ * than stored with U+FFFD in place of what it held (the record's fault; a dead letter keeps its bytes).
+ * @throws SinkMappingError naming the record, the header and `column`
+ */
+export function headerText(r: SinkRecord, header: string, column: string): string | null {
+  const h = r.headers[header];
+  if (h === undefined || h === null) return null;
+  if (typeof h === 'string') return h;
+  if (!isUtf8(h)) {
+    throw new SinkMappingError(`header ${header} is not UTF-8 text (a header column holds text)`,
+      { topic: r.topic, partition: r.partition, offset: r.offset, column });
+  }
+  return h.toString('utf8');
 }
 
 /** Reads a nested field: `path` of field names from `root`. */
@@ -107,10 +125,28 @@ export function schemaColumns(r: SinkRecord, options: SchemaColumnsOptions = {})
     else out.push({ name: 'value', kind: kindOf(value), nullable: value.optional, source: 'value', read: valueOf });
   }
   for (const [header, column] of Object.entries(options.headers ?? {})) {
-    out.push({ name: column, kind: 'string', nullable: true, source: `headers.${header}`,
-      read: (x) => { const h = x.headers[header]; return h === undefined ? null : h.toString(); } });
+    out.push({ name: column, kind: 'string', nullable: true, source: `headers.${header}`, read: (x) => headerText(x, header, column) });
   }
   return out;
+}
+
+/**
+ * Refuses columns that would share a name: a key field and a value field of one name (set `keyPrefix`), a nested field
+ * flattened onto another's name, or a field named like a column the sink adds itself (`reserved`: the Kafka
+ * coordinates). Each would overwrite the other's value in the row, or fail the table's creation.
+ * @throws SinkMappingError (SINK_MAPPING_FAILED) naming the column and both sources
+ */
+export function assertDistinctColumns(columns: SchemaColumn[], r: SinkRecord, reserved: readonly string[] = []): void {
+  const seen = new Map<string, string>(reserved.map((n) => [n, 'the Kafka coordinates (includeKafkaCoordinates)']));
+  for (const c of columns) {
+    const other = seen.get(c.name);
+    if (other !== undefined) {
+      throw new SinkMappingError(`${c.source} and ${other} would both be column ${c.name}`
+        + `${c.source.startsWith('key') || other.startsWith('key') ? ' (set keyPrefix)' : ''}`,
+      { topic: r.topic, partition: r.partition, offset: r.offset, column: c.name });
+    }
+    seen.set(c.name, c.source);
+  }
 }
 
 /** A cache key for the column set of a record (its key and value schema ids, or their schemas when there is no id). */

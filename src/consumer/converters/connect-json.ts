@@ -4,10 +4,12 @@
  * Schemas use Connect's JSON spelling (`type`, `optional`, `name`, `fields[].field`, `items`, `keys`/`values`,
  * `parameters`); the logical types are named `org.apache.kafka.connect.data.Decimal` (bytes as base64, with
  * `parameters.scale`), `...Date` (int32 days), `...Time` (int32 ms of the day) and `...Timestamp` (int64 ms).
+ * An integer outside its type's range (int8 ... int32), a date or timestamp outside a JavaScript Date's range,
+ * or a schema nested deeper than {@link MAX_DEPTH} is refused (Java's JsonConverter would wrap the integer).
  */
 import type { RecordSchema, RecordSchemaType } from '../../records';
 import { KafkaEosError } from '../../errors';
-import { decimalString } from './avro';
+import { decimalString, setField } from './avro';
 
 const TYPES = new Set<RecordSchemaType>(['int8', 'int16', 'int32', 'int64', 'float32', 'float64', 'boolean', 'string', 'bytes', 'array',
   'map', 'struct']);
@@ -18,8 +20,15 @@ const LOGICAL: Record<string, RecordSchema['logical']> = {
 
 type Json = Record<string, unknown>;
 
+/** How deep an envelope's schema may nest. */
+export const MAX_DEPTH = 256;
+const RANGE: Partial<Record<RecordSchemaType, [number, number]>> = {
+  int8: [-128, 127], int16: [-32768, 32767], int32: [-2147483648, 2147483647],
+};
+
 /** A Connect schema in JsonConverter's JSON → RecordSchema. @throws Error naming what is wrong */
-export function connectSchemaFromJson(s: unknown, where = 'schema'): RecordSchema {
+export function connectSchemaFromJson(s: unknown, where = 'schema', depth = 0): RecordSchema {
+  if (depth > MAX_DEPTH) throw new KafkaEosError('SCHEMA_INVALID', `${where} nests deeper than ${MAX_DEPTH} levels`);
   if (!s || typeof s !== 'object') throw new KafkaEosError('SCHEMA_INVALID', `${where} is not an object`);
   const o = s as Json;
   const type = o.type as RecordSchemaType;
@@ -30,19 +39,23 @@ export function connectSchemaFromJson(s: unknown, where = 'schema'): RecordSchem
     const logical = LOGICAL[o.name];
     if (logical) {
       out.logical = logical;
-      if (logical === 'decimal') out.scale = Number((o.parameters as Json | undefined)?.scale ?? 0);
+      if (logical === 'decimal') {
+        const scale = Number((o.parameters as Json | undefined)?.scale ?? 0);
+        if (!Number.isInteger(scale)) throw new KafkaEosError('SCHEMA_INVALID', `${where}.parameters.scale is not an integer`);
+        out.scale = scale;
+      }
     }
   }
   if (type === 'struct') {
     if (!Array.isArray(o.fields)) throw new KafkaEosError('SCHEMA_INVALID', `${where}.fields is missing`);
     out.fields = (o.fields as Json[]).map((f, i) => {
       if (typeof f?.field !== 'string') throw new KafkaEosError('SCHEMA_INVALID', `${where}.fields[${i}].field is missing`);
-      return { name: f.field, schema: connectSchemaFromJson(f, `${where}.fields[${i}]`) };
+      return { name: f.field, schema: connectSchemaFromJson(f, `${where}.fields[${i}]`, depth + 1) };
     });
   } else if (type === 'array') {
-    out.items = connectSchemaFromJson(o.items, `${where}.items`);
+    out.items = connectSchemaFromJson(o.items, `${where}.items`, depth + 1);
   } else if (type === 'map') {
-    out.items = connectSchemaFromJson(o.values, `${where}.values`);
+    out.items = connectSchemaFromJson(o.values, `${where}.values`, depth + 1);
   }
   return out;
 }
@@ -53,17 +66,20 @@ export function connectValue(schema: RecordSchema, v: unknown, path = 'payload')
     if (!schema.optional) throw new KafkaEosError('RECORD_CONVERSION_FAILED', `${path} is null but its schema is not optional`);
     return null;
   }
-  const bad = (what: string) => new Error(`${path}: expected ${what}, got ${JSON.stringify(v)?.slice(0, 60)}`);
+  const bad = (what: string) => new KafkaEosError('RECORD_CONVERSION_FAILED', `${path}: expected ${what}, got ${JSON.stringify(v)?.slice(0, 60)}`);
   switch (schema.logical) {
     case 'decimal': if (typeof v !== 'string') throw bad('base64 bytes'); return decimalString(Buffer.from(v, 'base64'), schema.scale ?? 0);
-    case 'timestamp': if (typeof v !== 'number') throw bad('ms since the epoch'); return new Date(v);
-    case 'date': if (typeof v !== 'number') throw bad('days since the epoch'); return new Date(v * 86400000);
+    case 'timestamp': if (typeof v !== 'number' || !(Math.abs(v) <= 8.64e15)) throw bad('ms since the epoch within a date\'s range'); return new Date(v);
+    case 'date': if (typeof v !== 'number' || !(Math.abs(v) <= 1e8)) throw bad('days since the epoch within a date\'s range'); return new Date(v * 86400000);
     default: break;
   }
   switch (schema.type) {
-    case 'int8': case 'int16': case 'int32': case 'int64':
+    case 'int8': case 'int16': case 'int32': case 'int64': {
       if (typeof v !== 'number' || !Number.isInteger(v)) throw bad('an integer');
+      const range = RANGE[schema.type];
+      if (range && (v < range[0] || v > range[1])) throw bad(`an ${schema.type} (${range[0]} to ${range[1]})`);
       return v;
+    }
     case 'float32': case 'float64': if (typeof v !== 'number') throw bad('a number'); return v;
     case 'boolean': if (typeof v !== 'boolean') throw bad('a boolean'); return v;
     case 'string': if (typeof v !== 'string') throw bad('a string'); return v;
@@ -72,13 +88,16 @@ export function connectValue(schema: RecordSchema, v: unknown, path = 'payload')
     case 'map': {
       if (typeof v !== 'object' || Array.isArray(v)) throw bad('an object');
       const out: Json = {};
-      for (const [k, x] of Object.entries(v as Json)) out[k] = connectValue(schema.items!, x, `${path}.${k}`);
+      for (const [k, x] of Object.entries(v as Json)) setField(out, k, connectValue(schema.items!, x, `${path}.${k}`));
       return out;
     }
     case 'struct': {
       if (typeof v !== 'object' || Array.isArray(v)) throw bad('an object');
       const out: Json = {};
-      for (const f of schema.fields!) out[f.name] = connectValue(f.schema, (v as Json)[f.name], `${path}.${f.name}`);
+      for (const f of schema.fields!) {
+        const x = Object.prototype.hasOwnProperty.call(v, f.name) ? (v as Json)[f.name] : undefined;
+        setField(out, f.name, connectValue(f.schema, x, `${path}.${f.name}`));
+      }
       return out;
     }
   }

@@ -15,6 +15,7 @@
  * do not decode), SCHEMA_NOT_FOUND, SCHEMA_INVALID (the record's fault); SCHEMA_REGISTRY_UNAVAILABLE
  * (retriable, never the record's fault); SCHEMA_REGISTRY_REQUEST_FAILED.
  */
+import { isUtf8 } from 'node:buffer';
 import type Ajv from 'ajv';
 import type { RecordSchema, SchemaAndValue } from '../../records';
 import { KafkaEosError } from '../../errors';
@@ -57,6 +58,12 @@ export type ConverterConfig =
     validate?: boolean;
     /** serialize(): register schemas that are not registered yet (default true, `auto.register.schemas`). */
     autoRegisterSchemas?: boolean;
+    /**
+     * protobuf: message indexes written as unsigned varints, as Confluent's Python ProtobufSerializer did before 1.8.2
+     * (Debian 12's python3-confluent-kafka 1.7.0; Python's `use.deprecated.format`). Default false: zigzag varints,
+     * as Java and every later client write them. The first message (`[0]`, the byte 0) reads the same either way.
+     */
+    useDeprecatedFormat?: boolean;
   };
 
 /** Turns one key or value into Connect data (see the module comment). */
@@ -129,7 +136,12 @@ function simple(type: ConverterName, fn: (b: Buffer) => SchemaAndValue, ser: (v:
   };
 }
 
-function parseJson(b: Buffer): unknown {
+/**
+ * JSON text (RFC 8259: UTF-8) as Kafka Connect's JsonConverter reads it: bytes that are not UTF-8 are refused
+ * (Jackson refuses them), never read with U+FFFD in place of what they held. @throws KafkaEosError RECORD_CONVERSION_FAILED
+ */
+export function parseJson(b: Buffer): unknown {
+  if (!isUtf8(b)) throw failed('not JSON: the bytes are not UTF-8 text');
   try {
     return JSON.parse(b.toString('utf8'));
   } catch (e) {
@@ -159,10 +171,17 @@ class RegistryConverter implements RecordConverter {
   private readonly loading = new Map<number, Promise<void>>();
   /** useLatestVersion: the reader schema id per subject, and when it was read. */
   private readonly readers = new Map<string, { id: number; at: number }>();
-  private ajv: Ajv | undefined;
+  /** useLatestVersion: writer>reader id pairs whose resolution was checked. */
+  private readonly resolvable = new Set<string>();
+  private readonly latest: boolean;
+  /** serialize(): record names by schema text. */
+  private readonly names = new Map<string, string | undefined>();
+  private lastId = -1;
+  private lastCompiled: Compiled | undefined;
 
   constructor(private readonly config: RegistryConfig, private readonly registry: SchemaRegistryClient) {
     this.type = config.type;
+    this.latest = config.useLatestVersion === true && config.type === 'avro';
   }
 
   prepare(topic: string, bytes: Buffer, isKey: boolean): Promise<void> | undefined {
@@ -176,27 +195,34 @@ class RegistryConverter implements RecordConverter {
   convert(topic: string, bytes: Buffer | null, isKey: boolean): SchemaAndValue {
     if (bytes === null) return NULL;
     const schemaId = readSchemaId(bytes);
-    const c = this.compiled.get(schemaId);
+    // Consecutive records usually name one id: the last one's compiled schema without a map lookup.
+    let c = this.lastId === schemaId ? this.lastCompiled : this.compiled.get(schemaId);
     if (!c) throw new KafkaEosError('ILLEGAL_STATE', `schema id ${schemaId} converted before it was loaded (prepare)`);
+    this.lastId = schemaId;
+    this.lastCompiled = c;
     try {
       switch (c.kind) {
         case 'avro': {
-          const reader = this.config.useLatestVersion ? this.readerCodec(topic, isKey, schemaId) : undefined;
+          if (!this.latest) return { schema: c.codec.connect, value: c.codec.decode(bytes, 5), schemaId };
+          const reader = this.readerCodec(topic, isKey, schemaId, c.codec);
           return { schema: (reader ?? c.codec).connect, value: c.codec.decode(bytes, 5, reader), schemaId };
         }
         case 'protobuf': {
-          const { indexes, offset } = readMessageIndexes(bytes);
+          const { indexes, offset } = readMessageIndexes(bytes, 5, this.config.useDeprecatedFormat === true);
           const m = c.codec.message(indexes);
           return { schema: m.connect, value: m.decode(bytes, offset), schemaId };
         }
         case 'json-schema': {
-          const value = JSON.parse(bytes.toString('utf8', 5));
-          if (c.validate && !c.validate(value)) throw new KafkaEosError('RECORD_CONVERSION_FAILED', `the payload does not match its JSON Schema: ${c.errors!()}`);
+          const payload = bytes.subarray(5);
+          if (!isUtf8(payload)) throw failed('the payload is not UTF-8 text');
+          const value = JSON.parse(payload.toString('utf8'));
+          if (c.validate && !c.validate(value)) throw failed(`the payload does not match its JSON Schema: ${c.errors!()}`);
           return { schema: c.connect, value, schemaId };
         }
       }
     } catch (e) {
-      if (e instanceof KafkaEosError) throw e;
+      // The record's own failures get the schema id and format; anything else (SCHEMA_INCOMPATIBLE) passes as it is.
+      if (e instanceof KafkaEosError && e.code !== 'RECORD_CONVERSION_FAILED') throw e;
       throw failed(`schema id ${schemaId}: the bytes do not decode as ${this.type}: ${(e as Error).message}`, e);
     }
   }
@@ -207,7 +233,8 @@ class RegistryConverter implements RecordConverter {
     if (id === undefined) {
       if (options.schema === undefined) throw new KafkaEosError('CONFIG_INVALID', 'serialize() needs the schema (text) or a schemaId');
       const registered: RegisteredSchema = { schema: options.schema, schemaType: SCHEMA_TYPE[this.config.type], references: [] };
-      const subject = subjectName(this.config.subjectNameStrategy ?? 'TopicName', topic, isKey, this.recordName(options.schema));
+      const strategy = this.config.subjectNameStrategy ?? 'TopicName';
+      const subject = subjectName(strategy, topic, isKey, strategy === 'TopicName' ? undefined : this.recordName(options.schema));
       id = this.config.autoRegisterSchemas === false
         ? (await this.registry.lookup(subject, registered)).id : await this.registry.register(subject, registered);
     }
@@ -217,7 +244,7 @@ class RegistryConverter implements RecordConverter {
       if (c.kind === 'avro') return frame(id, c.codec.encode(value));
       if (c.kind === 'protobuf') {
         const m = c.codec.message([0]);
-        return frame(id, m.encode(value as Record<string, unknown>), writeMessageIndexes(m.indexes));
+        return frame(id, m.encode(value as Record<string, unknown>), writeMessageIndexes(m.indexes, this.config.useDeprecatedFormat === true));
       }
       if (c.validate && !c.validate(value)) throw new KafkaEosError('RECORD_CONVERSION_FAILED', c.errors!());
       return frame(id, Buffer.from(JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v))));
@@ -226,8 +253,16 @@ class RegistryConverter implements RecordConverter {
     }
   }
 
-  /** The record name of a schema text (RecordName strategies). */
+  /** The record name of a schema text (RecordName strategies), parsed once per text. */
   private recordName(text: string): string | undefined {
+    if (this.names.has(text)) return this.names.get(text);
+    const name = this.parseRecordName(text);
+    if (this.names.size > 256) this.names.clear();
+    this.names.set(text, name);
+    return name;
+  }
+
+  private parseRecordName(text: string): string | undefined {
     try {
       if (this.config.type === 'avro') return compileAvro(text).connect.name;
       if (this.config.type === 'protobuf') return compileProtobuf(text).firstMessage;
@@ -272,27 +307,29 @@ class RegistryConverter implements RecordConverter {
     return out;
   }
 
+  /** Compiles a fetched schema with its references. @throws KafkaEosError SCHEMA_INVALID */
   private compile(s: RegisteredSchema, refs: Map<string, string>): Compiled {
     if (this.config.type === 'avro') return { kind: 'avro', codec: compileAvro(s.schema, [...refs.values()]) };
     if (this.config.type === 'protobuf') return { kind: 'protobuf', codec: compileProtobuf(s.schema, refs) };
-    let doc: Record<string, unknown>;
-    const refDocs = new Map<string, Record<string, unknown>>();
     try {
-      doc = JSON.parse(s.schema) as Record<string, unknown>;
+      const doc = JSON.parse(s.schema) as Record<string, unknown>;
+      const refDocs = new Map<string, Record<string, unknown>>();
       for (const [n, t] of refs) {
         const d = JSON.parse(t) as Record<string, unknown>;
         refDocs.set(n, d);
-        if (typeof d.$id === 'string') refDocs.set(d.$id, d);
+        if (typeof d?.$id === 'string') refDocs.set(d.$id, d);
       }
+      const connect = jsonSchemaToConnect(doc, refDocs);
+      if (!this.config.validate) return { kind: 'json-schema', connect };
+      // One ajv per schema: versions of one schema keep their $id, and references of one name differ between versions.
+      const ajv = newAjv();
+      for (const [n, d] of refs) if (!ajv.getSchema(n)) ajv.addSchema(JSON.parse(d) as object, n);
+      const validate = ajv.compile(doc);
+      return { kind: 'json-schema', connect, validate: (v) => validate(v) as boolean, errors: () => ajv.errorsText(validate.errors) };
     } catch (e) {
+      if (e instanceof KafkaEosError) throw e;
       throw new KafkaEosError('SCHEMA_INVALID', `not a valid JSON Schema: ${(e as Error).message}`, { cause: e });
     }
-    const connect = jsonSchemaToConnect(doc, refDocs);
-    if (!this.config.validate) return { kind: 'json-schema', connect };
-    this.ajv ??= newAjv();
-    for (const [n, d] of refDocs) if (!this.ajv.getSchema(n)) this.ajv.addSchema(d, n);
-    const validate = this.ajv.compile(doc);
-    return { kind: 'json-schema', connect, validate: (v) => validate(v) as boolean, errors: () => this.ajv!.errorsText(validate.errors) };
   }
 
   /** useLatestVersion: loads the subject's latest version when unknown or older than the registry client's TTL. */
@@ -315,11 +352,26 @@ class RegistryConverter implements RecordConverter {
     return subjectName(strategy, topic, isKey, writer.codec.connect.name);
   }
 
-  private readerCodec(topic: string, isKey: boolean, writerId: number): AvroCodec | undefined {
+  /**
+   * The subject's latest version as the reader of `writer`'s data, checked once per pair.
+   * @throws KafkaEosError SCHEMA_INCOMPATIBLE (systemic: the record is readable with its own schema) when it cannot read it
+   */
+  private readerCodec(topic: string, isKey: boolean, writerId: number, writer: AvroCodec): AvroCodec | undefined {
     const subject = this.subjectOf(topic, isKey, this.compiled.get(writerId));
     const id = subject === undefined ? undefined : this.readers.get(subject)?.id;
     if (id === undefined || id === writerId) return undefined;
     const c = this.compiled.get(id);
-    return c?.kind === 'avro' ? c.codec : undefined;
+    if (c?.kind !== 'avro') return undefined;
+    const pair = `${writerId}>${id}`;
+    if (!this.resolvable.has(pair)) {
+      try {
+        writer.resolve(c.codec);
+      } catch (e) {
+        throw new KafkaEosError('SCHEMA_INCOMPATIBLE', `useLatestVersion: the latest version of subject ${subject} (schema id ${id}) `
+          + `cannot read data written with schema id ${writerId}: ${(e as Error).message}`, { cause: e });
+      }
+      this.resolvable.add(pair);
+    }
+    return c.codec;
   }
 }

@@ -8,10 +8,14 @@
  *    batch is handled or committed, `onUnavailable` is told, and after `retryDelayMs` the batch is fetched
  *    again from its first offset, for as long as the outage lasts (no record is lost or skipped);
  * 3. a record whose key or value does not convert (a wrong magic byte, an id the registry does not know, bytes
- *    that do not decode) is a poison record for itself alone: {@link RecordConversionError} names topic,
+ *    that do not decode, a schema that cannot be read: codes RECORD_CONVERSION_FAILED, SCHEMA_NOT_FOUND,
+ *    SCHEMA_INVALID) is a poison record for itself alone: {@link RecordConversionError} names topic,
  *    partition, offset, key or value and schema id; `skip` and `dead-letter` drop it from the batch (its
  *    offset stays covered by the batch's commit; a dead letter carries its original bytes), `fail` stops
  *    the consumer with PoisonMessageError before anything of the batch is handled;
+ *    any other failure (the registry refusing the consumer: 401, 403, a 404 that is not the registry's own;
+ *    SCHEMA_INCOMPATIBLE; an error without a code) is not the record's fault: the consumer fails with it (a
+ *    RecordConversionError carrying its code) and nothing of the batch is handled, skipped or committed;
  * 4. the converted records (`convertedKey` / `convertedValue` set) replace `batch.records`, in place, and the
  *    wrapped strategy handles the batch.
  */
@@ -54,8 +58,18 @@ function idOf(bytes: Buffer | null): number | undefined {
   return bytes !== null && bytes.length >= 5 && bytes[0] === 0 ? bytes.readInt32BE(1) : undefined;
 }
 
+/** The codes of failures that are the record's own (see the module comment): its bytes, or the schema its bytes name. */
+const RECORD_FAULTS = new Set<string>(['RECORD_CONVERSION_FAILED', 'SCHEMA_NOT_FOUND', 'SCHEMA_INVALID']);
+
+/** What one failure means for the batch: the record's fault, an outage to wait out, or the consumer's end. */
+function classify(e: unknown): 'record' | 'outage' | 'systemic' {
+  if (isRetriable(e)) return 'outage';
+  return e instanceof KafkaEosError && RECORD_FAULTS.has(e.code) ? 'record' : 'systemic';
+}
+
 function asKafkaEosError(e: unknown): KafkaEosError {
-  return e instanceof KafkaEosError ? e : new KafkaEosError('RECORD_CONVERSION_FAILED', (e as Error)?.message ?? String(e), { cause: e });
+  return e instanceof KafkaEosError ? e : new KafkaEosError('ILLEGAL_STATE', `converting a record failed: ${(e as Error)?.message ?? String(e)}`,
+    { cause: e });
 }
 
 /**
@@ -65,44 +79,52 @@ function asKafkaEosError(e: unknown): KafkaEosError {
 export async function convertBatch(options: ConvertingOptions, batch: StrategyBatch): Promise<SinkRecord[] | null> {
   const parts = ([['key', options.key], ['value', options.value]] as const).filter((p): p is ['key' | 'value', RecordConverter] => !!p[1]);
   const failures = new Map<SinkRecord, RecordConversionError>();
+  const named = (r: SinkRecord, part: 'key' | 'value', e: unknown) =>
+    new RecordConversionError(r.topic, r.partition, r.offset, part, idOf(r[part]), asKafkaEosError(e));
+  // Not the record's fault: the consumer fails before anything of the batch is handled (an outage never reaches here).
   const fail = (r: SinkRecord, part: 'key' | 'value', e: unknown) => {
-    if (!failures.has(r)) failures.set(r, new RecordConversionError(r.topic, r.partition, r.offset, part, idOf(r[part]), asKafkaEosError(e)));
+    if (classify(e) !== 'record') throw named(r, part, e);
+    if (!failures.has(r)) failures.set(r, named(r, part, e));
   };
   const loads: { r: SinkRecord; part: 'key' | 'value'; p: Promise<void> }[] = [];
   for (const r of batch.records) {
     for (const [part, c] of parts) {
       const bytes = r[part];
       if (bytes === null) continue;
+      let p: Promise<void> | undefined;
       try {
-        const p = c.prepare(r.topic, bytes, part === 'key');
-        if (p) loads.push({ r, part, p });
+        p = c.prepare(r.topic, bytes, part === 'key');
       } catch (e) {
         fail(r, part, e);
       }
+      if (p) loads.push({ r, part, p });
     }
   }
   if (loads.length > 0) {
     const settled = await Promise.allSettled(loads.map((l) => l.p));
-    const outage = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected' && isRetriable(s.reason));
+    const outage = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected' && classify(s.reason) === 'outage');
     if (outage) {
       options.onUnavailable?.({ topic: batch.topic, partition: batch.partition, error: outage.reason as Error });
       return null;
     }
     settled.forEach((s, i) => { if (s.status === 'rejected') fail(loads[i]!.r, loads[i]!.part, s.reason); });
   }
+  for (const r of batch.records) {
+    if (failures.has(r)) continue;
+    for (const [part, c] of parts) {
+      let converted;
+      try {
+        converted = c.convert(r.topic, r[part], part === 'key');
+      } catch (e) {
+        fail(r, part, e);
+        break;
+      }
+      if (part === 'key') r.convertedKey = converted; else r.convertedValue = converted;
+    }
+  }
+  // Every record is converted (or known bad) before the policy acts: a systemic failure above polices nothing.
   const out: SinkRecord[] = [];
   for (const r of batch.records) {
-    if (!failures.has(r)) {
-      for (const [part, c] of parts) {
-        try {
-          const converted = c.convert(r.topic, r[part], part === 'key');
-          if (part === 'key') r.convertedKey = converted; else r.convertedValue = converted;
-        } catch (e) {
-          fail(r, part, e);
-          break;
-        }
-      }
-    }
     const error = failures.get(r);
     if (!error) { out.push(r); continue; }
     if ((options.poisonPolicy ?? 'fail') === 'fail') {

@@ -21,6 +21,10 @@ type Json = Record<string, unknown>;
 export function jsonSchemaToConnect(doc: Json, references: Map<string, Json> = new Map()): RecordSchema {
   const resolve = (node: Json, root: Json, depth: number): Json => {
     if (depth > 32) throw new KafkaEosError('SCHEMA_INVALID', 'JSON Schema $ref chain too deep (recursive schema?)');
+    if (typeof node === 'boolean') return node ? {} : { not: {} };
+    if (node === null || typeof node !== 'object' || Array.isArray(node)) {
+      throw new KafkaEosError('SCHEMA_INVALID', `not a JSON Schema: ${JSON.stringify(node)?.slice(0, 60)} (a schema is an object or a boolean)`);
+    }
     const ref = node.$ref;
     if (typeof ref !== 'string') return node;
     const [file, pointer] = ref.split('#', 2) as [string, string | undefined];
@@ -59,6 +63,9 @@ export function jsonSchemaToConnect(doc: Json, references: Map<string, Json> = n
           ? { type: 'array', optional, items: walk(node.items as Json, root, false, depth + 1) } : json(optional);
       case 'object': {
         const props = node.properties as Record<string, Json> | undefined;
+        if (props !== undefined && (props === null || typeof props !== 'object' || Array.isArray(props))) {
+          throw new KafkaEosError('SCHEMA_INVALID', 'JSON Schema "properties" is not an object');
+        }
         if (!props) {
           const add = node.additionalProperties;
           return add && typeof add === 'object' ? { type: 'map', optional, items: walk(add as Json, root, false, depth + 1) } : json(optional);

@@ -9,11 +9,14 @@
  * uint64 and the fixed/sint 64-bit kinds → int64; float → float32; double → float64; enum → string;
  * messages → optional structs; repeated → array; map → map; google.protobuf.Timestamp → timestamp;
  * the wrapper types (StringValue, Int64Value, ...) → their optional primitive. Proto3 scalars are
- * not optional (absent = default), `optional` scalars are.
+ * not optional (absent = default), `optional` scalars are. An enum number the schema does not name reads as
+ * `UNKNOWN_ENUM_VALUE_<Enum>_<number>`, the name Java's protobuf runtime gives it (what ProtobufConverter
+ * stores); a Timestamp outside a JavaScript Date's range does not decode (the record's fault).
  */
 import * as protobuf from 'protobufjs';
 import type { RecordSchema } from '../../records';
 import { KafkaEosError } from '../../errors';
+import { setField } from './avro';
 
 /** A compiled `.proto` file: decode a message named by its indexes, and its Connect schema. */
 export interface ProtobufCodec {
@@ -55,6 +58,10 @@ export function compileProtobuf(text: string, references: Map<string, string> = 
   const load = (source: string, name: string, top: boolean) => {
     if (done.has(name)) return;
     done.add(name);
+    // protobufjs keeps fields in plain objects: a field named __proto__ vanishes at parse, and its data with it.
+    if (/(^|[^\w])__proto__\s*=/.test(source)) {
+      throw new KafkaEosError('SCHEMA_INVALID', `the Protobuf schema ${name} has a field __proto__, which protobufjs cannot keep`);
+    }
     const parsed = protobuf.parse(source, root, { keepCase: true });
     if (top) pkg = parsed.package;
     for (const imp of [...(parsed.imports ?? []), ...(parsed.weakImports ?? [])]) {
@@ -163,14 +170,14 @@ function fromMessage(type: protobuf.Type, msg: Record<string, unknown>): Record<
     const present = v !== undefined && v !== null && (type.oneofsArray.length === 0 || f.partOf === null || Object.prototype.hasOwnProperty.call(msg, f.name));
     if (f instanceof protobuf.MapField) {
       const m: Record<string, unknown> = {};
-      for (const [k, x] of Object.entries((v ?? {}) as Record<string, unknown>)) m[k] = fromValue(f, f.resolvedType, x);
-      out[f.name] = m;
+      for (const [k, x] of Object.entries((v ?? {}) as Record<string, unknown>)) setField(m, k, fromValue(f, f.resolvedType, x));
+      setField(out, f.name, m);
     } else if (f.repeated) {
-      out[f.name] = ((v ?? []) as unknown[]).map((x) => fromValue(f, f.resolvedType, x));
+      setField(out, f.name, ((v ?? []) as unknown[]).map((x) => fromValue(f, f.resolvedType, x)));
     } else if (!present || (f.resolvedType instanceof protobuf.Type && v === undefined)) {
-      out[f.name] = f.resolvedType instanceof protobuf.Type || f.partOf !== null || f.options?.proto3_optional ? null : defaultOf(f);
+      setField(out, f.name, f.resolvedType instanceof protobuf.Type || f.partOf !== null || f.options?.proto3_optional ? null : defaultOf(f));
     } else {
-      out[f.name] = fromValue(f, f.resolvedType, v);
+      setField(out, f.name, fromValue(f, f.resolvedType, v));
     }
   }
   return out;
@@ -183,11 +190,17 @@ function defaultOf(f: protobuf.Field): unknown {
 }
 
 function fromValue(f: protobuf.Field, resolved: protobuf.Type | protobuf.Enum | null, v: unknown): unknown {
-  if (resolved instanceof protobuf.Enum) return resolved.valuesById[v as number] ?? v;
+  if (resolved instanceof protobuf.Enum) return resolved.valuesById[v as number] ?? `UNKNOWN_ENUM_VALUE_${resolved.name}_${String(v)}`;
   if (resolved instanceof protobuf.Type) {
     const full = resolved.fullName;
     const m = v as Record<string, unknown>;
-    if (full === '.google.protobuf.Timestamp') return new Date(Number(longOf(m.seconds ?? 0)) * 1000 + Math.floor(Number(m.nanos ?? 0) / 1e6));
+    if (full === '.google.protobuf.Timestamp') {
+      const ms = Number(longOf(m.seconds ?? 0)) * 1000 + Math.floor(Number(m.nanos ?? 0) / 1e6);
+      if (!(Math.abs(ms) <= 8.64e15)) {
+        throw new KafkaEosError('RECORD_CONVERSION_FAILED', `Timestamp field ${f.name} (${String(longOf(m.seconds ?? 0))} s) is outside the range of a date`);
+      }
+      return new Date(ms);
+    }
     if (WRAPPERS[full.slice(1)]) return fromValue(resolved.fields.value!, resolved.fields.value!.resolvedType, m.value ?? resolved.fields.value!.typeDefault);
     return fromMessage(resolved, m);
   }

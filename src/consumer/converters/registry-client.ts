@@ -4,10 +4,12 @@
  * versions cached for `latestCacheTtlMs`, registration and lookup for serializers, and Confluent's
  * subject name strategies (TopicNameStrategy, RecordNameStrategy, TopicRecordNameStrategy).
  *
- * Errors say whose fault a failure is: an id the registry does not know (40403) is
- * `SCHEMA_NOT_FOUND` (not retriable: the record that named it is at fault); the registry unreachable,
- * timing out or answering 5xx is `SCHEMA_REGISTRY_UNAVAILABLE` (retriable: never a record's fault);
- * any other refusal is `SCHEMA_REGISTRY_REQUEST_FAILED` with Confluent's `error_code`.
+ * Errors say whose fault a failure is: an id the registry does not know (404 with Confluent's error_code
+ * 40403) is `SCHEMA_NOT_FOUND` (not retriable: the record that named it is at fault); the registry
+ * unreachable, timing out, answering 5xx, 408 or 429, or answering what is not its JSON (a proxy's error
+ * page, a body without the schema) is `SCHEMA_REGISTRY_UNAVAILABLE` (retriable: never a record's fault);
+ * any other refusal (401, 403, a 404 without Confluent's error body: the URL is not a registry's) is
+ * `SCHEMA_REGISTRY_REQUEST_FAILED` with the HTTP status and Confluent's `error_code` when there is one.
  */
 import { KafkaEosError } from '../../errors';
 
@@ -17,7 +19,10 @@ export type SchemaType = 'AVRO' | 'PROTOBUF' | 'JSON';
 /** A schema reference (Confluent SchemaReference): `name` as the referring schema spells it, and where it is registered. */
 export interface SchemaReference { name: string; subject: string; version: number }
 
-/** A schema as the registry stores it. */
+/**
+ * A schema as the registry stores it. `schemaType` is the registry's word as given (AVRO when absent), so a type this
+ * client does not know (a registry with other schema providers) reaches the converter, which names it.
+ */
 export interface RegisteredSchema { schema: string; schemaType: SchemaType; references: SchemaReference[] }
 
 /** A subject's version (GET /subjects/{subject}/versions/{version}). */
@@ -92,7 +97,8 @@ export class SchemaRegistryClient {
   schemaById(id: number): Promise<RegisteredSchema> {
     let p = this.byId.get(id);
     if (!p) {
-      p = this.request('GET', `/schemas/ids/${id}`, undefined, `schema id ${id}`).then((body) => toRegistered(body));
+      const what = `schema id ${id}`;
+      p = this.request('GET', `/schemas/ids/${id}`, undefined, what).then((body) => toRegistered(body, this.url, what));
       this.byId.set(id, p);
       p.catch(() => { if (this.byId.get(id) === p) this.byId.delete(id); });
     }
@@ -107,9 +113,10 @@ export class SchemaRegistryClient {
   /** A subject's version (`latest` cached for latestCacheTtlMs). @throws SchemaRegistryError */
   subjectVersion(subject: string, version: number | 'latest' = 'latest'): Promise<SubjectVersion> {
     const path = `/subjects/${encodeURIComponent(subject)}/versions/${version}`;
-    const fetchIt = () => this.request('GET', path, undefined, `subject ${subject} version ${version}`).then((b) => {
+    const what = `subject ${subject} version ${version}`;
+    const fetchIt = () => this.request('GET', path, undefined, what).then((b) => {
       const o = b as { subject: string; version: number; id: number };
-      return { ...toRegistered(b), subject: o.subject, version: o.version, id: o.id };
+      return { ...toRegistered(b, this.url, what), subject: o.subject, version: o.version, id: o.id };
     });
     if (version !== 'latest') return fetchIt();
     const hit = this.latest.get(subject);
@@ -130,7 +137,14 @@ export class SchemaRegistryClient {
     let p = this.registered.get(key);
     if (!p) {
       p = this.request('POST', `/subjects/${encodeURIComponent(subject)}/versions`, wireSchema(schema), `subject ${subject}`)
-        .then((b) => (b as { id: number }).id);
+        .then((b) => {
+          const id = (b as { id?: unknown }).id;
+          if (!Number.isInteger(id)) {
+            throw new SchemaRegistryError('SCHEMA_REGISTRY_UNAVAILABLE', `the Schema Registry at ${this.url} answered a registration `
+              + `without an id (subject ${subject}): ${JSON.stringify(b).slice(0, 120)}`, undefined, undefined);
+          }
+          return id as number;
+        });
       this.registered.set(key, p);
       p.catch(() => { if (this.registered.get(key) === p) this.registered.delete(key); });
     }
@@ -141,7 +155,7 @@ export class SchemaRegistryClient {
   async lookup(subject: string, schema: RegisteredSchema): Promise<SubjectVersion> {
     const b = await this.request('POST', `/subjects/${encodeURIComponent(subject)}`, wireSchema(schema), `subject ${subject}`);
     const o = b as { subject: string; version: number; id: number };
-    return { ...toRegistered(b), subject: o.subject, version: o.version, id: o.id };
+    return { ...toRegistered(b, this.url, `subject ${subject}`), subject: o.subject, version: o.version, id: o.id };
   }
 
   /** Sends one request; parses the JSON answer. @throws SchemaRegistryError (see the module comment) */
@@ -157,32 +171,49 @@ export class SchemaRegistryClient {
         `the Schema Registry at ${this.url} cannot be reached (${what}): ${(e as Error).cause ? String((e as Error).cause) : (e as Error).message}`,
         undefined, undefined, { cause: e });
     }
-    const text = await res.text().catch(() => '');
+    let text: string;
+    try {
+      text = await res.text();
+    } catch (e) {
+      throw new SchemaRegistryError('SCHEMA_REGISTRY_UNAVAILABLE', `the Schema Registry at ${this.url} broke off its answer (${what}): `
+        + `${(e as Error).message}`, res.status, undefined, { cause: e });
+    }
     let parsed: unknown;
     try { parsed = text === '' ? undefined : JSON.parse(text); } catch { parsed = undefined; }
-    if (res.ok) return parsed;
-    const err = parsed as { error_code?: number; message?: string } | undefined;
-    const detail = `HTTP ${res.status}${err?.error_code ? ` error_code ${err.error_code}` : ''}: ${err?.message ?? text.slice(0, 200)}`;
+    if (res.ok) {
+      if (parsed === null || typeof parsed !== 'object') {
+        throw new SchemaRegistryError('SCHEMA_REGISTRY_UNAVAILABLE', `the Schema Registry at ${this.url} answered HTTP ${res.status} `
+          + `without its JSON (${what}): ${JSON.stringify(text.slice(0, 120))}`, res.status, undefined);
+      }
+      return parsed;
+    }
+    const err = parsed !== null && typeof parsed === 'object' ? parsed as { error_code?: unknown; message?: unknown } : undefined;
+    const errorCode = typeof err?.error_code === 'number' ? err.error_code : undefined;
+    const message = typeof err?.message === 'string' ? err.message : text.slice(0, 200);
+    const detail = `HTTP ${res.status}${errorCode ? ` error_code ${errorCode}` : ''}: ${message}`;
     if (res.status >= 500 || res.status === 408 || res.status === 429) {
       throw new SchemaRegistryError('SCHEMA_REGISTRY_UNAVAILABLE', `the Schema Registry at ${this.url} failed (${what}): ${detail}`,
-        res.status, err?.error_code);
+        res.status, errorCode);
     }
-    if (res.status === 404 && (err?.error_code === 40403 || (err?.error_code === undefined && path.startsWith('/schemas/ids/')))) {
-      throw new SchemaRegistryError('SCHEMA_NOT_FOUND', `the Schema Registry at ${this.url} has no ${what} (${detail})`,
-        res.status, err?.error_code);
+    if (res.status === 404 && errorCode === 40403) {
+      throw new SchemaRegistryError('SCHEMA_NOT_FOUND', `the Schema Registry at ${this.url} has no ${what} (${detail})`, res.status, errorCode);
     }
-    throw new SchemaRegistryError('SCHEMA_REGISTRY_REQUEST_FAILED', `the Schema Registry at ${this.url} refused (${what}): ${detail}`,
-      res.status, err?.error_code);
+    throw new SchemaRegistryError('SCHEMA_REGISTRY_REQUEST_FAILED', `the Schema Registry at ${this.url} refused (${what}): ${detail}`
+      + (res.status === 404 && errorCode === undefined ? ' (not the registry\'s own answer: is the URL a Schema Registry\'s?)' : ''),
+    res.status, errorCode);
   }
 }
 
-function toRegistered(body: unknown): RegisteredSchema {
+/** A schema answer's fields. @throws SchemaRegistryError SCHEMA_REGISTRY_UNAVAILABLE for an answer without a schema string */
+function toRegistered(body: unknown, url: string, what: string): RegisteredSchema {
   const o = body as { schema?: unknown; schemaType?: unknown; references?: unknown };
   if (typeof o?.schema !== 'string') {
-    throw new SchemaRegistryError('SCHEMA_REGISTRY_REQUEST_FAILED', 'the Schema Registry answered without a schema', undefined, undefined);
+    throw new SchemaRegistryError('SCHEMA_REGISTRY_UNAVAILABLE', `the Schema Registry at ${url} answered without a schema (${what}): `
+      + JSON.stringify(body)?.slice(0, 120), undefined, undefined);
   }
-  const type = o.schemaType === 'PROTOBUF' || o.schemaType === 'JSON' ? o.schemaType : 'AVRO';
-  return { schema: o.schema, schemaType: type, references: Array.isArray(o.references) ? o.references as SchemaReference[] : [] };
+  const type = (typeof o.schemaType === 'string' ? o.schemaType : 'AVRO') as SchemaType;
+  const refs = Array.isArray(o.references) ? (o.references as SchemaReference[]).filter((r) => r && typeof r.name === 'string') : [];
+  return { schema: o.schema, schemaType: type, references: refs };
 }
 
 function wireSchema(s: RegisteredSchema): Record<string, unknown> {

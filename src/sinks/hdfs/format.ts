@@ -8,7 +8,7 @@ import { loadHyparquetWriter } from '../../util/vendored';
 import type { SinkRecord } from '../../records';
 import { SinkMappingError } from '../errors';
 import { JsonShape, jsonTextShape } from './json-check';
-import { AvroFileWriter, hdfsColumnsOf, plainValue, valueSchemaOf } from './format-schema';
+import { SchemaFormat, type SchemaRow } from './format-schema';
 
 /** A column of CSV or Parquet output: `path` is a dot path into the record's JSON value (default: `name`). */
 export interface HdfsColumn {
@@ -150,14 +150,17 @@ export class Format {
   readonly extension: string;
   private readonly columns: HdfsColumn[] | null;
 
-  /** Avro files, or CSV / Parquet without declared columns: rows are the records, shaped by their schemas at encode. */
+  /** Avro files, or CSV / Parquet without declared columns: rows shaped by their records' schemas (format-schema.ts). */
   readonly fromSchema: boolean;
-  private readonly avroWriter: AvroFileWriter | undefined;
+  private readonly schemaFormat: SchemaFormat | undefined;
 
   constructor(readonly config: HdfsFormatConfig, readonly includeKafkaCoordinates: boolean) {
     this.extension = config.type === 'jsonl' ? 'jsonl' : config.type;
     this.fromSchema = config.type === 'avro' || (config.type !== 'jsonl' && !config.columns);
-    this.avroWriter = config.type === 'avro' ? new AvroFileWriter(config.codec) : undefined;
+    this.schemaFormat = !this.fromSchema ? undefined : new SchemaFormat(config.type as 'avro' | 'csv' | 'parquet', includeKafkaCoordinates, {
+      coordinates: KAFKA_COLUMNS, convert, recordDate,
+      encodeColumns: (columns, rows) => new Format({ type: config.type as 'csv' | 'parquet', columns }, false).encode(rows),
+    }, config.type === 'avro' ? config.codec : undefined);
     this.columns = config.type === 'jsonl' || config.type === 'avro' ? null
       : [...(includeKafkaCoordinates ? KAFKA_COLUMNS : []), ...(config.columns ?? [])];
   }
@@ -173,11 +176,7 @@ export class Format {
    * @throws SinkMappingError naming the record and column (a value that is not JSON, a bad column value)
    */
   toRow(r: SinkRecord, value: () => unknown = () => jsonValue(r)): Row {
-    if (this.fromSchema) {
-      if (r.value !== null) valueSchemaOf(r); // refused at staging, not at commit
-      if (this.includeKafkaCoordinates && this.config.type !== 'avro') recordDate(r); // CSV / Parquet `_timestamp`: the same rule
-      return { record: r, value: EMPTY };
-    }
+    if (this.schemaFormat) return this.schemaFormat.row(r); // encoded or converted now: refused at staging, not at commit
     if (!this.columns) {
       const v = r.value;
       if (v === null) return { record: r, value: NULL_BYTES };
@@ -193,11 +192,6 @@ export class Format {
       row[c.name] = convert(r, c, getPath(parsed, c.path ?? c.name));
     }
     return row;
-  }
-
-  /** Avro files and schema-derived CSV / Parquet (format-schema.ts): the file of these records. */
-  private encodeFromSchema(records: SinkRecord[]): Buffer {
-    return this.avroWriter ? this.avroWriter.encode(records) : encodeWithSchemaColumns(this, records);
   }
 
   /**
@@ -238,7 +232,7 @@ export class Format {
 
   /** Encodes the rows of one file; `chunks` are earlier encodeChunk results (JSON lines), in order before `rowsIn`. */
   encode(rowsIn: Row[], chunks: Buffer[] = []): Buffer {
-    if (this.fromSchema) return this.encodeFromSchema((rowsIn as JsonLine[]).map((x) => x.record));
+    if (this.schemaFormat) return this.schemaFormat.encode(rowsIn as SchemaRow[]);
     if (!this.columns) {
       const parts = rowsIn.length > 0 ? [...chunks, this.encodeChunk(rowsIn)!] : chunks;
       return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
@@ -257,26 +251,6 @@ export class Format {
     });
     return Buffer.from(ab);
   }
-}
-
-/**
- * CSV / Parquet without declared columns: the columns of the file's first record (one schema per file: the sink rotates
- * on a schema change), values converted as declared columns' are. Tombstones are left out.
- */
-function encodeWithSchemaColumns(format: Format, records: SinkRecord[]): Buffer {
-  const data = records.filter((r) => r.value !== null);
-  if (data.length === 0) return Buffer.alloc(0);
-  const derived = hdfsColumnsOf(data[0]!);
-  const columns: HdfsColumn[] = [...(format.includeKafkaCoordinates ? KAFKA_COLUMNS : []),
-    ...derived.map((c) => ({ name: c.name, type: c.type, nullable: c.nullable }))];
-  const inner = new Format({ type: format.config.type as 'csv', columns }, false);
-  const rows = data.map((r) => {
-    const row: Record<string, unknown> = format.includeKafkaCoordinates
-      ? { _topic: r.topic, _partition: BigInt(r.partition), _offset: r.offset, _timestamp: recordDate(r) } : {};
-    derived.forEach((c, i) => { row[c.name] = convert(r, columns[i + (format.includeKafkaCoordinates ? KAFKA_COLUMNS.length : 0)]!, plainValue(c.read(r))); });
-    return row;
-  });
-  return inner.encode(rows);
 }
 
 function convert(r: SinkRecord, c: HdfsColumn, v: unknown): unknown {

@@ -4,6 +4,7 @@
  * PostgreSQL the table and its primary key appear together (knex emits the key as a separate ALTER TABLE).
  */
 import type { Knex } from 'knex';
+import { detectDialect, type SqlDialect } from './dialect';
 import type { ColumnType } from './mapping';
 
 /** Whether `k` talks to MySQL / MariaDB (knex's mysql dialect), whose DDL differs below. */
@@ -82,9 +83,14 @@ export async function addTargetColumnIfMissing(k: Knex, table: string): Promise<
   }
 }
 
-/** Creates the data table if missing, from a declarative mapping's columns (plus coordinates and primary key). */
+/**
+ * Creates the data table if missing, from a declarative mapping's columns (plus coordinates and primary key).
+ * `numeric` is NUMERIC on PostgreSQL (exact) and TEXT on SQLite, which has no exact decimal: its NUMERIC affinity
+ * stores '0.100000000000000000001' as the REAL 0.1 and '-1.000…01' as the INTEGER -1, silently.
+ */
 export async function ensureDataTable(k: Knex, table: string, spec: DataTableSpec): Promise<void> {
-  const mysql = isMysql(k);
+  const dialect = detectDialect(k);
+  const mysql = dialect === 'mysql';
   const key = new Set(spec.primaryKey ?? []);
   await createTableIfMissing(k, table, (t) => {
     if (mysql) t.engine('InnoDB');
@@ -94,7 +100,7 @@ export async function ensureDataTable(k: Knex, table: string, spec: DataTableSpe
       t.bigInteger('kafka_offset').notNullable();
     }
     for (const c of spec.columns) {
-      const col = columnBuilder(t, c.name, c.type, mysql, key.has(c.name));
+      const col = columnBuilder(t, c.name, c.type, dialect, key.has(c.name));
       if (c.nullable) col.nullable(); else col.notNullable();
     }
     if (spec.primaryKey && spec.primaryKey.length > 0) t.primary(spec.primaryKey);
@@ -102,12 +108,13 @@ export async function ensureDataTable(k: Knex, table: string, spec: DataTableSpe
 }
 
 /**
- * The column of `type`. On MySQL / MariaDB: a key string is VARCHAR(255), key bytes VARBINARY(255); timestamp is
- * DATETIME(3) (TIMESTAMP ends in 2038; the sink writes UTC), numeric DECIMAL(65,30) (MySQL's bare NUMERIC has
- * no fraction), json a JSON column (LONGTEXT with a JSON check on MariaDB).
+ * The column of `type` for `dialect`. On MySQL / MariaDB: a key string is VARCHAR(255), key bytes VARBINARY(255);
+ * timestamp is DATETIME(3) (TIMESTAMP ends in 2038; the sink writes UTC), numeric DECIMAL(65,30) (MySQL's bare
+ * NUMERIC has no fraction), json a JSON column (LONGTEXT with a JSON check on MariaDB). On SQLite numeric is TEXT
+ * (see {@link ensureDataTable}).
  */
-export function columnBuilder(t: Knex.TableBuilder, name: string, type: ColumnType, mysql = false, inKey = false): Knex.ColumnBuilder {
-  if (mysql) {
+export function columnBuilder(t: Knex.TableBuilder, name: string, type: ColumnType, dialect: SqlDialect, inKey = false): Knex.ColumnBuilder {
+  if (dialect === 'mysql') {
     if (type === 'string') return inKey ? t.string(name, 255) : t.text(name, 'longtext');
     if (type === 'bytes' && inKey) return t.specificType(name, 'varbinary(255)');
     if (type === 'timestamp') return t.specificType(name, 'datetime(3)');
@@ -123,7 +130,7 @@ export function columnBuilder(t: Knex.TableBuilder, name: string, type: ColumnTy
     case 'boolean': return t.boolean(name);
     case 'json': return t.jsonb(name);
     case 'timestamp': return t.timestamp(name, { useTz: true });
-    case 'numeric': return t.specificType(name, 'numeric');
+    case 'numeric': return dialect === 'sqlite' ? t.text(name) : t.specificType(name, 'numeric');
     case 'bytes': return t.binary(name);
   }
 }

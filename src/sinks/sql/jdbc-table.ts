@@ -80,7 +80,7 @@ export class JdbcTable {
       this.created ??= createTableIfMissing(this.knex, this.name, (t) => {
         if (this.dialect === 'mysql') t.engine('InnoDB');
         for (const c of columns) {
-          const col = columnBuilder(t, c.name, c.type, this.dialect === 'mysql', c.key);
+          const col = columnBuilder(t, c.name, c.type, this.dialect, c.key);
           if (c.nullable && !c.key) col.nullable(); else col.notNullable();
         }
         if (keyColumns.length > 0) t.primary([...keyColumns]);
@@ -116,7 +116,7 @@ export class JdbcTable {
         + 'that has rows (Kafka Connect refuses it too): make the field optional, or add the column yourself', record);
     }
     try {
-      await this.knex.schema.alterTable(this.name, (t) => { columnBuilder(t, c.name, c.type, this.dialect === 'mysql', false).nullable(); });
+      await this.knex.schema.alterTable(this.name, (t) => { columnBuilder(t, c.name, c.type, this.dialect, false).nullable(); });
     } catch (err) {
       // Another writer added it first: fine if it is there now.
       this.columns = await this.readColumns();

@@ -6,7 +6,7 @@ import { KafkaEosError } from '../../errors';
 import type { SinkRecord } from '../../records';
 import { bindBigint, type SqlDialect } from './dialect';
 import { SinkMappingError } from './errors';
-import type { SchemaColumnsOptions } from '../schema-columns';
+import { headerText, type SchemaColumnsOptions } from '../schema-columns';
 
 export type ColumnType = 'string' | 'integer' | 'bigint' | 'float' | 'boolean' | 'json' | 'timestamp' | 'numeric' | 'bytes';
 export const COLUMN_TYPES: readonly ColumnType[] = ['string', 'integer', 'bigint', 'float', 'boolean', 'json', 'timestamp', 'numeric', 'bytes'];
@@ -19,7 +19,8 @@ export const COLUMN_TYPES: readonly ColumnType[] = ['string', 'integer', 'bigint
  * `nullable` (default false): a missing/null value is an error unless true.
  * Types: string → TEXT; integer → 32-bit INTEGER; bigint → BIGINT; float → DOUBLE; boolean; json → JSONB/TEXT;
  * timestamp → TIMESTAMPTZ on PostgreSQL, ISO-8601 text on SQLite (accepts ms epoch numbers, ISO strings);
- * numeric → NUMERIC (exact decimals, bound as their decimal text); bytes → BYTEA / BLOB (a Buffer, or base64 text).
+ * numeric → NUMERIC on PostgreSQL, TEXT on SQLite (exact decimals, bound as their decimal text: SQLite's NUMERIC
+ * affinity would round them to a REAL); bytes → BYTEA / BLOB (a Buffer, or base64 text).
  */
 export interface ColumnMapping { path?: string; type: ColumnType; nullable?: boolean }
 export interface DeclarativeMapping {
@@ -65,13 +66,13 @@ type Source = ((r: SinkRecord, value: unknown) => unknown) & { readsValue: boole
 
 const source = (fn: (r: SinkRecord, value: unknown) => unknown, readsValue: boolean): Source => Object.assign(fn, { readsValue });
 
-function compileSource(path: string): Source {
+function compileSource(path: string, column: string): Source {
   if (path === '$key') return source((r) => (r.key === null ? null : r.key.toString('utf8')), false);
   if (path === '$timestamp') return source((r) => r.timestamp, false);
   if (path === '$value') return source((_r, value) => value, true);
   if (path.startsWith('$headers.')) {
     const name = path.slice('$headers.'.length);
-    return source((r) => { const h = r.headers[name]; return h === undefined ? null : h.toString(); }, false);
+    return source((r) => headerText(r, name, column), false);
   }
   const segments = path.split('.');
   if (segments.length === 1) {
@@ -96,7 +97,7 @@ const INT32_MAX = 2147483647;
 export function convert(v: unknown, type: ColumnType, dialect: SqlDialect): unknown {
   switch (type) {
     case 'string':
-      if (typeof v === 'string') return v;
+      if (typeof v === 'string') return dialect === 'postgres' && v.includes('\u0000') ? refuseNul() : v;
       if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
       throw new ColumnValueError(`expected a string, got ${describe(v)}`);
     case 'integer': {
@@ -123,7 +124,7 @@ export function convert(v: unknown, type: ColumnType, dialect: SqlDialect): unkn
       if (typeof v !== 'boolean') throw new ColumnValueError(`expected a boolean, got ${describe(v)}`);
       return dialect === 'sqlite' ? (v ? 1 : 0) : v;
     case 'json':
-      return JSON.stringify(v);
+      return jsonText(JSON.stringify(v), dialect);
     case 'timestamp': {
       let d: Date | undefined;
       if (v instanceof Date) d = v;
@@ -145,6 +146,22 @@ export function convert(v: unknown, type: ColumnType, dialect: SqlDialect): unkn
       if (typeof v === 'string') return Buffer.from(v, 'base64');
       throw new ColumnValueError(`expected bytes, got ${describe(v)}`);
   }
+}
+
+/** `\u0000` as JSON.stringify writes the character U+0000 (not preceded by an escaping backslash). */
+const JSON_NUL = /(^|[^\\])(\\\\)*\\u0000/;
+
+/**
+ * PostgreSQL's text and jsonb cannot hold U+0000 (it answers 22021 / 22P05): refused here, as the record's fault, rather
+ * than by the database (where a write of that one record alone cannot be told from a refusal of every write).
+ */
+function refuseNul(): never {
+  throw new ColumnValueError('PostgreSQL text and jsonb cannot hold the character U+0000');
+}
+
+/** JSON text for a json column on `dialect` (see refuseNul). @throws ColumnValueError */
+export function jsonText(text: string, dialect: SqlDialect): string {
+  return dialect === 'postgres' && JSON_NUL.test(text) ? refuseNul() : text;
 }
 
 function describe(v: unknown): string {
@@ -206,7 +223,7 @@ export function compileMapping(mapping: SinkMapping, dialect: SqlDialect, includ
     };
   }
   const cols = Object.entries(mapping.columns).map(([name, spec]) => ({
-    name, type: spec.type, nullable: spec.nullable ?? false, source: compileSource(spec.path ?? name),
+    name, type: spec.type, nullable: spec.nullable ?? false, source: compileSource(spec.path ?? name, name),
   }));
   const readsValue = cols.some((c) => c.source.readsValue);
   return {

@@ -6,11 +6,11 @@
  * value that does not fit its column is SINK_MAPPING_FAILED naming the column and the schema field.
  */
 import type { SinkRecord } from '../../records';
-import { jsonOfData, schemaColumns, schemaKey, type SchemaColumn, type SchemaColumnsOptions } from '../schema-columns';
+import { assertDistinctColumns, jsonOfData, schemaColumns, schemaKey, type SchemaColumn, type SchemaColumnsOptions } from '../schema-columns';
 import type { SqlDialect } from './dialect';
 import { SinkMappingError } from './errors';
 import {
-  ColumnValueError, compileMapping, convert, coordinates, type ColumnType, type CompiledMapping, type Row, type SchemaMapping,
+  ColumnValueError, compileMapping, convert, coordinates, jsonText, type ColumnType, type CompiledMapping, type Row, type SchemaMapping,
   type SinkMapping,
 } from './mapping';
 
@@ -30,6 +30,8 @@ export interface CompiledSchemaMapping extends CompiledMapping {
 }
 
 const MAX_CACHED = 256;
+/** The columns `includeKafkaCoordinates` adds (mapping.ts coordinates()). */
+const COORDINATES = ['kafka_topic', 'kafka_partition', 'kafka_offset'];
 
 /** Compiles `mapping.fromSchema` for a dialect (see the module comment). */
 export function compileSchemaMapping(mapping: SchemaMapping, dialect: SqlDialect, includeKafkaCoordinates: boolean): CompiledSchemaMapping {
@@ -49,6 +51,7 @@ export function compileSchemaMapping(mapping: SchemaMapping, dialect: SqlDialect
           + '(avro, protobuf, json-schema, connect-json)', { topic: record.topic, partition: record.partition, offset: record.offset });
       }
       cols = schemaColumns(record, options).map((c) => ({ ...c, type: c.kind }));
+      assertDistinctColumns(cols, record, includeKafkaCoordinates ? COORDINATES : []);
       if (cache.size >= MAX_CACHED) cache.clear();
       cache.set(key, cols);
     }
@@ -69,7 +72,7 @@ export function compileSchemaMapping(mapping: SchemaMapping, dialect: SqlDialect
           continue;
         }
         try {
-          row[c.name] = c.type === 'json' ? jsonOfData(raw) : convert(raw, c.type, dialect);
+          row[c.name] = c.type === 'json' ? jsonText(jsonOfData(raw), dialect) : convert(raw, c.type, dialect);
         } catch (err) {
           if (!(err instanceof ColumnValueError)) throw err;
           throw new SinkMappingError(`${err.message} (schema field ${c.source})`, where);

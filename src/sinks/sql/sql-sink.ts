@@ -67,12 +67,23 @@ export class SqlSink implements ExactlyOnceSink {
   /**
    * Creates missing tables (offsets always, data table if autoCreate), seeds absent positions with -1 and reads them.
    * @returns `${topic}:${partition}` → stored next offset (-1n = none).
-   * @throws SinkWriteError SINK_CLOSED, SINK_RETRIES_EXHAUSTED; driver errors for DDL failures.
+   * @throws SinkWriteError SINK_CLOSED, SINK_RETRIES_EXHAUSTED; KafkaEosError SINK_UNAVAILABLE (retriable) when the
+   *   database is busy or unreachable; driver errors for DDL failures.
    */
   async open(groupId: string, partitions: TopicPartition[]): Promise<Map<string, bigint>> {
     this.assertOpen();
-    await this.ensureDataTable();
-    return this.offsets.load(groupId, partitions);
+    try {
+      await this.ensureDataTable();
+      return await this.offsets.load(groupId, partitions);
+    } catch (e) {
+      // A busy or unreachable database at assignment is an outage, not a failure: retriable, so the consumer keeps
+      // the partitions and reads their positions again when the database is back (sink-unavailable).
+      if (!(e instanceof KafkaEosError) && isTransientSqlError(e)) {
+        const message = `reading the stored positions failed: ${(e as Error).message}`;
+        throw new KafkaEosError('SINK_UNAVAILABLE', message, { retriable: true, cause: e });
+      }
+      throw e;
+    }
   }
 
   /**

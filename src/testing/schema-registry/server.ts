@@ -33,6 +33,8 @@ export interface SchemaRegistryServerOptions {
   port?: number;
   /** Interface (default 127.0.0.1). */
   host?: string;
+  /** The largest request body read, bytes (default 16 MiB); a longer one is answered 413 and dropped. */
+  maxBodyBytes?: number;
 }
 
 /**
@@ -59,14 +61,15 @@ export class SchemaRegistryServer {
   private readonly server: http.Server;
   private readonly routes: { method: string; pattern: RegExp; names: string[]; handler: Handler }[] = [];
 
-  private constructor() {
-    this.server = http.createServer((req, res) => void this.handle(req, res));
+  private constructor(private readonly maxBodyBytes: number) {
+    // A request that breaks off (or anything unforeseen) ends its own connection, never the process hosting the server.
+    this.server = http.createServer((req, res) => { this.handle(req, res).catch(() => res.destroy()); });
     this.defineRoutes();
   }
 
   /** Starts the server (see {@link SchemaRegistryServerOptions}). @throws the listen error (e.g. EADDRINUSE) */
   static async start(options: SchemaRegistryServerOptions = {}): Promise<SchemaRegistryServer> {
-    const s = new SchemaRegistryServer();
+    const s = new SchemaRegistryServer(options.maxBodyBytes ?? 16 * 1024 * 1024);
     const host = options.host ?? '127.0.0.1';
     await new Promise<void>((resolve, reject) => {
       s.server.once('error', reject);
@@ -151,7 +154,14 @@ export class SchemaRegistryServer {
       res.end(text);
     };
     const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
+    let size = 0;
+    for await (const c of req) {
+      size += (c as Buffer).length;
+      if (size <= this.maxBodyBytes) chunks.push(c as Buffer);
+    }
+    if (size > this.maxBodyBytes) {
+      return answer(413, { error_code: 413, message: `HTTP 413 Payload Too Large: the body is over ${this.maxBodyBytes} bytes` });
+    }
     const fault = this.faults.find((f) => f.pathContains === undefined || path.includes(f.pathContains));
     if (fault) {
       if (--fault.left <= 0) this.faults = this.faults.filter((f) => f !== fault);
@@ -166,7 +176,11 @@ export class SchemaRegistryServer {
     }
     const m = route.pattern.exec(path)!;
     const params: Params = {};
-    route.names.forEach((n, i) => { params[n] = decodeURIComponent(m[i + 1]!); });
+    try {
+      route.names.forEach((n, i) => { params[n] = decodeURIComponent(m[i + 1]!); });
+    } catch {
+      return answer(400, { error_code: 400, message: `HTTP 400 Bad Request: malformed percent-encoding in ${path.slice(0, 200)}` });
+    }
     let body: unknown;
     const text = Buffer.concat(chunks).toString('utf8');
     if (text.trim() !== '') {

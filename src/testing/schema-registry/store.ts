@@ -7,7 +7,7 @@
  */
 import {
   canonicalSchema, COMPATIBILITY_LEVELS, type CompatibilityLevel, incompatibilities, InvalidSchemaError, type SchemaInput,
-  type SchemaType,
+  type SchemaType, storedText,
 } from './compatibility';
 import { KafkaEosError } from '../../errors';
 
@@ -60,7 +60,7 @@ export class RegistryStore {
     let id = this.byKey.get(key);
     if (id === undefined) {
       id = this.nextId++;
-      this.schemas.set(id, { id, schema: input.schema, schemaType: input.schemaType, references: this.refsOf(req), key });
+      this.schemas.set(id, { id, schema: storedText(input), schemaType: input.schemaType, references: this.refsOf(req), key });
       this.byKey.set(key, id);
     }
     const version = versions.reduce((m, v) => Math.max(m, v.version), 0) + 1;
@@ -79,10 +79,13 @@ export class RegistryStore {
     return this.view(subject, v);
   }
 
-  /** GET /schemas/ids/{id}. */
+  /**
+   * GET /schemas/ids/{id}: found while a subject version (soft-deleted or not) holds it; once every version holding it
+   * is permanently deleted, 40403 (as Confluent's registry forgets the id's subject versions).
+   */
   schemaById(id: number): StoredSchema {
     const s = this.schemas.get(id);
-    if (!s) throw schemaNotFound(id);
+    if (!s || ![...this.subjects.values()].some((vs) => vs.some((v) => v.id === id))) throw schemaNotFound(id);
     return s;
   }
 

@@ -59,6 +59,15 @@ for (const target of targets()) describeOn(target)(`SqlSink retries on ${target.
     target.cleanup();
   });
 
+  test('a busy or unreachable database while the positions are read is SINK_UNAVAILABLE (retriable), not a failure', async () => {
+    const { sink } = await setup();
+    const load = sink.offsets.load.bind(sink.offsets);
+    sink.offsets.load = async () => { throw transient(); };
+    await expect(sink.open('g', [{ topic: 't', partition: 1 }])).rejects.toMatchObject({ code: 'SINK_UNAVAILABLE', retriable: true });
+    sink.offsets.load = load;
+    expect((await sink.open('g', [{ topic: 't', partition: 1 }])).get('t:1')).toBe(-1n);
+  });
+
   test('lost acknowledgement: COMMIT landed, error after it → re-read, committed, not written twice', async () => {
     const { sink, plan, table } = await setup();
     plan.faults = ['after-commit'];
