@@ -4,7 +4,7 @@
  * of `kafka-eos run` take them. A setting KafkaJS has no equivalent for is named (refused, or a warning when the run
  * works the same without it).
  */
-import { Explanation, parseCount, type KeyDoc } from './keys';
+import { differs as D, Explanation, ignored as I, parseCount, refused as R, supported as S, type KeyDoc } from './keys';
 
 /** The KafkaJS client settings (the shape of a run config's `kafka` section). */
 export interface ClientSettings {
@@ -31,11 +31,6 @@ export interface ClientKeys {
   mechanism?: { value: string; key: string };
   jaas?: { value: string; key: string };
 }
-
-const S = (note: string): KeyDoc => ({ status: 'supported', note });
-const D = (note: string): KeyDoc => ({ status: 'differs', note });
-const I = (note: string): KeyDoc => ({ status: 'ignored', note });
-const R = (note: string): KeyDoc => ({ status: 'refused', note });
 
 /** Security keys, the same at the worker's top level, under `consumer.` and under `consumer.override.`. */
 export const SECURITY_KEYS: Readonly<Record<string, KeyDoc>> = {
@@ -105,8 +100,8 @@ export const emptyClientKeys = (): ClientKeys => ({ client: {}, consumer: {} });
 export function applyClientKey(ex: Explanation, shown: string, key: string, value: string, into: ClientKeys,
   table: Readonly<Record<string, KeyDoc>>): boolean {
   const doc = table[key];
-  if (!doc) { ex.take(shown, value, {}, 'the Kafka client'); return false; }
-  const refuse = (why: string) => ex.note(shown, value, 'refused', why);
+  if (!doc) { ex.take(key, value, table, 'the Kafka consumer', shown); return false; }
+  const refuse = (why: string) => ex.refuse(shown, value, why);
   const ok = () => ex.note(shown, value, doc.status, doc.note);
   const ms = (set: (n: number) => void) => {
     const n = parseCount(value);
@@ -176,10 +171,7 @@ function parseJaas(jaas: string): { module: string; username?: string; password?
  */
 export function finishSecurity(ex: Explanation, keys: ClientKeys): void {
   const protocol = keys.protocol?.value ?? 'PLAINTEXT';
-  const refuse = (k: { key: string; value: string }, why: string) => {
-    const line = ex.lines.find((l) => l.key === k.key);
-    if (line) { line.status = 'refused'; line.note = why; } else ex.note(k.key, k.value, 'refused', why);
-  };
+  const refuse = (k: { key: string; value: string }, why: string) => ex.refuse(k.key, k.value, why);
   if (!['PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL'].includes(protocol)) {
     refuse(keys.protocol!, 'PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL');
     return;

@@ -24,19 +24,38 @@ export class Explanation {
 
   /** Records `key` with an explicit status and note (a value-dependent verdict). */
   note(key: string, value: string, status: KeyStatus, note: string): void {
-    this.lines.push({ file: this.file, key, value: SECRET.test(key) ? '******' : value, status, note });
+    const shown = SECRET.test(key) ? '******' : value.replace(/(password=)[^&;]*/gi, '$1******').replace(/(\/\/[^:/@]*:)[^@/]*@/, '$1******@');
+    this.lines.push({ file: this.file, key, value: shown, status, note });
   }
 
   /**
-   * Records `key` by its row in `table`, or as refused (unknown) with a suggestion from `table`'s keys.
+   * Records `key` by its row in `table`, or as refused (unknown) with a suggestion from `table`'s keys. `shown` is
+   * the key as the file spells it (with its prefix, e.g. `consumer.override.`), `key` without it.
    * @returns the row, or undefined for an unknown key
    */
-  take(key: string, value: string, table: Readonly<Record<string, KeyDoc>>, what: string): KeyDoc | undefined {
+  take(key: string, value: string, table: Readonly<Record<string, KeyDoc>>, what: string, shown = key): KeyDoc | undefined {
     const doc = table[key];
-    if (doc) { this.note(key, value, doc.status, doc.note); return doc; }
+    if (doc) { this.note(shown, value, doc.status, doc.note); return doc; }
     const guess = suggestName(key, Object.keys(table));
-    this.note(key, value, 'refused', `not a key kafka-eos knows for ${what}${guess ? ` (did you mean ${guess}?)` : ''}`);
+    const prefix = shown.slice(0, shown.length - key.length);
+    this.note(shown, value, 'refused', `not a key kafka-eos knows for ${what}${guess ? ` (did you mean ${prefix}${guess}?)` : ''}`);
     return undefined;
+  }
+
+  /** Sets the verdict of `key`'s line (recorded before, or a new line): a value-dependent refusal or difference. */
+  verdict(key: string, value: string, status: KeyStatus, note: string): void {
+    const line = this.lines.find((l) => l.key === key);
+    if (line) { line.status = status; line.note = note; } else this.note(key, value, status, note);
+  }
+
+  /** {@link verdict} 'refused'. */
+  refuse(key: string, value: string, why: string): void {
+    this.verdict(key, value, 'refused', why);
+  }
+
+  /** The refused lines. */
+  refused(): KeyLine[] {
+    return this.lines.filter((l) => l.status === 'refused');
   }
 }
 
@@ -55,3 +74,9 @@ export function parseList(v: string): string[] {
 export function parseCount(v: string): number | undefined {
   return /^\s*\d+\s*$/.test(v) && Number.isSafeInteger(Number(v)) ? Number(v) : undefined;
 }
+
+/** Row builders for the key tables. */
+export const supported = (note: string): KeyDoc => ({ status: 'supported', note });
+export const differs = (note: string): KeyDoc => ({ status: 'differs', note });
+export const ignored = (note: string): KeyDoc => ({ status: 'ignored', note });
+export const refused = (note: string): KeyDoc => ({ status: 'refused', note });
