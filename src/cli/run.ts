@@ -313,7 +313,7 @@ async function runUntilStopped(
   say('info', `kafka-eos run: group ${config.groupId} consuming ${subscriptionText(config)} into ${description} (${delivery})`);
   status = new StatusReporter(consumer, {
     tty: options.tty ?? process.stdout.isTTY === true, intervalMs: options.statusIntervalMs ?? config.status?.intervalMs,
-    admin, groupId: config.groupId, outages: () => outages.current(),
+    admin, groupId: config.groupId, outages: () => outages.current(), prefix: me,
   });
   status.start();
   const running = status;

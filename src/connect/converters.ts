@@ -94,7 +94,9 @@ export function finishConverter(ex: Explanation, side: 'key' | 'value', keys: Co
   };
   const only = (k: string, types: ConverterSettings['type'][]) => {
     const s = get(k);
-    if (s && !types.includes(type)) ex.refuse(s.key, s.value, `a setting of ${types.join(' / ')} converters, not ${keys.cls!.value}`);
+    if (s && !types.includes(type)) {
+      ex.verdict(s.key, s.value, 'ignored', `a setting of ${types.join(' / ')} converters: ${keys.cls!.value} ignores it, as in Connect`);
+    }
     return s !== undefined && types.includes(type);
   };
   const converter: ConverterSettings = { type };
