@@ -192,6 +192,10 @@ function translateConnector(ex: Explanation, values: Map<string, string>, worker
  */
 export function translateConnect(input: ConnectInput): ConnectTranslation {
   const lines: KeyLine[] = [];
+  if (input.worker && !/\.properties$/i.test(input.worker)) {
+    throw new ConfigError(input.worker, 'a worker config is a .properties file (connect-standalone order: kafka-eos run '
+      + 'worker.properties connector.properties ...; connector JSON files take --worker or --bootstrap-servers)');
+  }
   const workerValues = input.worker ? parseProperties(read(input.worker), input.worker).values : new Map<string, string>();
   if (input.bootstrapServers !== undefined) workerValues.set('bootstrap.servers', input.bootstrapServers);
   const wex = new Explanation(input.worker ?? '(flags)');
