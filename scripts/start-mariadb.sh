@@ -4,6 +4,8 @@
 # (KAFKA_EOS_MARIADB_URL) on its last line. Idempotent: a server already answering on the port is reused.
 #   scripts/start-mariadb.sh [port] [data-dir]     (defaults: 3306, ~/.cache/kafka-eos-ci/mariadb-<port>)
 set -euo pipefail
+# mariadbd is in /usr/sbin, which a non-login root shell may not have on its PATH
+export PATH="$PATH:/usr/sbin:/sbin"
 port=${1:-3306}
 dir=${2:-$HOME/.cache/kafka-eos-ci/mariadb-$port}
 sock="$dir/mariadb.sock"
