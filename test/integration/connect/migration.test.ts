@@ -16,7 +16,7 @@ import { WebHdfsClient } from '../../../src/sinks/hdfs/webhdfs-client';
 import { kafkaOf, until } from '../../consumer/helpers';
 import { committedFiles } from '../../sinks/hdfs/helpers';
 import { describeOn, mariadbTarget, openKnex, sqliteTarget, targets, uniqueName, type Target } from '../../sinks/sql/fixtures';
-import { requireBuiltCli, startCli, startCliCluster, stopCliCluster } from '../cli/helpers';
+import { requireBuiltCli, runCli, startCli, startCliCluster, stopCliCluster } from '../cli/helpers';
 
 jest.setTimeout(90000);
 
@@ -162,3 +162,34 @@ for (const t of [targets().find((x) => x.name === 'postgres')!, mariadbTarget()]
     });
   });
 }
+
+describe('Connect files the run refuses or cannot start', () => {
+  test('every refused key is named at once, with a did-you-mean, and nothing starts (exit 2)', async () => {
+    const worker = write('refused-worker.properties', WORKER(cluster.bootstrap.join(',')));
+    const bad = write('refused.properties', asProperties({ ...JDBC('refused', `jdbc:sqlite:${path.join(dir, 'r.db')}`, ['t']),
+      'pk.mdoe': 'kafka', transforms: 'route' }));
+    const { code, stdout, stderr } = await runCli(['run', worker, bad], 30000);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/\[CONFIG_INVALID\] connect: 2 keys refused/);
+    expect(stderr).toContain('refused.properties: pk.mdoe = kafka: not a key kafka-eos knows for the JDBC sink connector (did you mean pk.mode?)');
+    expect(stderr).toContain('refused.properties: transforms = route: single message transforms (SMTs) are not supported');
+    expect(stdout).not.toMatch(/consumer idle -> starting/);
+    const explained = await runCli(['run', '--explain', worker, bad], 30000);
+    expect(explained.code).toBe(2);
+    expect(explained.stdout).toMatch(/refused {3}pk\.mdoe = kafka {2}— not a key/);
+    expect(explained.stdout).toMatch(/"groupId": "connect-refused"/);
+  });
+
+  test('a connector whose database cannot be used stops the process, the other connector with it (exit 2)', async () => {
+    const topic = uniqueName('down');
+    cluster.createTopic(topic, 1);
+    const worker = write('down-worker.properties', WORKER(cluster.bootstrap.join(',')));
+    const down = write('down.properties', asProperties({ ...JDBC('down', 'jdbc:postgresql://127.0.0.1:1/nothing', [topic]),
+      'connection.user': 'u', 'max.retries': '0' }));
+    const fine = write('fine.properties', [`name=fine`, 'connector.class=io.confluent.connect.hdfs.HdfsSinkConnector', `topics=${topic}`,
+      `hdfs.url=${hdfs.url}`, 'flush.size=10', 'topics.dir=fine']);
+    const { code, stderr } = await runCli(['run', worker, down, fine], 40000);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/\[SINK_UNAVAILABLE\] cannot use the database/);
+  });
+});
