@@ -107,6 +107,7 @@ function readWorker(ex: Explanation, values: ReadonlyMap<string, string>): Worke
   for (const [k, v] of values) {
     const conv = /^(key|value)\.converter(\..+)?$/.exec(k);
     if (conv && !k.startsWith('internal.')) applyConverterKey(ex, k, conv[2] ?? '', v, w[conv[1] as 'key' | 'value']);
+    else if (k.startsWith('header.converter.')) ex.note(k, v, 'ignored', HEADER_SETTING);
     else if (k.startsWith('consumer.')) applyClientKey(ex, k, k.slice('consumer.'.length), v, w.client, CONSUMER_KEYS);
     else if (k.startsWith('producer.') || k.startsWith('admin.')) {
       ex.note(k, v, 'ignored', `the ${k.split('.')[0]} clients of source connectors and internal topics (dead letters use the consumer's settings)`);
@@ -122,6 +123,8 @@ function readWorker(ex: Explanation, values: ReadonlyMap<string, string>): Worke
   return w;
 }
 
+const HEADER_SETTING = 'a header converter setting: headers stay bytes (header.converter)';
+
 const PRINCIPAL_KEYS = new Set(['sasl.jaas.config', 'sasl.mechanism', 'security.protocol']);
 
 function translateConnector(ex: Explanation, values: Map<string, string>, worker: Worker): ConnectorRunConfig | undefined {
@@ -132,6 +135,7 @@ function translateConnector(ex: Explanation, values: Map<string, string>, worker
   for (const [k, v] of values) {
     const c = /^(key|value)\.converter(\..+)?$/.exec(k);
     if (c) applyConverterKey(ex, k, c[2] ?? '', v, conv[c[1] as 'key' | 'value']);
+    else if (k.startsWith('header.converter.')) ex.note(k, v, 'ignored', HEADER_SETTING);
     else if (k.startsWith('consumer.override.')) {
       const key = k.slice('consumer.override.'.length);
       if (worker.policy === 'None' || (worker.policy === 'Principal' && !PRINCIPAL_KEYS.has(key))) {

@@ -22,6 +22,7 @@ export interface HdfsSinkSettings {
 export const HDFS_KEYS: Readonly<Record<string, KeyDoc>> = {
   'hdfs.url': S('webhdfs://host:port or http(s)://host:port: the NameNode\'s HTTP address; hdfs://host[:port] → http://host:9870 '
     + '(a warning)'),
+  'store.url': S('the HDFS 3 connector\'s name for hdfs.url (the same mapping); hdfs.url wins when both are given'),
   'topics.dir': S('the directory of the topics (default topics, under the root: /topics)'),
   'logs.dir': I('no write-ahead log: a file set is committed by a marker with the offsets (docs/hdfs-sink.md)'),
   'flush.size': S('records per file (flushSize)'),
@@ -70,14 +71,15 @@ export function hdfsSink(ex: Explanation, values: ReadonlyMap<string, string>): 
     if (n === undefined || n === 0) bad(k, 'expected a positive integer');
     return n || undefined;
   };
-  const url = get('hdfs.url') ?? get('store.url');
-  if (url === undefined) { bad('hdfs.url', 'the HDFS sink needs hdfs.url'); return undefined; }
+  const urlKey = get('hdfs.url') !== undefined ? 'hdfs.url' : 'store.url';
+  const url = get(urlKey);
+  if (url === undefined) { bad('hdfs.url', 'the HDFS sink needs hdfs.url (or store.url)'); return undefined; }
   const m = /^(hdfs|webhdfs|swebhdfs|https?):\/\/([^/:]+)(?::(\d+))?\/?$/.exec(url.trim());
   let http: string | undefined;
-  if (!m) bad('hdfs.url', 'expected hdfs://host[:port], webhdfs://host:port or http(s)://host:port (no path)');
+  if (!m) bad(urlKey, 'expected hdfs://host[:port], webhdfs://host:port or http(s)://host:port (no path)');
   else if (m[1] === 'hdfs') {
     http = `http://${m[2]}:9870`;
-    ex.verdict('hdfs.url', url, 'differs', `the NameNode RPC address; WebHDFS is reached at ${http} (Hadoop 3's default HTTP port): `
+    ex.verdict(urlKey, url, 'differs', `the NameNode RPC address; WebHDFS is reached at ${http} (Hadoop 3's default HTTP port): `
       + 'give webhdfs://host:port for another');
   } else http = `${m[1] === 'swebhdfs' || m[1] === 'https' ? 'https' : 'http'}://${m[2]}${m[3] ? `:${m[3]}` : ''}`;
   const sink: HdfsSinkSettings = { type: 'hdfs', url: http ?? 'http://invalid' };
