@@ -128,7 +128,11 @@ program.command('run')
         return;
       }
       const configs = connectRunConfigs(files, o);
-      if (configs.length > 1 && o.timeline) throw new ConfigError('--timeline', 'one connector at a time');
+      // One port and one timeline file per process: with several connectors, run a process per connector for them.
+      if (configs.length > 1 && o.timeline) throw new ConfigError('--timeline', 'one connector at a time (run one process per connector)');
+      if (configs.length > 1 && o.metricsPort !== undefined) {
+        throw new ConfigError('--metrics-port', 'one connector at a time (run one process per connector)');
+      }
       process.exitCode = await runSink(configs, runOptions);
       return;
     }
