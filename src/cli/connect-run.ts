@@ -13,13 +13,19 @@ export function connectRunConfigs(files: string[], o: { worker?: string; bootstr
   const t = translateConnect(connectInput(files, o.worker, o.bootstrapServers));
   if (t.refused.length > 0) throw refusalError(t.refused);
   const ignored = t.lines.filter((l) => l.status === 'ignored').map((l) => l.key);
-  if (ignored.length > 0) print(`kafka-eos run: info: accepted with no effect here: ${[...new Set(ignored)].join(', ')} (--explain says why)`);
-  for (const l of t.lines.filter((x) => x.status === 'differs')) print(`kafka-eos run: warning: ${l.file}: ${l.key} differs from Connect: ${l.note}`);
+  if (ignored.length > 0) {
+    print(`kafka-eos run: info: accepted with no effect here: ${[...new Set(ignored)].join(', ')} (--explain says why)`);
+  }
+  for (const l of t.lines.filter((x) => x.status === 'differs')) {
+    print(`kafka-eos run: warning: ${l.file}: ${l.key} differs from Connect: ${l.note}`);
+  }
   return t.connectors.map((c) => {
     try {
       return { label: c.name, config: validateRunConfig(c.config) };
     } catch (e) {
-      if (e instanceof ConfigError) throw new ConfigError(`${c.file} (connector ${c.name}) → ${e.field}`, e.message.replace(/^[^:]*: /, ''));
+      if (e instanceof ConfigError) {
+        throw new ConfigError(`${c.file} (connector ${c.name}) → ${e.field}`, e.message.replace(/^[^:]*: /, ''));
+      }
       throw e;
     }
   });

@@ -112,7 +112,8 @@ function validateConsumerConfig(config: RunConfig): void {
 
 /**
  * Runs the sink of a config file (or of each config of `source`: Kafka Connect connectors, each its own consumer
- * group, sink and status, log lines tagged with its label) until SIGINT/SIGTERM (exit 0; exit 1 when the commit while stopping failed) or until the
+ * group, sink and status, log lines tagged with its label) until SIGINT/SIGTERM (exit 0; exit 1 when the commit while
+ * stopping failed) or until the
  * consumer fails (exit 1, the error printed). The config (consumer options included) is validated before anything is opened, naming
  * the field as the config spells it; the database is checked before anything is consumed (exit 2
  * when it cannot be used). Every exit path closes what was opened. A signal at any point of

@@ -70,7 +70,8 @@ export const CONSUMER_KEYS: Readonly<Record<string, KeyDoc>> = {
   'fetch.max.wait.ms': S('maxWaitTimeMs'),
   'group.instance.id': S('static membership (KIP-345)'),
   'group.id': S('connector level (consumer.override.group.id): the group instead of connect-<name>'),
-  'partition.assignment.strategy': S('RangeAssignor, RoundRobinAssignor, StickyAssignor (Java class names); CooperativeStickyAssignor refused'),
+  'partition.assignment.strategy': S('RangeAssignor, RoundRobinAssignor, StickyAssignor (Java class names); '
+    + 'CooperativeStickyAssignor refused'),
   'max.poll.records': D('KafkaJS fetches by bytes: a batch is what one fetch returned, not a record count'),
   'fetch.min.bytes': D("KafkaJS's minBytes (1)"),
   'fetch.max.bytes': D("KafkaJS's maxBytes (10 MiB)"),
@@ -81,6 +82,8 @@ export const CONSUMER_KEYS: Readonly<Record<string, KeyDoc>> = {
   'key.deserializer': I('Connect and kafka-eos read bytes; the converters decode them'),
   'value.deserializer': I('Connect and kafka-eos read bytes; the converters decode them'),
 };
+
+const PEM_ONLY = 'KafkaJS reads PEM (convert with keytool / openssl)';
 
 const MECHANISMS: Record<string, ClientSettings['sasl'] extends infer T ? T extends { mechanism: infer M } ? M : never : never> = {
   PLAIN: 'plain', 'SCRAM-SHA-256': 'scram-sha-256', 'SCRAM-SHA-512': 'scram-sha-512',
@@ -108,7 +111,7 @@ export function applyClientKey(ex: Explanation, shown: string, key: string, valu
     if (n === undefined) refuse('expected a number of ms'); else { set(n); ok(); }
   };
   const pem = (set: (v: { file: string } | string) => void, type?: string) => {
-    if (type !== undefined && type.toUpperCase() !== 'PEM') refuse(`${type} stores are refused: KafkaJS reads PEM (convert: keytool / openssl)`);
+    if (type !== undefined && type.toUpperCase() !== 'PEM') refuse(`${type} stores are refused: ${PEM_ONLY}`);
     else { set(key.endsWith('.location') ? { file: value } : value); ok(); }
   };
   const ssl = () => (typeof into.client.ssl === 'object' ? into.client.ssl : (into.client.ssl = {}));
@@ -121,7 +124,7 @@ export function applyClientKey(ex: Explanation, shown: string, key: string, valu
     case 'ssl.keystore.certificate.chain': pem((v) => { ssl().cert = v; }); return true;
     case 'ssl.keystore.key': pem((v) => { ssl().key = v; }); return true;
     case 'ssl.truststore.type': case 'ssl.keystore.type':
-      if (value.trim().toUpperCase() === 'PEM') ok(); else refuse(`${value} stores are refused: KafkaJS reads PEM (convert with keytool / openssl)`);
+      if (value.trim().toUpperCase() === 'PEM') ok(); else refuse(`${value} stores are refused: ${PEM_ONLY}`);
       return true;
     case 'ssl.endpoint.identification.algorithm':
       if (value.trim().toLowerCase() === 'https') ok();
@@ -161,7 +164,9 @@ function parseJaas(jaas: string): { module: string; username?: string; password?
   const m = /^\s*([\w.$]+)\s+(required|requisite|sufficient|optional)\b([\s\S]*?);?\s*$/.exec(jaas);
   if (!m) return undefined;
   const opts: Record<string, string> = {};
-  for (const o of m[3]!.matchAll(/([\w.]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s;]+))/g)) opts[o[1]!] = (o[2] ?? o[3] ?? '').replace(/\\(.)/g, '$1');
+  for (const o of m[3]!.matchAll(/([\w.]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s;]+))/g)) {
+    opts[o[1]!] = (o[2] ?? o[3] ?? '').replace(/\\(.)/g, '$1');
+  }
   return { module: m[1]!.split('.').pop()!, username: opts.username, password: opts.password };
 }
 
@@ -182,7 +187,8 @@ export function finishSecurity(ex: Explanation, keys: ClientKeys): void {
   const mechanism = keys.mechanism?.value ?? 'GSSAPI';
   const ours = MECHANISMS[mechanism];
   if (!ours) {
-    refuse(keys.mechanism ?? { key: keys.protocol!.key, value: protocol }, `SASL mechanism ${mechanism}${keys.mechanism ? '' : ' (the default)'} `
+    refuse(keys.mechanism ?? { key: keys.protocol!.key, value: protocol },
+      `SASL mechanism ${mechanism}${keys.mechanism ? '' : ' (the default)'} `
       + 'is refused: KafkaJS here does PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512');
     return;
   }

@@ -81,20 +81,26 @@ export function readConnectorFile(file: string): Map<string, string> {
     throw new ConfigError(file, `not valid JSON: ${(e as Error).message}`);
   }
   const obj = value as Record<string, unknown>;
-  if (!obj || typeof obj !== 'object' || Array.isArray(obj)) throw new ConfigError(file, 'expected a JSON object ({"name", "config"} or a flat map)');
+  if (!obj || typeof obj !== 'object' || Array.isArray(obj)) {
+    throw new ConfigError(file, 'expected a JSON object ({"name", "config"} or a flat map)');
+  }
   const rest = obj.config !== undefined && typeof obj.config === 'object' && obj.config !== null;
   const flat = rest ? { ...(obj.config as Record<string, unknown>) } : obj;
   if (rest) {
     const extra = Object.keys(obj).filter((k) => k !== 'name' && k !== 'config' && k !== 'tasks' && k !== 'type');
     if (extra.length > 0) throw new ConfigError(file, `unknown field ${extra[0]} beside name and config (Connect's REST shape)`);
     if (typeof obj.name === 'string') {
-      if (flat.name !== undefined && flat.name !== obj.name) throw new ConfigError(file, `name "${obj.name}" and config.name "${String(flat.name)}" differ`);
+      if (flat.name !== undefined && flat.name !== obj.name) {
+        throw new ConfigError(file, `name "${obj.name}" and config.name "${String(flat.name)}" differ`);
+      }
       flat.name = obj.name;
     }
   }
   const out = new Map<string, string>();
   for (const [k, v] of Object.entries(flat)) {
-    if (v !== null && typeof v === 'object') throw new ConfigError(`${file}: ${k}`, 'expected a string, number or boolean (Connect configs are flat)');
+    if (v !== null && typeof v === 'object') {
+      throw new ConfigError(`${file}: ${k}`, 'expected a string, number or boolean (Connect configs are flat)');
+    }
     if (v !== null && v !== undefined) out.set(k, String(v));
   }
   return out;
@@ -110,7 +116,8 @@ function readWorker(ex: Explanation, values: ReadonlyMap<string, string>): Worke
     else if (k.startsWith('header.converter.')) ex.note(k, v, 'ignored', HEADER_SETTING);
     else if (k.startsWith('consumer.')) applyClientKey(ex, k, k.slice('consumer.'.length), v, w.client, CONSUMER_KEYS);
     else if (k.startsWith('producer.') || k.startsWith('admin.')) {
-      ex.note(k, v, 'ignored', `the ${k.split('.')[0]} clients of source connectors and internal topics (dead letters use the consumer's settings)`);
+      ex.note(k, v, 'ignored', `the ${k.split('.')[0]} clients of source connectors and internal topics `
+        + '(dead letters use the consumer\'s settings)');
     } else if (ex.take(k, v, WORKER_KEYS, 'a Connect worker')) {
       if (k === 'bootstrap.servers') w.brokers = parseList(v).map((b) => b.replace(/^[A-Za-z_]+:\/\//, ''));
       if (k === 'connector.client.config.override.policy') {
@@ -160,7 +167,8 @@ function translateConnector(ex: Explanation, values: Map<string, string>, worker
   const topics = values.has('topics') ? parseList(values.get('topics')!) : undefined;
   const regex = values.get('topics.regex')?.trim();
   if ((topics === undefined || topics.length === 0) === (regex === undefined || regex === '')) {
-    ex.refuse(values.has('topics') ? 'topics' : 'topics.regex', values.get('topics') ?? regex ?? '', 'give exactly one of topics and topics.regex');
+    ex.refuse(values.has('topics') ? 'topics' : 'topics.regex', values.get('topics') ?? regex ?? '',
+      'give exactly one of topics and topics.regex');
   }
   if (regex) {
     try { new RegExp(regex); } catch (e) { ex.refuse('topics.regex', regex, `not a regular expression: ${(e as Error).message}`); }
@@ -171,7 +179,9 @@ function translateConnector(ex: Explanation, values: Map<string, string>, worker
   if (key.registry && value.registry && JSON.stringify(key.registry) !== JSON.stringify(value.registry)) {
     ex.refuse('key.converter.schema.registry.url', key.registry.url, 'the key and value converters must use one Schema Registry');
   }
-  if (!worker.brokers || worker.brokers.length === 0) ex.refuse('bootstrap.servers', '', 'the worker needs bootstrap.servers (--worker or --bootstrap-servers)');
+  if (!worker.brokers || worker.brokers.length === 0) {
+    ex.refuse('bootstrap.servers', '', 'the worker needs bootstrap.servers (--worker or --bootstrap-servers)');
+  }
   if (!sink || !name) return undefined;
   const consumer: ConnectorRunConfig['consumer'] = { ...client.consumer };
   const tolerance = values.get('errors.tolerance')?.trim().toLowerCase() ?? 'none';
@@ -179,11 +189,15 @@ function translateConnector(ex: Explanation, values: Map<string, string>, worker
   if (tolerance !== 'none' && tolerance !== 'all') ex.refuse('errors.tolerance', tolerance, 'none or all');
   if (tolerance === 'all') consumer.poisonPolicy = dlq ? 'dead-letter' : 'skip';
   if (dlq && tolerance === 'all') consumer.deadLetterTopic = dlq;
-  else if (dlq) ex.verdict('errors.deadletterqueue.topic.name', dlq, 'ignored', 'with errors.tolerance=none a bad record stops the connector, as in Connect');
+  else if (dlq) {
+    ex.verdict('errors.deadletterqueue.topic.name', dlq, 'ignored', 'with errors.tolerance=none a bad record stops the connector, '
+      + 'as in Connect');
+  }
   const registry = key.registry ?? value.registry;
   const kafka = Object.keys(client.client).length > 0 ? client.client : undefined;
   return {
-    brokers: worker.brokers ?? [], clientId: client.clientId ?? `connector-consumer-${name}-0`, groupId: client.groupId ?? `connect-${name}`,
+    brokers: worker.brokers ?? [], clientId: client.clientId ?? `connector-consumer-${name}-0`,
+    groupId: client.groupId ?? `connect-${name}`,
     ...(topics && topics.length > 0 ? { topics } : { topicsRegex: regex }), ...(kafka ? { kafka } : {}), consumer,
     ...(key.converter ? { keyConverter: key.converter } : {}), ...(value.converter ? { valueConverter: value.converter } : {}),
     ...(registry ? { schemaRegistry: registry } : {}), sink,

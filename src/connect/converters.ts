@@ -68,7 +68,8 @@ export function applyConverterKey(ex: Explanation, key: string, rest: string, va
     into.cls = { value: value.trim(), key };
     into.settings.clear();
     const ours = CONVERTER_CLASSES[value.trim()];
-    if (ours) ex.verdict(key, value, 'supported', `the ${ours === 'connect-json' ? 'connect-json / json' : ours} converter (docs/converters.md)`);
+    const which = ours === 'connect-json' ? 'connect-json / json' : ours;
+    if (ours) ex.verdict(key, value, 'supported', `the ${which} converter (docs/converters.md)`);
     else ex.refuse(key, value, `no converter for ${value}: one of ${Object.keys(CONVERTER_CLASSES).join(', ')}`);
     return;
   }

@@ -4,7 +4,9 @@
  * names the NameNode's RPC port, which WebHDFS does not speak: it maps to `http://host:9870` (Hadoop 3's
  * dfs.namenode.http-address), with a warning; `webhdfs://host:port` and `http(s)://host:port` name the HTTP port.
  */
-import { differs as D, Explanation, ignored as I, parseBoolean, parseCount, parseList, refused as R, supported as S, type KeyDoc } from './keys';
+import {
+  differs as D, Explanation, ignored as I, parseBoolean, parseCount, parseList, refused as R, supported as S, type KeyDoc,
+} from './keys';
 import { CONNECTOR_KEYS } from './worker';
 
 /** The HDFS sink connector's class names (HDFS 2 and HDFS 3 connectors). */
@@ -104,7 +106,9 @@ export function hdfsSink(ex: Explanation, values: ReadonlyMap<string, string>): 
     }
   }
   const kerberos = get('hdfs.authentication.kerberos');
-  if (kerberos !== undefined && parseBoolean(kerberos) !== false) bad('hdfs.authentication.kerberos', HDFS_KEYS['hdfs.authentication.kerberos']!.note);
+  if (kerberos !== undefined && parseBoolean(kerberos) !== false) {
+    bad('hdfs.authentication.kerberos', HDFS_KEYS['hdfs.authentication.kerberos']!.note);
+  }
   const hive = get('hive.integration');
   if (hive !== undefined && parseBoolean(hive) !== false) bad('hive.integration', 'no Hive metastore is updated: false only');
   const storage = get('storage.class');
@@ -135,7 +139,10 @@ export function hdfsSink(ex: Explanation, values: ReadonlyMap<string, string>): 
     const pathFormat = get('path.format');
     const duration = count('partition.duration.ms');
     if (pathFormat === undefined) bad('partitioner.class', 'TimeBasedPartitioner needs path.format and partition.duration.ms');
-    else if (duration) sink.partitioner = { type: 'time', pathFormat, durationMs: duration, ...(get('timezone') ? { timezone: get('timezone')!.trim() } : {}) };
+    else if (duration) {
+      const timezone = get('timezone')?.trim();
+      sink.partitioner = { type: 'time', pathFormat, durationMs: duration, ...(timezone ? { timezone } : {}) };
+    }
   }
   return http ? sink : undefined;
 }

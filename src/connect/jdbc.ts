@@ -134,9 +134,13 @@ export function jdbcSink(ex: Explanation, values: ReadonlyMap<string, string>): 
   const types = get('table.types');
   if (types !== undefined && parseList(types).some((t) => t.toUpperCase() !== 'TABLE')) bad('table.types', 'TABLE only');
   const quote = get('quote.sql.identifiers');
-  if (quote !== undefined && quote.trim().toLowerCase() !== 'always') bad('quote.sql.identifiers', 'always only: names are quoted as given');
+  if (quote !== undefined && quote.trim().toLowerCase() !== 'always') {
+    bad('quote.sql.identifiers', 'always only: names are quoted as given');
+  }
   const tz = get('db.timezone');
-  if (tz !== undefined && !['UTC', 'Z', 'GMT', 'Etc/UTC'].includes(tz.trim())) bad('db.timezone', 'UTC only: timestamps are written in UTC');
+  if (tz !== undefined && !['UTC', 'Z', 'GMT', 'Etc/UTC'].includes(tz.trim())) {
+    bad('db.timezone', 'UTC only: timestamps are written in UTC');
+  }
   const sink: JdbcSinkSettings = { type: 'jdbc', knex: knex ?? { client: 'sqlite3', connection: {} } };
   const format = get('table.name.format');
   if (format !== undefined) sink.tableNameFormat = format.trim();

@@ -24,7 +24,8 @@ export class Explanation {
 
   /** Records `key` with an explicit status and note (a value-dependent verdict). */
   note(key: string, value: string, status: KeyStatus, note: string): void {
-    const shown = SECRET.test(key) ? '******' : value.replace(/(password=)[^&;]*/gi, '$1******').replace(/(\/\/[^:/@]*:)[^@/]*@/, '$1******@');
+    const shown = SECRET.test(key) ? '******'
+      : value.replace(/(password=)[^&;]*/gi, '$1******').replace(/(\/\/[^:/@]*:)[^@/]*@/, '$1******@');
     this.lines.push({ file: this.file, key, value: shown, status, note });
   }
 

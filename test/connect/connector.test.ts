@@ -83,7 +83,8 @@ test('what KafkaJS cannot do is refused on the key that asks for it', () => {
 
 test('connector.client.config.override.policy None refuses consumer.override. keys', () => {
   const t = translate({ ...WORKER, 'connector.client.config.override.policy': 'None' }, { ...JDBC, 'consumer.override.group.id': 'g' });
-  expect(refusals(t)).toEqual(['consumer.override.group.id: the worker\'s connector.client.config.override.policy (None) does not allow it']);
+  expect(refusals(t)).toEqual(['consumer.override.group.id: the worker\'s connector.client.config.override.policy (None) '
+    + 'does not allow it']);
   const ok = translate(WORKER, { ...JDBC, 'consumer.override.group.id': 'legacy' });
   expect(ok.connectors[0]!.config.groupId).toBe('legacy');
 });
@@ -112,7 +113,8 @@ test('JDBC URLs: MySQL / MariaDB, SQLite; what cannot be used is refused', () =>
     knex: { client: 'mysql2', connection: { host: 'm', port: 3307, database: 'db', user: 'u' } } });
   expect(of('jdbc:mysql://m/db?user=x&password=y').connectors[0]!.config.sink).toMatchObject({
     knex: { client: 'mysql2', connection: { port: 3306, user: 'u', password: 'p' } } });
-  expect(of('jdbc:sqlite:/data/x.db').connectors[0]!.config.sink).toMatchObject({ knex: { client: 'sqlite3', connection: { filename: '/data/x.db' } } });
+  expect(of('jdbc:sqlite:/data/x.db').connectors[0]!.config.sink).toMatchObject({
+    knex: { client: 'sqlite3', connection: { filename: '/data/x.db' } } });
   expect(refusals(of('jdbc:sqlserver://h:1433;databaseName=x'))[0]).toMatch(/^connection.url: expected jdbc:postgresql/);
   expect(refusals(of('jdbc:sqlite::memory:'))[0]).toMatch(/in-memory SQLite database keeps no positions/);
   expect(refusals(of('jdbc:postgresql://h/db?currentSchema=s'))[0]).toMatch(/URL parameter currentSchema is not used/);
@@ -129,7 +131,8 @@ test('the HDFS sink connector: hdfs:// mapped to WebHDFS with a warning, formats
   expect(t.refused).toEqual([]);
   expect(t.connectors[0]!.config.sink).toEqual({ type: 'hdfs', url: 'http://nn:9870', topicsDir: '/data', flushSize: 3,
     rotateIntervalMs: 60000, format: { type: 'avro' },
-    partitioner: { type: 'time', pathFormat: "'year'=YYYY/'month'=MM/'day'=dd/'hour'=HH", durationMs: 3600000, timezone: 'Europe/Paris' } });
+    partitioner: { type: 'time', pathFormat: "'year'=YYYY/'month'=MM/'day'=dd/'hour'=HH", durationMs: 3600000,
+      timezone: 'Europe/Paris' } });
   expect(t.lines.find((l) => l.key === 'hdfs.url')).toMatchObject({ status: 'differs', note: expect.stringMatching(/http:\/\/nn:9870/) });
   const bad = translate(WORKER, { ...HDFS, 'hdfs.authentication.kerberos': 'true', 'hadoop.conf.dir': '/etc/hadoop',
     'partitioner.class': 'io.confluent.connect.storage.partitioner.FieldPartitioner', 'partition.field.name': 'a,b' });

@@ -60,7 +60,8 @@ const WORKER = (bootstrap: string) => [
   '# connect-standalone.properties', `bootstrap.servers=${bootstrap}`,
   'key.converter=org.apache.kafka.connect.storage.StringConverter', 'value.converter=org.apache.kafka.connect.json.JsonConverter',
   'key.converter.schemas.enable=false', 'value.converter.schemas.enable=true', 'offset.storage.file.filename=/tmp/connect.offsets',
-  'offset.flush.interval.ms=10000', 'plugin.path=/usr/share/java', 'consumer.session.timeout.ms=10000', 'consumer.heartbeat.interval.ms=500',
+  'offset.flush.interval.ms=10000', 'plugin.path=/usr/share/java', 'consumer.session.timeout.ms=10000',
+  'consumer.heartbeat.interval.ms=500',
 ];
 
 /** The JDBC sink keys of Confluent's documentation example (upsert by record key, deletes, evolution). */
@@ -171,7 +172,8 @@ describe('Connect files the run refuses or cannot start', () => {
     const { code, stdout, stderr } = await runCli(['run', worker, bad], 30000);
     expect(code).toBe(2);
     expect(stderr).toMatch(/\[CONFIG_INVALID\] connect: 2 keys refused/);
-    expect(stderr).toContain('refused.properties: pk.mdoe = kafka: not a key kafka-eos knows for the JDBC sink connector (did you mean pk.mode?)');
+    expect(stderr).toContain('refused.properties: pk.mdoe = kafka: not a key kafka-eos knows for the JDBC sink connector '
+      + '(did you mean pk.mode?)');
     expect(stderr).toContain('refused.properties: transforms = route: single message transforms (SMTs) are not supported');
     expect(stdout).not.toMatch(/consumer idle -> starting/);
     const explained = await runCli(['run', '--explain', worker, bad], 30000);
