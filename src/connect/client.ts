@@ -30,6 +30,8 @@ export interface ClientKeys {
   protocol?: { value: string; key: string };
   mechanism?: { value: string; key: string };
   jaas?: { value: string; key: string };
+  /** The ssl.* keys given (named as ignored when the protocol has no TLS). */
+  sslKeys?: { value: string; key: string }[];
 }
 
 /** Security keys, the same at the worker's top level, under `consumer.` and under `consumer.override.`. */
@@ -114,7 +116,10 @@ export function applyClientKey(ex: Explanation, shown: string, key: string, valu
     if (type !== undefined && type.toUpperCase() !== 'PEM') refuse(`${type} stores are refused: ${PEM_ONLY}`);
     else { set(key.endsWith('.location') ? { file: value } : value); ok(); }
   };
-  const ssl = () => (typeof into.client.ssl === 'object' ? into.client.ssl : (into.client.ssl = {}));
+  const ssl = () => {
+    (into.sslKeys ??= []).push({ key: shown, value });
+    return typeof into.client.ssl === 'object' ? into.client.ssl : (into.client.ssl = {});
+  };
   switch (key) {
     case 'security.protocol': into.protocol = { value: value.trim().toUpperCase(), key: shown }; ok(); return true;
     case 'sasl.mechanism': into.mechanism = { value: value.trim().toUpperCase(), key: shown }; ok(); return true;
@@ -182,7 +187,10 @@ export function finishSecurity(ex: Explanation, keys: ClientKeys): void {
     return;
   }
   if (protocol.endsWith('SSL')) keys.client.ssl ??= true;
-  else if (keys.client.ssl !== undefined) { delete keys.client.ssl; }
+  else if (keys.client.ssl !== undefined) {
+    delete keys.client.ssl;
+    for (const k of keys.sslKeys ?? []) ex.verdict(k.key, k.value, 'ignored', `security.protocol is ${protocol}: no TLS (as in Connect)`);
+  }
   if (!protocol.startsWith('SASL')) return;
   const mechanism = keys.mechanism?.value ?? 'GSSAPI';
   const ours = MECHANISMS[mechanism];

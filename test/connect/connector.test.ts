@@ -158,3 +158,10 @@ test('connector JSON: the REST shape or flat, values of any JSON scalar; which a
   const twice = translateConnect({ connectors: [rest, rest], worker: w });
   expect(refusals(twice)).toEqual(['name: two connectors have this name']);
 });
+
+test('ssl keys under a protocol without TLS are named as ignored, and no TLS is used', () => {
+  const t = translate({ ...WORKER, 'consumer.ssl.truststore.location': '/ca.pem', 'consumer.ssl.truststore.type': 'PEM' }, JDBC);
+  expect(t.refused).toEqual([]);
+  expect(t.connectors[0]!.config.kafka).toBeUndefined();
+  expect(t.lines.filter((l) => l.key === 'consumer.ssl.truststore.location').map((l) => l.status)).toEqual(['supported', 'ignored']);
+});
