@@ -87,6 +87,9 @@ export const ERROR_CODES = {
     'read the cause; a record named is at fault'),
   SINK_WRITE_REFUSED: row('yes', 'the store refuses writes altogether (privilege, missing table, read-only, full)',
     'fix the store; the consumer keeps its partitions and retries'),
+  SCHEMA_EVOLUTION_REFUSED: row('no', "a record's schema changed in a way its table cannot follow (a field's type changed, a new "
+    + 'required field, a new field with auto.evolve off); the error names the table, column and field; the connector stops',
+    'change the table yourself (ALTER TABLE) or the producer, then start again'),
   DRIVER_MISSING: row('no', 'the database driver a config needs is not installed', 'npm install the package named'),
   HDFS_REQUEST_FAILED: row('per-error', 'a WebHDFS request failed (retriable: no answer or 5xx)',
     'read the RemoteException; check the NameNode'),

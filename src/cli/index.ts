@@ -29,8 +29,8 @@ function nonNegativeInt(name: string, min = 0, max = Number.MAX_SAFE_INTEGER) {
 }
 
 function database(v: string): string {
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(v) && !/^postgres(ql)?:\/\//i.test(v)) {
-    throw new InvalidArgumentError('--db must be a SQLite file path or a postgresql:// URL');
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(v) && !/^(postgres(ql)?|mysql|mariadb):\/\//i.test(v)) {
+    throw new InvalidArgumentError('--db must be a SQLite file path, a postgresql:// URL or a mysql:// URL');
   }
   return v;
 }
@@ -63,7 +63,8 @@ program.command('demo')
     + '→ exactly-once SQL sink, then verify')
   .option('--rows <n>', 'number of flight records (default: all 200000)', nonNegativeInt('--rows', 1, 200000))
   .option('--db <path|url>',
-    'SQLite file to keep, or postgresql://user:pass@host:port/db (the demo table is dropped and recreated there)', database)
+    'SQLite file to keep, postgresql://user:pass@host:port/db or mysql://user:pass@host:port/db (MySQL / MariaDB; the demo '
+    + 'table is dropped and recreated there)', database)
   .option('--table <name>',
     'table to (re)create for the demo (only a table the demo created is ever dropped; never an offsets table)', 'flights')
   .option('--consumers <n>', 'consumer processes', nonNegativeInt('--consumers', 1, 32), 3)
@@ -88,9 +89,14 @@ program.command('demo')
   });
 
 program.command('run')
-  .description('run a SQL or HDFS sink from a JSON or YAML connector config against any Kafka cluster, until SIGINT/SIGTERM')
-  .argument('[config]', 'path of the config file (JSON, or YAML for .yaml/.yml); same as --config')
-  .option('--config <file>', 'path of the config file (JSON, or YAML for .yaml/.yml)')
+  .description('run a SQL, JDBC or HDFS sink from a JSON or YAML run config, or Kafka Connect sink connector configs '
+    + '(docs/connect.md), against any Kafka cluster, until SIGINT/SIGTERM')
+  .argument('[files...]', 'a run config (JSON, or YAML for .yaml/.yml); or Kafka Connect files: worker.properties '
+    + 'connector.properties [...] (connect-standalone\'s order), or connector .properties / .json files with --worker')
+  .option('--config <file>', 'path of the run config file (JSON, or YAML for .yaml/.yml)')
+  .option('--worker <file>', 'Kafka Connect worker .properties for the connector files given')
+  .option('--bootstrap-servers <list>', 'Kafka Connect: the brokers (bootstrap.servers), over the worker file\'s')
+  .option('--explain', 'Kafka Connect: print how every key of the files is understood, and the run configs, then exit')
   .option('--print-schema', 'print every config field with its type and meaning, and exit')
   .option('--metrics-port <port>',
     'serve Prometheus metrics at http://127.0.0.1:<port>/metrics (0 = any free port)', nonNegativeInt('--metrics-port', 0, 65535))
@@ -101,18 +107,37 @@ program.command('run')
     'status log line period when stdout is not a TTY (default 10000)', nonNegativeInt('--status-interval', 100, 86400000))
   .addHelpText('after', `\nExit codes: 0 stopped by SIGINT/SIGTERM (drained, committed, left the group); 1 the consumer failed;
 2 invalid config or arguments, or the database cannot be used at start.\n\n${printableSchema()}`)
-  .action(async (file: string | undefined, o) => {
+  .action(async (args: string[], o) => {
     if (o.printSchema) {
       process.stdout.write(printableSchema());
       return;
     }
-    const path = o.config ?? file;
-    if (!path) {
-      throw new ConfigError('--config', 'give the config file (kafka-eos run --config connector.yaml); --print-schema lists its fields');
+    const files: string[] = o.config ? [o.config, ...args] : args;
+    if (files.length === 0) {
+      throw new ConfigError('--config', 'give the config file (kafka-eos run --config connector.yaml), or Kafka Connect files '
+        + '(kafka-eos run worker.properties connector.properties); --print-schema lists the run config\'s fields');
     }
-    process.exitCode = await runSink(path, {
-      metricsPort: o.metricsPort, logLevel: o.logLevel, statusIntervalMs: o.statusInterval, timeline: o.timeline,
-    });
+    const runOptions = { metricsPort: o.metricsPort, logLevel: o.logLevel, statusIntervalMs: o.statusInterval, timeline: o.timeline };
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const connect = require('../connect/connector') as typeof import('../connect/connector');
+    if (o.bootstrapServers !== undefined || connect.isConnectInvocation(files, o.worker)) {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { connectRunConfigs, explainConnect } = require('./connect-run') as typeof import('./connect-run');
+      if (o.explain) {
+        process.exitCode = explainConnect(files, o);
+        return;
+      }
+      const configs = connectRunConfigs(files, o);
+      // One port and one timeline file per process: with several connectors, run a process per connector for them.
+      if (configs.length > 1 && o.timeline) throw new ConfigError('--timeline', 'one connector at a time (run one process per connector)');
+      if (configs.length > 1 && o.metricsPort !== undefined) {
+        throw new ConfigError('--metrics-port', 'one connector at a time (run one process per connector)');
+      }
+      process.exitCode = await runSink(configs, runOptions);
+      return;
+    }
+    if (o.explain) throw new ConfigError('--explain', 'explains Kafka Connect files (.properties, or connector JSON)');
+    process.exitCode = await runSink(files[0]!, runOptions);
   });
 
 registerOffsetsCommand(program);
