@@ -40,8 +40,10 @@ function hasRdkafka() {
   const notes = [];
   if (only.has('sql')) {
     log('== SQL sink');
-    figures.push(...await require('./sql-sink.js').runSqlSink({ rows, batch: Number(arg('--batch', 2000)), rounds, pgUrl, log }));
+    const mariadbUrl = arg('--mariadb', process.env.KAFKA_EOS_MARIADB_URL);
+    figures.push(...await require('./sql-sink.js').runSqlSink({ rows, batch: Number(arg('--batch', 2000)), rounds, pgUrl, mariadbUrl, log }));
     if (!pgUrl) notes.push('PostgreSQL figures skipped: KAFKA_EOS_PG_URL not set');
+    if (!mariadbUrl) notes.push('MariaDB figures skipped: KAFKA_EOS_MARIADB_URL not set');
   }
   if (only.has('hdfs')) {
     log('== HDFS sink');

@@ -16,8 +16,11 @@
  * - SQLite prepared: raw sqlite3 connection, per write `BEGIN; CAS (prepared); 1000-row INSERT (prepared once,
  *   reused) x2; COMMIT`.
  * - raw knex: knex transaction, CAS with the query builder, `trx(table).insert(chunk)`.
- * - psql `\copy` / sqlite3 `.import` of one CSV of all rows: no CAS, one transaction, no JSON (a ceiling).
- * PostgreSQL runs when --pg or KAFKA_EOS_PG_URL is given.
+ * - MariaDB multi-row INSERT+CAS: raw mysql2 connection, per write `BEGIN; UPDATE offsets (CAS); INSERT ... VALUES
+ *   (1000 rows) x2; COMMIT`, the rows built from the JSON inside the clock.
+ * - psql `\copy` / sqlite3 `.import` / MariaDB `LOAD DATA LOCAL INFILE` of one CSV of all rows: no CAS, one
+ *   transaction, no JSON (a ceiling).
+ * PostgreSQL runs when --pg or KAFKA_EOS_PG_URL is given, MariaDB when --mariadb or KAFKA_EOS_MARIADB_URL is.
  */
 /* eslint-disable @typescript-eslint/no-require-imports */
 const { execFileSync } = require('node:child_process');
@@ -131,6 +134,48 @@ async function knexRun(knex, writes, chunk, mode = 'insert') {
   return s;
 }
 
+/** Raw mysql2: per write BEGIN; CAS; multi-row INSERTs of 1000 rows; COMMIT (the least a Node process does on MariaDB). */
+async function mysqlInsertCasRun(knex, url, writes) {
+  const n = names();
+  await (await prepareTables(knex, n)).close();
+  const mysql = require('mysql2/promise');
+  const conn = await mysql.createConnection({ uri: url, timezone: 'Z', supportBigNumbers: true, bigNumberStrings: true, charset: 'utf8mb4' });
+  const cas = `UPDATE \`${n.offsets}\` SET next_offset = ?, updated_at = CURRENT_TIMESTAMP WHERE group_id = ? AND topic = ? AND \`partition\` = ? `
+    + 'AND next_offset = ?';
+  const ins = `INSERT INTO \`${n.table}\` (${COLS.map((c) => `\`${c}\``).join(', ')}) VALUES ?`;
+  const t0 = clock();
+  for (const w of writes) {
+    await conn.query('BEGIN');
+    const [r] = await conn.execute(cas, [String(w.nextOffset), n.group, w.topic, w.partition, String(w.expectedOffset)]);
+    if (r.affectedRows !== 1) throw new Error('baseline CAS failed');
+    for (let i = 0; i < w.records.length; i += 1000) {
+      await conn.query(ins, [w.records.slice(i, i + 1000).map((rec) => { const row = flightRow(rec); return COLS.map((c) => row[c]); })]);
+    }
+    await conn.query('COMMIT');
+  }
+  const s = elapsed(t0);
+  await conn.end();
+  await knex.schema.dropTableIfExists(n.table);
+  await knex.schema.dropTableIfExists(n.offsets);
+  return s;
+}
+
+/** MariaDB's own bulk load: the `mariadb` client's LOAD DATA LOCAL INFILE of one CSV (no CAS, no JSON). */
+async function mysqlLoadDataRun(knex, url, csv) {
+  const n = names();
+  await (await prepareTables(knex, n)).close();
+  const u = new URL(url);
+  const t0 = clock();
+  execFileSync('mariadb', ['-h', u.hostname, '-P', u.port || '3306', '-u', decodeURIComponent(u.username), `-p${decodeURIComponent(u.password)}`,
+    '--local-infile=1', u.pathname.slice(1), '-e',
+    `LOAD DATA LOCAL INFILE '${csv}' INTO TABLE \`${n.table}\` FIELDS TERMINATED BY ',' (${COLS.map((c) => `\`${c}\``).join(', ')})`],
+  { stdio: ['ignore', 'ignore', 'inherit'] });
+  const s = elapsed(t0);
+  await knex.schema.dropTableIfExists(n.table);
+  await knex.schema.dropTableIfExists(n.offsets);
+  return s;
+}
+
 /** One CSV of every row, for the command-line loaders. */
 function writeCsv(file, writes) {
   const lines = [];
@@ -217,7 +262,7 @@ async function sqliteImportRun(dir, csv) {
 }
 
 /** Runs the SQL sink benchmarks. @returns figures (see lib/figures.js). */
-async function runSqlSink({ rows = 100000, batch = 2000, rounds = 5, pgUrl, only, log = () => undefined } = {}) {
+async function runSqlSink({ rows = 100000, batch = 2000, rounds = 5, pgUrl, mariadbUrl, only, log = () => undefined } = {}) {
   const writes = workload(rows, batch);
   const warm = writes.slice(0, Math.min(writes.length, 12));
   const dir = mkdtempSync(path.join(os.tmpdir(), 'kafka-eos-bench-'));
@@ -226,7 +271,7 @@ async function runSqlSink({ rows = 100000, batch = 2000, rounds = 5, pgUrl, only
   const out = [];
   const suffix = `${rows} rows, writes of ${batch}`;
   try {
-    if (only !== 'pg') {
+    if (only === undefined || only === 'sqlite') {
     log(`SQLite (${suffix})`);
     const sv = (w) => ({
       sink: () => sqliteSinkRun(dir, w),
@@ -242,7 +287,7 @@ async function runSqlSink({ rows = 100000, batch = 2000, rounds = 5, pgUrl, only
     out.push(figure('SQLite sink vs raw knex', 'rows/s', rows, 'SqlSink', 'knex trx + CAS + insert(500)', s.sink, s.knex));
     out.push(figure('SQLite sink vs sqlite3 CLI `.import` (no CAS, no JSON)', 'rows/s', rows, 'SqlSink', 'sqlite3 .import of one CSV', s.sink, s.cli));
     }
-    if (only === 'sqlite') {
+    if (only !== undefined && only !== 'pg') {
       // PostgreSQL not asked for
     } else if (pgUrl) {
       log(`PostgreSQL (${suffix})`);
@@ -273,6 +318,26 @@ async function runSqlSink({ rows = 100000, batch = 2000, rounds = 5, pgUrl, only
     } else {
       log('PostgreSQL skipped: pass --pg URL or set KAFKA_EOS_PG_URL');
     }
+    if (mariadbUrl && (only === undefined || only === 'mariadb')) {
+      log(`MariaDB (${suffix})`);
+      const knex = createKnex({ client: 'mysql2', connection: mariadbUrl, pool: { min: 0, max: 4 } });
+      try {
+        const mv = (w) => ({
+          insert: () => sinkRun(knex, w, 'insert'),
+          raw: () => mysqlInsertCasRun(knex, mariadbUrl, w),
+          load: () => mysqlLoadDataRun(knex, mariadbUrl, csv),
+        });
+        const m = await interleave(mv(writes), rounds, log, mv(warm));
+        out.push(figure(`MariaDB sink, insert (${suffix})`, 'rows/s', rows, 'SqlSink', 'BEGIN; CAS; INSERT x1000 rows; COMMIT (raw mysql2)',
+          m.insert, m.raw, 0.8));
+        out.push(figure('MariaDB sink vs LOAD DATA LOCAL INFILE (no CAS, no JSON)', 'rows/s', rows, 'SqlSink', 'mariadb LOAD DATA of one CSV',
+          m.insert, m.load));
+      } finally {
+        await knex.destroy();
+      }
+    } else if (only === undefined || only === 'mariadb') {
+      log('MariaDB skipped: pass --mariadb URL or set KAFKA_EOS_MARIADB_URL');
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -284,6 +349,6 @@ module.exports = { runSqlSink, workload, sqliteSinkRun, sqlitePreparedRun, sinkR
 if (require.main === module) {
   runSqlSink({
     rows: Number(arg('--rows', 100000)), batch: Number(arg('--batch', 2000)), rounds: Number(arg('--rounds', 5)),
-    pgUrl: arg('--pg', process.env.KAFKA_EOS_PG_URL), only: arg('--only'), log: (l) => console.error(l),
+    pgUrl: arg('--pg', process.env.KAFKA_EOS_PG_URL), mariadbUrl: arg('--mariadb', process.env.KAFKA_EOS_MARIADB_URL), only: arg('--only'), log: (l) => console.error(l),
   }).then((figs) => console.log(table(figs)), (e) => { console.error(e); process.exit(1); });
 }

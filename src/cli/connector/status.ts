@@ -25,6 +25,8 @@ export interface StatusOptions {
   groupId: string;
   /** The current outages, shown on the line. */
   outages?: () => Outage[];
+  /** What log lines start with (default `kafka-eos run`; `kafka-eos run [<connector>]` when a process runs several). */
+  prefix?: string;
 }
 
 const ago = (ms: number | null, now: number) => (ms === null ? 'never' : `${Math.max(0, Math.round((now - ms) / 1000))} s ago`);
@@ -119,7 +121,7 @@ export class StatusReporter {
       this.out.write(`\r\x1b[K${cutToWidth(line, width)}`);
       this.drawn = true;
     } else {
-      this.out.write(`kafka-eos run: status ${line}\n`);
+      this.out.write(`${this.options.prefix ?? 'kafka-eos run'}: status ${line}\n`);
     }
   }
 }

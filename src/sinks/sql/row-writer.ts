@@ -8,6 +8,9 @@
  * - SQLite: multi-row `INSERT ... VALUES` statements prepared once per connection, table, column set and row
  *   count, and reused across transactions (see {@link SqliteStatementCache}); full chunks share one statement,
  *   a tail is split into power-of-two row counts so at most a handful of statements exist per column set.
+ * - MySQL / MariaDB: multi-row `INSERT ... VALUES` (upsert: `ON DUPLICATE KEY UPDATE`) of up to rowsPerStatement rows
+ *   on the transaction's mysql2 connection, escaped client-side: one round trip per chunk, no prepare
+ *   (bench/sql-sink-mariadb.js measures it against `LOAD DATA LOCAL INFILE` of the same rows).
  *
  * A failed chunk is reported through `onRejected(first, count, err)` (row indexes of the chunk); the caller
  * turns it into SINK_WRITE_FAILED and locates the row exactly with its row-by-row path.
@@ -20,6 +23,7 @@ import { copyRows } from './copy';
 import { quoteIdentifier, type SqlDialect } from './dialect';
 import { isTransientSqlError } from './errors';
 import { runStatement, SqliteStatementCache } from './sqlite-statements';
+import { mysqlInsertSql, mysqlQuery, type MysqlConnection } from './mysql';
 import type { Row } from './mapping';
 
 /** Where the rows go and how conflicts are handled. */
@@ -70,6 +74,10 @@ export class RowWriter {
     const conn = await (trx.client as { acquireConnection(): Promise<unknown> }).acquireConnection();
     if (this.dialect === 'sqlite') {
       await this.sqliteInsert(conn as Database, target, rows);
+      return () => undefined;
+    }
+    if (this.dialect === 'mysql') {
+      await this.mysqlInsert(conn as MysqlConnection, target, rows);
       return () => undefined;
     }
     const client = conn as ClientBase;
@@ -128,6 +136,28 @@ export class RowWriter {
       this.insertSql.set(key, sql);
     }
     return sql;
+  }
+
+  private async mysqlInsert(conn: MysqlConnection, target: RowTarget, rows: Row[]): Promise<void> {
+    const { columns } = target;
+    const full = this.rowsPerStatement(columns.length);
+    for (let i = 0; i < rows.length; i += full) {
+      const n = Math.min(full, rows.length - i);
+      const key = `${n}\u0000${target.table}\u0000${columns.join('\u0000')}\u0000${target.conflictKey?.join('\u0000') ?? ''}`;
+      let sql = this.insertSql.get(key);
+      if (sql === undefined) {
+        sql = mysqlInsertSql(target.table, columns, n, target.conflictKey);
+        if (this.insertSql.size >= 256) this.insertSql.clear();
+        this.insertSql.set(key, sql);
+      }
+      const params = new Array<unknown>(n * columns.length);
+      let p = 0;
+      for (let r = i; r < i + n; r++) {
+        const row = rows[r]!;
+        for (const c of columns) params[p++] = row[c] ?? null;
+      }
+      await guard(i, n, () => mysqlQuery(conn, sql, params));
+    }
   }
 
   private async sqliteInsert(db: Database, target: RowTarget, rows: Row[]): Promise<void> {
