@@ -78,11 +78,14 @@ async function pgCopyCasRun(knex, url, writes, mode) {
   const client = new pg.Client(url);
   await client.connect();
   const copySql = `COPY "${n.table}" (${COLS.join(', ')}) FROM STDIN`;
+  // The CAS is a named (prepared) statement: prepare it before the clock with a call that matches no row.
+  await client.query({ name: 'cas', text: casSql(n.offsets), values: ['0', n.group, '', -1, '-2'] });
   const t0 = clock();
   for (const w of writes) {
     await client.query('BEGIN');
     const r = await client.query({ name: 'cas', text: casSql(n.offsets), values: [String(w.nextOffset), n.group, w.topic, w.partition, String(w.expectedOffset)] });
     if (r.rowCount !== 1) throw new Error('baseline CAS failed');
+    // One COPY text string per write, built straight from JSON.parse (the flights' fields need no escaping).
     let text = '';
     for (const rec of w.records) {
       const f = JSON.parse(rec.value.toString('utf8'));
@@ -165,6 +168,11 @@ async function sqliteSinkRun(dir, writes) {
   });
 }
 
+/**
+ * The lean SQLite client: one raw sqlite3 connection with the sink's settings (WAL, busy timeout), the CAS and a
+ * 1000-row INSERT prepared once before the clock, one parameter array reused for every statement and filled straight
+ * from JSON.parse (no row objects), per write `BEGIN; CAS; INSERT x n; COMMIT`.
+ */
 async function sqlitePreparedRun(dir, writes) {
   return withSqliteFile(dir, async (file) => {
     const n = names();
@@ -172,19 +180,26 @@ async function sqlitePreparedRun(dir, writes) {
     await (await prepareTables(knex, n)).close();
     await knex.destroy();
     const db = new sqlite3.Database(file);
+    db.configure('busyTimeout', 5000);
     await run(db, 'PRAGMA journal_mode=WAL');
     const prepare = (sql) => new Promise((res, rej) => { const st = db.prepare(sql, (e) => (e ? rej(e) : res(st))); });
-    const t0 = clock(); // statements are prepared inside the clock, as the sink must
-    const cas = await prepare(`UPDATE "${n.offsets}" SET next_offset = ?, updated_at = CURRENT_TIMESTAMP WHERE group_id = ? AND topic = ? AND partition = ? AND next_offset = ?`);
     const PER = 1000;
+    const cas = await prepare(`UPDATE "${n.offsets}" SET next_offset = ?, updated_at = CURRENT_TIMESTAMP WHERE group_id = ? AND topic = ? AND partition = ? AND next_offset = ?`);
     const ins = await prepare(`INSERT INTO "${n.table}" (${COLS.join(', ')}) VALUES ${new Array(PER).fill(`(${COLS.map(() => '?').join(', ')})`).join(', ')}`);
+    const params = new Array(PER * COLS.length);
+    const t0 = clock();
     for (const w of writes) {
       await run(db, 'BEGIN');
       if ((await stmtRun(cas, [Number(w.nextOffset), n.group, w.topic, w.partition, Number(w.expectedOffset)])) !== 1) throw new Error('baseline CAS failed');
       if (w.records.length % PER !== 0) throw new Error(`--batch must be a multiple of ${PER} for the prepared baseline`);
       for (let i = 0; i < w.records.length; i += PER) {
-        const params = [];
-        for (let j = i; j < i + PER; j++) { const r = flightRow(w.records[j]); for (const c of COLS) params.push(r[c]); }
+        let p = 0;
+        for (let j = i; j < i + PER; j++) {
+          const rec = w.records[j];
+          const f = JSON.parse(rec.value.toString('utf8'));
+          params[p++] = rec.topic; params[p++] = rec.partition; params[p++] = Number(rec.offset);
+          params[p++] = f.seq; params[p++] = f.delay; params[p++] = f.distance; params[p++] = f.time;
+        }
         await stmtRun(ins, params);
       }
       await run(db, 'COMMIT');
