@@ -5,7 +5,7 @@
  */
 import type { TopicPartition } from '../records';
 import type { ConsumerState } from './lifecycle';
-import type { MembershipTransition } from './membership';
+import type { MembershipTransition } from './membership/types';
 import type { RebalanceRecord } from './metrics';
 
 /** Payloads of the consumer's events, by event name. */
