@@ -43,11 +43,35 @@ export function atLeastOnce(options: AtLeastOnceOptions = {}): CommitStrategy {
     }
   }
 
+  /**
+   * The entry last finished, by the identity of the TopicPartition it was finished for: a record handler finishes
+   * the same batch object record after record, so the key is built once per batch, not once per record. Cleared
+   * whenever an entry leaves `progress`.
+   */
+  let lastTp: TopicPartition | undefined;
+  let lastEntry: { tp: TopicPartition; finished: bigint; committed: bigint } | undefined;
+
   function finish(tp: TopicPartition, offset: bigint): void {
+    if (tp === lastTp && lastEntry !== undefined) {
+      if (offset > lastEntry.finished) lastEntry.finished = offset;
+      return;
+    }
     const key = partitionKey(tp);
-    const p = progress.get(key);
-    if (!p) progress.set(key, { tp: { topic: tp.topic, partition: tp.partition }, finished: offset, committed: -1n });
-    else if (offset > p.finished) p.finished = offset;
+    let p = progress.get(key);
+    if (!p) {
+      p = { tp: { topic: tp.topic, partition: tp.partition }, finished: offset, committed: -1n };
+      progress.set(key, p);
+    } else if (offset > p.finished) {
+      p.finished = offset;
+    }
+    lastTp = tp;
+    lastEntry = p;
+  }
+
+  function forget(key: string): void {
+    progress.delete(key);
+    lastTp = undefined;
+    lastEntry = undefined;
   }
 
   return {
@@ -67,12 +91,12 @@ export function atLeastOnce(options: AtLeastOnceOptions = {}): CommitStrategy {
       }
       return result.complete ? { kind: 'done' } : { kind: 'seek', offset: result.processedUpTo };
     },
-    async onProgress(ctx, tp, processedUpTo) {
+    // Not async: a record that finishes between commits costs no promise (see CommitStrategy.onProgress).
+    onProgress(ctx, tp, processedUpTo) {
       finish(tp, processedUpTo);
-      if (now() - lastCommit >= interval) {
-        lastCommit = now();
-        await commitDue(ctx, [partitionKey(tp)]);
-      }
+      if (now() - lastCommit < interval) return undefined;
+      lastCommit = now();
+      return commitDue(ctx, [partitionKey(tp)]);
     },
     onFailed(batch, processedUpTo) {
       if (processedUpTo > batch.fetchOffset) finish(batch, processedUpTo);
@@ -84,11 +108,11 @@ export function atLeastOnce(options: AtLeastOnceOptions = {}): CommitStrategy {
       } finally {
         // Even when the commit failed: progress kept past a revocation would be committed when
         // the partition returns, moving its committed offset back below its next owner's.
-        for (const k of keys) progress.delete(k);
+        for (const k of keys) forget(k);
       }
     },
     onLost(partitions) {
-      for (const tp of partitions) progress.delete(partitionKey(tp));
+      for (const tp of partitions) forget(partitionKey(tp));
     },
   };
 }

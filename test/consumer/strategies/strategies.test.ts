@@ -156,6 +156,25 @@ describe('at-least-once', () => {
     await s2.onRevoked!(ctx, [TP]);
     expect(log.slice(2)).toEqual(['commit t:0@13']);
   });
+
+  test('record by record between commits: no promise per record; progress of a revoked or lost partition starts afresh', async () => {
+    const log: string[] = [];
+    const s = atLeastOnce({ commitIntervalMs: 600000 });
+    const { ctx } = fakeContext(log);
+    const b = batch(0n, 3); // the same batch object for every record, as the runner passes it
+    expect(s.onProgress!(ctx, b, 1n)).toBeUndefined();
+    expect(s.onProgress!(ctx, b, 2n)).toBeUndefined();
+    await s.onRevoked!(ctx, [TP]);
+    expect(log).toEqual(['commit t:0@2']);
+    // The partition comes back: the same object's progress must not go to the forgotten entry.
+    s.onProgress!(ctx, b, 3n);
+    s.onLost!([TP]);
+    await s.onRevoked!(ctx, [TP]);
+    expect(log).toEqual(['commit t:0@2']);
+    s.onProgress!(ctx, b, 3n);
+    await s.onRevoked!(ctx, [TP]);
+    expect(log).toEqual(['commit t:0@2', 'commit t:0@3']);
+  });
 });
 
 /** An exactly-once sink in memory: CAS on the stored position; logs open/write; scripted failures. */
