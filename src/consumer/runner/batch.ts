@@ -40,7 +40,7 @@ export async function handleChunk(c: BatchContext, owned: OwnedPartition, chunk:
     topic: owned.tp.topic, partition: owned.tp.partition,
     fetchOffset: chunk.fetchOffset, records: chunk.records, nextOffset: chunk.nextOffset, assigned: current,
   };
-  const shouldStop = () => watch.signal.aborted || !current();
+  const shouldStop = () => watch.aborted || !current();
   let outcome;
   try {
     const ctx = c.context();
