@@ -4,8 +4,8 @@
  * runs), raw numbers in bench/results/latest.json. Run `npm run build` first.
  *
  *   node bench/run.js [--rows 40000] [--rounds 5] [--e2e-rows 50000] [--messages 100000]
- *     [--only sql,hdfs,e2e,mock,converters,fetch,rebalance,record]
- *     [--record-rows 300000] [--record-compression none|lz4] [--fetch-messages 300000] [--rr-rounds 2] [--rr-rate 30000]
+ *     [--only sql,hdfs,hdfs-e2e,e2e,mock,converters,fetch,rebalance,record]
+ *     [--record-rows 300000] [--hdfs-e2e-rows 60000] [--record-compression none|lz4] [--fetch-messages 300000] [--rr-rounds 2] [--rr-rate 30000]
  *
  * PostgreSQL figures need KAFKA_EOS_PG_URL (or --pg). The mock-broker figure needs /usr/bin/python3 with
  * confluent_kafka (librdkafka's mock is the baseline); without it that row is skipped and says so.
@@ -32,7 +32,7 @@ function hasRdkafka() {
 }
 
 (async () => {
-  const only = new Set((arg('--only', 'sql,hdfs,e2e,mock,converters,fetch,rebalance,record')).split(','));
+  const only = new Set((arg('--only', 'sql,hdfs,hdfs-e2e,e2e,mock,converters,fetch,rebalance,record')).split(','));
   const rows = Number(arg('--rows', 40000));
   const rounds = Number(arg('--rounds', 5));
   const pgUrl = arg('--pg', process.env.KAFKA_EOS_PG_URL);
@@ -47,6 +47,10 @@ function hasRdkafka() {
   if (only.has('hdfs')) {
     log('== HDFS sink');
     figures.push(...await require('./hdfs-sink.js').runHdfsSink({ rows, rounds, log }));
+  }
+  if (only.has('hdfs-e2e')) {
+    log('== HDFS end to end');
+    figures.push(...await require('./hdfs-end-to-end.js').runHdfsEndToEnd({ rows: Number(arg('--hdfs-e2e-rows', 60000)), rounds: Math.max(3, Math.min(rounds, 5)), log }));
   }
   if (only.has('converters')) {
     log('== converters');

@@ -57,10 +57,11 @@ function figure(name, unit, work, ours, baseline, oursTimes, baseTimes, goal) {
 
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 
-/** The markdown table: figure | ours | baseline | ratio (median, with the quartiles of the per-round ratios when known) | runs.
- * A figure with rateUnit: false shows no rates (its ratio compares quantities other than throughput). */
+/** The markdown table: figure | ours | baseline | ratio (median, with the quartiles of the per-round ratios when known) | runs,
+ * with the 1-minute load average when the figure was taken. A figure with rateUnit: false shows no rates (its ratio
+ * compares quantities other than throughput). */
 function table(figures) {
-  const lines = ['| figure | ours | baseline | ratio | runs |', '|---|---|---|---|---|'];
+  const lines = ['| figure | ours | baseline | ratio | runs (load) |', '|---|---|---|---|---|'];
   for (const f of figures) {
     const goal = f.goal === undefined ? '' : ` (goal ≥ ${f.goal}×${f.ratio >= f.goal ? ', met' : ', NOT met'})`;
     const spread = f.ratioQ1 === undefined ? '' : ` IQR ${f.ratioQ1.toFixed(2)}–${f.ratioQ3.toFixed(2)}`;

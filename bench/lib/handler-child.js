@@ -6,7 +6,8 @@
 // With KAFKA_EOS_BENCH_PROFILE=<dir>, the child runs with --cpu-prof (the parent passes the flag).
 /* eslint-disable @typescript-eslint/no-require-imports */
 const { Kafka, logLevel } = require('kafkajs');
-const { createGroupConsumer } = require('../../dist');
+// KAFKA_EOS_BENCH_DIST: another build's dist/ (e.g. the code before a change, measured in the same run).
+const { createGroupConsumer } = require(process.env.KAFKA_EOS_BENCH_DIST ?? '../../dist');
 
 const [mode, bootstrap, topic, total] = process.argv.slice(2);
 const N = Number(total);
@@ -56,7 +57,7 @@ async function kafkajs(eachMessage) {
   return res;
 }
 
-const run = { record: () => ours(true), batch: () => ours(false), 'kafkajs-message': () => kafkajs(true), 'kafkajs-batch': () => kafkajs(false) }[mode];
+const run = { record: () => ours(true), 'record-before': () => ours(true), batch: () => ours(false), 'kafkajs-message': () => kafkajs(true), 'kafkajs-batch': () => kafkajs(false) }[mode];
 run().then((res) => {
   process.send({ ...res, check: sink });
   process.exit(0);
