@@ -15,22 +15,13 @@ const { fork } = require('node:child_process');
 const os = require('node:os');
 const path = require('node:path');
 const { Kafka, logLevel } = require('kafkajs');
-const { startOursChild } = require('./lib/harness.js');
+const { startOursChild, startWebHdfsChild } = require('./lib/harness.js');
 const { flightsDataset } = require('./lib/workload.js');
 const { interleave, figure, table, arg } = require('./lib/figures.js');
 
 const PARTITIONS = 6;
 const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
 
-function startHdfs() {
-  return new Promise((resolve, reject) => {
-    const child = fork(path.join(__dirname, 'lib', 'webhdfs-child.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    child.once('exit', (code) => reject(new Error(`WebHDFS child exited ${code}`)));
-    child.once('message', ({ url }) => resolve({
-      url, stop: () => new Promise((r) => { child.removeAllListeners('exit'); child.once('exit', r); child.send('stop'); }),
-    }));
-  });
-}
 
 function runChild(args) {
   return new Promise((resolve, reject) => {
@@ -57,7 +48,7 @@ async function produce(bootstrap, topic, n) {
 async function runHdfsEndToEnd({ rows = 100000, rounds = 5, flush = 10000, log = () => undefined } = {}) {
   const topic = 'hdfs-e2e';
   const mock = await startOursChild([[topic, PARTITIONS]], { group: { initialRebalanceDelayMs: 0 } });
-  const hdfs = await startHdfs();
+  const hdfs = await startWebHdfsChild();
   let run = 0;
   try {
     await produce(mock.bootstrap, topic, rows);
