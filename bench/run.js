@@ -5,7 +5,7 @@
  *
  *   node bench/run.js [--rows 40000] [--rounds 5] [--e2e-rows 50000] [--messages 100000]
  *     [--only sql,hdfs,hdfs-e2e,e2e,mock,converters,fetch,rebalance,record]
- *     [--record-rows 300000] [--hdfs-e2e-rows 60000] [--record-compression none|lz4] [--fetch-messages 300000] [--rr-rounds 2] [--rr-rate 30000]
+ *     [--record-rows 300000] [--hdfs-e2e-rows 60000] [--record-compression none|lz4] [--record-before other/dist] [--fetch-messages 300000] [--rr-rounds 2] [--rr-rate 30000]
  *
  * PostgreSQL figures need KAFKA_EOS_PG_URL (or --pg). The mock-broker figure needs /usr/bin/python3 with
  * confluent_kafka (librdkafka's mock is the baseline); without it that row is skipped and says so.
@@ -69,7 +69,8 @@ function hasRdkafka() {
   if (only.has('record')) {
     log('== record handler vs batch handler');
     figures.push(...await require('./record-handler.js').runRecordHandler({
-      rows: Number(arg('--record-rows', 300000)), rounds: Math.max(3, Math.min(rounds, 7)), compression: arg('--record-compression', 'none'), log,
+      rows: Number(arg('--record-rows', 300000)), rounds: Math.max(3, Math.min(rounds, 7)), compression: arg('--record-compression', 'none'),
+      beforeDist: arg('--record-before') && path.resolve(arg('--record-before')), log,
     }));
   }
   if (only.has('rebalance')) {
