@@ -56,6 +56,8 @@ export class RowWriter {
   private readonly stageEpochs = new Map<string, number>();
   /** SQLite INSERT texts by table, column set and row count (building a 1000-tuple text costs as much as hashing it). */
   private readonly insertSql = new Map<string, string>();
+  /** The parameters of a SQLite INSERT, reused (see sqliteInsert). */
+  private readonly sqliteParams: unknown[] = [];
 
   /** @param rowsPerStatement SQLite rows per full statement (already capped by the variable limit). */
   constructor(
@@ -168,14 +170,20 @@ export class RowWriter {
       const left = rows.length - i;
       const n = left >= full ? full : 2 ** Math.floor(Math.log2(left));
       const sql = this.sqliteInsertSql(target, n);
-      const params = new Array<unknown>(n * columns.length);
-      let p = 0;
-      for (let r = i; r < i + n; r++) {
-        const row = rows[r]!;
-        for (const c of columns) params[p++] = row[c] ?? null;
-      }
       const at = i;
-      await guard(at, n, async () => runStatement(await this.statements!.get(db, sql), params));
+      await guard(at, n, async () => {
+        const stmt = await this.statements!.get(db, sql);
+        // Filled and bound in one synchronous step: node-sqlite3 copies the parameters when run() is called, so
+        // one array serves every statement of this writer (no other write can fill it in between).
+        const params = this.sqliteParams;
+        params.length = n * columns.length;
+        let p = 0;
+        for (let r = at; r < at + n; r++) {
+          const row = rows[r]!;
+          for (let c = 0; c < columns.length; c++) params[p++] = row[columns[c]!] ?? null;
+        }
+        return runStatement(stmt, params);
+      });
       i += n;
     }
   }
