@@ -10,7 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { ConfigError } from '../consumer/options';
-import { applyClientKey, CONSUMER_KEYS, emptyClientKeys, finishSecurity, SECURITY_KEYS, type ClientKeys, type ClientSettings,
+import { applyClientKey, CONSUMER_KEYS, emptyClientKeys, finishGroupProtocol, finishSecurity, SECURITY_KEYS, type ClientKeys, type ClientSettings,
   type ConsumerSettings } from './client';
 import { applyConverterKey, emptyConverterKeys, finishConverter, type ConverterKeys, type ConverterSettings,
   type RegistrySettings } from './converters';
@@ -174,6 +174,7 @@ function translateConnector(ex: Explanation, values: Map<string, string>, worker
     try { new RegExp(regex); } catch (e) { ex.refuse('topics.regex', regex, `not a regular expression: ${(e as Error).message}`); }
   }
   finishSecurity(ex, client);
+  finishGroupProtocol(ex, client);
   const key = finishConverter(ex, 'key', conv.key);
   const value = finishConverter(ex, 'value', conv.value);
   if (key.registry && value.registry && JSON.stringify(key.registry) !== JSON.stringify(value.registry)) {
