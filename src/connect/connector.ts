@@ -10,8 +10,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { ConfigError } from '../consumer/options';
-import { applyClientKey, CONSUMER_KEYS, emptyClientKeys, finishGroupProtocol, finishSecurity, SECURITY_KEYS, type ClientKeys, type ClientSettings,
-  type ConsumerSettings } from './client';
+import { applyClientKey, CONSUMER_KEYS, emptyClientKeys, finishGroupProtocol, finishSecurity, SECURITY_KEYS, type ClientKeys,
+  type ClientSettings, type ConsumerSettings } from './client';
 import { applyConverterKey, emptyConverterKeys, finishConverter, type ConverterKeys, type ConverterSettings,
   type RegistrySettings } from './converters';
 import { HDFS_SINK_CLASSES, hdfsSink, type HdfsSinkSettings } from './hdfs';

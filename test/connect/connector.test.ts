@@ -185,7 +185,8 @@ test('group.protocol and group.remote.assignor; the other protocol\'s keys are r
   expect(kip848.connectors[0]!.config.consumer).toEqual({ groupProtocol: 'consumer', groupRemoteAssignor: 'uniform' });
   // A worker's classic setting is refused for the connector that asks for KIP-848, and kept for one that does not.
   const mixed = translate({ ...WORKER, 'consumer.session.timeout.ms': '10000' },
-    { ...JDBC, 'consumer.override.group.protocol': 'consumer', 'consumer.override.partition.assignment.strategy': `${ASSIGNOR}RangeAssignor` },
+    { ...JDBC, 'consumer.override.group.protocol': 'consumer',
+      'consumer.override.partition.assignment.strategy': `${ASSIGNOR}RangeAssignor` },
     { ...JDBC, name: 'classic-sink', 'consumer.override.group.protocol': 'classic' });
   const why = 'not with group.protocol=consumer: the broker assigns and sets the session timeout and heartbeat interval (KIP-848)';
   expect(refusals(mixed)).toEqual([`consumer.override.partition.assignment.strategy: ${why}`, `consumer.session.timeout.ms: ${why}`]);

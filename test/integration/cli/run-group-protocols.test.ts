@@ -48,7 +48,8 @@ test('groupProtocol consumer and cooperative-sticky runs load the topic, each in
   const { kafka } = kafkaFor([address], 'run-protocols');
   const producer = kafka.producer();
   await producer.connect();
-  await producer.send({ topic: 'flights', acks: -1, messages: [0, 1, 2].map((id) => ({ partition: id % 2, value: JSON.stringify({ id }) })) });
+  const messages = [0, 1, 2].map((id) => ({ partition: id % 2, value: JSON.stringify({ id }) }));
+  await producer.send({ topic: 'flights', acks: -1, messages });
   await producer.disconnect();
 
   const config = (group: string, consumer: object) => {
