@@ -4,6 +4,7 @@
  * of `kafka-eos run` take them. A setting KafkaJS has no equivalent for is named (refused, or a warning when the run
  * works the same without it).
  */
+import type { AssignorName, GroupProtocol, GroupRemoteAssignor } from '../consumer/options';
 import { differs as D, Explanation, ignored as I, parseCount, refused as R, supported as S, type KeyDoc } from './keys';
 
 /** The KafkaJS client settings (the shape of a run config's `kafka` section). */
@@ -18,8 +19,12 @@ export interface ClientSettings {
 /** Consumer options a Connect config can set (the shape of a run config's `consumer` section, a subset). */
 export interface ConsumerSettings {
   sessionTimeoutMs?: number; heartbeatIntervalMs?: number; maxProcessingTimeMs?: number; maxWaitTimeMs?: number;
-  fromBeginning?: boolean; assignors?: ('range' | 'roundrobin' | 'sticky')[]; groupInstanceId?: string;
+  fromBeginning?: boolean; assignors?: AssignorName[]; groupInstanceId?: string;
+  groupProtocol?: GroupProtocol; groupRemoteAssignor?: GroupRemoteAssignor;
 }
+
+/** The consumer settings that belong to one group protocol only (Java's CLASSIC_ / CONSUMER_PROTOCOL_ONLY_CONFIGS). */
+type ProtocolOnlyField = 'sessionTimeoutMs' | 'heartbeatIntervalMs' | 'assignors' | 'groupRemoteAssignor';
 
 /** What the security and consumer keys set, before they become {@link ClientSettings}. */
 export interface ClientKeys {
@@ -32,6 +37,8 @@ export interface ClientKeys {
   jaas?: { value: string; key: string };
   /** The ssl.* keys given (named as ignored when the protocol has no TLS). */
   sslKeys?: { value: string; key: string }[];
+  /** The key (as the file spells it) that set each setting of one group protocol only, refused under the other. */
+  protocolOnly?: Partial<Record<ProtocolOnlyField, { value: string; key: string }>>;
 }
 
 /** Security keys, the same at the worker's top level, under `consumer.` and under `consumer.override.`. */
@@ -72,8 +79,11 @@ export const CONSUMER_KEYS: Readonly<Record<string, KeyDoc>> = {
   'fetch.max.wait.ms': S('maxWaitTimeMs'),
   'group.instance.id': S('static membership (KIP-345)'),
   'group.id': S('connector level (consumer.override.group.id): the group instead of connect-<name>'),
-  'partition.assignment.strategy': S('RangeAssignor, RoundRobinAssignor, StickyAssignor (Java class names); '
-    + 'CooperativeStickyAssignor refused'),
+  'partition.assignment.strategy': S('assignors, in order: RangeAssignor, RoundRobinAssignor, StickyAssignor, '
+    + 'CooperativeStickyAssignor (Java class names, comma-separated); group.protocol=classic only'),
+  'group.protocol': S('groupProtocol: classic (default) or consumer (KIP-848: the broker assigns; with it, '
+    + 'partition.assignment.strategy, session.timeout.ms and heartbeat.interval.ms are refused, as in Java)'),
+  'group.remote.assignor': S("groupRemoteAssignor: uniform or range, the broker's assignor (group.protocol=consumer only)"),
   'max.poll.records': D('KafkaJS fetches by bytes: a batch is what one fetch returned, not a record count'),
   'fetch.min.bytes': D("KafkaJS's minBytes (1)"),
   'fetch.max.bytes': D("KafkaJS's maxBytes (10 MiB)"),
@@ -90,9 +100,10 @@ const PEM_ONLY = 'KafkaJS reads PEM (convert with keytool / openssl)';
 const MECHANISMS: Record<string, ClientSettings['sasl'] extends infer T ? T extends { mechanism: infer M } ? M : never : never> = {
   PLAIN: 'plain', 'SCRAM-SHA-256': 'scram-sha-256', 'SCRAM-SHA-512': 'scram-sha-512',
 };
-const ASSIGNORS: Record<string, 'range' | 'roundrobin' | 'sticky'> = {
+const ASSIGNORS: Record<string, AssignorName> = {
   'org.apache.kafka.clients.consumer.RangeAssignor': 'range', 'org.apache.kafka.clients.consumer.RoundRobinAssignor': 'roundrobin',
   'org.apache.kafka.clients.consumer.StickyAssignor': 'sticky',
+  'org.apache.kafka.clients.consumer.CooperativeStickyAssignor': 'cooperative-sticky',
 };
 
 /** A new, empty {@link ClientKeys}. */
@@ -116,6 +127,7 @@ export function applyClientKey(ex: Explanation, shown: string, key: string, valu
     if (type !== undefined && type.toUpperCase() !== 'PEM') refuse(`${type} stores are refused: ${PEM_ONLY}`);
     else { set(key.endsWith('.location') ? { file: value } : value); ok(); }
   };
+  const only = (field: ProtocolOnlyField) => { (into.protocolOnly ??= {})[field] = { key: shown, value }; };
   const ssl = () => {
     (into.sslKeys ??= []).push({ key: shown, value });
     return typeof into.client.ssl === 'object' ? into.client.ssl : (into.client.ssl = {});
@@ -138,8 +150,8 @@ export function applyClientKey(ex: Explanation, shown: string, key: string, valu
     case 'request.timeout.ms': ms((n) => { into.client.requestTimeoutMs = n; }); return true;
     case 'socket.connection.setup.timeout.ms': ms((n) => { into.client.connectionTimeoutMs = n; }); return true;
     case 'client.id': into.clientId = value; ok(); return true;
-    case 'session.timeout.ms': ms((n) => { into.consumer.sessionTimeoutMs = n; }); return true;
-    case 'heartbeat.interval.ms': ms((n) => { into.consumer.heartbeatIntervalMs = n; }); return true;
+    case 'session.timeout.ms': ms((n) => { into.consumer.sessionTimeoutMs = n; only('sessionTimeoutMs'); }); return true;
+    case 'heartbeat.interval.ms': ms((n) => { into.consumer.heartbeatIntervalMs = n; only('heartbeatIntervalMs'); }); return true;
     case 'max.poll.interval.ms': ms((n) => { into.consumer.maxProcessingTimeMs = n; }); return true;
     case 'fetch.max.wait.ms': ms((n) => { into.consumer.maxWaitTimeMs = n; }); return true;
     case 'group.instance.id': into.consumer.groupInstanceId = value; ok(); return true;
@@ -155,12 +167,43 @@ export function applyClientKey(ex: Explanation, shown: string, key: string, valu
     case 'partition.assignment.strategy': {
       const names = value.split(',').map((s) => s.trim()).filter(Boolean);
       const unknown = names.filter((n) => !ASSIGNORS[n]);
-      if (unknown.length > 0) refuse(`${unknown.join(', ')}: only RangeAssignor, RoundRobinAssignor and StickyAssignor`);
-      else { into.consumer.assignors = names.map((n) => ASSIGNORS[n]!); ok(); }
+      if (unknown.length > 0) {
+        refuse(`${unknown.join(', ')}: only RangeAssignor, RoundRobinAssignor, StickyAssignor and CooperativeStickyAssignor`);
+      } else if (names.length === 0) refuse('an empty list: name at least one assignor');
+      else { into.consumer.assignors = names.map((n) => ASSIGNORS[n]!); only('assignors'); ok(); }
+      return true;
+    }
+    case 'group.protocol': {
+      const v = value.trim().toLowerCase();
+      if (v === 'classic' || v === 'consumer') { into.consumer.groupProtocol = v; ok(); } else refuse('classic or consumer');
+      return true;
+    }
+    case 'group.remote.assignor': {
+      const v = value.trim().toLowerCase();
+      if (v === 'uniform' || v === 'range') { into.consumer.groupRemoteAssignor = v; only('groupRemoteAssignor'); ok(); }
+      else refuse("uniform or range (the broker's assignors)");
       return true;
     }
     case 'ssl.key.password': case 'ssl.keystore.password': refuse(doc.note); return true;
     default: ok(); return true;
+  }
+}
+
+/**
+ * Refuses the settings of the other group protocol, on the key that set them, as Java's ConsumerConfig does
+ * (group.protocol=consumer refuses partition.assignment.strategy, session.timeout.ms and heartbeat.interval.ms: the
+ * broker owns them; classic refuses group.remote.assignor). Call once every key was applied.
+ */
+export function finishGroupProtocol(ex: Explanation, keys: ClientKeys): void {
+  const consumer = keys.consumer.groupProtocol === 'consumer';
+  const foreign: ProtocolOnlyField[] = consumer ? ['assignors', 'sessionTimeoutMs', 'heartbeatIntervalMs'] : ['groupRemoteAssignor'];
+  for (const field of foreign) {
+    const set = keys.protocolOnly?.[field];
+    if (!set || keys.consumer[field] === undefined) continue;
+    ex.refuse(set.key, set.value, consumer
+      ? 'not with group.protocol=consumer: the broker assigns and sets the session timeout and heartbeat interval (KIP-848)'
+      : 'only with group.protocol=consumer (KIP-848)');
+    delete keys.consumer[field];
   }
 }
 

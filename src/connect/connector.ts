@@ -10,8 +10,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { ConfigError } from '../consumer/options';
-import { applyClientKey, CONSUMER_KEYS, emptyClientKeys, finishSecurity, SECURITY_KEYS, type ClientKeys, type ClientSettings,
-  type ConsumerSettings } from './client';
+import { applyClientKey, CONSUMER_KEYS, emptyClientKeys, finishGroupProtocol, finishSecurity, SECURITY_KEYS, type ClientKeys,
+  type ClientSettings, type ConsumerSettings } from './client';
 import { applyConverterKey, emptyConverterKeys, finishConverter, type ConverterKeys, type ConverterSettings,
   type RegistrySettings } from './converters';
 import { HDFS_SINK_CLASSES, hdfsSink, type HdfsSinkSettings } from './hdfs';
@@ -174,6 +174,7 @@ function translateConnector(ex: Explanation, values: Map<string, string>, worker
     try { new RegExp(regex); } catch (e) { ex.refuse('topics.regex', regex, `not a regular expression: ${(e as Error).message}`); }
   }
   finishSecurity(ex, client);
+  finishGroupProtocol(ex, client);
   const key = finishConverter(ex, 'key', conv.key);
   const value = finishConverter(ex, 'value', conv.value);
   if (key.registry && value.registry && JSON.stringify(key.registry) !== JSON.stringify(value.registry)) {

@@ -165,3 +165,36 @@ test('ssl keys under a protocol without TLS are named as ignored, and no TLS is 
   expect(t.connectors[0]!.config.kafka).toBeUndefined();
   expect(t.lines.filter((l) => l.key === 'consumer.ssl.truststore.location').map((l) => l.status)).toEqual(['supported', 'ignored']);
 });
+
+const ASSIGNOR = 'org.apache.kafka.clients.consumer.';
+
+test('partition.assignment.strategy: Java class names in the order given, CooperativeStickyAssignor included', () => {
+  const t = translate({ ...WORKER, 'consumer.partition.assignment.strategy': `${ASSIGNOR}RangeAssignor` },
+    { ...JDBC, 'consumer.override.partition.assignment.strategy': ` ${ASSIGNOR}CooperativeStickyAssignor,${ASSIGNOR}RangeAssignor ` });
+  expect(t.refused).toEqual([]);
+  expect(t.connectors[0]!.config.consumer).toEqual({ assignors: ['cooperative-sticky', 'range'] });
+  const bad = translate(WORKER, { ...JDBC, 'consumer.override.partition.assignment.strategy': `${ASSIGNOR}CooperativeSticky` });
+  expect(refusals(bad)).toEqual([`consumer.override.partition.assignment.strategy: ${ASSIGNOR}CooperativeSticky: only RangeAssignor, `
+    + 'RoundRobinAssignor, StickyAssignor and CooperativeStickyAssignor']);
+});
+
+test('group.protocol and group.remote.assignor; the other protocol\'s keys are refused, as Java\'s ConsumerConfig does', () => {
+  const kip848 = translate({ ...WORKER, 'consumer.group.protocol': 'CONSUMER' },
+    { ...JDBC, 'consumer.override.group.remote.assignor': 'uniform' });
+  expect(kip848.refused).toEqual([]);
+  expect(kip848.connectors[0]!.config.consumer).toEqual({ groupProtocol: 'consumer', groupRemoteAssignor: 'uniform' });
+  // A worker's classic setting is refused for the connector that asks for KIP-848, and kept for one that does not.
+  const mixed = translate({ ...WORKER, 'consumer.session.timeout.ms': '10000' },
+    { ...JDBC, 'consumer.override.group.protocol': 'consumer',
+      'consumer.override.partition.assignment.strategy': `${ASSIGNOR}RangeAssignor` },
+    { ...JDBC, name: 'classic-sink', 'consumer.override.group.protocol': 'classic' });
+  const why = 'not with group.protocol=consumer: the broker assigns and sets the session timeout and heartbeat interval (KIP-848)';
+  expect(refusals(mixed)).toEqual([`consumer.override.partition.assignment.strategy: ${why}`, `consumer.session.timeout.ms: ${why}`]);
+  expect(mixed.connectors[1]!.config.consumer).toEqual({ sessionTimeoutMs: 10000, groupProtocol: 'classic' });
+  const classic = translate(WORKER, { ...JDBC, 'consumer.override.group.remote.assignor': 'range' });
+  expect(refusals(classic)).toEqual(['consumer.override.group.remote.assignor: only with group.protocol=consumer (KIP-848)']);
+  const unknown = translate(WORKER, { ...JDBC, 'consumer.override.group.protocol': 'cooperative',
+    'consumer.override.group.remote.assignor': 'sticky' });
+  expect(refusals(unknown)).toEqual(['consumer.override.group.protocol: classic or consumer',
+    "consumer.override.group.remote.assignor: uniform or range (the broker's assignors)"]);
+});

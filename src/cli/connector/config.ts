@@ -41,8 +41,13 @@ export const consumerSchema = z.object({
   delivery: z.enum(['exactly-once', 'at-least-once', 'at-most-once']).optional()
     .describe('exactly-once (default): rows and offsets in one transaction; '
       + 'at-least-once: rows, then Kafka commit; at-most-once: commit, then rows'),
-  assignors: z.array(z.enum(['range', 'roundrobin',
-    'sticky'])).min(1).optional().describe('partition assignors in order of preference (default [range])'),
+  assignors: z.array(z.enum(['range', 'roundrobin', 'sticky', 'cooperative-sticky'])).min(1).optional()
+    .describe('classic protocol: partition assignors in order of preference (default [range]); '
+      + 'cooperative (KIP-429) when all are cooperative-sticky'),
+  groupProtocol: z.enum(['classic', 'consumer']).optional()
+    .describe("group.protocol: classic (default; JoinGroup/SyncGroup) or consumer (KIP-848: the broker assigns)"),
+  groupRemoteAssignor: z.enum(['uniform', 'range']).optional()
+    .describe("groupProtocol consumer: the broker's assignor (group.remote.assignor; default: the broker's)"),
   groupInstanceId: z.string().min(1).max(249).optional().describe('KIP-345 static membership group.instance.id'),
   sessionTimeoutMs: int(1).optional().describe('session.timeout.ms (default 30000)'),
   rebalanceTimeoutMs: int(1).optional().describe('rebalance.timeout.ms (default 60000)'),
