@@ -25,7 +25,8 @@ const INTERNAL_ON_PURPOSE = new Set<string>([...KAFKA_NAMES, ...TO_REVIEW]);
 /** Names a module of src/ (outside the entry points) declares with `export`. */
 function internalExports(): Set<string> {
   const names = new Set<string>();
-  const decl = /^export\s+(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?(?:function\*?|class|interface|type|const|let|enum)\s+([A-Za-z_$][\w$]*)/gm;
+  const kind = '(?:function\\*?|class|interface|type|const|let|enum)';
+  const decl = new RegExp(`^export\\s+(?:declare\\s+)?(?:abstract\\s+)?(?:async\\s+)?${kind}\\s+([A-Za-z_$][\\w$]*)`, 'gm');
   for (const f of sourceFiles(SRC)) {
     if (ENTRIES.includes(path.relative(SRC, f))) continue;
     for (const m of readFileSync(f, 'utf8').matchAll(decl)) names.add(m[1]);
@@ -35,8 +36,8 @@ function internalExports(): Set<string> {
 
 /** The names the entry points export, and the docstrings of `kafka-eos`'s exports and of their members (hover text). */
 function entryPoints(): { exported: Set<string>; docstrings: string[] } {
-  const options: ts.CompilerOptions = { strict: true, module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, types: ['node'],
-    skipLibCheck: true, noEmit: true };
+  const options: ts.CompilerOptions = { strict: true, module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022,
+    types: ['node'], skipLibCheck: true, noEmit: true };
   const program = ts.createProgram(ENTRIES.map((e) => path.join(SRC, e)), options);
   const checker = program.getTypeChecker();
   const exported = new Set<string>();
