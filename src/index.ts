@@ -5,6 +5,8 @@
  * - Assignors with Java's protocol names: `range`, `roundrobin`, `sticky`.
  * - {@link SqlSink}: output and offsets in one transaction, fenced by compare-and-set.
  * - {@link SqlOffsetStore}: the SQL offsets table on its own, for hand-written transactions.
+ * - {@link createConverter}, {@link SchemaRegistryClient}: Connect's converters and Confluent's registry client
+ *   (the `keyConverter` / `valueConverter` / `schemaRegistry` options; docs/converters.md).
  * The embedded mock Kafka cluster is the separate entry point `kafka-eos/mock-broker`.
  */
 export { KafkaEosError } from './errors';
@@ -35,7 +37,13 @@ export type { BatchOutcome, CommitStrategy, ProcessResult, StrategyBatch, Strate
 export type { AtLeastOnceOptions } from './consumer/strategies/at-least-once';
 export * from './consumer/assignors';
 export type { ExactlyOnceSink, WriteResult } from './sink-contract';
-export type { SinkBatch, SinkRecord, TopicPartition } from './records';
+export type { RecordSchema, RecordSchemaType, SchemaAndValue, SinkBatch, SinkRecord, TopicPartition } from './records';
+export { CONVERTER_NAMES, createConverter } from './consumer/converters/converter';
+export type { ConverterConfig, ConverterName, RecordConverter } from './consumer/converters/converter';
+export { SchemaRegistryClient, SchemaRegistryError, subjectName } from './consumer/converters/registry-client';
+export type {
+  RegisteredSchema, SchemaReference, SchemaRegistryClientOptions, SchemaType, SubjectNameStrategy, SubjectVersion,
+} from './consumer/converters/registry-client';
 export { rejectedRecord } from './sink-contract';
 export { partitionKey } from './records';
 export { GroupCommitSink } from './consumer/group-commit';

@@ -24,6 +24,18 @@ export const sinkConfigSchema = z.discriminatedUnion('type', [sqlSinkSchema, jdb
 export type SinkConfig = z.infer<typeof sinkConfigSchema>;
 
 /**
+ * The database a SQL or JDBC sink's `knex` config names, for error text: ` (SQLite file <path>)` for sqlite3 (the path
+ * sqlite3 could not open, e.g. SQLITE_CANTOPEN for a missing directory), else '' (a server URL may hold a password).
+ */
+export function databaseLabel(knex: unknown): string {
+  const k = knex as { client?: unknown; connection?: unknown } | undefined;
+  if (k?.client !== 'sqlite3' && k?.client !== 'better-sqlite3') return '';
+  const c = k.connection as { filename?: unknown } | string | undefined;
+  const file = typeof c === 'string' ? c : c?.filename;
+  return typeof file === 'string' ? ` (SQLite file ${file})` : '';
+}
+
+/**
  * Builds the configured sink and checks its store (the database and table; the NameNode).
  * @returns the sink and a description for log lines ("table flights", "HDFS http://nn:9870/topics").
  * @throws ConfigError (missing table); KafkaEosError SINK_UNAVAILABLE when the store cannot be used.
@@ -49,7 +61,8 @@ export async function openSink(
       await sink.open(groupId, []);
     } catch (e) {
       await sink.close();
-      throw new KafkaEosError('SINK_UNAVAILABLE', `cannot use the database: ${(e as Error).message}`, { cause: e });
+      throw new KafkaEosError('SINK_UNAVAILABLE', `cannot use the database${databaseLabel(jdbcConfig.knex)}: ${(e as Error).message}`,
+        { cause: e });
     }
     return { sink, description: `tables ${jdbcConfig.tableNameFormat ?? '${topic}'}`, store: 'database' };
   }
@@ -65,7 +78,8 @@ export async function openSink(
   } catch (e) {
     await sink.close();
     if (e instanceof ConfigError) throw e;
-    throw new KafkaEosError('SINK_UNAVAILABLE', `cannot use the database: ${(e as Error).message}`, { cause: e });
+    throw new KafkaEosError('SINK_UNAVAILABLE', `cannot use the database${databaseLabel(sinkConfig.knex)}: ${(e as Error).message}`,
+      { cause: e });
   }
   return { sink, description: sinkConfig.table, store: 'database' };
 }

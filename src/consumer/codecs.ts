@@ -55,7 +55,7 @@ function adapt(id: 2 | 3 | 4, codec: Codec, compress: (b: Buffer) => Buffer): ()
 const zstdCompressOrRefuse = (b: Buffer): Buffer => {
   if (!nativeZstdCompress) {
     throw new UnsupportedCompressionError('zstd', `producing zstd needs Node.js 22.15 or later (node:zlib zstdCompressSync; this is ${
-      process.version}); reading zstd works on every supported Node.js`);
+      process.version}); reading zstd works on every supported Node.js`, undefined, 'write');
   }
   return nativeZstdCompress(b);
 };
@@ -68,10 +68,11 @@ export const KAFKAJS_CODECS: Readonly<Record<2 | 3 | 4, () => KafkaJsCodec>> = {
 };
 
 function unknownCodec(id: number): () => KafkaJsCodec {
-  const refuse = async (): Promise<Buffer> => {
-    throw new UnsupportedCompressionError(id, `compression codec id ${id} is not defined by Kafka (1 gzip, 2 snappy, 3 lz4, 4 zstd)`);
+  const refuse = (operation: 'read' | 'write') => async (): Promise<Buffer> => {
+    throw new UnsupportedCompressionError(id, `compression codec id ${id} is not defined by Kafka (1 gzip, 2 snappy, 3 lz4, 4 zstd)`,
+      undefined, operation);
   };
-  const impl: KafkaJsCodec = { compress: refuse, decompress: refuse };
+  const impl: KafkaJsCodec = { compress: refuse('write'), decompress: refuse('read') };
   return () => impl;
 }
 

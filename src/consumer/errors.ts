@@ -85,19 +85,25 @@ const at = (where: BatchLocation | undefined): string =>
   (where ? ` (${where.topic}:${where.partition}, fetched at offset ${where.fetchOffset})` : '');
 
 /**
- * A record batch is compressed with a codec the consumer cannot use: an id Kafka does not define
- * (5-7), or zstd compression on a Node.js without it. Not retriable: fetching the batch again gives
- * the same bytes. `codec` is the codec's name or id; `location`, when the consumer could tell,
- * the partition and fetch offset of the batch.
+ * A record batch uses a codec this process cannot apply: an id Kafka does not define (5-7), or, when
+ * producing (`operation` 'write'), zstd compression on a Node.js without node:zlib zstd. Not retriable:
+ * fetching the batch again gives the same bytes, and the runtime does not change. `codec` is the codec's
+ * name or id; `location`, when the consumer could tell, the partition and fetch offset of the batch read.
  */
 export class UnsupportedCompressionError extends KafkaEosError {
-  constructor(readonly codec: string | number, readonly detail: string, readonly location?: BatchLocation) {
-    super('UNSUPPORTED_COMPRESSION', `cannot read a batch compressed with ${codec}${at(location)}: ${detail}`);
+  constructor(
+    readonly codec: string | number, readonly detail: string, readonly location?: BatchLocation,
+    /** 'read': decompressing a fetched batch (the default); 'write': compressing a batch to produce. */
+    readonly operation: 'read' | 'write' = 'read',
+  ) {
+    super('UNSUPPORTED_COMPRESSION', operation === 'write'
+      ? `cannot compress a batch with ${codec} to produce it: ${detail}`
+      : `cannot read a batch compressed with ${codec}${at(location)}: ${detail}`);
   }
 
   /** The same error, naming where the batch was fetched. */
   at(location: BatchLocation): UnsupportedCompressionError {
-    return new UnsupportedCompressionError(this.codec, this.detail, location);
+    return new UnsupportedCompressionError(this.codec, this.detail, location, this.operation);
   }
 }
 

@@ -62,6 +62,10 @@ describe('registerKafkaJsCodecs', () => {
       expect(err).toBeInstanceOf(UnsupportedCompressionError);
       expect(err).toMatchObject({ code: 'UNSUPPORTED_COMPRESSION', codec: id, retriable: false });
       expect((err as Error).message).toContain(`codec id ${id}`);
+      expect((err as Error).message).toMatch(/^cannot read a batch compressed with/);
+      const produced = await table[id]!().compress({ buffer: Buffer.from('x') }).catch((e: unknown) => e);
+      expect(produced).toMatchObject({ code: 'UNSUPPORTED_COMPRESSION', codec: id, operation: 'write' });
+      expect((produced as Error).message).toMatch(new RegExp(`^cannot compress a batch with ${id} to produce it`));
     }
   });
 
@@ -99,8 +103,9 @@ describe('the registered codecs', () => {
       expect((await impl.decompress(compressed)).equals(payload)).toBe(true);
     } else {
       const err = await impl.compress({ buffer: payload }).catch((e: unknown) => e);
-      expect(err).toMatchObject({ code: 'UNSUPPORTED_COMPRESSION', codec: 'zstd' });
-      expect((err as Error).message).toContain('Node.js 22.15');
+      expect(err).toMatchObject({ code: 'UNSUPPORTED_COMPRESSION', codec: 'zstd', operation: 'write' });
+      expect((err as Error).message).toMatch(/^cannot compress a batch with zstd to produce it: .*Node\.js 22\.15/);
+      expect((err as Error).message).not.toContain('cannot read');
     }
   });
 

@@ -8,6 +8,9 @@
 import type { LogEntry } from 'kafkajs';
 import { causesOf } from '../../errors';
 
+/** What a broker outage names when KafkaJS's log line does not say which broker. */
+const KAFKA_CLUSTER = 'the Kafka cluster';
+
 /** One outage: what cannot be reached, since when (epoch ms), the last error, how retried. */
 export interface Outage {
   what: string; since: number; lastError: string; retrying: string; lastReported: number;
@@ -71,9 +74,8 @@ export class OutageReporter {
     const log = entry.log as { message?: string; error?: string; broker?: string; retryCount?: number; retryTime?: number };
     const text = `${log.message ?? ''} ${log.error ?? ''}`;
     if (!CONNECTION_ERROR.test(text)) return;
-    const broker = log.broker ?? 'the cluster';
     const reason = (log.error ?? log.message ?? 'connection error').replace(/\s+/g, ' ').trim();
-    this.down(`broker ${broker}`, reason, this.brokerRetrying);
+    this.down(log.broker ? `broker ${log.broker}` : KAFKA_CLUSTER, reason, this.brokerRetrying);
   }
 
   /** The sink's store (`the database`, `HDFS`) could not be written (a `sink-unavailable` event). */
@@ -92,7 +94,7 @@ export class OutageReporter {
    */
   up(kind: 'broker' | 'sink'): void {
     for (const [what, o] of [...this.outages]) {
-      if ((kind === 'broker') !== what.startsWith('broker ')) continue;
+      if ((kind === 'broker') !== (what.startsWith('broker ') || what === KAFKA_CLUSTER)) continue;
       this.outages.delete(what);
       const after = Math.round((this.now() - o.since) / 1000);
       this.write(o.kind === 'refused' ? `kafka-eos run: ${what} accepts writes again after ${after} s (a write committed)`

@@ -6,7 +6,9 @@
  * Exit codes: 0 done (or planned, for a dry run); 1 the operation failed (e.g. GROUP_ACTIVE: the
  * group has members; OFFSETS_STORE_MISSING: the `--db` SQLite file, the offsets table or the HDFS
  * `--topics-dir` does not exist; OFFSETS_GROUP_UNKNOWN: `reset --store sink|both` for a group with
- * no stored positions); 2 bad arguments (CONFIG_INVALID).
+ * no stored positions; KAFKA_UNAVAILABLE: the brokers cannot be reached or used; SINK_UNAVAILABLE: the
+ * `--db` database or `--hdfs` NameNode cannot be used, the driver's own code in the message); 2 bad
+ * arguments (CONFIG_INVALID).
  *
  * These commands never create a database file, a table or an HDFS directory: a mistyped `--db`,
  * `--offsets-table` or `--topics-dir` is refused before anything (Kafka's committed offsets
@@ -16,7 +18,7 @@ import { existsSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { Kafka, logLevel } from 'kafkajs';
 import { ConfigError } from '../../consumer/options';
-import { KafkaEosError } from '../../errors';
+import { causesOf, KafkaEosError } from '../../errors';
 import {
   describeGroupOffsets, executeOffsetReset, planOffsetReset, type GroupOffsetsDescription, type GroupOffsetsTarget, type ResetPlan,
   type ResetSpec, type ResetStore, type SinkPositionStore,
@@ -213,14 +215,34 @@ function storesOf(o: ResetOptions): ResetStore[] {
   return store === 'both' ? ['kafka', 'sink'] : [store];
 }
 
+/**
+ * A failure of `offsets` named by our code, as `kafka-eos run` names its own: our errors keep their code; a KafkaJS error
+ * (the brokers unreachable, a request failing) is KAFKA_UNAVAILABLE naming the brokers; any other error while a sink store
+ * is named came from its driver (the database, the NameNode) and is SINK_UNAVAILABLE with the driver's code (PostgreSQL's
+ * SQLSTATE, SQLite's SQLITE_*, a socket's errno) in the text, never as ours. Anything else is returned unchanged.
+ */
+export function classifyOffsetsFailure(e: unknown, o: Pick<CommonOptions, 'brokers' | 'db' | 'hdfs'>): unknown {
+  if (e instanceof KafkaEosError) return e;
+  const message = e instanceof Error ? e.message : String(e);
+  if (causesOf(e).some((x) => String((x as { name?: unknown }).name ?? '').startsWith('KafkaJS'))) {
+    return new KafkaEosError('KAFKA_UNAVAILABLE', `cannot use the Kafka cluster at ${o.brokers.join(', ')}: ${message}`, { cause: e });
+  }
+  if (!o.db && !o.hdfs) return e;
+  const driverCode = causesOf(e).map((x) => (x as { code?: unknown }).code).find((c) => typeof c === 'string' || typeof c === 'number');
+  const where = o.db ? `the database ${redact(o.db)}` : `HDFS at ${o.hdfs}`;
+  const text = driverCode === undefined || message.includes(String(driverCode)) ? message : `${driverCode}: ${message}`;
+  return new KafkaEosError('SINK_UNAVAILABLE', `cannot use ${where}: ${text}`, { cause: e });
+}
+
 /** Runs an action, mapping errors to exit codes: ConfigError → rethrown (exit 2 by the caller), other errors → 1. */
-async function exitCodeOf(fn: () => Promise<void>): Promise<number> {
+async function exitCodeOf(o: CommonOptions, fn: () => Promise<void>): Promise<number> {
   try {
     await fn();
     return 0;
-  } catch (e) {
-    if (e instanceof ConfigError) throw e;
-    const code = (e as KafkaEosError).code;
+  } catch (caught) {
+    if (caught instanceof ConfigError) throw caught;
+    const e = classifyOffsetsFailure(caught, o);
+    const code = e instanceof KafkaEosError ? e.code : undefined;
     // printable: GROUP_ACTIVE names members by their (client-chosen) ids and hosts.
     process.stderr.write(`kafka-eos offsets: ${code ? `[${code}] ` : ''}${printable((e as Error).message)}\n`);
     return 1;
@@ -247,7 +269,7 @@ export function registerOffsetsCommand(program: Command): void {
   common(offsets.command('describe').description('log start, high watermark, committed offset, sink position and lag per partition'))
     .action(async (o: CommonOptions) => {
       checkSinkOptions(o);
-      process.exitCode = await exitCodeOf(() => withTarget(o, async (t) => {
+      process.exitCode = await exitCodeOf(o, () => withTarget(o, async (t) => {
         const d = await describeGroupOffsets(t);
         process.stdout.write(o.json ? json({ ...d, ...(t.store ? { sinkStore: t.store.label } : {}) }) : formatDescription(d,
           t.store?.label));
@@ -268,7 +290,7 @@ export function registerOffsetsCommand(program: Command): void {
       checkSinkOptions(o);
       const spec = specOf(o);
       const stores = storesOf(o);
-      process.exitCode = await exitCodeOf(() => withTarget(o, async (t) => {
+      process.exitCode = await exitCodeOf(o, () => withTarget(o, async (t) => {
         const plan = await planOffsetReset(t, spec, stores);
         if (o.execute) await executeOffsetReset(t, plan);
         const moved = t.store instanceof HdfsPositionStore ? { hdfsMoves: t.store.moves, hdfsStrays: t.store.strays } : {};

@@ -73,7 +73,13 @@ export class SchemaRegistryError extends KafkaEosError {
 
 const CONTENT_TYPE = 'application/vnd.schemaregistry.v1+json';
 
-/** The registry client (see the module comment). One per consumer is enough: its caches are shared by every converter. */
+/**
+ * A Confluent Schema Registry REST client (`new SchemaRegistryClient({ url })`): schemas by id cached for its lifetime,
+ * a subject's latest version cached for `latestCacheTtlMs`, registration for serializers. One per consumer is enough:
+ * its caches are shared by every converter. Errors are {@link SchemaRegistryError}s: SCHEMA_NOT_FOUND (the registry's
+ * 40403: the record's fault), SCHEMA_REGISTRY_UNAVAILABLE (unreachable, 5xx, 408, 429, not its JSON: retriable),
+ * SCHEMA_REGISTRY_REQUEST_FAILED (401, 403, a 404 that is not the registry's).
+ */
 export class SchemaRegistryClient {
   readonly url: string;
   private readonly byId = new Map<number, Promise<RegisteredSchema>>();

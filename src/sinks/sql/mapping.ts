@@ -36,10 +36,10 @@ export interface DeclarativeMapping {
 export type MappingFunction = (record: SinkRecord) => Record<string, unknown>;
 /**
  * Columns from the converted records' schemas (a key converter's and a value converter's, see
- * docs/converters.md): no hand-written column list. See sinks/schema-columns.ts for how fields become columns.
+ * docs/converters.md): no hand-written column list. docs/converters.md ("Sinks: columns from the schemas") says how fields become columns.
  */
 export interface SchemaMapping {
-  /** `true`, or how fields become columns: `{ flatten?, keyColumn?, keyPrefix?, headers? }` (sinks/schema-columns.ts). */
+  /** `true`, or how fields become columns: `{ flatten?, keyColumn?, keyPrefix?, headers? }` (docs/converters.md). */
   fromSchema: SchemaColumnsOptions | true;
   /** Add kafka_topic, kafka_partition, kafka_offset columns (default true); as the sink's `includeKafkaCoordinates`. */
   includeKafkaCoordinates?: boolean;

@@ -40,7 +40,9 @@ test("the SDK's own log line about an unreachable database (ECONNREFUSED) is not
   expect(lines).toEqual([]);
   r.kafkaLog(entry('Connection', 'Connection error', 'connect ECONNREFUSED 127.0.0.1:9092'));
   expect(lines).toHaveLength(1);
-  expect(lines[0]).toMatch(/cannot reach broker the cluster since .*ECONNREFUSED 127\.0\.0\.1:9092/);
+  expect(lines[0]).toMatch(/cannot reach the Kafka cluster since .*ECONNREFUSED 127\.0\.0\.1:9092/);
+  r.up('broker');
+  expect(lines[1]).toMatch(/^kafka-eos run: the Kafka cluster reachable again after \d+ s$/);
 });
 
 test('during start-up a broker outage says run gives up after its retries (exit 2), not that it waits; after it, that KafkaJS reconnects', () => {

@@ -75,3 +75,22 @@ test.each([1, 2, 3, 5])('a %i-column terminal gets the line cut to fit, never ha
   expect(Array.from(drawn)).toHaveLength(columns - 1);
   expect(drawn).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/);
 });
+
+test('an idle partition (no batch fetched) shows the lag the cluster knows; `?` only where it is not knowable', async () => {
+  const consumer = consumerOf();
+  (consumer as unknown as { metrics: () => unknown }).metrics = () => ({ processedPerSecond: 0, processed: 0, skipped: 0, deadLettered: 0,
+    partitions: [0, 1, 2, 3].map((partition) => ({ topic: 't', partition, lag: partition === 2 ? 5n : null })) });
+  const idleAdmin = {
+    describeGroups: async () => ({ groups: [{ members: [{ memberId: 'm-1', clientId: 'm-1', memberAssignment: Buffer.alloc(0) }] }] }),
+    fetchOffsets: async () => [{ topic: 't', partitions: [{ partition: 0, offset: '10' }, { partition: 1, offset: '-1' },
+      { partition: 3, offset: '-1' }] }],
+    fetchTopicOffsets: async () => [{ partition: 0, offset: '12', high: '12', low: '0' },
+      { partition: 1, offset: '7', high: '7', low: '3' }, { partition: 3, offset: '4', high: '4', low: '4' }],
+  } as unknown as Admin;
+  const r = new StatusReporter(consumer, { tty: false, intervalMs: 60000, out: sink(), admin: idleAdmin, groupId: 'g' });
+  r.start();
+  await described(r);
+  // t-0: committed 10 of 12; t-1: nothing committed on a non-empty log; t-2: the consumer's own; t-3: an empty log.
+  expect(r.format()).toContain('| lag t-0:2 t-1:? t-2:5 t-3:0 |');
+  await r.stop();
+});
