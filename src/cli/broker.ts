@@ -24,6 +24,23 @@ export interface BrokerOptions {
   verbose?: boolean;
   /** Also serve a Schema Registry (Confluent's REST API) on this port of `host` (0 = any free port). */
   schemaRegistryPort?: number;
+  /** Topics to create at start (see {@link parseTopicSpec}). */
+  topics?: TopicSpec[];
+}
+
+/** A topic `kafka-eos broker --topic` creates: `name:partitions[:replication]`. */
+export interface TopicSpec { name: string; partitions: number; replicationFactor: number }
+
+/**
+ * Parses `name:partitions[:replication]` (replication default 1). The name is checked by the cluster
+ * (Kafka's legal characters) when the topic is created. @throws KafkaEosError CONFIG_INVALID.
+ */
+export function parseTopicSpec(spec: string): TopicSpec {
+  const m = /^([^:]+):(\d{1,6})(?::(\d{1,3}))?$/.exec(spec);
+  if (!m) {
+    throw new KafkaEosError('CONFIG_INVALID', `--topic ${JSON.stringify(spec)}: expected name:partitions[:replication], e.g. flights:6:3`);
+  }
+  return { name: m[1]!, partitions: Number(m[2]), replicationFactor: m[3] === undefined ? 1 : Number(m[3]) };
 }
 
 /** One event as a JSON line: bigint as a decimal string, buffers as their length. */
@@ -47,6 +64,16 @@ export async function runBroker(o: BrokerOptions): Promise<MockCluster> {
     },
   });
   if (o.verbose) cluster.events.on((e) => process.stdout.write(`${eventLine(e)}\n`));
+  for (const t of o.topics ?? []) {
+    try {
+      cluster.createTopic(t.name, t.partitions, t.replicationFactor);
+    } catch (e) {
+      await cluster.stop();
+      // Kafka's own error (INVALID_REPLICATION_FACTOR, INVALID_PARTITIONS, TOPIC_ALREADY_EXISTS ...) is the cause.
+      throw new KafkaEosError('CONFIG_INVALID', `--topic ${t.name}:${t.partitions}:${t.replicationFactor}: ${(e as Error).message}`,
+        { cause: e });
+    }
+  }
   process.stdout.write(`kafka-eos mock cluster: ${o.brokers} brokers at ${cluster.bootstrap.join(',')}\n`);
   let registry: SchemaRegistryServer | undefined;
   if (o.schemaRegistryPort !== undefined) {

@@ -10,6 +10,7 @@ import { ConfigError } from '../../consumer/options';
 import { KAFKAJS_OPTION_NAMES } from '../../consumer/option-names';
 import { schemaKeysAt, unknownOptionMessage } from '../../util/did-you-mean';
 import { sinkConfigSchema } from '../sink-factory';
+import { substituteEnv } from './env';
 
 const int = (min: number) => z.number().int().min(min);
 
@@ -147,7 +148,10 @@ export function validateRunConfig(value: unknown): RunConfig {
   return c;
 }
 
-/** Reads `file` (YAML for .yaml/.yml, else JSON) and validates it. @throws ConfigError. */
+/**
+ * Reads `file` (YAML for .yaml/.yml, else JSON), replaces `${NAME}` / `${NAME:-default}` in its strings from the
+ * environment (connector/env.ts) and validates it. @throws ConfigError.
+ */
 export function loadRunConfig(file: string): RunConfig {
   let text: string;
   try {
@@ -162,7 +166,7 @@ export function loadRunConfig(file: string): RunConfig {
   } catch (e) {
     throw new ConfigError(file, `not valid ${yaml ? 'YAML' : 'JSON'}: ${(e as Error).message}`);
   }
-  return validateRunConfig(value);
+  return validateRunConfig(substituteEnv(value));
 }
 
 /** Reads `{ file }` PEM references of the ssl settings. @throws ConfigError naming the field. */
