@@ -85,6 +85,8 @@ export const ERROR_CODES = {
     'check the database or HDFS named'),
   SINK_WRITE_FAILED: row('per-error', 'the store rejected the write (a constraint, a type, a failed commit)',
     'read the cause; a record named is at fault'),
+  SINK_BLOCKED: row('no', 'the store refused every write for sinkBlockedTimeoutMs (a missing table or column, a privilege, '
+    + 'read-only); nothing was skipped', 'fix the table or privilege named, then start again: it resumes from the stored positions'),
   SINK_WRITE_REFUSED: row('yes', 'the store refuses writes altogether (privilege, missing table, read-only, full)',
     'fix the store; the consumer keeps its partitions and retries'),
   DRIVER_MISSING: row('no', 'the database driver a config needs is not installed', 'npm install the package named'),

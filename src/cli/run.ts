@@ -6,7 +6,8 @@
  *
  * Exit codes: 0 stopped by a signal; 1 the consumer failed, or its commit while stopping (the error printed,
  * by code); 2 the config or the command line is invalid, or the database or the brokers cannot be used at start
- * (brokers: after KafkaJS's retries, kafka.retry).
+ * (brokers: after KafkaJS's retries, kafka.retry); 3 stopping took longer than `shutdownTimeoutMs` (the partitions
+ * not committed are listed; their records are consumed again by their next owner, nothing is lost).
  *
  * ```yaml
  * brokers: [127.0.0.1:9092]
@@ -35,6 +36,8 @@ import { loadRunConfig, resolveSsl, type RunConfig } from './connector/config';
 import { OutageReporter } from './connector/health';
 import { plainRecordWriter } from './connector/plain-writer';
 import { StatusReporter } from './connector/status';
+import { ProgressTracker } from './connector/progress';
+import { ConsumerHealth } from '../metrics/health';
 import { TimelineRecorder } from '../timeline/model';
 import { renderTimelineHtml } from '../timeline/render';
 
@@ -85,8 +88,11 @@ function plainWriterFor(sink: ExactlyOnceSink, config: RunConfig) {
   return plainRecordWriter(sink.knex, { ...sqlConfig, knex: sink.knex });
 }
 
-/** How long a stop after SIGINT/SIGTERM may take before the process exits anyway, ms. */
+/** How long a stop after SIGINT/SIGTERM may take before the process exits anyway, ms (`shutdownTimeoutMs`'s default). */
 export const STOP_BOUND_MS = 30000;
+
+/** The exit code of a stop that ran out of `shutdownTimeoutMs`. */
+export const EXIT_SHUTDOWN_TIMEOUT = 3;
 
 /** GroupConsumer options the run config sets at its top level (the others come from `consumer`). */
 const TOP_LEVEL_FIELDS = new Set(['brokers', 'clientId', 'groupId', 'topics']);
@@ -123,16 +129,27 @@ function validateConsumerConfig(config: RunConfig): void {
 export async function runSink(file: string, options: RunOptions & { stopBoundMs?: number } = {}): Promise<number> {
   // Listen for signals before anything else, so that none is missed during start-up.
   let signalled = false;
+  let signalledAt = 0;
   let wake: () => void = () => undefined;
   let bound: NodeJS.Timeout | undefined;
-  const boundMs = options.stopBoundMs ?? STOP_BOUND_MS;
+  let boundMs = options.stopBoundMs ?? STOP_BOUND_MS;
+  // What the bound reports (set once the consumer exists): the partitions not committed, by partition.
+  let unfinished: () => string[] = () => [];
+  const arm = () => {
+    if (bound) clearTimeout(bound);
+    bound = setTimeout(() => {
+      const open = unfinished();
+      process.stderr.write(`kafka-eos run: did not stop within shutdownTimeoutMs ${boundMs} ms of the signal; exiting ${EXIT_SHUTDOWN_TIMEOUT}. `
+        + (open.length > 0 ? `Not committed: ${open.join('; ')}: their records after the committed position are consumed again by `
+          + 'their next owner (nothing is lost)\n' : 'No partition was assigned: nothing to commit\n'));
+      process.exit(EXIT_SHUTDOWN_TIMEOUT);
+    }, Math.max(0, signalledAt + boundMs - Date.now()));
+    bound.unref();
+  };
   const onSignal = () => {
     if (!signalled) {
-      bound = setTimeout(() => {
-        process.stderr.write(`kafka-eos run: did not stop within ${boundMs} ms of the signal; exiting\n`);
-        process.exit(1);
-      }, boundMs);
-      bound.unref();
+      signalledAt = Date.now();
+      arm();
     }
     signalled = true;
     wake();
@@ -144,7 +161,15 @@ export async function runSink(file: string, options: RunOptions & { stopBoundMs?
   let ending: RunEnding;
   let closeFailures: CleanupFailure[];
   try {
-    ending = await runUntilStopped(file, options, () => signalled, (f) => { wake = f; }, cleanup);
+    const bounds = {
+      shutdownTimeoutMs: (ms: number | undefined) => {
+        if (ms === undefined || options.stopBoundMs !== undefined) return;
+        boundMs = ms;
+        if (signalled) arm();
+      },
+      unfinished: (f: () => string[]) => { unfinished = f; },
+    };
+    ending = await runUntilStopped(file, options, () => signalled, (f) => { wake = f; }, cleanup, bounds);
   } finally {
     // Every exit path (a signal, a failure, an exception during start-up) closes what was opened, newest first.
     closeFailures = await cleanup.closeAll();
@@ -161,11 +186,16 @@ interface RunEnding { finish(closeFailures: CleanupFailure[]): number }
 /** A run that ended before it consumed (a signal during start-up): nothing to report. */
 const QUIET_END: RunEnding = { finish: () => 0 };
 
+/** How runUntilStopped tells runSink's shutdown bound its length and what it would leave uncommitted. */
+interface ShutdownBound { shutdownTimeoutMs(ms: number | undefined): void; unfinished(f: () => string[]): void }
+
 async function runUntilStopped(
   file: string, options: RunOptions, signalled: () => boolean, onWake: (f: () => void) => void, cleanup: CleanupStack,
+  bound: ShutdownBound,
 ): Promise<RunEnding> {
   const config = loadRunConfig(file);
   validateConsumerConfig(config);
+  bound.shutdownTimeoutMs(config.shutdownTimeoutMs);
   if (signalled()) return QUIET_END;
   const level = LOG_LEVELS.indexOf(options.logLevel ?? 'info');
   const say = (lvl: RunLogLevel, line: string) => {
@@ -213,6 +243,15 @@ async function runUntilStopped(
       : { recordHandler: plainWriterFor(sink, config) }),
   });
   prom.attach(consumer, config.groupId);
+  const progress = new ProgressTracker(consumer);
+  bound.unfinished(() => progress.unfinished());
+  const brokerOutage = () => {
+    const down = outages.current().filter((o) => o.what.startsWith('broker '));
+    return down.length === 0 ? null
+      : { since: Math.min(...down.map((o) => o.since)), reason: `cannot reach ${down.map((o) => o.what).join(', ')}: ${down[0]!.lastError}` };
+  };
+  const health = new ConsumerHealth(consumer, { kafkaUnreachable: brokerOutage });
+  prom.attachHealth(health, config.groupId);
   const recorder = options.timeline ? new TimelineRecorder() : undefined;
   const clientId = config.clientId ?? 'kafka-eos-run';
   const instanceId = config.consumer?.groupInstanceId ?? null;
@@ -235,6 +274,13 @@ async function runUntilStopped(
     if (typed?.code === 'COMMIT_ON_REVOKE_FAILED') stopCommitFailure ??= typed;
   });
   consumer.on('sink-unavailable', ({ topic, partition, error }) => outages.sinkUnavailable(store, error, `${topic}-${partition}`));
+  consumer.on('sink-blocked', (b) => {
+    if (b.refusals !== 1) return; // the outage reporter repeats it while it lasts
+    const named = [b.table && `table ${b.table}`, b.column && `column ${b.column}`].filter(Boolean).join(', ') || 'no table named';
+    say('error', `kafka-eos run: sink blocked (${named}): the ${store} refuses every write; nothing is skipped; `
+      + (b.timeoutMs > 0 ? `the run fails with SINK_BLOCKED at ${new Date(b.since + b.timeoutMs).toISOString()} `
+        + `(sinkBlockedTimeoutMs ${b.timeoutMs}) unless a write commits before` : 'waiting without a bound (sinkBlockedTimeoutMs 0)'));
+  });
   consumer.on('schema-registry-unavailable', ({ topic, partition, error }) => say('warn', `kafka-eos run: ${topic}-${partition} waits for `
     + `the Schema Registry (nothing skipped; the batch is fetched again): ${error.message}`));
   // A batch counts only the records it wrote (none when the write was refused): only a write that committed ends a sink outage.
@@ -257,9 +303,10 @@ async function runUntilStopped(
   outages.startingUp(config.kafka?.retry?.retries ?? 5);
   cleanup.defer('outage reporter', () => outages.stop());
   if (metricsPort !== undefined) {
-    const server = await serveMetrics(prom.registry, { port: metricsPort, host: config.metrics?.host });
+    const server = await serveMetrics(prom.registry, { port: metricsPort, host: config.metrics?.host, health: () => health.report() });
     cleanup.defer('metrics server', () => server.close());
-    say('info', `kafka-eos run: Prometheus metrics at http://${config.metrics?.host ?? '127.0.0.1'}:${server.port}/metrics`);
+    const base = `http://${config.metrics?.host ?? '127.0.0.1'}:${server.port}`;
+    say('info', `kafka-eos run: Prometheus metrics at ${base}/metrics, probes at ${base}/healthz and ${base}/readyz`);
   }
   if (signalled()) return QUIET_END;
   // A signal while the member waits for its first assignment stops it there (start() then resolves);
@@ -278,6 +325,7 @@ async function runUntilStopped(
   status = new StatusReporter(consumer, {
     tty: options.tty ?? process.stdout.isTTY === true, intervalMs: options.statusIntervalMs ?? config.status?.intervalMs,
     admin, groupId: config.groupId, outages: () => outages.current(),
+    errors: () => prom.errorsByCode(config.groupId), health: () => health.report(),
   });
   status.start();
   const running = status;
@@ -302,8 +350,30 @@ async function runUntilStopped(
         process.stderr.write(`kafka-eos run: stopped, but not everything consumed was committed [${failed.code}]: ${failed.message}\n`);
         return 1;
       }
-      say('info', 'kafka-eos run: stopped (committed and left the group)');
+      say('info', `kafka-eos run: ${stoppedLine(delivery, description, progress, consumer.membershipState().state, brokerOutage())}`);
       return 0;
     },
   };
+}
+
+/**
+ * The last line of a run stopped by a signal with nothing failed: where the records are stored up to (or committed,
+ * for at-least/at-most-once), whether Kafka's group offsets caught up, and whether the member left the group,
+ * each only as far as the events showed it.
+ */
+function stoppedLine(delivery: string, description: string, progress: ProgressTracker, membership: string,
+  brokersDown: { since: number; reason: string } | null): string {
+  const handled = progress.handledLine();
+  const behind = progress.kafkaBehind();
+  const where = handled === '' ? 'no record was handled'
+    : delivery === 'exactly-once' ? `${description} holds every record handled with its offset (next offsets ${handled})`
+      : `handled up to next offsets ${handled}`;
+  const kafka = handled === '' ? '' : behind.length === 0 ? '; Kafka\'s group offsets committed there'
+    : `; Kafka's group offsets not committed for ${behind.map((b) => `${b.partition} (at ${b.committed ?? 'none'})`).join(', ')}`
+      + (delivery === 'exactly-once' ? ': lag tools show them behind until the next owner commits; the sink\'s positions are the truth'
+        : ': the next owner consumes those records again');
+  const left = brokersDown ? `; the brokers are unreachable (since ${new Date(brokersDown.since).toISOString()}), so the group `
+    + 'may not know this member left: its partitions move after session.timeout.ms'
+    : membership === 'left' ? '; left the group' : `; membership ${membership}`;
+  return `stopped: ${where}${kafka}${left}`;
 }

@@ -49,6 +49,7 @@ import { BatchWatch } from './watch';
 import { caughtUp, installSignalHandlers } from './drain';
 import { registerKafkaJsCodecs } from './codecs';
 import { withConverters } from './converters/converting-strategy';
+import { guardBlockedSink } from './sink-blocked';
 
 // Snappy, LZ4 and ZSTD for KafkaJS's fetches (and the user's KafkaJS clients of the same copy): see codecs.ts.
 registerKafkaJsCodecs();
@@ -210,7 +211,11 @@ export class GroupConsumer extends EventEmitter {
       case 'at-least-once': return atLeastOnce({ commitIntervalMs: o.commitIntervalMs });
       case 'exactly-once':
         return exactlyOnce({
-          sink: o.groupCommit ? new GroupCommitSink(o.sink!, o.groupCommit) : o.sink!,
+          sink: guardBlockedSink(o.groupCommit ? new GroupCommitSink(o.sink!, o.groupCommit) : o.sink!, {
+            timeoutMs: o.sinkBlockedTimeoutMs,
+            onBlocked: (info) => this.emit('sink-blocked', info),
+            onUnblocked: (info) => this.emit('sink-unblocked', info),
+          }),
           commitToKafkaForMonitoring: o.commitToKafkaForMonitoring,
           onFenced: (info) => this.emit('fenced', info),
           onRejected: (batch, record, error) => policeRejectedRecord(this.processor, batch, record, error),

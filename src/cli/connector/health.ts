@@ -20,9 +20,12 @@ function refusalOf(error: unknown): Error | undefined {
   return causesOf(error).find((e) => (e as { code?: unknown }).code === 'SINK_WRITE_REFUSED') as Error | undefined;
 }
 
+// Not "Closed connection": a broker closes idle connections (connections.max.idle.ms, 10 minutes) and the fetch
+// waiting on one fails with it, while the broker is up and KafkaJS reconnects at once. A broker really gone refuses
+// or times out the reconnect, which these do match; a frozen one (SIGSTOP) accepts connections and times requests out.
 const CONNECTION_ERROR = new RegExp([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE',
-  'Connection error', 'Connection timeout', 'Closed connection', 'KafkaJSConnection',
+  'Connection error', 'Connection timeout', 'KafkaJSConnectionError', 'Request [^\n]{0,80} timed out',
   'socket hang up', 'Failed to connect', 'not connected',
 ].join('|'), 'i');
 

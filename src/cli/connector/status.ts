@@ -8,6 +8,7 @@ import { decodeAssignment } from '../../protocol/consumer-protocol';
 import type { GroupConsumer } from '../../consumer/group-consumer';
 import { cutToWidth, printable } from '../printable';
 import type { Outage } from './health';
+import type { HealthReport } from '../../metrics/health';
 
 /** One member of the group as last described (DescribeGroups). */
 export interface MemberSummary { memberId: string; clientId: string; partitions: string[] }
@@ -25,6 +26,10 @@ export interface StatusOptions {
   groupId: string;
   /** The current outages, shown on the line. */
   outages?: () => Outage[];
+  /** Errors by code, as the errors_total metric counts them (default: the consumer's `error` events, counted here). */
+  errors?: () => ReadonlyMap<string, number>;
+  /** The readiness (`/readyz`), shown on the line: `ready`, or the state and since when. */
+  health?: () => HealthReport;
 }
 
 const ago = (ms: number | null, now: number) => (ms === null ? 'never' : `${Math.max(0, Math.round((now - ms) / 1000))} s ago`);
@@ -103,9 +108,11 @@ export class StatusReporter {
     const m = this.consumer.metrics();
     const lag = m.partitions.map((p) => `${p.topic}-${p.partition}:${p.lag === null ? '?' : p.lag}`).join(' ') || 'none';
     const members = this.members === null ? '?' : this.members.map((x) => `${x.clientId}[${x.partitions.join(',')}]`).join(' ') || 'none';
-    const errors = [...this.errorsByCode].map(([c, n]) => `${c}×${n}`).join(' ') || '0';
+    const errors = [...(this.options.errors?.() ?? this.errorsByCode)].map(([c, n]) => `${c}×${n}`).join(' ') || '0';
     const outages = (this.options.outages?.() ?? []).map((o) => ` | DOWN ${o.what} since ${new Date(o.since).toISOString()}`).join('');
-    return printable(`[${new Date(now).toISOString()}] ${this.consumer.state} | members ${members} | `
+    const h = this.options.health?.();
+    const health = !h ? '' : h.ready ? ' | ready' : ` | NOT READY: ${h.state} since ${h.since}`;
+    return printable(`[${new Date(now).toISOString()}] ${this.consumer.state}${health} | members ${members} | `
       + `${m.processedPerSecond.toFixed(1)} rows/s, ${m.processed} total`
       + ` | lag ${lag} | last commit ${ago(this.lastCommitAt, now)} | errors ${errors} | skipped ${m.skipped} | dead-lettered `
         + `${m.deadLettered}${outages}`);
