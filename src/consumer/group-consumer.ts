@@ -50,6 +50,8 @@ import { caughtUp, installSignalHandlers } from './drain';
 import { registerKafkaJsCodecs } from './codecs';
 import { withConverters } from './converters/converting-strategy';
 import { guardBlockedSink } from './sink-blocked';
+import { createTracing, type ConsumerTracing } from './tracing';
+import type { ExactlyOnceSink } from '../sink-contract';
 
 // Snappy, LZ4 and ZSTD for KafkaJS's fetches (and the user's KafkaJS clients of the same copy): see codecs.ts.
 registerKafkaJsCodecs();
@@ -107,6 +109,8 @@ export class GroupConsumer extends EventEmitter {
   private readonly options: GroupConsumerOptions;
   private readonly kafka: Kafka;
   private readonly strategy: CommitStrategy;
+  /** OpenTelemetry spans (tracing.ts), or null without @opentelemetry/api. */
+  private readonly tracing: ConsumerTracing | null;
   private readonly lifecycle: Lifecycle;
   private readonly metricsState = new ConsumerMetrics();
   private readonly hooks: GroupHooks;
@@ -156,10 +160,13 @@ export class GroupConsumer extends EventEmitter {
     this.lifecycle = new Lifecycle((from, to) => this.emit('state', { from, to }));
     this.membership = new Membership((t) => this.emit('membership', t));
     // Converters (keyConverter, valueConverter) run on each batch before the strategy: converters/converting-strategy.ts.
-    this.strategy = withConverters(options.strategy ?? this.makeStrategy(), options, {
+    // OpenTelemetry (tracing.ts): a span per batch (conversion included) and per sink transaction, when installed.
+    this.tracing = createTracing(options.groupId);
+    const converting = withConverters(options.strategy ?? this.makeStrategy(), options, {
       police: (batch, record, error) => policeRejectedRecord(this.processor, batch, record, error),
       onUnavailable: (info) => this.emit('schema-registry-unavailable', info),
     });
+    this.strategy = this.tracing ? this.tracing.strategy(converting) : converting;
     this.leaveOnStop = !options.groupInstanceId;
     this.hooks = {
       groupId: options.groupId,
@@ -211,7 +218,7 @@ export class GroupConsumer extends EventEmitter {
       case 'at-least-once': return atLeastOnce({ commitIntervalMs: o.commitIntervalMs });
       case 'exactly-once':
         return exactlyOnce({
-          sink: guardBlockedSink(o.groupCommit ? new GroupCommitSink(o.sink!, o.groupCommit) : o.sink!, {
+          sink: guardBlockedSink(o.groupCommit ? new GroupCommitSink(this.traced(o.sink!), o.groupCommit) : this.traced(o.sink!), {
             timeoutMs: o.sinkBlockedTimeoutMs,
             onBlocked: (info) => this.emit('sink-blocked', info),
             onUnblocked: (info) => this.emit('sink-unblocked', info),
@@ -222,6 +229,10 @@ export class GroupConsumer extends EventEmitter {
           onSinkUnavailable: (info) => this.emit('sink-unavailable', { ...info, error: toError(info.error) }),
         });
     }
+  }
+
+  private traced(sink: ExactlyOnceSink): ExactlyOnceSink {
+    return this.tracing ? this.tracing.sink(sink) : sink;
   }
 
   /** Log start offset and high watermark (ListOffsets), retried through leader moves. Throws KafkaCallError, UNKNOWN_PARTITION. */
