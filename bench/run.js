@@ -3,7 +3,8 @@
  * `npm run bench`: every benchmark with a baseline, one markdown table (figure | ours | baseline | ratio |
  * runs), raw numbers in bench/results/latest.json. Run `npm run build` first.
  *
- *   node bench/run.js [--rows 40000] [--rounds 5] [--e2e-rows 50000] [--messages 100000] [--only sql,hdfs,e2e,mock,converters]
+ *   node bench/run.js [--rows 40000] [--rounds 5] [--e2e-rows 50000] [--messages 100000]
+ *     [--only sql,hdfs,e2e,mock,converters,fetch,rebalance] [--fetch-messages 300000] [--rr-rounds 2] [--rr-rate 30000]
  *
  * PostgreSQL figures need KAFKA_EOS_PG_URL (or --pg). The mock-broker figure needs /usr/bin/python3 with
  * confluent_kafka (librdkafka's mock is the baseline); without it that row is skipped and says so.
@@ -30,7 +31,7 @@ function hasRdkafka() {
 }
 
 (async () => {
-  const only = new Set((arg('--only', 'sql,hdfs,e2e,mock,converters')).split(','));
+  const only = new Set((arg('--only', 'sql,hdfs,e2e,mock,converters,fetch,rebalance')).split(','));
   const rows = Number(arg('--rows', 40000));
   const rounds = Number(arg('--rounds', 5));
   const pgUrl = arg('--pg', process.env.KAFKA_EOS_PG_URL);
@@ -53,6 +54,19 @@ function hasRdkafka() {
   if (only.has('e2e')) {
     log('== end to end');
     figures.push(...await require('./end-to-end.js').runEndToEnd({ rows: Number(arg('--e2e-rows', 50000)), rounds: Math.max(2, Math.min(rounds, 4)), log }));
+  }
+  if (only.has('fetch')) {
+    log('== consumer fetch loop');
+    figures.push(...await require('./consumer-fetch.js').runConsumerFetch({
+      messages: Number(arg('--fetch-messages', 300000)), rounds: Math.max(2, Math.min(rounds, 3)), log,
+    }));
+  }
+  if (only.has('rebalance')) {
+    log('== rolling restart (group protocols)');
+    const rr = await require('./rolling-restart.js').runRollingRestart({
+      rate: Number(arg('--rr-rate', 30000)), rounds: Number(arg('--rr-rounds', 2)), pgUrl, log,
+    });
+    figures.push(...rr.figures);
   }
   if (only.has('mock')) {
     if (hasRdkafka()) {

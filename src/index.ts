@@ -23,7 +23,7 @@ export { KAFKAJS_CODECS, MAX_DECOMPRESSED_BATCH_BYTES, registerKafkaJsCodecs } f
 export type { KafkaJsCodec } from './consumer/codecs';
 export { StoredOffsetOutOfRangeError } from './consumer/strategies/exactly-once';
 export { DEAD_LETTER_HEADERS } from './consumer/retry';
-export { SUPPORTED_KAFKAJS_VERSION } from './consumer/kafkajs-adapter';
+export { SUPPORTED_KAFKAJS_VERSION } from './consumer/kafka/transport';
 export type { ConsumerMetricsSnapshot, PartitionMetrics, RebalanceRecord } from './consumer/metrics';
 export type { ConsumerState } from './consumer/lifecycle';
 export type { GroupConsumerEvents, GroupConsumerEventMap } from './consumer/events';

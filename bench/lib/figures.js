@@ -54,13 +54,15 @@ function figure(name, unit, work, ours, baseline, oursTimes, baseTimes, goal) {
 
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 
-/** The markdown table: figure | ours | baseline | ratio (median, with the quartiles of the per-round ratios when known) | runs. */
+/** The markdown table: figure | ours | baseline | ratio (median, with the quartiles of the per-round ratios when known) | runs.
+ * A figure with rateUnit: false shows no rates (its ratio compares quantities other than throughput). */
 function table(figures) {
   const lines = ['| figure | ours | baseline | ratio | runs |', '|---|---|---|---|---|'];
   for (const f of figures) {
     const goal = f.goal === undefined ? '' : ` (goal ≥ ${f.goal}×${f.ratio >= f.goal ? ', met' : ', NOT met'})`;
     const spread = f.ratioQ1 === undefined ? '' : ` IQR ${f.ratioQ1.toFixed(2)}–${f.ratioQ3.toFixed(2)}`;
-    lines.push(`| ${f.figure} | ${f.ours}: ${fmt(f.oursRate)} ${f.unit} | ${f.baseline}: ${fmt(f.baselineRate)} ${f.unit} | **${f.ratio.toFixed(2)}×**${spread}${goal} | ${f.runs} |`);
+    const rate = (r) => (f.rateUnit === false ? '' : `: ${fmt(r)} ${f.unit}`);
+    lines.push(`| ${f.figure} | ${f.ours}${rate(f.oursRate)} | ${f.baseline}${rate(f.baselineRate)} | **${f.ratio.toFixed(2)}×**${spread}${goal} | ${f.runs} |`);
   }
   return lines.join('\n');
 }

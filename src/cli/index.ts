@@ -45,6 +45,13 @@ function compressionCodec(v: string): DemoCompression {
   return v as DemoCompression;
 }
 
+function groupProtocol(v: string): 'classic' | 'cooperative' | 'consumer' {
+  if (v !== 'classic' && v !== 'cooperative' && v !== 'consumer') {
+    throw new InvalidArgumentError('--group-protocol must be classic, cooperative or consumer');
+  }
+  return v;
+}
+
 function sinkType(v: string): 'sql' | 'hdfs' {
   if (v !== 'sql' && v !== 'hdfs') throw new InvalidArgumentError('--sink must be sql or hdfs');
   return v;
@@ -77,11 +84,13 @@ program.command('demo')
   .option('--hdfs <url>', 'with --sink hdfs: a NameNode URL (http://namenode:9870) instead of the embedded WebHDFS server')
   .option('--timeline <file.html>', "write the group's rebalance timeline (HTML + SVG) here at the end")
   .option('--compression <codec>', 'the producer compresses the flights with none, gzip, snappy, lz4 or zstd', compressionCodec, 'none')
+  .option('--group-protocol <protocol>', 'the consumers\' group protocol: classic (eager, range), cooperative (KIP-429, '
+    + 'cooperative-sticky) or consumer (KIP-848)', groupProtocol, 'classic')
   .action(async (o) => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { runDemo } = require('./demo/demo') as typeof import('./demo/demo');
     process.exitCode = await runDemo({
-      sink: o.sink, hdfs: o.hdfs, timeline: o.timeline, compression: o.compression,
+      sink: o.sink, hdfs: o.hdfs, timeline: o.timeline, compression: o.compression, groupProtocol: o.groupProtocol,
       rows: o.rows, db: o.db, table: o.table, consumers: o.consumers, partitions: o.partitions, kills: o.kills, seed: o.seed,
       sessionTimeoutMs: o.sessionTimeout, timeoutMs: o.timeout, quiet: o.quiet,
     });

@@ -1,31 +1,27 @@
 /** Helpers of GroupConsumer's drain() and opt-in signal handling. */
-import type { Admin } from 'kafkajs';
 import { partitionKey, TopicPartition } from '../records';
 
+/** The offsets drain() reads: high watermarks and the group's committed offsets. */
+export interface DrainOffsets {
+  highWatermarks(partitions: TopicPartition[]): Promise<Map<string, bigint>>;
+  committed(partitions: TopicPartition[]): Promise<Map<string, bigint | null>>;
+}
+
 /**
- * Whether every owned partition's position (processed, or committed under `groupId`) reached its
+ * Whether every owned partition's position (processed, or committed to the group) reached its
  * drain target: the high watermark when the partition was first seen by this drain (filled in
  * `targets`, mutated). False while nothing is owned.
  */
 export async function caughtUp(
-  admin: Admin,
-  groupId: string,
+  offsets: DrainOffsets,
   owned: TopicPartition[],
   processed: (tp: TopicPartition) => bigint | null,
   targets: Map<string, bigint>,
 ): Promise<boolean> {
   if (owned.length === 0) return false;
-  for (const topic of new Set(owned.filter((tp) => !targets.has(partitionKey(tp))).map((tp) => tp.topic))) {
-    for (const o of await admin.fetchTopicOffsets(topic)) {
-      const k = partitionKey({ topic, partition: o.partition });
-      if (!targets.has(k)) targets.set(k, BigInt(o.high));
-    }
-  }
-  const committed = new Map<string, bigint>();
-  for (const topic of new Set(owned.map((tp) => tp.topic))) {
-    const [res] = await admin.fetchOffsets({ groupId, topics: [topic] });
-    for (const p of res?.partitions ?? []) committed.set(partitionKey({ topic, partition: p.partition }), BigInt(p.offset));
-  }
+  const unseen = owned.filter((tp) => !targets.has(partitionKey(tp)));
+  if (unseen.length > 0) for (const [k, hw] of await offsets.highWatermarks(unseen)) if (!targets.has(k)) targets.set(k, hw);
+  const committed = await offsets.committed(owned);
   return owned.every((tp) => {
     const k = partitionKey(tp);
     const a = processed(tp) ?? -1n;

@@ -81,7 +81,8 @@ export interface BatchLocation {
   readonly fetchOffset: string;
 }
 
-const at = (where: BatchLocation | undefined): string => (where ? ` (${where.topic}:${where.partition}, fetched at offset ${where.fetchOffset})` : '');
+const at = (where: BatchLocation | undefined): string =>
+  (where ? ` (${where.topic}:${where.partition}, fetched at offset ${where.fetchOffset})` : '');
 
 /**
  * A record batch is compressed with a codec the consumer cannot use: an id Kafka does not define
@@ -101,19 +102,37 @@ export class UnsupportedCompressionError extends KafkaEosError {
 }
 
 /**
- * A compressed record batch does not decompress (corrupt data, or it declares more than
- * `MAX_DECOMPRESSED_BATCH_BYTES`). Not retriable, and not a poison record: the whole batch is
+ * A record batch cannot be read: its CRC-32C does not match (Java's `check.crcs`), it does not decompress
+ * (corrupt data, or it declares more than `MAX_DECOMPRESSED_BATCH_BYTES`), or its records do not parse. Not retriable,
+ * and not a poison record: the whole batch is
  * unreadable, as Java's consumer reports a `CorruptRecordException` and stops at it. `detail` is the
  * decompressor's own message. (No `cause`: KafkaJS's retrier keeps only an error's cause when it
  * wraps it, and this error must reach the consumer's `error` listeners.)
  */
 export class CorruptRecordBatchError extends KafkaEosError {
-  constructor(readonly codec: string, readonly detail: string, readonly location?: BatchLocation) {
-    super('RECORD_BATCH_CORRUPT', `cannot decompress a ${codec} record batch${at(location)}: ${detail}`);
+  /**
+   * @param verb what failed: `decompress` (the codec refused the data) or `read` (the CRC-32C does not match, as Java's
+   *   `check.crcs` reports it, or the records do not parse).
+   */
+  constructor(
+    readonly codec: string, readonly detail: string, readonly location?: BatchLocation, readonly verb: 'decompress' | 'read' = 'decompress',
+  ) {
+    super('RECORD_BATCH_CORRUPT', `cannot ${verb} a ${codec} record batch${at(location)}: ${detail}`);
   }
 
   /** The same error, naming where the batch was fetched. */
   at(location: BatchLocation): CorruptRecordBatchError {
-    return new CorruptRecordBatchError(this.codec, this.detail, location);
+    return new CorruptRecordBatchError(this.codec, this.detail, location, this.verb);
+  }
+}
+
+/**
+ * An offset commit that would have to wait for a rebalance under way (a cooperative member between JoinGroup and
+ * SyncGroup, a KIP-848 member between epochs): the caller asked not to wait. Retriable: commit later (at-least-once
+ * keeps the progress and commits it with the next batch, or on revoke).
+ */
+export class CommitDeferredError extends KafkaEosError {
+  constructor(message: string) {
+    super('COMMIT_DEFERRED', message, { retriable: true });
   }
 }

@@ -5,7 +5,7 @@
  */
 import type { TopicPartition } from '../records';
 import type { ConsumerState } from './lifecycle';
-import type { MembershipTransition } from './membership';
+import type { MembershipTransition } from './membership/types';
 import type { RebalanceRecord } from './metrics';
 import type { SinkBlockedInfo } from './sink-blocked';
 

@@ -35,6 +35,8 @@ export interface KafkaCallOptions {
   maxTimeoutMs?: number;
   /** Refreshes metadata (or reconnects) before the next try, when the error says it is stale. */
   refresh?: () => Promise<void>;
+  /** Also retries these errors (default: only what the error table calls retriable). */
+  alsoRetry?: (error: unknown) => boolean;
 }
 
 /** Runs `fn`, retrying retriable Kafka errors. Throws KafkaCallError. */
@@ -55,7 +57,7 @@ export async function kafkaCall<T>(call: string, fn: () => Promise<T>, options: 
       signal: options.signal,
       shouldRetry: async ({ error }) => {
         last = error;
-        if (!isRetriable(error)) return false;
+        if (!isRetriable(error) && !options.alsoRetry?.(error)) return false;
         if (options.refresh && needsMetadataRefresh(error)) await options.refresh().catch(() => undefined);
         return true;
       },

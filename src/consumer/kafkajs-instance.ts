@@ -1,8 +1,8 @@
 /**
  * The `kafka` option must be a Kafka instance of the kafkajs copy kafka-eos itself loads: the
- * consumer adapter (kafkajs-adapter.ts) patches that copy's internals, and an instance from a
- * second copy (two versions installed side by side) would fail deep inside KafkaJS
- * (`broker[sendRequest] is not a function`) after start() had resolved.
+ * consumer sends its own requests on that copy's connections (kafka/transport.ts, pinned to 2.2.4's
+ * broker internals), and an instance from a second copy (two versions installed side by side) would
+ * fail deep inside KafkaJS (`broker[sendRequest] is not a function`) after start() had resolved.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';

@@ -60,13 +60,17 @@ export class ConsumerMetrics {
     this.lag.set(partitionKey(tp), { topic: tp.topic, partition: tp.partition, position, highWatermark, lag });
   }
 
+  /** Partitions newly owned (their figures start empty; partitions already known keep theirs). */
   assigned(partitions: TopicPartition[]): void {
-    const keep = new Set(partitions.map(partitionKey));
-    for (const k of [...this.lag.keys()]) if (!keep.has(k)) this.lag.delete(k);
     for (const tp of partitions) {
       const k = partitionKey(tp);
       if (!this.lag.has(k)) this.lag.set(k, { topic: tp.topic, partition: tp.partition, position: null, highWatermark: null, lag: null });
     }
+  }
+
+  /** Partitions no longer owned (revoked or lost). */
+  removed(partitions: TopicPartition[]): void {
+    for (const tp of partitions) this.lag.delete(partitionKey(tp));
   }
 
   recordRebalance(r: RebalanceRecord): void {

@@ -21,8 +21,20 @@ export class ConfigError extends KafkaEosError {
   }
 }
 
-/** Built-in assignors, named after Java's RangeAssignor, RoundRobinAssignor and StickyAssignor (KIP-54). */
-export type AssignorName = 'range' | 'roundrobin' | 'sticky';
+/**
+ * Built-in assignors of the classic protocol, named after Java's RangeAssignor, RoundRobinAssignor, StickyAssignor
+ * (KIP-54) and CooperativeStickyAssignor (KIP-429).
+ */
+export type AssignorName = 'range' | 'roundrobin' | 'sticky' | 'cooperative-sticky';
+
+/**
+ * Java's `group.protocol`: `classic` (JoinGroup/SyncGroup; eager or cooperative, as the assignors say) or `consumer`
+ * (KIP-848: ConsumerGroupHeartbeat, the broker assigns; Kafka 4.0+).
+ */
+export type GroupProtocol = 'classic' | 'consumer';
+
+/** KIP-848 server-side assignors (Java's `group.remote.assignor`): `uniform` or `range`. */
+export type GroupRemoteAssignor = 'uniform' | 'range';
 
 /** The commit strategy: commit before handling, after handling, or with the output in the sink's transaction. */
 export type Delivery = 'at-most-once' | 'at-least-once' | 'exactly-once';
@@ -136,12 +148,18 @@ export interface GroupConsumerOptions extends RebalanceListeners {
   /** A custom commit strategy instead of the built-in one named by `delivery`. */
   strategy?: CommitStrategy;
   /**
-   * Partition assignors in order of preference: Java protocol names ('range', 'roundrobin',
-   * 'sticky'), or any KafkaJS PartitionAssigner. Default ['range'], Java's default, so the group
-   * can be shared with Java, librdkafka and kafka-python consumers. For 'sticky' the consumer
-   * feeds the assignor its current assignment after every rebalance.
+   * Classic protocol: partition assignors in order of preference, Java protocol names ('range', 'roundrobin',
+   * 'sticky', 'cooperative-sticky'), or any KafkaJS PartitionAssigner. Default ['range'], so the group can be shared
+   * with Java, librdkafka and kafka-python consumers. The member rebalances cooperatively (KIP-429: only what moves is
+   * revoked) when every assignor it lists supports it (only 'cooperative-sticky' does), else eagerly: so
+   * `['cooperative-sticky', 'range']` joins a group of eager members and prefers cooperative-sticky, Java's upgrade
+   * path. Not with `groupProtocol: 'consumer'` (the broker assigns: see `groupRemoteAssignor`).
    */
   assignors?: (AssignorName | PartitionAssigner)[];
+  /** Java's group.protocol (default 'classic'); see {@link GroupProtocol}. */
+  groupProtocol?: GroupProtocol;
+  /** With `groupProtocol: 'consumer'`: the broker's assignor to use (Java's group.remote.assignor; default: the broker's). */
+  groupRemoteAssignor?: GroupRemoteAssignor;
   /** Processing retries (p-retry). */
   retry?: RetryOptions;
   /** Default 'fail'. */
@@ -150,11 +168,17 @@ export interface GroupConsumerOptions extends RebalanceListeners {
   deadLetterTopic?: string | ((sourceTopic: string) => string);
   /** KIP-345 `group.instance.id`: static membership (JoinGroup v5). */
   groupInstanceId?: string;
-  /** session.timeout.ms (default 30000). */
+  /** session.timeout.ms (default 30000). Classic protocol only: a KIP-848 group's session timeout is the broker's. */
   sessionTimeoutMs?: number;
-  /** rebalance.timeout.ms (default 60000). */
+  /**
+   * rebalance.timeout.ms (default 60000): how long the coordinator waits for this member to rejoin (classic) or to
+   * revoke partitions (KIP-848) in a rebalance.
+   */
   rebalanceTimeoutMs?: number;
-  /** heartbeat.interval.ms (default 3000; must be below the session timeout). Also the background heartbeat period while a handler runs. */
+  /**
+   * heartbeat.interval.ms (default 3000; must be below the session timeout). Classic protocol only: a KIP-848 member
+   * heartbeats at the interval the broker sets.
+   */
   heartbeatIntervalMs?: number;
   /**
    * max.poll.interval.ms: the longest a handler may run on one batch, ms (default 300000). Past it
@@ -230,7 +254,9 @@ const schema = z.object({
   handler: fn().optional(),
   recordHandler: fn().optional(),
   strategy: z.object({ name: z.string(), onAssigned: fn(), handleBatch: fn() }).passthrough().optional(),
-  assignors: z.array(z.union([z.enum(['range', 'roundrobin', 'sticky']), fn()])).min(1).optional(),
+  assignors: z.array(z.union([z.enum(['range', 'roundrobin', 'sticky', 'cooperative-sticky']), fn()])).min(1).optional(),
+  groupProtocol: z.enum(['classic', 'consumer']).optional(),
+  groupRemoteAssignor: z.enum(['uniform', 'range']).optional(),
   retry: retrySchema.optional(),
   poisonPolicy: z.enum(['fail', 'skip', 'dead-letter']).optional(),
   deadLetterTopic: z.union([z.string().min(1), fn()]).optional(),
@@ -256,6 +282,26 @@ const schema = z.object({
   onPartitionsRevoked: fn().optional(),
   onPartitionsLost: fn().optional(),
 }).strict();
+
+/**
+ * KIP-848 members refuse the classic protocol's settings, as Java's consumer does with group.protocol=consumer
+ * (ConsumerConfig's CLASSIC_PROTOCOL_ONLY_CONFIGS): the broker owns the session, the heartbeat interval and the
+ * assignment. A topic pattern becomes a regular expression the broker evaluates (RE2/J): flags have no equivalent.
+ */
+function checkConsumerProtocol(options: GroupConsumerOptions): void {
+  const classicOnly = {
+    assignors: 'the broker assigns: use groupRemoteAssignor',
+    sessionTimeoutMs: "the session timeout is the broker's (group.consumer.session.timeout.ms)",
+    heartbeatIntervalMs: "the heartbeat interval is the broker's (group.consumer.heartbeat.interval.ms)",
+  } as const;
+  for (const [field, why] of Object.entries(classicOnly) as [keyof typeof classicOnly, string][]) {
+    if (options[field] !== undefined) throw new ConfigError(field, `not supported with groupProtocol 'consumer': ${why}`);
+  }
+  const flagged = (options.topics ?? []).find((t) => t instanceof RegExp && t.flags.replace(/[gy]/g, '') !== '');
+  if (flagged) {
+    throw new ConfigError('topics', `${String(flagged)}: with groupProtocol 'consumer' the broker matches patterns (RE2/J), without flags`);
+  }
+}
 
 /** A ConfigError for an unknown option `key` under `path`, suggesting the option meant (KafkaJS names, near misses). */
 function unknownOption(path: string[], key: string): ConfigError {
@@ -303,6 +349,11 @@ export function validateOptions(options: GroupConsumerOptions): GroupConsumerOpt
   }
   if (options.groupInstanceId && options.assign) {
     throw new ConfigError('groupInstanceId', 'static membership needs group management (`topics`), not `assign`');
+  }
+  if (options.groupProtocol === 'consumer') checkConsumerProtocol(options);
+  else if (options.groupRemoteAssignor !== undefined) {
+    throw new ConfigError('groupRemoteAssignor',
+      "only applies to groupProtocol 'consumer' (the classic protocol's assignors are `assignors`)");
   }
   for (const f of ['keyConverter', 'valueConverter'] as const) {
     const c = options[f] as { type?: unknown; convert?: unknown } | undefined;

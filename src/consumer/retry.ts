@@ -166,7 +166,8 @@ export async function processBatch(
     }
     return { processedUpTo: batch.nextOffset, complete: true, output };
   }
-  if (options.handler) {
+  // A chunk of only control records or aborted data: nothing for a handler, but the position moves over it.
+  if (options.handler && records.length > 0) {
     const handler = options.handler;
     const first = records[0]?.offset ?? batch.fetchOffset;
     try {

@@ -1,37 +1,20 @@
 /**
- * Keeps the membership alive while a handler runs, independently of how long it takes (KafkaJS
- * only heartbeats between batches): heartbeats every `intervalMs` in the background, up to
- * `maxProcessingTimeMs` (Kafka's max.poll.interval.ms). A heartbeat answered with
- * REBALANCE_IN_PROGRESS (or ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, NOT_COORDINATOR) is
- * reported once and aborts `signal`, so the handler may finish early; so does the time limit.
+ * The time limit and the abort signal of one running handler or rebalance listener: Kafka's max.poll.interval.ms as
+ * `maxProcessingTimeMs`. Heartbeats need no help from here: the membership sends them on its own timer, however long
+ * a handler runs. `signal` aborts when the consumer wants the work to finish early (stop(), a rebalance that revokes
+ * the partition) or when the time limit passes; then `onTimeout` runs once.
  */
-import { kafkaErrorOf, needsRejoin } from '../protocol/kafka-errors';
 
-/** Options of {@link BatchWatch}. Times in ms. */
+/** Options of {@link ProcessingWatch}. Times in ms. */
 export interface WatchOptions {
-  /** Sends a heartbeat (KafkaJS's eachBatch `heartbeat()`; it skips when one went out within the interval). */
-  heartbeat: () => Promise<void>;
-  intervalMs: number;
   maxProcessingTimeMs: number;
-  onRebalance: (error: Error) => void;
   onTimeout: () => void;
 }
 
-/**
- * Whether a heartbeat error means the member must rejoin: the error table's `needsRejoin`
- * (REBALANCE_IN_PROGRESS, ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID), or NOT_COORDINATOR, on which
- * KafkaJS also rejoins (after finding the coordinator again).
- */
-export function isRebalancing(error: unknown): boolean {
-  return needsRejoin(error) || kafkaErrorOf(error)?.name === 'NOT_COORDINATOR';
-}
-
-/** Heartbeats in the background while a handler or listener runs, and aborts it past maxProcessingTimeMs. */
-export class BatchWatch {
+/** The abort signal and time limit of one handler or listener run (see the module comment). */
+export class ProcessingWatch {
   private readonly controller = new AbortController();
-  private ticker: NodeJS.Timeout | null = null;
   private deadline: NodeJS.Timeout | null = null;
-  private beating = false;
   timedOut = false;
 
   constructor(private readonly options: WatchOptions) {}
@@ -40,42 +23,23 @@ export class BatchWatch {
     return this.controller.signal;
   }
 
+  /** Asks the work to finish early; `reason` becomes the signal's reason. */
   abort(reason: string): void {
     if (!this.controller.signal.aborted) this.controller.abort(new Error(reason));
   }
 
   start(): this {
-    const o = this.options;
-    this.ticker = setInterval(() => void this.beat(), o.intervalMs);
     this.deadline = setTimeout(() => {
       this.timedOut = true;
       this.abort('maxProcessingTimeMs exceeded');
       this.stop();
-      o.onTimeout();
-    }, o.maxProcessingTimeMs);
+      this.options.onTimeout();
+    }, this.options.maxProcessingTimeMs);
     return this;
   }
 
-  private async beat(): Promise<void> {
-    if (this.beating) return;
-    this.beating = true;
-    try {
-      await this.options.heartbeat();
-    } catch (e) {
-      if (isRebalancing(e)) {
-        this.abort('rebalance in progress');
-        this.options.onRebalance(e as Error);
-      }
-      // Other errors (a dropped connection, fencing) are seen by KafkaJS's own next heartbeat or the adapter.
-    } finally {
-      this.beating = false;
-    }
-  }
-
   stop(): void {
-    if (this.ticker) clearInterval(this.ticker);
     if (this.deadline) clearTimeout(this.deadline);
-    this.ticker = null;
     this.deadline = null;
   }
 }

@@ -147,14 +147,17 @@ const CONNECTION_ERRORS = new Set([
  */
 const STALE_METADATA_ERRORS = new Set(['KafkaJSBrokerNotFound', 'KafkaJSGroupCoordinatorNotFound']);
 
-
-
 /**
  * The Kafka protocol error inside `error` (a KafkaJSProtocolError, possibly wrapped in KafkaJS's
  * retry errors or ours), by its numeric `code` or KafkaJS's `type` name; undefined if none.
  */
 export function kafkaErrorOf(error: unknown): KafkaErrorEntry | undefined {
   for (const c of causesOf(error)) {
+    if (c instanceof KafkaProtocolError) {
+      const entry = byCode.get(c.errorCode);
+      if (entry) return entry;
+      continue;
+    }
     if (c instanceof KafkaEosError) continue;
     const { type, code } = c as { type?: unknown; code?: unknown };
     if (typeof code === 'number' && byCode.has(code)) return byCode.get(code);
@@ -204,16 +207,35 @@ export function needsMetadataRefresh(error: unknown): boolean {
 }
 
 /**
- * A request refused as Apache Kafka refuses it: `kafkaError` names Kafka's error (a row of {@link KAFKA_ERRORS}),
- * `errorCode` is its number, `retriable` its flag. Code KAFKA_PROTOCOL_ERROR. The mock cluster's own calls throw it
- * (e.g. `createTopic` of an existing topic: TOPIC_ALREADY_EXISTS) and its handlers answer `errorCode`, so the mock's
- * errors are a view of Kafka's table, never a second list of the same names.
+ * A Kafka protocol error: a request refused as Apache Kafka refuses it, or a broker's answer to one of the SDK's own
+ * requests. `kafkaError` names Kafka's error (a row of {@link KAFKA_ERRORS}), `errorCode` is the number on the wire,
+ * `retriable` the row's flag. Code KAFKA_PROTOCOL_ERROR. The mock cluster's own calls throw it (e.g. `createTopic` of
+ * an existing topic: TOPIC_ALREADY_EXISTS) and its handlers answer `errorCode`, so the mock's errors are a view of
+ * Kafka's table, never a second list of the same names; the SDK's requests (src/consumer/kafka) throw
+ * {@link KafkaProtocolError.answered}. {@link kafkaErrorOf} finds it inside any wrapper, as it finds KafkaJS's
+ * KafkaJSProtocolError.
  */
 export class KafkaProtocolError<N extends KafkaErrorName = KafkaErrorName> extends KafkaEosError {
-  /** The number Kafka answers for {@link kafkaError} (e.g. 36 for TOPIC_ALREADY_EXISTS). */
+  /** The number on the wire (e.g. 36 for TOPIC_ALREADY_EXISTS; a number the table does not know for UNKNOWN_SERVER_ERROR). */
   readonly errorCode: number;
-  constructor(readonly kafkaError: N, message: string, options: { cause?: unknown } = {}) {
+  /** The error's name as KafkaJSProtocolError's `type` (`UNKNOWN(n)` for a number the table does not know). */
+  readonly type: string;
+  /** The request that was answered (e.g. `OffsetCommit orders:3`); undefined for the mock's own refusals. */
+  readonly api: string | undefined;
+  constructor(readonly kafkaError: N, message: string, options: { cause?: unknown; errorCode?: number; api?: string } = {}) {
     super('KAFKA_PROTOCOL_ERROR', message, { retriable: KAFKA_ERRORS[kafkaError].retriable, cause: options.cause });
-    this.errorCode = KAFKA_ERRORS[kafkaError].code;
+    this.errorCode = options.errorCode ?? KAFKA_ERRORS[kafkaError].code;
+    this.type = byCode.has(this.errorCode) ? kafkaError : `UNKNOWN(${this.errorCode})`;
+    this.api = options.api;
+  }
+
+  /**
+   * A broker answered `api` with `errorCode` (`detail`: its error message, if any). A number the table does not know
+   * is UNKNOWN_SERVER_ERROR with that number, as Java's `Errors.forCode` reads it.
+   */
+  static answered(api: string, errorCode: number, detail?: string | null): KafkaProtocolError {
+    const name = byCode.get(errorCode)?.name ?? 'UNKNOWN_SERVER_ERROR';
+    const label = byCode.has(errorCode) ? name : `error code ${errorCode}`;
+    return new KafkaProtocolError(name, `${api}: ${label}${detail ? ` (${detail})` : ''}`, { errorCode, api });
   }
 }

@@ -219,39 +219,104 @@ export function decodeBatch(bytes: Buffer, maxBytes = DEFAULT_MAX_DECOMPRESSED_B
 }
 
 /**
+ * Checks a batch's CRC-32C (bytes 21 to its end), as Java's consumer does with `check.crcs` (the default:
+ * `DefaultRecordBatch.ensureValid`) before reading a fetched batch. Throws InvalidRecordsError (CORRUPT_MESSAGE)
+ * naming both checksums.
+ */
+export function verifyBatchCrc(bytes: Buffer, header: BatchHeader): void {
+  const actual = crc32c(bytes, 21, header.sizeInBytes);
+  if (actual !== header.crc) throw new InvalidRecordsError(`CRC mismatch: stored ${header.crc}, computed ${actual}`);
+}
+
+/** A bounds-checked cursor over a records section (zig-zag varints inline: this is the consumer's hot path). */
+class RecordCursor {
+  pos = 0;
+  constructor(readonly buf: Buffer) {}
+
+  private byte(): number {
+    if (this.pos >= this.buf.length) throw new MalformedFrameError(`record data ends at ${this.pos}`);
+    return this.buf[this.pos++];
+  }
+
+  /** Zig-zag varint of at most 5 bytes (an int32). */
+  varint(): number {
+    let b = this.byte();
+    let u = b & 0x7f;
+    for (let shift = 7; b & 0x80; shift += 7) {
+      if (shift > 28) throw new MalformedFrameError('varint longer than 5 bytes');
+      b = this.byte();
+      u += (b & 0x7f) * 2 ** shift;
+    }
+    return u % 2 === 0 ? u / 2 : -(u + 1) / 2;
+  }
+
+  /** Zig-zag varlong as a number while it fits 2^53 (timestamp deltas do), else as a bigint. */
+  varlong(): number | bigint {
+    const start = this.pos;
+    let b = this.byte();
+    let u = b & 0x7f;
+    for (let shift = 7; b & 0x80; shift += 7) {
+      if (shift > 49) {
+        this.pos = start;
+        return this.bigVarlong();
+      }
+      b = this.byte();
+      u += (b & 0x7f) * 2 ** shift;
+    }
+    return u % 2 === 0 ? u / 2 : -(u + 1) / 2;
+  }
+
+  private bigVarlong(): bigint {
+    let value = 0n;
+    for (let i = 0, shift = 0n; i < 10; i++, shift += 7n) {
+      const b = this.byte();
+      value |= BigInt(b & 0x7f) << shift;
+      if ((b & 0x80) === 0) return (value >> 1n) ^ -(value & 1n);
+    }
+    throw new MalformedFrameError('varlong longer than 10 bytes');
+  }
+
+  /** `n` bytes as a view (or a copy), or null for -1. */
+  bytes(n: number, copy: boolean): Buffer | null {
+    if (n === -1) return null;
+    if (n < -1 || this.pos + n > this.buf.length) throw new MalformedFrameError(`${n} bytes do not fit at ${this.pos}`);
+    const view = this.buf.subarray(this.pos, this.pos + n);
+    this.pos += n;
+    return copy ? Buffer.from(view) : view;
+  }
+}
+
+/**
  * Reads `header.recordCount` records from a (decompressed) records section and checks that they use
  * it exactly, as Kafka's LogValidator does on produce ("Found invalid record structure"). With
- * `keep` false the records are only validated and counted. Throws InvalidRecordsError.
+ * `keep` false the records are only validated and counted. Keys, values and header values are copies,
+ * or with `copy` false views into `body` (the consumer's fetch path: no copy per record). Throws InvalidRecordsError.
  */
-export function readRecords(header: BatchHeader, body: Buffer, keep: boolean): Record[] | number {
-  const r = new Reader(body);
+export function readRecords(header: BatchHeader, body: Buffer, keep: boolean, copy = true): Record[] | number {
+  const c = new RecordCursor(body);
   const records: Record[] = [];
   try {
     for (let i = 0; i < header.recordCount; i++) {
-      const length = r.varint();
-      const end = r.offset + length;
-      r.int8(); // attributes, unused
-      const timestampDelta = r.varlong();
-      const offsetDelta = r.varint();
-      const keyLen = r.varint();
-      const key = keyLen < 0 ? null : r.raw(keyLen);
-      const valueLen = r.varint();
-      const value = valueLen < 0 ? null : r.raw(valueLen);
-      const headerCount = r.varint();
+      const length = c.varint();
+      const end = c.pos + length;
+      c.pos += 1; // attributes, unused
+      const timestampDelta = c.varlong();
+      const offsetDelta = c.varint();
+      const key = c.bytes(c.varint(), copy);
+      const value = c.bytes(c.varint(), copy);
+      const headerCount = c.varint();
       if (headerCount < 0) throw new MalformedFrameError(`record ${i} has ${headerCount} headers`);
       const headers: RecordHeader[] = [];
       for (let h = 0; h < headerCount; h++) {
-        const hk = r.varint();
-        const hkey = r.raw(hk);
-        const hv = r.varint();
-        const hvalue = hv < 0 ? null : r.raw(hv);
-        if (keep) headers.push({ key: hkey.toString('utf8'), value: hvalue && Buffer.from(hvalue) });
+        const hkey = c.bytes(c.varint(), false);
+        if (hkey === null) throw new MalformedFrameError(`record ${i} has a null header key`);
+        const hvalue = c.bytes(c.varint(), copy);
+        if (keep) headers.push({ key: hkey.toString('utf8'), value: hvalue });
       }
-      if (r.offset !== end) throw new MalformedFrameError(`record ${i} length ${length} disagrees with its fields`);
+      if (c.pos !== end) throw new MalformedFrameError(`record ${i} length ${length} disagrees with its fields`);
       if (keep) {
         records.push({
-          offset: header.baseOffset + BigInt(offsetDelta), timestamp: header.baseTimestamp + timestampDelta,
-          key: key && Buffer.from(key), value: value && Buffer.from(value), headers,
+          offset: header.baseOffset + BigInt(offsetDelta), timestamp: header.baseTimestamp + BigInt(timestampDelta), key, value, headers,
         });
       }
     }
@@ -259,7 +324,7 @@ export function readRecords(header: BatchHeader, body: Buffer, keep: boolean): R
     if (e instanceof MalformedFrameError || e instanceof RangeError) throw new InvalidRecordsError(`bad record: ${e.message}`);
     throw e;
   }
-  if (r.remaining !== 0) throw new InvalidRecordsError(`${r.remaining} bytes follow the batch's ${header.recordCount} records`);
+  if (c.pos !== body.length) throw new InvalidRecordsError(`${body.length - c.pos} bytes follow the batch's ${header.recordCount} records`);
   return keep ? records : header.recordCount;
 }
 

@@ -28,9 +28,16 @@ export async function produce(kafka: Kafka, topic: string, partition: number, va
 
 export const valueOf = (r: SinkRecord) => r.value?.toString() ?? '';
 
-/** A GroupConsumer with fast timings on `cluster`, stopped by `stopAll`. */
+/**
+ * A GroupConsumer with fast timings on `cluster`, stopped by `stopAll`. A KIP-848 member (`groupProtocol: 'consumer'`)
+ * gets only the timings it may set (its session and heartbeat interval are the cluster's).
+ */
 export function consumerOn(cluster: MockCluster, options: Omit<GroupConsumerOptions, 'brokers'>, started: GroupConsumer[]): GroupConsumer {
-  const c = new GroupConsumer({ brokers: cluster.bootstrap, ...FAST, ...options } as GroupConsumerOptions);
+  const { sessionTimeoutMs, heartbeatIntervalMs, ...kip848 } = FAST;
+  void sessionTimeoutMs;
+  void heartbeatIntervalMs;
+  const timings = options.groupProtocol === 'consumer' ? kip848 : FAST;
+  const c = new GroupConsumer({ brokers: cluster.bootstrap, ...timings, ...options } as GroupConsumerOptions);
   started.push(c);
   return c;
 }

@@ -33,7 +33,12 @@ describe('logLevel and logCreator pass through to the KafkaJS client made from b
     const own = entries.filter((e) => e.namespace === 'kafka-eos');
     expect(own.map((e) => e.message)).toEqual(expect.arrayContaining(['consumer idle -> starting', 'assigned logged:0', 'consumer stopping -> stopped']));
     expect(own.every((e) => e.level <= logLevel.INFO)).toBe(true);
-    expect(entries.some((e) => e.namespace !== 'kafka-eos')).toBe(true); // KafkaJS's own (Consumer, ConsumerGroup...)
+  });
+
+  test('at DEBUG, KafkaJS\'s own lines (its connections carry the consumer\'s requests) reach the same logCreator', async () => {
+    const entries = await run(logLevel.DEBUG, 'logged-debug');
+    expect(entries.some((e) => e.namespace === 'Connection' && /Request JoinGroup/.test(e.message))).toBe(true);
+    expect(entries.some((e) => e.namespace === 'kafka-eos' && /membership .* -> stable/.test(e.message))).toBe(true);
   });
 
   test('at ERROR, no INFO line of either is written', async () => {

@@ -1,6 +1,5 @@
 import { Kafka } from 'kafkajs';
 import { ConfigError, validateOptions, GroupConsumerOptions } from '../../src/consumer/options';
-import { installKafkaJsAdapter, SUPPORTED_KAFKAJS_VERSION } from '../../src/consumer/kafkajs-adapter';
 import { createGroupConsumer } from '../../src/consumer/group-consumer';
 
 const base: GroupConsumerOptions = { brokers: ['127.0.0.1:9092'], groupId: 'g', topics: ['t'], delivery: 'at-least-once', handler: async () => undefined };
@@ -34,7 +33,14 @@ describe('options are validated up front, naming the field', () => {
     [{ topics: undefined, assign: [{ topic: 't', partitions: [0] }], groupInstanceId: 'i' }, 'groupInstanceId'],
     [{ maxProcessingTimeMs: 0 }, 'maxProcessingTimeMs'],
     [{ handleSignals: ['TERM'] }, 'handleSignals.0'],
-    [{ assignors: ['cooperative-sticky'] }, 'assignors.0'],
+    [{ assignors: ['cooperative'] }, 'assignors.0'],
+    [{ groupProtocol: 'kip848' }, 'groupProtocol'],
+    [{ groupProtocol: 'consumer', assignors: ['range'] }, 'assignors'],
+    [{ groupProtocol: 'consumer', sessionTimeoutMs: 10000 }, 'sessionTimeoutMs'],
+    [{ groupProtocol: 'consumer', heartbeatIntervalMs: 1000 }, 'heartbeatIntervalMs'],
+    [{ groupProtocol: 'consumer', topics: [/orders-.*/i] }, 'topics'],
+    [{ groupRemoteAssignor: 'uniform' }, 'groupRemoteAssignor'],
+    [{ groupProtocol: 'consumer', groupRemoteAssignor: 'sticky' }, 'groupRemoteAssignor'],
     [{ unknownOption: 1 }, 'unknownOption'],
     [{ retry: { initialRetryTime: 100 } }, 'retry.initialRetryTime'],
     [{ logLevel: 3 }, 'logLevel'],
@@ -49,6 +55,13 @@ describe('options are validated up front, naming the field', () => {
     expect(fieldOf({ topics: [/^orders\./] })).toBe('(valid)');
     expect(fieldOf({ topics: undefined, assign: [{ topic: 't', partitions: [0, 1] }] })).toBe('(valid)');
     expect(fieldOf({ poisonPolicy: 'dead-letter', deadLetterTopic: (t: string) => `${t}.dead` })).toBe('(valid)');
+  });
+
+  test('the group protocols: cooperative-sticky alone or first, KIP-848 with a server assignor and a flagless pattern', () => {
+    expect(fieldOf({ assignors: ['cooperative-sticky'] })).toBe('(valid)');
+    expect(fieldOf({ assignors: ['cooperative-sticky', 'range'] })).toBe('(valid)');
+    expect(fieldOf({ groupProtocol: 'consumer', groupRemoteAssignor: 'range', topics: [/orders-.*/] })).toBe('(valid)');
+    expect(fieldOf({ groupProtocol: 'classic', assignors: ['sticky'] })).toBe('(valid)');
   });
 
   test('logLevel and logCreator (KafkaJS shapes) are accepted with brokers', () => {
@@ -99,25 +112,5 @@ describe('an unknown option suggests the option meant', () => {
 
   test('a name close to nothing gets no suggestion', () => {
     expect(messageOf({ colour: 'blue' })).toBe('colour: unknown option');
-  });
-});
-
-describe('KafkaJS adapter version pin', () => {
-  test('installs against kafkajs 2.2.4 and wraps ConsumerGroup#joinAndSync and #fetch', () => {
-    expect(require('kafkajs/package.json').version).toBe(SUPPORTED_KAFKAJS_VERSION);
-    installKafkaJsAdapter();
-    const proto = require('kafkajs/src/consumer/consumerGroup').prototype;
-    expect(proto.joinAndSync.name).toBe('wrappedJoinAndSync');
-    expect(proto.fetch.name).toBe('wrappedFetch');
-  });
-
-  test('refuses any other kafkajs version with UnsupportedKafkaJsError', () => {
-    jest.isolateModules(() => {
-      jest.doMock('kafkajs/package.json', () => ({ version: '2.2.5' }));
-      const { installKafkaJsAdapter: install } = require('../../src/consumer/kafkajs-adapter');
-      const { UnsupportedKafkaJsError } = require('../../src/consumer/errors');
-      expect(() => install()).toThrow(UnsupportedKafkaJsError);
-      jest.dontMock('kafkajs/package.json');
-    });
   });
 });

@@ -29,7 +29,7 @@ import { PhaseTimes } from './phases';
 import type { AllowMessage, DemoCompression, ProducerConfig, ProducerMessage } from './producer';
 import { formatChecks, verify } from './verify';
 import type { Check } from './verify';
-import type { WorkerConfig, WorkerMessage } from './worker';
+import type { DemoGroupProtocol, WorkerConfig, WorkerMessage } from './worker';
 import { startHdfsDemo, type HdfsDemo } from './hdfs';
 import { timelineFromMockEvents, type TimelineEvent } from '../../timeline/model';
 import { renderTimelineHtml } from '../../timeline/render';
@@ -59,6 +59,11 @@ export interface DemoOptions {
   timeline?: string;
   /** The producer's compression codec (default 'none'); zstd needs Node.js 22.15+ to compress. */
   compression?: DemoCompression;
+  /**
+   * The consumers' group protocol (default 'classic'): classic eager (range), cooperative (KIP-429, cooperative-sticky)
+   * or consumer (KIP-848; the cluster's session timeout is `sessionTimeoutMs`).
+   */
+  groupProtocol?: DemoGroupProtocol;
 }
 
 const TOPIC = 'flights';
@@ -102,7 +107,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
   const codec = o.compression ?? 'none';
   log(`kafka-eos demo: ${N} flight records${codec === 'none' ? '' : ` (${codec} batches)`} → ${o.partitions} partitions → `
     + `${o.consumers} consumer processes → ${target}`);
-  log(`seed ${o.seed}; SIGKILL at rows sunk ≥ ${killAt.join(', ') || '(none)'}`);
+  log(`seed ${o.seed}; SIGKILL at rows sunk ≥ ${killAt.join(', ') || '(none)'}; group protocol ${o.groupProtocol ?? 'classic'}`);
 
   const knex = knexFactory(knexConfig(db));
   if (!hdfs) {
@@ -120,7 +125,13 @@ export async function runDemo(o: DemoOptions): Promise<number> {
       throw e;
     }
   }
-  const cluster = await MockCluster.start({ brokers: 3, group: { initialRebalanceDelayMs: 500, minSessionTimeoutMs: 1000 } });
+  const protocol = o.groupProtocol ?? 'classic';
+  const heartbeatIntervalMs = Math.max(100, Math.floor(o.sessionTimeoutMs / 6));
+  // KIP-848: the broker sets the session timeout and heartbeat interval (group.consumer.*).
+  const cluster = await MockCluster.start({ brokers: 3, group: {
+    initialRebalanceDelayMs: 500, minSessionTimeoutMs: 1000, consumerSessionTimeoutMs: o.sessionTimeoutMs,
+    consumerHeartbeatIntervalMs: heartbeatIntervalMs,
+  } });
   const kafka = new Kafka({ clientId: 'kafka-eos-demo', brokers: cluster.bootstrap, logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
   const workers: Worker[] = [];
@@ -136,7 +147,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     const errors: string[] = [];
     const workerConfig: WorkerConfig = {
       bootstrap: cluster.bootstrap, groupId, topic: TOPIC, db, table: TABLE, hdfs: hdfs?.sinkConfig,
-      sessionTimeoutMs: o.sessionTimeoutMs, heartbeatIntervalMs: Math.max(100, Math.floor(o.sessionTimeoutMs / 6)),
+      sessionTimeoutMs: o.sessionTimeoutMs, heartbeatIntervalMs, groupProtocol: protocol,
     };
     const allPartitions = o.partitions;
     const killedAt: number[] = [];
@@ -162,8 +173,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
       child.on('message', (m: WorkerMessage) => {
         if (m.type === 'ready') {
           if (firstReady) { firstReady = false; phases.add('worker start-up (node + require, first)', m.loadMs / 1000); }
-        } else if (m.type === 'assigned') { w.partitions = m.partitions; checkRecovery(); }
-        else if (m.type === 'revoked') w.partitions = [];
+        } else if (m.type === 'owned') { w.partitions = m.partitions; checkRecovery(); }
         else if (m.type === 'batch') { sunk += m.rows; allowProduction(); }
         else if (m.type === 'fenced') fenced++;
         else if (m.type === 'error') errors.push(`consumer ${id}: ${m.message}`);
@@ -275,12 +285,14 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     // Kills are the experiment, not the data: kill points the run finished before are reported, not failed.
     const missedKills = killAt.length - kills;
     const written = verified ? verified.rows : (await knex(TABLE).count({ n: '*' }))[0]!.n;
-    const generations = cluster.events.entries({ type: 'group.generation', groupId }).length;
+    // A KIP-848 group has epochs where a classic group has generations.
+    const generations = cluster.events.entries({ type: protocol === 'consumer' ? 'group.epoch' : 'group.generation', groupId }).length;
     log('');
     log(formatChecks(checks));
     log('');
     const wall = (Date.now() - started) / 1000;
-    log(`consumer processes: ${workers.length} started, ${kills} killed with SIGKILL; group generations: ${generations};`
+    const rounds = protocol === 'consumer' ? 'epochs' : 'generations';
+    log(`consumer processes: ${workers.length} started, ${kills} killed with SIGKILL; group ${rounds}: ${generations};`
       + ` fenced writes refused: ${fenced}`);
     if (missedKills > 0) {
       log(`note: ${missedKills} of ${killAt.length} planned kills did not happen: the run finished (or no member owned partitions) `

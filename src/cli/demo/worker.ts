@@ -9,6 +9,9 @@ import type { HdfsSinkConfig } from '../../sinks/hdfs/config';
 import type { ExactlyOnceSink } from '../../sink-contract';
 import { FLIGHT_MAPPING, knexConfig } from './db';
 
+/** The demo's group protocols: classic eager (range), cooperative (KIP-429, cooperative-sticky), consumer (KIP-848). */
+export type DemoGroupProtocol = 'classic' | 'cooperative' | 'consumer';
+
 export interface WorkerConfig {
   bootstrap: string[];
   groupId: string;
@@ -19,12 +22,13 @@ export interface WorkerConfig {
   heartbeatIntervalMs: number;
   /** Sink into HDFS with this config instead of SQL. */
   hdfs?: HdfsSinkConfig;
+  groupProtocol: DemoGroupProtocol;
 }
 
 export type WorkerMessage =
   | { type: 'ready'; loadMs: number }
-  | { type: 'assigned'; partitions: number[] }
-  | { type: 'revoked' }
+  /** The partitions the member owns now (after every assignment, revocation or loss). */
+  | { type: 'owned'; partitions: number[] }
   | { type: 'batch'; partition: number; rows: number; nextOffset: string }
   | { type: 'fenced'; partition: number; expected: string; stored: string }
   | { type: 'error'; message: string };
@@ -52,13 +56,17 @@ async function main(): Promise<void> {
     topics: [config.topic],
     delivery: 'exactly-once',
     sink,
-    sessionTimeoutMs: config.sessionTimeoutMs,
-    heartbeatIntervalMs: config.heartbeatIntervalMs,
     maxWaitTimeMs: 200,
+    ...(config.groupProtocol === 'consumer'
+      ? { groupProtocol: 'consumer' as const }
+      : { sessionTimeoutMs: config.sessionTimeoutMs, heartbeatIntervalMs: config.heartbeatIntervalMs }),
+    ...(config.groupProtocol === 'cooperative' ? { assignors: ['cooperative-sticky' as const] } : {}),
   });
-  consumer.on('assigned', ({ partitions }: { partitions: { partition: number }[] }) =>
-    send({ type: 'assigned', partitions: partitions.map((p) => p.partition) }));
-  consumer.on('revoked', () => send({ type: 'revoked' }));
+  // Under the incremental protocols an event names only what moved: report what is owned after each.
+  const owned = () => send({ type: 'owned', partitions: consumer.assignment().map((p) => p.partition).sort((a, b) => a - b) });
+  consumer.on('assigned', owned);
+  consumer.on('revoked', owned);
+  consumer.on('lost', owned);
   consumer.on('batch', (b: { partition: number; records: number; nextOffset: bigint }) =>
     send({ type: 'batch', partition: b.partition, rows: b.records, nextOffset: b.nextOffset.toString() }));
   consumer.on('fenced', (f: { partition: number; expected: bigint; stored: bigint }) =>

@@ -24,7 +24,7 @@ import type { SinkRecord } from '../../records';
 import { isRetriable } from '../../protocol/kafka-errors';
 import { PoisonMessageError } from '../errors';
 import type { PoisonPolicy } from '../options';
-import type { BatchOutcome, CommitStrategy, StrategyBatch } from '../strategies/types';
+import { isDropped, type BatchOutcome, type CommitStrategy, type StrategyBatch } from '../strategies/types';
 import { createConverter, type ConverterConfig, type RecordConverter } from './converter';
 import { SchemaRegistryClient, type SchemaRegistryClientOptions } from './registry-client';
 
@@ -147,6 +147,8 @@ export function convertingStrategy(inner: CommitStrategy, options: ConvertingOpt
     onFailed: inner.onFailed?.bind(inner),
     onLost: inner.onLost?.bind(inner),
     async handleBatch(ctx, batch, process): Promise<BatchOutcome> {
+      if (isDropped(batch)) return { kind: 'dropped' };
+      // While schemas load, the partition may be revoked or lost: the wrapped strategy drops the batch then.
       const records = await convertBatch(options, batch);
       if (records === null) {
         await new Promise((r) => setTimeout(r, options.retryDelayMs ?? 1000));

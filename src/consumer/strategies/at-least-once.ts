@@ -5,7 +5,7 @@
  * repeats at most the work finished since the last commit plus the record in hand; nothing is lost.
  */
 import { partitionKey, TopicPartition } from '../../records';
-import type { CommitStrategy, StrategyContext } from './types';
+import { isDropped, type CommitStrategy, type StrategyContext } from './types';
 
 /** Options of {@link atLeastOnce}. */
 export interface AtLeastOnceOptions {
@@ -23,11 +23,24 @@ export function atLeastOnce(options: AtLeastOnceOptions = {}): CommitStrategy {
   const progress = new Map<string, { tp: TopicPartition; finished: bigint; committed: bigint }>();
   let lastCommit = now();
 
-  async function commit(ctx: StrategyContext, keys: Iterable<string>): Promise<void> {
+  async function commit(ctx: StrategyContext, keys: Iterable<string>, wait = true): Promise<void> {
     const due = [...keys].map((k) => progress.get(k)).filter((p) => p !== undefined && p.finished > p.committed);
     if (due.length === 0) return;
-    await ctx.commitToKafka(due.map((p) => ({ topic: p!.tp.topic, partition: p!.tp.partition, offset: p!.finished })));
+    const offsets = due.map((p) => ({ topic: p!.tp.topic, partition: p!.tp.partition, offset: p!.finished }));
+    await ctx.commitToKafka(offsets, { wait });
     for (const p of due) p!.committed = p!.finished;
+  }
+
+  /**
+   * The periodic commit of the batches' progress: during a rebalance it is deferred (the progress is kept and committed
+   * with a later batch or on revoke), so processing is not held up for the length of a rebalance.
+   */
+  async function commitDue(ctx: StrategyContext, keys: Iterable<string>): Promise<void> {
+    try {
+      await commit(ctx, keys, false);
+    } catch (e) {
+      if ((e as { code?: unknown }).code !== 'COMMIT_DEFERRED') throw e;
+    }
   }
 
   function finish(tp: TopicPartition, offset: bigint): void {
@@ -43,11 +56,14 @@ export function atLeastOnce(options: AtLeastOnceOptions = {}): CommitStrategy {
       return null;
     },
     async handleBatch(ctx, batch, process) {
+      if (isDropped(batch)) return { kind: 'dropped' };
       const result = await process();
+      // Lost or revoked while the handler ran: its progress is not this member's to commit.
+      if (isDropped(batch)) return { kind: 'dropped' };
       finish(batch, result.processedUpTo);
       if (now() - lastCommit >= interval) {
         lastCommit = now();
-        await commit(ctx, progress.keys());
+        await commitDue(ctx, progress.keys());
       }
       return result.complete ? { kind: 'done' } : { kind: 'seek', offset: result.processedUpTo };
     },
@@ -55,7 +71,7 @@ export function atLeastOnce(options: AtLeastOnceOptions = {}): CommitStrategy {
       finish(tp, processedUpTo);
       if (now() - lastCommit >= interval) {
         lastCommit = now();
-        await commit(ctx, [partitionKey(tp)]);
+        await commitDue(ctx, [partitionKey(tp)]);
       }
     },
     onFailed(batch, processedUpTo) {

@@ -4,7 +4,7 @@
  * before the commit → the batch is delivered again (nothing was processed yet); after it → the
  * unprocessed rest of the batch is lost.
  */
-import type { CommitStrategy } from './types';
+import { isDropped, type CommitStrategy } from './types';
 
 export function atMostOnce(): CommitStrategy {
   return {
@@ -13,6 +13,7 @@ export function atMostOnce(): CommitStrategy {
       return null;
     },
     async handleBatch(ctx, batch, process) {
+      if (isDropped(batch)) return { kind: 'dropped' };
       await ctx.commitToKafka([{ topic: batch.topic, partition: batch.partition, offset: batch.nextOffset }]);
       await process();
       // Even when processing stopped early, the rest of the batch is given up: it was committed.

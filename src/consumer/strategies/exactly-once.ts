@@ -16,7 +16,8 @@ import { KafkaEosError } from '../../errors';
 import { isRetriable } from '../../protocol/kafka-errors';
 import { ExactlyOnceSink, rejectedRecord, WriteResult } from '../../sink-contract';
 import { DurablePosition, partitionKey, SinkRecord, TopicPartition } from '../../records';
-import type { BatchOutcome, CommitStrategy, ProcessResult, StrategyBatch, StrategyContext } from './types';
+import { StateMachine } from '../../util/state-machine';
+import { isDropped, type BatchOutcome, type CommitStrategy, type ProcessResult, type StrategyBatch, type StrategyContext } from './types';
 
 /** Options of {@link exactlyOnce}. */
 export interface ExactlyOnceOptions {
@@ -74,8 +75,8 @@ interface PartitionState {
   staged: bigint | null;
   /** Where fetching must resume for the next write to be contiguous. */
   resumeFrom: bigint;
-  /** How the consumer's fetch position relates to the sink's: one state, see {@link FetchSync}. */
-  fetch: FetchSync;
+  /** How the consumer's fetch position relates to the sink's: one state machine, see {@link FetchSync}. */
+  fetch: StateMachine<FetchSync>;
 }
 
 /**
@@ -89,6 +90,21 @@ interface PartitionState {
  */
 type FetchSync = 'reread' | 'seeking' | 'following';
 
+const FETCH_SYNC: Readonly<Record<FetchSync, readonly FetchSync[]>> = {
+  reread: ['seeking', 'reread'],
+  seeking: ['seeking', 'following', 'reread'],
+  following: ['following', 'seeking', 'reread'],
+};
+
+function partitionState(tp: TopicPartition, stored: bigint, resumeFrom: bigint, fetch: FetchSync): PartitionState {
+  return {
+    stored, staged: null, resumeFrom,
+    fetch: new StateMachine<FetchSync>({
+      name: `exactly-once fetch position of ${partitionKey(tp)}`, initial: fetch, transitions: FETCH_SYNC,
+    }),
+  };
+}
+
 /** Tries of a failed monitoring commit, and the wait between them (ms). */
 const MONITOR_RETRIES = 3;
 const MONITOR_RETRY_DELAY_MS = 300;
@@ -100,7 +116,8 @@ const MONITOR_RETRY_DELAY_MS = 300;
 export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { positions(): ReadonlyMap<string, bigint> } {
   const { sink } = options;
   const monitor = options.commitToKafkaForMonitoring ?? true;
-  let states = new Map<string, PartitionState>();
+  // Partitions come and go one by one (incremental rebalancing): this map is only ever added to and deleted from.
+  const states = new Map<string, PartitionState>();
 
   /** The stored position, or for a partition with none, the log start or end (fromBeginning). */
   async function resumePoint(ctx: StrategyContext, tp: TopicPartition, stored: bigint): Promise<bigint> {
@@ -123,23 +140,25 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
   async function writeBatch(
     ctx: StrategyContext, batch: StrategyBatch, state: PartitionState, process: () => Promise<ProcessResult>,
   ): Promise<BatchOutcome> {
-    if (state.fetch === 'reread') {
+    if (state.fetch.is('reread')) {
       const stored = (await sink.open(ctx.groupId, [batch])).get(partitionKey(batch)) ?? -1n;
       // The unknown outcome was a commit (a lost acknowledgement): the position moved on.
       if (stored !== state.stored) monitorCommit(ctx, [{ topic: batch.topic, partition: batch.partition, storedOffset: stored }]);
       state.stored = stored;
       state.staged = null;
       state.resumeFrom = await resumePoint(ctx, batch, stored);
-      state.fetch = 'seeking';
+      state.fetch.to('seeking', `stored position re-read: ${stored}`);
     }
-    const inStep = state.fetch === 'following' ? batch.fetchOffset >= state.resumeFrom : batch.fetchOffset === state.resumeFrom;
+    const inStep = state.fetch.is('following') ? batch.fetchOffset >= state.resumeFrom : batch.fetchOffset === state.resumeFrom;
     if (!inStep) {
-      state.fetch = 'seeking';
+      state.fetch.to('seeking', `fetched from ${batch.fetchOffset}, the sink expects ${state.resumeFrom}`);
       await assertInLog(ctx, batch, state);
       return { kind: 'seek', offset: state.resumeFrom };
     }
-    state.fetch = 'following';
+    state.fetch.to('following', `fetched from ${batch.fetchOffset}`);
     const processed = await process();
+    // Lost or revoked to the end while the handler ran: its output is not this member's to write.
+    if (isDropped(batch)) return { kind: 'dropped' };
     if (processed.processedUpTo <= batch.fetchOffset) {
       // Nothing done (stopped before the first record): write nothing, fetch again from here.
       return { kind: 'seek', offset: state.resumeFrom };
@@ -171,7 +190,7 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
       state.stored = f.storedOffset;
       state.staged = null;
       state.resumeFrom = await resumePoint(ctx, batch, f.storedOffset);
-      state.fetch = 'seeking';
+      state.fetch.to('seeking', `fenced: stored ${f.storedOffset}`);
       return { kind: 'seek', offset: state.resumeFrom };
     }
     const before = state.stored;
@@ -186,7 +205,7 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
     state.resumeFrom = processed.processedUpTo;
     if (state.stored !== before) monitorCommit(ctx, [{ topic: batch.topic, partition: batch.partition, storedOffset: state.stored }]);
     if (!processed.complete) {
-      state.fetch = 'seeking';
+      state.fetch.to('seeking', `partly processed up to ${processed.processedUpTo}`);
       return { kind: 'seek', offset: state.resumeFrom };
     }
     return { kind: 'done' };
@@ -264,20 +283,18 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
         if (!isRetriable(e)) throw e;
         // The database is down during the rebalance: keep the partitions and read their positions
         // on the first batch, waiting as writes do (handleBatch). No seek until they are known.
-        states = new Map(partitions.map((tp) => [partitionKey(tp), { stored: -1n, staged: null, resumeFrom: UNKNOWN, fetch: 'reread' }]));
+        for (const tp of partitions) states.set(partitionKey(tp), partitionState(tp, -1n, UNKNOWN, 'reread'));
         for (const tp of partitions) options.onSinkUnavailable?.({ topic: tp.topic, partition: tp.partition, error: e });
         return new Map();
       }
-      const next = new Map<string, PartitionState>();
       const out = new Map<string, bigint>();
       for (const tp of partitions) {
         const key = partitionKey(tp);
         const s = stored.get(key) ?? -1n;
         const resumeFrom = await resumePoint(ctx, tp, s);
-        next.set(key, { stored: s, staged: null, resumeFrom, fetch: 'seeking' });
+        states.set(key, partitionState(tp, s, resumeFrom, 'seeking'));
         out.set(key, resumeFrom);
       }
-      states = next;
       // Kafka's committed offsets follow the sink's (lag monitoring), also when the last commit of
       // them was lost (a rejoin after the generation was gone, a lost acknowledgement).
       monitorCommit(ctx, partitions.map((tp) => ({
@@ -287,6 +304,8 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
     },
     async handleBatch(ctx, batch: StrategyBatch, process): Promise<BatchOutcome> {
       const key = partitionKey(batch);
+      // Revoked or lost while the batch waited (for a converter's schema, say): the state it was fetched under is gone.
+      if (isDropped(batch)) return { kind: 'dropped' };
       const state = states.get(key);
       if (!state) throw new KafkaEosError('NOT_ASSIGNED', `batch for ${key}, which is not assigned to this member`);
       try {
@@ -295,7 +314,7 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
         if (!isRetriable(e)) throw e;
         // The sink is down (its own retries are spent): keep the partition, re-read its position
         // when the sink is back, and fetch again from there. Never write on a guess.
-        state.fetch = 'reread';
+        state.fetch.to('reread', `the sink is unavailable: ${(e as Error).message}`);
         options.onSinkUnavailable?.({ topic: batch.topic, partition: batch.partition, error: e });
         await new Promise((r) => setTimeout(r, options.sinkRetryDelayMs ?? 1000));
         return { kind: 'seek', offset: state.resumeFrom === UNKNOWN ? batch.fetchOffset : state.resumeFrom };

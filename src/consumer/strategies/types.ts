@@ -14,6 +14,19 @@ export interface StrategyBatch extends TopicPartition {
   records: SinkRecord[];
   /** Last offset covered by the fetch + 1, control records included. Never derived from a count. */
   nextOffset: bigint;
+  /**
+   * Whether the partition is still this member's in the assignment the batch was fetched under: false once that was
+   * revoked or lost, even if the partition was assigned again since. A batch can wait between its fetch and its
+   * write (a converter loading a schema, the user's handler), and the partition may move meanwhile. Strategies drop
+   * such a batch ({@link isDropped}): nothing written, committed or counted, and no failure, as Java's consumer drops
+   * the fetched records of a revoked partition. Set by the consumer; a batch built without it counts as assigned.
+   */
+  readonly assigned?: () => boolean;
+}
+
+/** Whether `batch` must be dropped: its partition was revoked or lost since it was fetched (see StrategyBatch.assigned). */
+export function isDropped(batch: StrategyBatch): boolean {
+  return batch.assigned?.() === false;
 }
 
 /** What processing a batch achieved. */
@@ -34,12 +47,20 @@ export type BatchOutcome =
   /** Done: the consumer's position moves to `batch.nextOffset`. */
   | { kind: 'done' }
   /** Do not move; fetch again from `offset` (e.g. after fencing, a stale fetch position, or partial processing). */
-  | { kind: 'seek'; offset: bigint };
+  | { kind: 'seek'; offset: bigint }
+  /** Nothing done: the partition was revoked or lost while the batch waited ({@link isDropped}). */
+  | { kind: 'dropped' };
 
 export interface StrategyContext {
   readonly groupId: string;
-  /** Commits offsets to the Kafka group (next offset to consume), as KafkaJS does. Throws Kafka errors. */
-  commitToKafka(offsets: { topic: string; partition: number; offset: bigint }[]): Promise<void>;
+  /**
+   * Commits offsets to the Kafka group (next offset to consume), for the partitions this member owns now. During a
+   * rebalance (a cooperative member between JoinGroup and SyncGroup, a KIP-848 member between epochs) it waits for
+   * the new generation, unless `options.wait` is false: then it throws CommitDeferredError (COMMIT_DEFERRED,
+   * retriable) at once. Throws KafkaCallError, and the Kafka error of a lost generation (after the membership lost
+   * the partitions).
+   */
+  commitToKafka(offsets: { topic: string; partition: number; offset: bigint }[], options?: { wait?: boolean }): Promise<void>;
   /** The earliest available offset of a partition (the log start offset). */
   earliestOffset(tp: TopicPartition): Promise<bigint>;
   /** The log start offset and the high watermark of a partition, read now. */
@@ -51,8 +72,10 @@ export interface StrategyContext {
 export interface CommitStrategy {
   readonly name: string;
   /**
-   * Called on every assignment, before any batch of the new assignment is handled. Returns the
-   * position to resume each partition from, or `null` to resume from Kafka's committed offsets.
+   * Called with the partitions newly assigned, before any batch of them is handled: under the eager protocol every
+   * partition of each assignment (all were revoked before), under the incremental ones (cooperative, KIP-848) only
+   * those added (the others stay as they were). Returns the position to resume each from, or `null` (or a map
+   * without a partition) to resume from Kafka's committed offsets.
    */
   onAssigned(ctx: StrategyContext, partitions: TopicPartition[]): Promise<Map<string, bigint> | null>;
   /**

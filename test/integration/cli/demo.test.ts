@@ -1,7 +1,7 @@
 /**
  * The main job end to end, as a user runs it: the compiled CLI (`npm test` builds first),
- * three consumer processes, one SIGKILLed midway, into SQLite; then the table is checked here
- * independently of the demo's own verification.
+ * three consumer processes, one SIGKILLed midway, into SQLite, under each group protocol (classic, cooperative,
+ * consumer); then the table is checked here independently of the demo's own verification.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
@@ -53,9 +53,30 @@ describe('kafka-eos demo', () => {
     }
   }, 180000);
 
+  test.each(['cooperative', 'consumer'])('--group-protocol %s: 10k flights, one consumer SIGKILLed: the table equals the input', async (protocol) => {
+    const db = path.join(dir, `demo-${protocol}.sqlite`);
+    const { code, out } = await runCli(
+      ['demo', '--rows', '10000', '--db', db, '--kills', '1', '--seed', '5', '--group-protocol', protocol], 170000,
+    );
+    expectDemoPassed(out);
+    expect(out).toMatch(new RegExp(`group protocol ${protocol}`));
+    expect(out).toMatch(/1 killed with SIGKILL/);
+    expect(code).toBe(0);
+    const knex = knexFactory({ client: 'sqlite3', connection: { filename: db }, useNullAsDefault: true });
+    try {
+      const [{ n, d }] = await knex('flights').count({ n: '*' }).countDistinct({ d: 'seq' });
+      expect([Number(n), Number(d)]).toEqual([10000, 10000]);
+    } finally {
+      await knex.destroy();
+    }
+  }, 180000);
+
   test('a bad option is refused with a clear error and a non-zero exit', async () => {
     const { code, out } = await runCli(['demo', '--rows', '-5'], 30000);
     expect(code).not.toBe(0);
     expect(out).toMatch(/--rows must be an integer from 1 to 200000/);
+    const protocol = await runCli(['demo', '--group-protocol', 'kip848'], 30000);
+    expect(protocol.code).toBe(2);
+    expect(protocol.out).toMatch(/--group-protocol must be classic, cooperative or consumer/);
   });
 });

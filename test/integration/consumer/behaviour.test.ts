@@ -1,13 +1,15 @@
 /**
- * Heartbeats while a handler runs, max processing time, retries and poison policies (dead letters
- * with headers, exactly-once never half-committed), manual assignment, metrics and drain().
+ * Heartbeats while a handler runs and max processing time (under each group protocol), retries and poison policies
+ * (dead letters with headers, exactly-once never half-committed), manual assignment, metrics and drain().
  */
 import * as path from 'node:path';
 import { startCluster } from '../../../src/testing/mock-broker/testing';
 import { MaxProcessingTimeExceededError, PoisonMessageError } from '../../../src/consumer/errors';
 import { DEAD_LETTER_HEADERS } from '../../../src/consumer/retry';
 import { SqlSink } from '../../../src/sinks/sql';
+import type { GroupConsumerOptions } from '../../../src/consumer/options';
 import { consumerOn, kafkaOf, produce, sleep, stopAll, until, useConsumerCluster, valueOf } from '../../consumer/helpers';
+import { PROTOCOLS, protocolOptions } from '../../consumer/protocols';
 
 jest.setTimeout(90000);
 
@@ -18,45 +20,56 @@ function sqliteSink(dir: string, table: string): SqlSink {
   });
 }
 
-describe('consumer behaviour', () => {
-  const fx = useConsumerCluster(() => startCluster(), 'kafka-eos-behaviour-');
+describe.each(PROTOCOLS)('the processing time limit, %s protocol', (protocol) => {
+  const fx = useConsumerCluster(
+    () => startCluster({ group: { consumerSessionTimeoutMs: 1500, consumerHeartbeatIntervalMs: 200 } }), `kafka-eos-time-${protocol}-`,
+  );
   const { consumers } = fx;
+  const on = (options: Omit<GroupConsumerOptions, 'brokers'>) => consumerOn(fx.cluster, {
+    ...protocolOptions(protocol), ...(protocol === 'consumer' ? {} : { sessionTimeoutMs: 1500, heartbeatIntervalMs: 200 }), ...options,
+  } as Omit<GroupConsumerOptions, 'brokers'>, consumers);
 
   test('a handler running 3x the session timeout keeps its membership (background heartbeats): no rebalance', async () => {
-    fx.cluster.createTopic('long', 1);
-    await produce(kafkaOf(fx.cluster), 'long', 0, ['a', 'b']);
+    fx.cluster.createTopic(`long-${protocol}`, 1);
+    await produce(kafkaOf(fx.cluster), `long-${protocol}`, 0, ['a', 'b']);
     const done: string[] = [];
-    const c = consumerOn(fx.cluster, {
-      groupId: 'long-g', topics: ['long'], delivery: 'at-least-once',
-      sessionTimeoutMs: 1500, heartbeatIntervalMs: 200, maxProcessingTimeMs: 60000,
+    const groupId = `long-${protocol}-g`;
+    const c = on({
+      groupId, topics: [`long-${protocol}`], delivery: 'at-least-once', maxProcessingTimeMs: 60000,
       handler: async (b) => { await sleep(4500); done.push(...b.records.map(valueOf)); },
-    }, consumers);
+    });
     await c.start();
     await until(() => done.length === 2, 'the slow batch to finish');
-    expect(fx.cluster.events.entries({ type: 'member.expired', groupId: 'long-g' })).toEqual([]);
-    expect(fx.cluster.groups.group('long-g')!.generationId).toBe(1);
+    expect(fx.cluster.events.entries({ type: 'member.expired', groupId })).toEqual([]);
+    expect(fx.cluster.inspect.group(groupId)!.generationId).toBe(1);
     expect(c.state).toBe('running');
   });
 
   test('past maxProcessingTimeMs the member leaves and the error is surfaced; nothing is committed', async () => {
-    fx.cluster.createTopic('stuck', 1);
-    await produce(kafkaOf(fx.cluster), 'stuck', 0, ['a']);
+    const topic = `stuck-${protocol}`;
+    const groupId = `${topic}-g`;
+    fx.cluster.createTopic(topic, 1);
+    await produce(kafkaOf(fx.cluster), topic, 0, ['a']);
     let release: () => void = () => undefined;
     const errors: unknown[] = [];
-    const c = consumerOn(fx.cluster, {
-      groupId: 'stuck-g', topics: ['stuck'], delivery: 'at-least-once', commitIntervalMs: 0,
-      sessionTimeoutMs: 1500, heartbeatIntervalMs: 200, maxProcessingTimeMs: 2500,
+    const c = on({
+      groupId, topics: [topic], delivery: 'at-least-once', commitIntervalMs: 0, maxProcessingTimeMs: 2500,
       recordHandler: () => new Promise<void>((r) => { release = r; }),
-    }, consumers);
+    });
     c.on('error', (e) => errors.push(e));
     await c.start();
     await until(() => c.state === 'failed', 'the consumer to fail');
     expect(errors[0]).toBeInstanceOf(MaxProcessingTimeExceededError);
-    await until(() => fx.cluster.events.entries({ type: 'member.left', groupId: 'stuck-g' }).length === 1, 'LeaveGroup');
+    await until(() => fx.cluster.events.entries({ type: 'member.left', groupId }).length === 1, 'the member to leave');
     release();
     await c.stop();
-    expect(fx.cluster.events.entries({ type: 'offsets.committed', groupId: 'stuck-g' })).toEqual([]);
+    expect(fx.cluster.events.entries({ type: 'offsets.committed', groupId })).toEqual([]);
   });
+});
+
+describe('consumer behaviour', () => {
+  const fx = useConsumerCluster(() => startCluster(), 'kafka-eos-behaviour-');
+  const { consumers } = fx;
 
   test('retries with backoff, then dead-letters with source headers and goes on (at-least-once)', async () => {
     fx.cluster.createTopic('poison', 1);

@@ -16,6 +16,7 @@ import knexFactory from 'knex';
 import { MockCluster } from '../../../src/testing/mock-broker';
 import { Compression, encodeBatch } from '../../../src/protocol/record-batch';
 import { nativeZstdCompress } from '../../../src/protocol/compression';
+import { crc32c } from '../../../src/protocol/crc32c';
 import { GroupConsumer } from '../../../src/consumer/group-consumer';
 import type { SinkRecord } from '../../../src/records';
 import { FAST, until } from '../../consumer/helpers';
@@ -212,6 +213,8 @@ describe('batches no consumer can read', () => {
   test('a codec id Kafka does not define (5) fails with UNSUPPORTED_COMPRESSION naming the partition', async () => {
     const err = await failureOn('codec-five', (bytes) => {
       bytes.writeInt16BE((bytes.readInt16BE(21) & ~7) | 5, 21);
+      // A valid CRC over the changed attributes: the batch is well formed, only its codec is unknown.
+      bytes.writeUInt32BE(crc32c(bytes, 21), 17);
       return bytes;
     });
     expect(err.code).toBe('UNSUPPORTED_COMPRESSION');
@@ -219,10 +222,22 @@ describe('batches no consumer can read', () => {
     expect(err.message).toContain('codec-five:1');
   });
 
+  test('a batch whose CRC-32C does not match fails with RECORD_BATCH_CORRUPT before it is read (check.crcs)', async () => {
+    const err = await failureOn('codec-crc', (bytes) => {
+      bytes[bytes.length - 1] ^= 0xff; // a flipped bit in the compressed data: the CRC no longer matches
+      return bytes;
+    });
+    expect(err.code).toBe('RECORD_BATCH_CORRUPT');
+    expect(err.message).toMatch(/CRC mismatch: stored \d+, computed \d+ \(check\.crcs\)/);
+    expect(err.location).toEqual({ topic: 'codec-crc', partition: 1, fetchOffset: '0' });
+  });
+
   test('a corrupt lz4 batch fails with RECORD_BATCH_CORRUPT naming the partition, never as a poison record', async () => {
     const err = await failureOn('codec-corrupt', (bytes) => {
-      // The LZ4 frame starts after the 61-byte batch header: break its magic number.
+      // The LZ4 frame starts after the 61-byte batch header: break its magic number (and keep the CRC valid, as a
+      // producer that wrote a broken frame would).
       bytes.writeUInt32LE(0xdeadbeef, 61);
+      bytes.writeUInt32BE(crc32c(bytes, 21), 17);
       return bytes;
     });
     expect(err.code).toBe('RECORD_BATCH_CORRUPT');

@@ -1,6 +1,6 @@
 /**
  * Crash test: consumer processes are SIGKILLed at 20 seeded random points while sinking, on
- * SQLite and on a real PostgreSQL. After recovery the table must equal the input exactly: no
+ * SQLite and on a real PostgreSQL (and at 10 points on SQLite under the cooperative and KIP-848 group protocols). After recovery the table must equal the input exactly: no
  * duplicate, no gap, per-key order kept. The seed is printed; rerun one with
  * KAFKA_EOS_CRASH_SEED=<seed>.
  */
@@ -65,6 +65,23 @@ describe(`crash test: ${KILLS} SIGKILLs at seeded points (seed ${seed})`, () => 
       const { code, out } = await runDemo(['--rows', String(ROWS), '--kills', String(KILLS), '--seed', String(seed), '--session-timeout', '1500', '--db', db]);
       expectDemoPassed(out);
       expect(out).toContain(`${KILLS} killed with SIGKILL`);
+      expect(code).toBe(0);
+      const knex = knexFactory({ client: 'sqlite3', connection: { filename: db }, useNullAsDefault: true });
+      try { await assertExact(knex, 'flights'); } finally { await knex.destroy(); }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 300000);
+
+  // The incremental protocols (issue 21): fewer kills, the same exactness.
+  test.each(['cooperative', 'consumer'])('SQLite, --group-protocol %s: table equals the input exactly after 10 kills', async (protocol) => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'kafka-eos-crash-'));
+    const db = path.join(dir, 'crash.sqlite');
+    try {
+      const { code, out } = await runDemo(['--rows', String(ROWS), '--kills', '10', '--seed', String(seed + 2), '--session-timeout', '1500',
+        '--db', db, '--group-protocol', protocol]);
+      expectDemoPassed(out);
+      expect(out).toContain('10 killed with SIGKILL');
       expect(code).toBe(0);
       const knex = knexFactory({ client: 'sqlite3', connection: { filename: db }, useNullAsDefault: true });
       try { await assertExact(knex, 'flights'); } finally { await knex.destroy(); }

@@ -1,14 +1,14 @@
 /**
- * The fault matrix of issue 8: every Kafka error a client meets in a rebalance or a broker failover,
- * and a dropped connection, injected at each step of a consumer's life (JoinGroup, SyncGroup,
- * Heartbeat, Fetch, ListOffsets, OffsetCommit, and the sink write), for each delivery mode. For every
- * cell: the consumer recovers by itself (running, no failure), the fault really fired, nothing is lost
- * (at-most-once: reported, its contract allows loss), exactly-once has no duplicate, at-least-once
- * re-delivers only work that was not committed, and committed offsets never go backwards.
+ * The fault matrix of issue 8, under each group protocol (eager, cooperative: KIP-429, consumer: KIP-848; issue 21):
+ * every Kafka error a client meets in a rebalance or a broker failover, and a dropped connection, injected at each
+ * step of a consumer's life (classic: JoinGroup, SyncGroup, Heartbeat; KIP-848: ConsumerGroupHeartbeat; then Fetch,
+ * ListOffsets, OffsetCommit, and the sink write), for each delivery mode. For every cell: the consumer recovers by
+ * itself (running, no failure), the fault really fired, nothing is lost (at-most-once: reported, its contract allows
+ * loss), exactly-once has no duplicate, at-least-once re-delivers only work that was not committed, and committed
+ * offsets never go backwards.
  *
- * Cells run on 1-broker clusters (on 3 brokers KafkaJS's idle fetchers to other brokers sometimes hide a
- * missing heartbeat), several clusters side by side; a sample of cells runs on a 3-broker cluster too.
- * The matrix is printed.
+ * Cells run on 1-broker clusters, several clusters side by side; a sample of cells runs on a 3-broker cluster too.
+ * The matrix is printed, one table per protocol.
  */
 import { MockCluster } from '../../../src/testing/mock-broker';
 import { startCluster } from '../../../src/testing/mock-broker/testing';
@@ -18,27 +18,38 @@ import type { Delivery } from '../../../src/consumer/options';
 import { KafkaEosError } from '../../../src/errors';
 import { ExactlyOnceSink, WriteResult } from '../../../src/sink-contract';
 import { partitionKey, SinkBatch, TopicPartition } from '../../../src/records';
-import { commitsOf, FAST, kafkaOf, produce, sleep, until } from '../../consumer/helpers';
+import { commitsOf, kafkaOf, produce, sleep, until } from '../../consumer/helpers';
+import { PROTOCOLS, protocolOptions, TestProtocol } from '../../consumer/protocols';
 
 jest.setTimeout(300000);
 
 type Fault = ErrorCodeName | 'DROP';
-type Step = 'JoinGroup' | 'SyncGroup' | 'Heartbeat' | 'Fetch' | 'ListOffsets' | 'OffsetCommit' | 'sink write';
+type Step = 'JoinGroup' | 'SyncGroup' | 'Heartbeat' | 'ConsumerGroupHeartbeat' | 'Fetch' | 'ListOffsets' | 'OffsetCommit' | 'sink write';
 type SinkFault = 'SINK_UNAVAILABLE' | 'LOST_ACK';
 
-const ERRORS: Fault[] = [
-  'REBALANCE_IN_PROGRESS', 'UNKNOWN_MEMBER_ID', 'ILLEGAL_GENERATION', 'NOT_COORDINATOR', 'COORDINATOR_NOT_AVAILABLE',
-  'COORDINATOR_LOAD_IN_PROGRESS', 'NOT_LEADER_OR_FOLLOWER', 'REQUEST_TIMED_OUT', 'DROP',
-];
-const KAFKA_STEPS: Step[] = ['JoinGroup', 'SyncGroup', 'Heartbeat', 'Fetch', 'ListOffsets', 'OffsetCommit'];
+/** The errors of the classic protocol's steps, and of KIP-848's (its fencing errors instead of the generation's). */
+const ERRORS: Record<'classic' | 'consumer', Fault[]> = {
+  classic: [
+    'REBALANCE_IN_PROGRESS', 'UNKNOWN_MEMBER_ID', 'ILLEGAL_GENERATION', 'NOT_COORDINATOR', 'COORDINATOR_NOT_AVAILABLE',
+    'COORDINATOR_LOAD_IN_PROGRESS', 'NOT_LEADER_OR_FOLLOWER', 'REQUEST_TIMED_OUT', 'DROP',
+  ],
+  consumer: [
+    'FENCED_MEMBER_EPOCH', 'UNKNOWN_MEMBER_ID', 'STALE_MEMBER_EPOCH', 'NOT_COORDINATOR', 'COORDINATOR_NOT_AVAILABLE',
+    'COORDINATOR_LOAD_IN_PROGRESS', 'NOT_LEADER_OR_FOLLOWER', 'REQUEST_TIMED_OUT', 'DROP',
+  ],
+};
+const KAFKA_STEPS: Record<'classic' | 'consumer', Step[]> = {
+  classic: ['JoinGroup', 'SyncGroup', 'Heartbeat', 'Fetch', 'ListOffsets', 'OffsetCommit'],
+  consumer: ['ConsumerGroupHeartbeat', 'Fetch', 'ListOffsets', 'OffsetCommit'],
+};
 const MODES: Delivery[] = ['at-most-once', 'at-least-once', 'exactly-once'];
 /** Steps whose first request happens while joining: the fault is armed before start(). */
-const BEFORE_START = new Set<Step>(['JoinGroup', 'SyncGroup', 'ListOffsets']);
+const BEFORE_START = new Set<Step>(['JoinGroup', 'SyncGroup', 'ConsumerGroupHeartbeat', 'ListOffsets']);
 const PARTITIONS = 2;
 const PER_WAVE = 10;
 const TOTAL = PARTITIONS * PER_WAVE * 2;
 
-interface Cell { id: number; step: Step; fault: Fault | SinkFault; mode: Delivery }
+interface Cell { id: number; protocol: TestProtocol; step: Step; fault: Fault | SinkFault; mode: Delivery }
 interface CellResult {
   cell: Cell;
   ok: boolean;
@@ -107,8 +118,8 @@ async function runCell(cluster: MockCluster, cell: Cell, prefix: string): Promis
   let committedReplays = 0;
   const sink = cell.mode === 'exactly-once' ? new MemorySink() : undefined;
   const consumer = new GroupConsumer({
-    // A short session: a member replaced after UNKNOWN_MEMBER_ID is expired sooner (the cell's cost).
-    brokers: cluster.bootstrap, clientId: `c-${cell.id}`, ...FAST, sessionTimeoutMs: 3000, groupId, topics: [topic], delivery: cell.mode,
+    // A short session: a member replaced after UNKNOWN_MEMBER_ID is expired sooner (the cell's cost; KIP-848: the cluster's).
+    brokers: cluster.bootstrap, clientId: `c-${cell.id}`, ...protocolOptions(cell.protocol, 3000), groupId, topics: [topic], delivery: cell.mode,
     commitIntervalMs: 0, sink,
     recordHandler: async (r) => {
       const key = `${r.partition}:${r.offset}`;
@@ -181,7 +192,7 @@ async function runMatrix(cells: Cell[], brokers: number, workers: number, prefix
   const results: CellResult[] = [];
   const queue = [...cells];
   await Promise.all(Array.from({ length: workers }, async (_, w) => {
-    const cluster = await startCluster({ brokers });
+    const cluster = await startCluster({ brokers, group: { consumerSessionTimeoutMs: 3000, consumerHeartbeatIntervalMs: 100 } });
     try {
       for (let cell = queue.shift(); cell; cell = queue.shift()) {
         const c = cell;
@@ -231,30 +242,34 @@ function failures(results: CellResult[]): string[] {
     .map((r) => `${r.cell.step} ${r.cell.fault} ${r.cell.mode}: ${r.problem ?? `lost ${r.lost} dup ${r.duplicates}`}`);
 }
 
-function allCells(): Cell[] {
+function allCells(protocol: TestProtocol): Cell[] {
+  const kind = protocol === 'consumer' ? 'consumer' : 'classic';
   const cells: Cell[] = [];
-  for (const step of KAFKA_STEPS) for (const fault of ERRORS) for (const mode of MODES) cells.push({ id: cells.length, step, fault, mode });
-  for (const fault of ['SINK_UNAVAILABLE', 'LOST_ACK'] as SinkFault[]) {
-    cells.push({ id: cells.length, step: 'sink write', fault, mode: 'exactly-once' });
+  for (const step of KAFKA_STEPS[kind]) {
+    for (const fault of ERRORS[kind]) for (const mode of MODES) cells.push({ id: cells.length, protocol, step, fault, mode });
   }
-  // FAULT_MATRIX_ONLY=<regex on "step fault mode">: run some cells only (debugging a cell).
+  for (const fault of ['SINK_UNAVAILABLE', 'LOST_ACK'] as SinkFault[]) {
+    cells.push({ id: cells.length, protocol, step: 'sink write', fault, mode: 'exactly-once' });
+  }
+  // FAULT_MATRIX_ONLY=<regex on "protocol step fault mode">: run some cells only (debugging a cell).
   const only = process.env.FAULT_MATRIX_ONLY ? new RegExp(process.env.FAULT_MATRIX_ONLY) : null;
-  return only ? cells.filter((c) => only.test(`${c.step} ${c.fault} ${c.mode}`)) : cells;
+  return only ? cells.filter((c) => only.test(`${c.protocol} ${c.step} ${c.fault} ${c.mode}`)) : cells;
 }
 
-describe('consumer fault matrix (issue 8)', () => {
+describe.each(PROTOCOLS)('consumer fault matrix (issues 8 and 21), %s protocol', (protocol) => {
+  const prefix = `fm-${protocol.slice(0, 4)}`;
   test('every cell on a 1-broker cluster: recovers, nothing lost, no exactly-once duplicate, no commit backwards', async () => {
-    const results = await runMatrix(allCells(), 1, 6, 'fm');
-    const out = table(results, 'fault matrix, 1 broker (lost/dup: records; at-most-once may lose by contract)');
+    const results = await runMatrix(allCells(protocol), 1, 6, prefix);
+    const out = table(results, `fault matrix, ${protocol} protocol, 1 broker (lost/dup: records; at-most-once may lose by contract)`);
     console.log(out);
     expect(failures(results)).toEqual([]);
   });
 
   test('a sample of cells on a 3-broker cluster', async () => {
-    const sample = allCells().filter((c) => ['Heartbeat', 'Fetch', 'OffsetCommit'].includes(c.step)
+    const sample = allCells(protocol).filter((c) => ['Heartbeat', 'ConsumerGroupHeartbeat', 'Fetch', 'OffsetCommit'].includes(c.step)
       && ['UNKNOWN_MEMBER_ID', 'NOT_LEADER_OR_FOLLOWER', 'DROP'].includes(String(c.fault)));
-    const results = await runMatrix(sample, 3, 3, 'fm3b');
-    console.log(table(results, 'fault matrix, 3 brokers (sample)'));
+    const results = await runMatrix(sample, 3, 3, `${prefix}3b`);
+    console.log(table(results, `fault matrix, ${protocol} protocol, 3 brokers (sample)`));
     expect(failures(results)).toEqual([]);
   });
 });

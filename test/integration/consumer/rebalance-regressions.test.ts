@@ -1,13 +1,15 @@
 /**
  * Issue 8, failures 1-6: each scenario (taken from public bug reports of KafkaJS, librdkafka,
- * alpakka-kafka, Kafka Connect) as a regression test against a 1-broker mock cluster (on 3 brokers,
- * KafkaJS's idle fetchers to other brokers sometimes hide a missing heartbeat).
+ * alpakka-kafka, Kafka Connect) as a regression test against a mock cluster, under each group protocol
+ * (eager, cooperative, consumer: issue 21). The KIP-848 session timeout is the cluster's.
  */
 import * as path from 'node:path';
 import { startCluster, waitForStableGroup } from '../../../src/testing/mock-broker/testing';
 import type { GroupConsumer } from '../../../src/consumer/group-consumer';
 import { SqlSink } from '../../../src/sinks/sql';
+import type { GroupConsumerOptions } from '../../../src/consumer/options';
 import { commitsOf, consumerOn, kafkaOf, produce, range, sleep, stopAll, until, useConsumerCluster, valueOf } from '../../consumer/helpers';
+import { FAST_CLUSTER, PROTOCOLS, protocolOptions } from '../../consumer/protocols';
 
 jest.setTimeout(90000);
 
@@ -17,78 +19,84 @@ function expectNeverBackwards(offsets: bigint[]): void {
   }
 }
 
-describe('consumer regressions (issue 8)', () => {
-  const fx = useConsumerCluster(() => startCluster({ brokers: 1 }), 'kafka-eos-regressions-');
+describe.each(PROTOCOLS)('consumer regressions (issue 8), %s protocol', (protocol) => {
+  const session = protocol === 'consumer' ? 2500 : 1500;
+  const fx = useConsumerCluster(
+    () => startCluster({ brokers: 1, group: { consumerSessionTimeoutMs: session, consumerHeartbeatIntervalMs: 100 } }),
+    `kafka-eos-regressions-${protocol}-`,
+  );
   const { consumers } = fx;
+  const on = (options: Omit<GroupConsumerOptions, 'brokers'>, sessionTimeoutMs?: number) =>
+    consumerOn(fx.cluster, { ...protocolOptions(protocol, sessionTimeoutMs), ...options } as Omit<GroupConsumerOptions, 'brokers'>, consumers);
 
-  test('1. a returning partition resumes from its last owner\'s committed offset; committed offsets never go backwards', async () => {
-    const topic = 'returning';
-    const groupId = 'returning-g';
-    fx.cluster.createTopic(topic, 1);
+  test('1. a partition that moves and comes back resumes from its last owner\'s committed offset; commits never go backwards', async () => {
+    const topic = `returning-${protocol}`;
+    const groupId = `${topic}-g`;
+    fx.cluster.createTopic(topic, 2);
     const kafka = kafkaOf(fx.cluster);
-    await produce(kafka, topic, 0, range(0, 100).map(String));
+    for (const p of [0, 1]) await produce(kafka, topic, p, range(0, 100).map(String));
 
-    const seenA: number[] = [];
-    const seenB: number[] = [];
-    // A holds record 40 until the rebalance asks it to let go: its record handler stops early and
-    // the consumer seeks p0 back to 40 while the partition is about to be revoked.
-    const a = consumerOn(fx.cluster, {
-      clientId: 'z-a', groupId, topics: [topic], delivery: 'at-least-once', commitIntervalMs: 600000,
+    const seenA: { p: number; o: number }[] = [];
+    const seenB: { p: number; o: number }[] = [];
+    // A holds record 40 of each partition until the rebalance asks it to let go of that partition (its signal
+    // aborts: it throws and the consumer seeks the partition back to 40 just before revoking it), or until B runs.
+    const a = on({
+      clientId: 'z-a', groupId, topics: [topic], delivery: 'at-least-once', commitIntervalMs: 600000, partitionsConsumedConcurrently: 2,
       recordHandler: async (r, { signal }) => {
-        seenA.push(Number(r.offset));
+        seenA.push({ p: r.partition, o: Number(r.offset) });
         if (r.offset === 40n && seenB.length === 0) {
-          await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
-          throw new Error('abandoned: the partition is being revoked');
+          await until(() => signal.aborted || seenB.length > 0, 'a rebalance or B running', 60000);
+          if (signal.aborted) throw new Error('abandoned: the partition is being revoked');
         }
       },
-    }, consumers);
+    });
     await a.start();
-    await until(() => seenA.includes(40), 'A to hold record 40');
+    await until(() => seenA.filter((x) => x.o === 40).length === 2, 'A to hold record 40 of both partitions');
 
-    // B sorts first, so range gives it p0; it handles and commits up to 100.
-    const b = consumerOn(fx.cluster, {
+    const b = on({
       clientId: 'a-b', groupId, topics: [topic], delivery: 'at-least-once', commitIntervalMs: 0,
-      recordHandler: async (r) => { seenB.push(Number(r.offset)); },
-    }, consumers);
+      recordHandler: async (r) => { seenB.push({ p: r.partition, o: Number(r.offset) }); },
+    });
     await b.start();
-    await until(() => seenB.includes(99), 'B to handle up to 99');
-    await until(() => fx.cluster.inspect.committedOffset(groupId, topic, 0) === 100, 'B to commit 100');
-    expect(seenB[0]).toBe(40);
+    await until(() => b.assignment().length === 1 && seenB.some((x) => x.o === 99), 'B to take one partition and handle up to 99');
+    const moved = b.assignment()[0].partition;
+    await until(() => fx.cluster.inspect.committedOffset(groupId, topic, moved) === 100, 'B to commit 100');
+    expect(seenB.find((x) => x.p === moved)?.o).toBe(40);
 
-    // B leaves: p0 returns to A, which must resume at 100, not at its stale seek to 40.
+    // B leaves: the partition returns to A, which must resume at 100, not at its stale seek to 40.
     const returnedAt = seenA.length;
     await b.stop();
     await waitForStableGroup(fx.cluster, groupId, { members: 1, allAssigned: [topic] });
-    await produce(kafka, topic, 0, range(100, 110).map(String));
-    await until(() => seenA.includes(109), 'A to handle the new records');
+    await produce(kafka, topic, moved, range(100, 110).map(String));
+    await until(() => seenA.some((x) => x.p === moved && x.o === 109), 'A to handle the new records');
     await a.stop();
-    expect(seenA.slice(returnedAt)).toEqual(range(100, 110));
-    expect(fx.cluster.inspect.committedOffset(groupId, topic, 0)).toBe(110);
-    expectNeverBackwards(commitsOf(fx.cluster, groupId, topic));
+    expect(seenA.slice(returnedAt).filter((x) => x.p === moved).map((x) => x.o)).toEqual(range(100, 110));
+    expect(fx.cluster.inspect.committedOffset(groupId, topic, moved)).toBe(110);
+    for (const p of [0, 1]) expectNeverBackwards(commitsOf(fx.cluster, groupId, topic, p));
   });
 
   test('2. a member whose session expired reports its partitions lost, rejoins and carries on: nothing lost', async () => {
-    const topic = 'expired';
-    const groupId = 'expired-g';
+    const topic = `expired-${protocol}`;
+    const groupId = `${topic}-g`;
     fx.cluster.createTopic(topic, 1);
     const kafka = kafkaOf(fx.cluster);
     await produce(kafka, topic, 0, range(0, 10).map(String));
     const seen: number[] = [];
     const lost: unknown[] = [];
     let stalled = false;
-    const c = consumerOn(fx.cluster, {
-      groupId, topics: [topic], delivery: 'at-least-once', commitIntervalMs: 0, sessionTimeoutMs: 1500, heartbeatIntervalMs: 100,
+    const c = on({
+      groupId, topics: [topic], delivery: 'at-least-once', commitIntervalMs: 0,
       recordHandler: async (r) => {
         if (r.offset === 5n && !stalled) {
           stalled = true;
           // The event loop is blocked past the session timeout: no heartbeat can go out.
-          const end = Date.now() + 3000;
+          const end = Date.now() + session * 2;
           while (Date.now() < end) { /* stall */ }
         }
         seen.push(Number(r.offset));
       },
       onPartitionsLost: (partitions) => { lost.push(partitions); },
-    }, consumers);
+    }, session);
     const errors: unknown[] = [];
     c.on('error', (e) => errors.push(e));
     await c.start();
@@ -107,39 +115,39 @@ describe('consumer regressions (issue 8)', () => {
   });
 
   test('4. heartbeats go on while onPartitionsAssigned runs longer than the session timeout: no expiry, no rebalance loop', async () => {
-    const topic = 'slow-listener';
-    const groupId = 'slow-listener-g';
+    const topic = `slow-listener-${protocol}`;
+    const groupId = `${topic}-g`;
     fx.cluster.createTopic(topic, 1);
     await produce(kafkaOf(fx.cluster), topic, 0, ['a', 'b']);
     const seen: string[] = [];
     let listenerRuns = 0;
-    const c = consumerOn(fx.cluster, {
-      groupId, topics: [topic], delivery: 'at-least-once', sessionTimeoutMs: 1500, heartbeatIntervalMs: 200,
-      onPartitionsAssigned: async () => { listenerRuns += 1; await sleep(4500); },
+    const c = on({
+      groupId, topics: [topic], delivery: 'at-least-once',
+      onPartitionsAssigned: async () => { listenerRuns += 1; await sleep(session * 3); },
       recordHandler: async (r) => { seen.push(valueOf(r)); },
-    }, consumers);
+    }, session);
     await c.start();
     await until(() => seen.length === 2, 'records after the slow listener');
     expect(fx.cluster.events.entries({ type: 'member.expired', groupId })).toEqual([]);
-    expect(fx.cluster.groups.group(groupId)!.generationId).toBe(1);
+    expect(fx.cluster.inspect.group(groupId)!.generationId).toBe(1);
     expect(listenerRuns).toBe(1);
   });
 
   test('5. stop() aborts the handler signal: the record in hand finishes, finished work is committed, stop resolves', async () => {
-    const topic = 'stop-aborts';
-    const groupId = 'stop-aborts-g';
+    const topic = `stop-aborts-${protocol}`;
+    const groupId = `${topic}-g`;
     fx.cluster.createTopic(topic, 1);
     await produce(kafkaOf(fx.cluster), topic, 0, range(0, 200).map(String));
     const seen: number[] = [];
     let aborted = false;
-    const c = consumerOn(fx.cluster, {
+    const c = on({
       groupId, topics: [topic], delivery: 'at-least-once', commitIntervalMs: 600000,
       recordHandler: async (r, { signal }) => {
         seen.push(Number(r.offset));
         await sleep(100);
         if (signal.aborted) aborted = true;
       },
-    }, consumers);
+    });
     await c.start();
     await until(() => seen.length >= 3, 'a few records');
     const t0 = Date.now();
@@ -153,13 +161,13 @@ describe('consumer regressions (issue 8)', () => {
   });
 
   test('6. a record whose handler returned is done even if the signal aborted meanwhile: not delivered again', async () => {
-    const topic = 'abort-after-success';
-    const groupId = 'abort-after-success-g';
+    const topic = `abort-after-success-${protocol}`;
+    const groupId = `${topic}-g`;
     fx.cluster.createTopic(topic, 1);
     await produce(kafkaOf(fx.cluster), topic, 0, range(0, 10).map(String));
     const seen: number[] = [];
     let c: GroupConsumer | null = null;
-    c = consumerOn(fx.cluster, {
+    c = on({
       groupId, topics: [topic], delivery: 'at-least-once', commitIntervalMs: 600000, retry: { retries: 2, minTimeoutMs: 10 },
       recordHandler: async (r) => {
         seen.push(Number(r.offset));
@@ -168,29 +176,29 @@ describe('consumer regressions (issue 8)', () => {
           await sleep(50);
         }
       },
-    }, consumers);
+    });
     await c.start();
     await until(() => c!.state === 'stopped', 'the stop');
     expect(seen).toEqual([0, 1, 2, 3]);
     expect(fx.cluster.inspect.committedOffset(groupId, topic, 0)).toBe(4);
 
     const again: number[] = [];
-    const d = consumerOn(fx.cluster, {
-      groupId, topics: [topic], delivery: 'at-least-once', recordHandler: async (r) => { again.push(Number(r.offset)); },
-    }, consumers);
+    const d = on({ groupId, topics: [topic], delivery: 'at-least-once', recordHandler: async (r) => { again.push(Number(r.offset)); } });
     await d.start();
     await until(() => again.includes(9), 'the rest');
     expect(again).toEqual(range(4, 10));
   });
 });
 
-describe('consumer regressions (issue 8), 3 brokers', () => {
-  const fx = useConsumerCluster(() => startCluster({ brokers: 3 }), 'kafka-eos-regressions3-');
+describe.each(PROTOCOLS)('consumer regressions (issue 8), 3 brokers, %s protocol', (protocol) => {
+  const fx = useConsumerCluster(() => startCluster({ brokers: 3, ...FAST_CLUSTER }), `kafka-eos-regressions3-${protocol}-`);
   const { consumers } = fx;
+  const on = (options: Omit<GroupConsumerOptions, 'brokers'>) =>
+    consumerOn(fx.cluster, { ...protocolOptions(protocol), ...options } as Omit<GroupConsumerOptions, 'brokers'>, consumers);
 
   test('3. leader moves: ListOffsets answered NOT_LEADER_OR_FOLLOWER is retried with fresh metadata; exactly-once goes on', async () => {
-    const topic = 'leader-moves';
-    const groupId = 'leader-moves-g';
+    const topic = `leader-moves-${protocol}`;
+    const groupId = `${topic}-g`;
     fx.cluster.createTopic(topic, 2);
     const sink = new SqlSink({
       knex: { client: 'sqlite3', connection: { filename: path.join(fx.dir, 'leader.sqlite') }, useNullAsDefault: true },
@@ -206,7 +214,7 @@ describe('consumer regressions (issue 8), 3 brokers', () => {
       faulted += fx.cluster.faults.failNext({ apiKey: 'ListOffsets', errorCode: 'NOT_LEADER_OR_FOLLOWER', count: 2 }).remaining;
       return stored;
     };
-    const c1 = consumerOn(fx.cluster, { clientId: 'c1', groupId, topics: [topic], delivery: 'exactly-once', sink }, consumers);
+    const c1 = on({ clientId: 'c1', groupId, topics: [topic], delivery: 'exactly-once', sink });
     await c1.start();
     await waitForStableGroup(fx.cluster, groupId, { members: 1, allAssigned: [topic] });
     // The leaders move; c1's clients still have the old metadata.
@@ -214,9 +222,10 @@ describe('consumer regressions (issue 8), 3 brokers', () => {
       const leader = fx.cluster.inspect.partitions(topic).find((x) => x.partition === p)!.leader;
       fx.cluster.moveLeader(topic, p, (leader % 3) + 1);
     }
-    const c2 = consumerOn(fx.cluster, { clientId: 'c2', groupId, topics: [topic], delivery: 'exactly-once', sink }, consumers);
+    const c2 = on({ clientId: 'c2', groupId, topics: [topic], delivery: 'exactly-once', sink });
     await c2.start();
     await waitForStableGroup(fx.cluster, groupId, { members: 2, allAssigned: [topic], afterGeneration: 1 });
+    await until(() => c1.assignment().length === 1 && c2.assignment().length === 1, 'one partition each');
     const kafka = kafkaOf(fx.cluster);
     await produce(kafka, topic, 0, range(0, 5).map((id) => JSON.stringify({ id })));
     await produce(kafka, topic, 1, range(5, 10).map((id) => JSON.stringify({ id })));
