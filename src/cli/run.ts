@@ -134,14 +134,12 @@ export async function runSink(file: string, options: RunOptions & { stopBoundMs?
   let bound: NodeJS.Timeout | undefined;
   let boundMs = options.stopBoundMs ?? STOP_BOUND_MS;
   // What the bound reports (set once the consumer exists): the partitions not committed, by partition.
-  let unfinished: () => string[] = () => [];
+  let unfinished: () => string = () => 'No partition was assigned: nothing to commit';
   const arm = () => {
     if (bound) clearTimeout(bound);
     bound = setTimeout(() => {
-      const open = unfinished();
-      process.stderr.write(`kafka-eos run: did not stop within shutdownTimeoutMs ${boundMs} ms of the signal; exiting ${EXIT_SHUTDOWN_TIMEOUT}. `
-        + (open.length > 0 ? `Not committed: ${open.join('; ')}: their records after the committed position are consumed again by `
-          + 'their next owner (nothing is lost)\n' : 'No partition was assigned: nothing to commit\n'));
+      process.stderr.write(`kafka-eos run: did not stop within shutdownTimeoutMs ${boundMs} ms of the signal; exiting `
+        + `${EXIT_SHUTDOWN_TIMEOUT}. ${unfinished()}\n`);
       process.exit(EXIT_SHUTDOWN_TIMEOUT);
     }, Math.max(0, signalledAt + boundMs - Date.now()));
     bound.unref();
@@ -167,7 +165,7 @@ export async function runSink(file: string, options: RunOptions & { stopBoundMs?
         boundMs = ms;
         if (signalled) arm();
       },
-      unfinished: (f: () => string[]) => { unfinished = f; },
+      unfinished: (f: () => string) => { unfinished = f; },
     };
     ending = await runUntilStopped(file, options, () => signalled, (f) => { wake = f; }, cleanup, bounds);
   } finally {
@@ -187,7 +185,7 @@ interface RunEnding { finish(closeFailures: CleanupFailure[]): number }
 const QUIET_END: RunEnding = { finish: () => 0 };
 
 /** How runUntilStopped tells runSink's shutdown bound its length and what it would leave uncommitted. */
-interface ShutdownBound { shutdownTimeoutMs(ms: number | undefined): void; unfinished(f: () => string[]): void }
+interface ShutdownBound { shutdownTimeoutMs(ms: number | undefined): void; unfinished(f: () => string): void }
 
 async function runUntilStopped(
   file: string, options: RunOptions, signalled: () => boolean, onWake: (f: () => void) => void, cleanup: CleanupStack,
@@ -244,7 +242,17 @@ async function runUntilStopped(
   });
   prom.attach(consumer, config.groupId);
   const progress = new ProgressTracker(consumer);
-  bound.unfinished(() => progress.unfinished());
+  bound.unfinished(() => {
+    const open = progress.unfinished();
+    if (open.length > 0) {
+      return `Partitions still owned: ${open.join('; ')}; records past a partition's committed position are consumed again by `
+        + 'its next owner (nothing is lost); the group moves them after session.timeout.ms';
+    }
+    const handled = progress.handledLine();
+    return handled === '' ? 'No partition was assigned: nothing to commit'
+      : `Every partition was given up with its work committed (next offsets ${handled}); what did not finish is leaving the `
+        + 'group and closing connections: the group removes the member after session.timeout.ms';
+  });
   const brokerOutage = () => {
     const down = outages.current().filter((o) => o.what.startsWith('broker '));
     return down.length === 0 ? null
@@ -326,6 +334,7 @@ async function runUntilStopped(
     tty: options.tty ?? process.stdout.isTTY === true, intervalMs: options.statusIntervalMs ?? config.status?.intervalMs,
     admin, groupId: config.groupId, outages: () => outages.current(),
     errors: () => prom.errorsByCode(config.groupId), health: () => health.report(),
+    onBrokers: (answered, reason) => { if (answered) outages.up('broker'); else outages.brokersUnanswered(reason ?? 'no answer'); },
   });
   status.start();
   const running = status;

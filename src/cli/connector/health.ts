@@ -2,7 +2,7 @@
  * Outage reporting for `kafka-eos run`: a broker or database that cannot be reached is said
  * within seconds (from KafkaJS's connection error logs and the consumer's `sink-unavailable`
  * events), with what is being retried and since when, repeated while it lasts, and its end is
- * said too. Nothing here retries: KafkaJS reconnects (and restarts the consumer) and the
+ * said too. Nothing here retries: the consumer retries Kafka and the
  * exactly-once strategy waits out the sink; this only makes the waiting visible.
  */
 import type { LogEntry } from 'kafkajs';
@@ -29,7 +29,7 @@ const CONNECTION_ERROR = new RegExp([
   'socket hang up', 'Failed to connect', 'not connected',
 ].join('|'), 'i');
 
-const BROKER_RETRYING = 'KafkaJS reconnects with backoff (and restarts the consumer) until it answers';
+const BROKER_RETRYING = 'the consumer keeps retrying with backoff until they answer (the group moves its partitions if its session times out)';
 
 /** Tracks outages and writes a line on each change, and every `repeatMs` while one lasts. */
 export class OutageReporter {
@@ -51,7 +51,7 @@ export class OutageReporter {
   /**
    * During start-up (`retries`: KafkaJS's connection retries, `kafka.retry.retries`) a broker outage is not waited
    * out: `run` gives up after those retries and exits 2. Call with null once the member has its first assignment:
-   * from then on KafkaJS reconnects and restarts the consumer until the brokers answer.
+   * from then on the consumer retries until the brokers answer.
    */
   startingUp(retries: number | null): void {
     this.brokerRetrying = retries === null ? BROKER_RETRYING
@@ -77,6 +77,11 @@ export class OutageReporter {
     const broker = log.broker ?? 'the cluster';
     const reason = (log.error ?? log.message ?? 'connection error').replace(/\s+/g, ' ').trim();
     this.down(`broker ${broker}`, reason, this.brokerRetrying);
+  }
+
+  /** The brokers did not answer a request of `run`'s own (the status line's DescribeGroups): `reason` says how. */
+  brokersUnanswered(reason: string): void {
+    this.down('broker the cluster', reason, this.brokerRetrying);
   }
 
   /** The sink's store (`the database`, `HDFS`) could not be written (a `sink-unavailable` event). */

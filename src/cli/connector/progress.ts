@@ -44,14 +44,16 @@ export class ProgressTracker {
   }
 
   /**
-   * The partitions still owned (a stop that did not finish) with where they stand: `t-0 (handled up to 600, Kafka's
-   * group offset 500)`; empty when none is owned.
+   * The partitions still owned (a stop that did not finish) with where they stand: `t-0 (committed up to 600)` when
+   * Kafka's group offset reached what was handled, else `t-1 (handled up to 300, Kafka's group offset 250)`; empty when
+   * none is owned.
    */
   unfinished(): string[] {
     return [...this.owned].sort((a, b) => a.localeCompare(b, 'en', { numeric: true })).map((k) => {
       const h = this.handled.get(k);
       const c = this.committed.get(k);
-      return `${k} (${h === undefined ? 'nothing handled' : `handled up to ${h}`}, Kafka's group offset ${c === undefined ? 'not committed' : c})`;
+      if (h === undefined) return `${k} (nothing handled, Kafka's group offset ${c === undefined ? 'none' : c})`;
+      return c === h ? `${k} (committed up to ${h})` : `${k} (handled up to ${h}, Kafka's group offset ${c === undefined ? 'none' : c})`;
     });
   }
 }

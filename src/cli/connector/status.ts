@@ -30,7 +30,16 @@ export interface StatusOptions {
   errors?: () => ReadonlyMap<string, number>;
   /** The readiness (`/readyz`), shown on the line: `ready`, or the state and since when. */
   health?: () => HealthReport;
+  /**
+   * Told after each DescribeGroups (every 5 s with `admin`): answered (true), or failed or unanswered within
+   * {@link DESCRIBE_DEADLINE_MS} (false, why). The consumer's own requests retry in silence; this is what tells `run`
+   * that the brokers stopped answering (frozen, partitioned) even while the topic is idle.
+   */
+  onBrokers?: (answered: boolean, reason?: string) => void;
 }
+
+/** How long a DescribeGroups of the status line may go unanswered before the brokers count as unreachable, ms. */
+export const DESCRIBE_DEADLINE_MS = 5000;
 
 const ago = (ms: number | null, now: number) => (ms === null ? 'never' : `${Math.max(0, Math.round((now - ms) / 1000))} s ago`);
 
@@ -85,8 +94,14 @@ export class StatusReporter {
   }
 
   private async describeMembers(): Promise<void> {
+    let deadline: NodeJS.Timeout | undefined;
     try {
-      const { groups } = await this.options.admin!.describeGroups([this.options.groupId]);
+      const unanswered = new Promise<never>((_, reject) => {
+        deadline = setTimeout(() => reject(new Error(`DescribeGroups got no answer within ${DESCRIBE_DEADLINE_MS} ms`)), DESCRIBE_DEADLINE_MS);
+        deadline.unref();
+      });
+      const { groups } = await Promise.race([this.options.admin!.describeGroups([this.options.groupId]), unanswered]);
+      this.options.onBrokers?.(true);
       this.members = (groups[0]?.members ?? []).map((m) => {
         let partitions: string[] = [];
         try {
@@ -98,8 +113,11 @@ export class StatusReporter {
         }
         return { memberId: m.memberId, clientId: m.clientId, partitions };
       });
-    } catch {
+    } catch (e) {
       // the broker is unreachable: the outage reporter says so; keep the last known members
+      this.options.onBrokers?.(false, (e as Error).message);
+    } finally {
+      clearTimeout(deadline);
     }
   }
 

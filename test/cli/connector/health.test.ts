@@ -55,7 +55,7 @@ test('during start-up a broker outage says run gives up after its retries (exit 
   r.startingUp(null);
   clock.t += 1000;
   r.kafkaLog(refused);
-  expect(lines.at(-1)).toMatch(/KafkaJS reconnects with backoff \(and restarts the consumer\) until it answers$/);
+  expect(lines.at(-1)).toMatch(/the consumer keeps retrying with backoff until they answer \(the group moves its partitions if its session times out\)$/);
 });
 
 test('an idle connection the broker closed (connections.max.idle.ms) is no outage; a request timed out (a frozen broker) is', () => {

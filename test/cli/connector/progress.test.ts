@@ -11,10 +11,10 @@ test('what was handled, what Kafka took, and what a stop left uncommitted, by pa
   c.emit('commit', { offsets: [{ topic: 't', partition: 10, offset: 600n }, { topic: 't', partition: 2, offset: 250n }] });
   expect(p.handledLine()).toBe('t-2 300, t-10 600');
   expect(p.kafkaBehind()).toEqual([{ partition: 't-2', handled: 300n, committed: 250n }]);
-  expect(p.unfinished()).toEqual(["t-2 (handled up to 300, Kafka's group offset 250)", "t-10 (handled up to 600, Kafka's group offset 600)"]);
+  expect(p.unfinished()).toEqual(["t-2 (handled up to 300, Kafka's group offset 250)", 't-10 (committed up to 600)']);
   c.emit('revoked', { partitions: [{ topic: 't', partition: 10 }] });
   c.emit('lost', { partitions: [{ topic: 't', partition: 2 }] });
   expect(p.unfinished()).toEqual([]);
   c.emit('assigned', { partitions: [{ topic: 'u', partition: 0 }] });
-  expect(p.unfinished()).toEqual(["u-0 (nothing handled, Kafka's group offset not committed)"]);
+  expect(p.unfinished()).toEqual(["u-0 (nothing handled, Kafka's group offset none)"]);
 });
