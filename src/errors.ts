@@ -49,7 +49,8 @@ export const ERROR_CODES = {
   // ---- consumer
   NOT_RUNNING: row('no', 'the consumer is not running (not started, stopped or failed)', 'start() it, or read the failure it names'),
   ILLEGAL_STATE: row('no', 'a state machine was asked for a move its table forbids', 'a bug: report it with the message'),
-  NOT_ASSIGNED: row('no', 'a batch arrived for a partition this member does not own', 'a bug: report it with the message'),
+  NOT_ASSIGNED: row('no', 'a partition this member does not own: a batch for it (a bug), or pause()/resume() of it',
+    'pass only partitions of assignment(); a batch for one is a bug: report it'),
   UNKNOWN_PARTITION: row('no', 'the partition named does not exist', 'name an existing partition'),
   UNKNOWN_TOPIC: row('no', 'a subscribed or named topic does not exist', 'create the topic or fix its name'),
   UNSUPPORTED_KAFKAJS: row('no', 'the installed KafkaJS is not the version the adapter is pinned to (2.2.4)', 'install kafkajs 2.2.4'),

@@ -27,7 +27,7 @@ import { EventEmitter } from 'node:events';
 import { Kafka, logLevel, Producer } from 'kafkajs';
 import { KafkaEosError } from '../errors';
 import { GroupCommitSink } from './group-commit';
-import type { TopicPartition } from '../records';
+import { partitionKey, type TopicPartition } from '../records';
 import { FencedInstanceIdError } from './errors';
 import { toError, type GroupConsumerEvents, type GroupConsumerListener } from './events';
 import { kafkaCall } from './kafka-calls';
@@ -173,6 +173,35 @@ export class GroupConsumer extends EventEmitter {
   /** The partitions currently assigned to this member. */
   assignment(): TopicPartition[] {
     return this.engine.partitions.owned();
+  }
+
+  /**
+   * Stops fetching these partitions and handing their records on until {@link resume} (Java's `KafkaConsumer.pause`):
+   * the member keeps them (no rebalance), a batch being handled finishes, what was fetched waits; positions do not
+   * move, so every guarantee of the delivery holds. A partition assigned anew is not paused.
+   * @throws KafkaEosError NOT_ASSIGNED naming a partition this member does not own (nothing is paused then).
+   */
+  pause(partitions: TopicPartition[]): void {
+    this.engine.fetcher.pause(this.ownedKeys(partitions, 'pause'));
+  }
+
+  /** Fetches and hands on these partitions again (Java's `resume`). @throws KafkaEosError NOT_ASSIGNED as {@link pause}. */
+  resume(partitions: TopicPartition[]): void {
+    this.engine.fetcher.resume(this.ownedKeys(partitions, 'resume'));
+    this.engine.runner.resume();
+  }
+
+  /** The owned partitions now paused. */
+  paused(): TopicPartition[] {
+    return this.engine.partitions.owned().filter((tp) => this.engine.fetcher.isPaused(partitionKey(tp)));
+  }
+
+  private ownedKeys(partitions: TopicPartition[], what: string): string[] {
+    const foreign = partitions.filter((tp) => !this.engine.partitions.owns(tp));
+    if (foreign.length > 0) {
+      throw new KafkaEosError('NOT_ASSIGNED', `cannot ${what} ${foreign.map(partitionKey).join(', ')}: not assigned to this member`);
+    }
+    return partitions.map(partitionKey);
   }
 
   /** The membership protocol, its state machine's state, generation or member epoch, and its last transitions. */

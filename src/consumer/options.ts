@@ -205,6 +205,13 @@ export interface GroupConsumerOptions extends RebalanceListeners {
    */
   sinkBlockedTimeoutMs?: number;
   /**
+   * Most records handed to one batch (the handler's, the strategy's, the sink's write), Java's `max.poll.records`
+   * (default: unbounded, what one fetch brought). The rest of a fetch waits for the next batch; nothing is fetched twice.
+   */
+  maxBatchRecords?: number;
+  /** Most bytes of keys and values in one batch, at least one record (default unbounded). */
+  maxBatchBytes?: number;
+  /**
    * Partitions whose batches are handled at once (KafkaJS `partitionsConsumedConcurrently`,
    * default 1). With exactly-once and `groupCommit`, their writes share sink transactions.
    */
@@ -270,6 +277,8 @@ const schema = z.object({
   fromBeginning: z.boolean().optional(),
   commitToKafkaForMonitoring: z.boolean().optional(),
   sinkBlockedTimeoutMs: int(0).optional(),
+  maxBatchRecords: int(1).optional(),
+  maxBatchBytes: int(1).optional(),
   partitionsConsumedConcurrently: z.number().int().min(1).max(1000).optional(),
   groupCommit: z.object({
     maxRows: z.number().int().min(1).optional(), lingerMs: z.number().int().min(0).max(60000).optional(),

@@ -67,6 +67,8 @@ export const consumerSchema = z.object({
   }).strict().optional().describe('exactly-once: concurrent partitions\' writes share one sink transaction'),
   partitionsConsumedConcurrently: z.number().int().min(1).max(1000).optional().describe('partitions processed at once (default 1)'),
   commitToKafkaForMonitoring: z.boolean().optional().describe('exactly-once: also commit positions to Kafka for lag tools (default true)'),
+  maxBatchRecords: int(1).optional().describe('most records of one batch and sink write (max.poll.records; default: one fetch)'),
+  maxBatchBytes: int(1).optional().describe('most bytes of keys and values of one batch, at least one record (default unbounded)'),
   sinkBlockedTimeoutMs: int(0).optional().describe('exactly-once: fail with SINK_BLOCKED once the sink has refused every write '
     + '(missing table or column, permission, read-only) this long, ms (default 300000; 0 = never)'),
 }).strict();
