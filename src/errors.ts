@@ -49,6 +49,8 @@ export const ERROR_CODES = {
   // ---- consumer
   NOT_RUNNING: row('no', 'the consumer is not running (not started, stopped or failed)', 'start() it, or read the failure it names'),
   ILLEGAL_STATE: row('no', 'a state machine was asked for a move its table forbids', 'a bug: report it with the message'),
+  STOP_TIMEOUT: row('no', 'stop({ timeoutMs }) ran out: what was owned then is named; connections were closed',
+    'nothing to redo: the next owner consumes again past the last commit'),
   NOT_ASSIGNED: row('no', 'a partition this member does not own: a batch for it (a bug), or pause()/resume() of it',
     'pass only partitions of assignment(); a batch for one is a bug: report it'),
   UNKNOWN_PARTITION: row('no', 'the partition named does not exist', 'name an existing partition'),

@@ -63,6 +63,13 @@ export interface StopOptions {
    * epoch -2).
    */
   leaveGroup?: boolean;
+  /**
+   * How long the stop may take, ms (Java's `close(Duration)`; default: unbounded). Past it, commits being retried
+   * give up, connections are closed, and stop() rejects with STOP_TIMEOUT naming the partitions still owned (their
+   * records past the committed position are consumed again by their next owner). Bounds a stop during start() and
+   * one waiting on a commit the coordinator does not answer.
+   */
+  timeoutMs?: number;
 }
 
 /** What {@link GroupConsumer.membershipState} reports. */
@@ -343,6 +350,28 @@ export class GroupConsumer extends EventEmitter {
    * released (see `failure`). Called while start() runs, start() ends at its next step and resolves.
    */
   stop(options: StopOptions = {}): Promise<void> {
+    const before = this.engine.partitions.owned().map(partitionKey);
+    const stopping = this.stopUnbounded(options);
+    const ms = options.timeoutMs;
+    if (ms === undefined) return stopping;
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const owned = this.engine.partitions.owned().map(partitionKey);
+        const given = before.filter((k) => !owned.includes(k));
+        const error = new KafkaEosError('STOP_TIMEOUT', `did not stop within ${ms} ms (timeoutMs); `
+          + (owned.length > 0 ? `still owned, not committed past their last commit: ${owned.join(', ')}`
+            : given.length > 0 ? `every partition was given up with its work committed (${given.join(', ')}); leaving the group `
+              + 'and closing connections did not finish' : 'no partition was owned'));
+        this.commitAbort.abort(error); // commits being retried give up
+        void this.release().catch(() => undefined);
+        reject(error);
+      }, ms);
+    });
+    return Promise.race([stopping, expired]).finally(() => clearTimeout(timer));
+  }
+
+  private stopUnbounded(options: StopOptions): Promise<void> {
     if (this.stopPromise) return this.stopPromise;
     this.stopCalled = true;
     if (this.lifecycle.state === 'idle') {

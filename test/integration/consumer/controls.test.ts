@@ -72,3 +72,26 @@ test('maxBatchRecords caps batches; pause keeps the partition and its position, 
   await sink.close();
   expect(ids).toEqual([...Array.from({ length: 230 }, (_, i) => i), ...Array.from({ length: 30 }, (_, i) => 300 + i)].sort((a, b) => a - b));
 });
+
+test('stop({ timeoutMs }) with a cluster that no longer answers rejects with STOP_TIMEOUT in time, naming what was owned', async () => {
+  const topic = 'controls-stop';
+  cluster.createTopic(topic, 1);
+  const sink = new SqlSink({
+    knex: { client: 'sqlite3', connection: { filename: path.join(dir, 'stop.sqlite') }, useNullAsDefault: true },
+    table: 'rows', mode: 'insert', autoCreate: true, mapping: { columns: { id: { path: 'id', type: 'integer' } } },
+  });
+  const c = consumerOn(cluster, { groupId: 'controls-stop-g', topics: [topic], delivery: 'exactly-once', sink }, consumers);
+  await c.start();
+  cluster.faults.delay({ ms: 30_000 }); // every request: the coordinator's answer to the leave never comes in time
+  try {
+    const started = Date.now();
+    const error = await c.stop({ timeoutMs: 1000 }).then(() => null, (e: unknown) => e);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(error).toMatchObject({ code: 'STOP_TIMEOUT', retriable: false });
+    // The revoke commits in the sink without Kafka; what hangs is the leave: the message says so, not "not committed".
+    expect((error as Error).message).toMatch(/did not stop within 1000 ms \(timeoutMs\); (still owned, not committed past their last commit: controls-stop:0|every partition was given up with its work committed \(controls-stop:0\); leaving the group and closing connections did not finish)$/);
+  } finally {
+    cluster.faults.clear();
+    await sink.close();
+  }
+});
