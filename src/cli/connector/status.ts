@@ -28,7 +28,7 @@ export interface StatusOptions {
   outages?: () => Outage[];
   /** Errors by code, as the errors_total metric counts them (default: the consumer's `error` events, counted here). */
   errors?: () => ReadonlyMap<string, number>;
-  /** The readiness (`/readyz`), shown on the line: `ready`, or the state and since when. */
+  /** The readiness (`/readyz`), shown on the line after the consumer's state when not ready: the state and since when. */
   health?: () => HealthReport;
   /**
    * Told after each DescribeGroups (every 5 s with `admin`): answered (true), or failed or unanswered within
@@ -129,7 +129,8 @@ export class StatusReporter {
     const errors = [...(this.options.errors?.() ?? this.errorsByCode)].map(([c, n]) => `${c}×${n}`).join(' ') || '0';
     const outages = (this.options.outages?.() ?? []).map((o) => ` | DOWN ${o.what} since ${new Date(o.since).toISOString()}`).join('');
     const h = this.options.health?.();
-    const health = !h ? '' : h.ready ? ' | ready' : ` | NOT READY: ${h.state} since ${h.since}`;
+    // Ready says nothing (the line stays as short as it was); anything else is said first, where no terminal cuts it.
+    const health = !h || h.ready ? '' : ` NOT READY: ${h.state} since ${h.since}`;
     return printable(`[${new Date(now).toISOString()}] ${this.consumer.state}${health} | members ${members} | `
       + `${m.processedPerSecond.toFixed(1)} rows/s, ${m.processed} total`
       + ` | lag ${lag} | last commit ${ago(this.lastCommitAt, now)} | errors ${errors} | skipped ${m.skipped} | dead-lettered `
