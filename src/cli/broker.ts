@@ -81,8 +81,8 @@ export async function runBroker(o: BrokerOptions): Promise<MockCluster> {
       registry = await SchemaRegistryServer.start({ port: o.schemaRegistryPort, host: o.host });
     } catch (e) {
       await cluster.stop();
-      throw new KafkaEosError('MOCK_LISTEN_FAILED', `cannot serve the Schema Registry on ${o.host}:${o.schemaRegistryPort}: ${(e as Error).message}`,
-        { cause: e });
+      throw new KafkaEosError('MOCK_LISTEN_FAILED',
+        `cannot serve the Schema Registry on ${o.host}:${o.schemaRegistryPort}: ${(e as Error).message}`, { cause: e });
     }
     process.stdout.write(`kafka-eos schema registry: ${registry.url}\n`);
   }
