@@ -21,9 +21,9 @@
 const { HdfsSink } = require('../dist/sinks/hdfs/hdfs-sink');
 const { WebHdfsServer } = require('../dist/webhdfs-server');
 const { flightsDataset, flightWrites } = require('./lib/workload.js');
-const { fork } = require('node:child_process');
 const path = require('node:path');
 const { interleave, figure, table, arg, median, fmt } = require('./lib/figures.js');
+const { startWebHdfsChild } = require('./lib/harness.js');
 
 const PARTITIONS = 6;
 const ROWS = Number(arg('--rows', 60000));
@@ -113,16 +113,6 @@ async function rawSinkEncoder(url, writes) {
   return elapsed(t0);
 }
 
-/** The embedded server alone in a child process (bench/lib/webhdfs-child.js): { url, stop }. */
-function startChildServer() {
-  return new Promise((resolve, reject) => {
-    const child = fork(path.join(__dirname, 'lib', 'webhdfs-child.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    child.once('exit', (code) => reject(new Error(`WebHDFS child exited ${code}`)));
-    child.once('message', ({ url }) => resolve({
-      url, stop: () => new Promise((r) => { child.removeAllListeners('exit'); child.once('exit', r); child.send('stop'); }),
-    }));
-  });
-}
 
 /** Raw CREATEs of the same files, encoding them inside the clock (JSON.parse of each value, one line each): no commit protocol. */
 async function rawEncoding(url, writes) {
@@ -157,7 +147,7 @@ async function runHdfsSink({ rows = ROWS, rounds = ROUNDS, log = () => undefined
   const bytes = fileList.reduce((n, f) => n + f.bytes.length, 0);
   const out = [];
   for (const [label, kind] of placements) {
-    const server = kind === 'child' ? await startChildServer() : kind === 'in-process' ? await WebHdfsServer.start() : null;
+    const server = kind === 'child' ? await startWebHdfsChild() : kind === 'in-process' ? await WebHdfsServer.start() : null;
     const url = external ?? server.url;
     try {
       log(`HDFS sink: ${rows} rows, ${fileList.length} files, ${(bytes / 1e6).toFixed(1)} MB, ${rounds} rounds, server ${label} ${url}`);

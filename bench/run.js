@@ -4,7 +4,8 @@
  * runs), raw numbers in bench/results/latest.json. Run `npm run build` first.
  *
  *   node bench/run.js [--rows 40000] [--rounds 5] [--e2e-rows 50000] [--messages 100000]
- *     [--only sql,hdfs,e2e,mock,converters,fetch,rebalance] [--fetch-messages 300000] [--rr-rounds 2] [--rr-rate 30000]
+ *     [--only sql,hdfs,hdfs-e2e,e2e,mock,converters,fetch,rebalance,record]
+ *     [--record-rows 300000] [--hdfs-e2e-rows 60000] [--record-compression none|lz4] [--record-before other/dist] [--fetch-messages 300000] [--rr-rounds 2] [--rr-rate 30000]
  *
  * PostgreSQL figures need KAFKA_EOS_PG_URL (or --pg). The mock-broker figure needs /usr/bin/python3 with
  * confluent_kafka (librdkafka's mock is the baseline); without it that row is skipped and says so.
@@ -31,7 +32,7 @@ function hasRdkafka() {
 }
 
 (async () => {
-  const only = new Set((arg('--only', 'sql,hdfs,e2e,mock,converters,fetch,rebalance')).split(','));
+  const only = new Set((arg('--only', 'sql,hdfs,hdfs-e2e,e2e,mock,converters,fetch,rebalance,record')).split(','));
   const rows = Number(arg('--rows', 40000));
   const rounds = Number(arg('--rounds', 5));
   const pgUrl = arg('--pg', process.env.KAFKA_EOS_PG_URL);
@@ -40,12 +41,18 @@ function hasRdkafka() {
   const notes = [];
   if (only.has('sql')) {
     log('== SQL sink');
-    figures.push(...await require('./sql-sink.js').runSqlSink({ rows, batch: Number(arg('--batch', 2000)), rounds, pgUrl, log }));
+    const mariadbUrl = arg('--mariadb', process.env.KAFKA_EOS_MARIADB_URL);
+    figures.push(...await require('./sql-sink.js').runSqlSink({ rows, batch: Number(arg('--batch', 2000)), rounds, pgUrl, mariadbUrl, log }));
     if (!pgUrl) notes.push('PostgreSQL figures skipped: KAFKA_EOS_PG_URL not set');
+    if (!mariadbUrl) notes.push('MariaDB figures skipped: KAFKA_EOS_MARIADB_URL not set');
   }
   if (only.has('hdfs')) {
     log('== HDFS sink');
     figures.push(...await require('./hdfs-sink.js').runHdfsSink({ rows, rounds, log }));
+  }
+  if (only.has('hdfs-e2e')) {
+    log('== HDFS end to end');
+    figures.push(...await require('./hdfs-end-to-end.js').runHdfsEndToEnd({ rows: Number(arg('--hdfs-e2e-rows', 60000)), rounds: Math.max(3, Math.min(rounds, 5)), log }));
   }
   if (only.has('converters')) {
     log('== converters');
@@ -59,6 +66,13 @@ function hasRdkafka() {
     log('== consumer fetch loop');
     figures.push(...await require('./consumer-fetch.js').runConsumerFetch({
       messages: Number(arg('--fetch-messages', 300000)), rounds: Math.max(2, Math.min(rounds, 3)), log,
+    }));
+  }
+  if (only.has('record')) {
+    log('== record handler vs batch handler');
+    figures.push(...await require('./record-handler.js').runRecordHandler({
+      rows: Number(arg('--record-rows', 300000)), rounds: Math.max(3, Math.min(rounds, 7)), compression: arg('--record-compression', 'none'),
+      beforeDist: arg('--record-before') && path.resolve(arg('--record-before')), log,
     }));
   }
   if (only.has('rebalance')) {

@@ -16,7 +16,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['records.ts', 'sink-contract.ts', 'util'],      // shapes every layer shares; small pure helpers
   ['consumer'],                                    // the group client
   ['sinks'],                                       // SQL and HDFS sinks, each with its offsets store
-  ['offsets', 'metrics', 'timeline'],              // operator tooling over the layers below
+  ['offsets', 'metrics', 'timeline', 'connect'],   // operator tooling over the layers below; Kafka Connect configs
   ['cli'],                                         // the command line
   ['index.ts', 'mock-broker.ts', 'webhdfs-server.ts', 'schema-registry.ts'], // package entry points
 ];

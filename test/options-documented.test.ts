@@ -30,11 +30,11 @@ test('every field of the run config schema (what --print-schema prints) has a de
   expect(printableSchema()).toMatch(/sink\.includeKafkaCoordinates .* \(default false\)/);
 });
 
-test('every option of GroupConsumerOptions, SqlSinkConfig and HdfsSinkConfig has a docstring (hover docs)', () => {
+test('every option of GroupConsumerOptions, SqlSinkConfig, HdfsSinkConfig and JdbcSinkConfig has a docstring (hover docs)', () => {
   const root = path.join(__dirname, '..');
   const file = path.join(root, 'test', '__options-documented.ts');
-  const text = "import type { GroupConsumerOptions, HdfsSinkConfig, SqlSinkConfig } from '../src/index';\n"
-    + 'export type Options = [GroupConsumerOptions, SqlSinkConfig, HdfsSinkConfig];\n';
+  const text = "import type { GroupConsumerOptions, HdfsSinkConfig, JdbcSinkConfig, SqlSinkConfig } from '../src/index';\n"
+    + 'export type Options = [GroupConsumerOptions, SqlSinkConfig, HdfsSinkConfig, JdbcSinkConfig];\n';
   const options: ts.CompilerOptions = { strict: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext,
     target: ts.ScriptTarget.ES2022, types: ['node'], skipLibCheck: true, noEmit: true };
   const host = ts.createCompilerHost(options);

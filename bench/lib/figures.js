@@ -1,5 +1,6 @@
 // Shared by bench/run.js and the benchmarks it runs: interleaved rounds, medians, the markdown table.
 /* eslint-disable @typescript-eslint/no-require-imports */
+const os = require('node:os');
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -49,20 +50,23 @@ function figure(name, unit, work, ours, baseline, oursTimes, baseTimes, goal) {
     // The spread of the per-round ratios: quartiles (nearest rank) and extremes.
     ratioQ1: at(0.25), ratioQ3: at(0.75), ratioMin: sorted[0], ratioMax: sorted[sorted.length - 1],
     oursSeconds: oursTimes, baselineSeconds: baseTimes,
+    // The machine's 1-minute load average when the figure was taken (the machine is shared: read ratios with it).
+    loadavg: os.loadavg()[0],
   };
 }
 
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 
-/** The markdown table: figure | ours | baseline | ratio (median, with the quartiles of the per-round ratios when known) | runs.
- * A figure with rateUnit: false shows no rates (its ratio compares quantities other than throughput). */
+/** The markdown table: figure | ours | baseline | ratio (median, with the quartiles of the per-round ratios when known) | runs,
+ * with the 1-minute load average when the figure was taken. A figure with rateUnit: false shows no rates (its ratio
+ * compares quantities other than throughput). */
 function table(figures) {
-  const lines = ['| figure | ours | baseline | ratio | runs |', '|---|---|---|---|---|'];
+  const lines = ['| figure | ours | baseline | ratio | runs (load) |', '|---|---|---|---|---|'];
   for (const f of figures) {
     const goal = f.goal === undefined ? '' : ` (goal ≥ ${f.goal}×${f.ratio >= f.goal ? ', met' : ', NOT met'})`;
     const spread = f.ratioQ1 === undefined ? '' : ` IQR ${f.ratioQ1.toFixed(2)}–${f.ratioQ3.toFixed(2)}`;
     const rate = (r) => (f.rateUnit === false ? '' : `: ${fmt(r)} ${f.unit}`);
-    lines.push(`| ${f.figure} | ${f.ours}${rate(f.oursRate)} | ${f.baseline}${rate(f.baselineRate)} | **${f.ratio.toFixed(2)}×**${spread}${goal} | ${f.runs} |`);
+    lines.push(`| ${f.figure} | ${f.ours}${rate(f.oursRate)} | ${f.baseline}${rate(f.baselineRate)} | **${f.ratio.toFixed(2)}×**${spread}${goal} | ${f.runs}${f.loadavg === undefined ? '' : ` (${f.loadavg.toFixed(1)})`} |`);
   }
   return lines.join('\n');
 }

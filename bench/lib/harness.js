@@ -50,4 +50,15 @@ function startOursChild(topics = [], options = {}, execArgv = ['--expose-gc']) {
 const mb = (b) => `${(b / 1048576).toFixed(1)} MB`;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-module.exports = { arg, flag, startRdkafkaMock, startOursInProcess, startOursChild, fmt, mb, sleep };
+/** The embedded WebHDFS server alone in a child process (webhdfs-child.js), as a NameNode and DataNode run apart from their clients: { url, stop }. */
+function startWebHdfsChild() {
+  return new Promise((resolve, reject) => {
+    const child = fork(path.join(__dirname, 'webhdfs-child.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    child.once('exit', (code) => reject(new Error(`WebHDFS child exited ${code}`)));
+    child.once('message', ({ url }) => resolve({
+      url, stop: () => new Promise((r) => { child.removeAllListeners('exit'); child.once('exit', r); child.send('stop'); }),
+    }));
+  });
+}
+
+module.exports = { arg, flag, startRdkafkaMock, startOursInProcess, startOursChild, startWebHdfsChild, fmt, mb, sleep };

@@ -29,8 +29,8 @@ function nonNegativeInt(name: string, min = 0, max = Number.MAX_SAFE_INTEGER) {
 }
 
 function database(v: string): string {
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(v) && !/^postgres(ql)?:\/\//i.test(v)) {
-    throw new InvalidArgumentError('--db must be a SQLite file path or a postgresql:// URL');
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(v) && !/^(postgres(ql)?|mysql|mariadb):\/\//i.test(v)) {
+    throw new InvalidArgumentError('--db must be a SQLite file path, a postgresql:// URL or a mysql:// URL');
   }
   return v;
 }
@@ -70,7 +70,8 @@ program.command('demo')
     + '→ exactly-once SQL sink, then verify')
   .option('--rows <n>', 'number of flight records (default: all 200000)', nonNegativeInt('--rows', 1, 200000))
   .option('--db <path|url>',
-    'SQLite file to keep, or postgresql://user:pass@host:port/db (the demo table is dropped and recreated there)', database)
+    'SQLite file to keep, postgresql://user:pass@host:port/db or mysql://user:pass@host:port/db (MySQL / MariaDB; the demo '
+    + 'table is dropped and recreated there)', database)
   .option('--table <name>',
     'table to (re)create for the demo (only a table the demo created is ever dropped; never an offsets table)', 'flights')
   .option('--consumers <n>', 'consumer processes', nonNegativeInt('--consumers', 1, 32), 3)
@@ -97,9 +98,14 @@ program.command('demo')
   });
 
 program.command('run')
-  .description('run a SQL or HDFS sink from a JSON or YAML connector config against any Kafka cluster, until SIGINT/SIGTERM')
-  .argument('[config]', 'path of the config file (JSON, or YAML for .yaml/.yml); same as --config')
-  .option('--config <file>', 'path of the config file (JSON, or YAML for .yaml/.yml)')
+  .description('run a SQL, JDBC or HDFS sink from a JSON or YAML run config, or Kafka Connect sink connector configs '
+    + '(docs/connect.md), against any Kafka cluster, until SIGINT/SIGTERM')
+  .argument('[files...]', 'a run config (JSON, or YAML for .yaml/.yml); or Kafka Connect files: worker.properties '
+    + 'connector.properties [...] (connect-standalone\'s order), or connector .properties / .json files with --worker')
+  .option('--config <file>', 'path of the run config file (JSON, or YAML for .yaml/.yml)')
+  .option('--worker <file>', 'Kafka Connect worker .properties for the connector files given')
+  .option('--bootstrap-servers <list>', 'Kafka Connect: the brokers (bootstrap.servers), over the worker file\'s')
+  .option('--explain', 'Kafka Connect: print how every key of the files is understood, and the run configs, then exit')
   .option('--print-schema', 'print every config field with its type and meaning, and exit')
   .option('--metrics-port <port>',
     'serve Prometheus metrics at http://127.0.0.1:<port>/metrics (0 = any free port)', nonNegativeInt('--metrics-port', 0, 65535))
@@ -110,44 +116,91 @@ program.command('run')
     'status log line period when stdout is not a TTY (default 10000)', nonNegativeInt('--status-interval', 100, 86400000))
   .addHelpText('after', `\nExit codes: 0 stopped by SIGINT/SIGTERM (drained, committed, left the group); 1 the consumer failed;
 2 invalid config or arguments, or the database cannot be used at start.\n\n${printableSchema()}`)
-  .action(async (file: string | undefined, o) => {
+  .action(async (args: string[], o) => {
     if (o.printSchema) {
       process.stdout.write(printableSchema());
       return;
     }
-    const path = o.config ?? file;
-    if (!path) {
-      throw new ConfigError('--config', 'give the config file (kafka-eos run --config connector.yaml); --print-schema lists its fields');
+    const files: string[] = o.config ? [o.config, ...args] : args;
+    if (files.length === 0) {
+      throw new ConfigError('--config', 'give the config file (kafka-eos run --config connector.yaml), or Kafka Connect files '
+        + '(kafka-eos run worker.properties connector.properties); --print-schema lists the run config\'s fields');
     }
-    process.exitCode = await runSink(path, {
-      metricsPort: o.metricsPort, logLevel: o.logLevel, statusIntervalMs: o.statusInterval, timeline: o.timeline,
-    });
+    const runOptions = { metricsPort: o.metricsPort, logLevel: o.logLevel, statusIntervalMs: o.statusInterval, timeline: o.timeline };
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const connect = require('../connect/connector') as typeof import('../connect/connector');
+    if (o.bootstrapServers !== undefined || connect.isConnectInvocation(files, o.worker)) {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { connectRunConfigs, explainConnect } = require('./connect-run') as typeof import('./connect-run');
+      if (o.explain) {
+        process.exitCode = explainConnect(files, o);
+        return;
+      }
+      const configs = connectRunConfigs(files, o);
+      // One port and one timeline file per process: with several connectors, run a process per connector for them.
+      if (configs.length > 1 && o.timeline) throw new ConfigError('--timeline', 'one connector at a time (run one process per connector)');
+      if (configs.length > 1 && o.metricsPort !== undefined) {
+        throw new ConfigError('--metrics-port', 'one connector at a time (run one process per connector)');
+      }
+      process.exitCode = await runSink(configs, runOptions);
+      return;
+    }
+    if (o.explain) throw new ConfigError('--explain', 'explains Kafka Connect files (.properties, or connector JSON)');
+    process.exitCode = await runSink(files[0]!, runOptions);
   });
 
 registerOffsetsCommand(program);
 
+const collect = (v: string, prev: string[] = []): string[] => [...prev, v];
+
 program.command('broker')
   .description('a standalone mock Kafka cluster, serving until interrupted')
-  .option('--port <port>', 'port of the first broker; the others take the next ports', nonNegativeInt('--port', 1, 65535), 9092)
+  .option('--port <port>', 'PLAINTEXT port of the first broker; the others take the next ports (see --port-step)',
+    nonNegativeInt('--port', 1, 65535), 9092)
   .option('--brokers <n>', 'number of brokers', nonNegativeInt('--brokers', 1, 64), 3)
   .option('--host <host>', 'address to listen on and advertise', '127.0.0.1')
-  .option('--initial-rebalance-delay <ms>', 'group.initial.rebalance.delay.ms', nonNegativeInt('--initial-rebalance-delay'), 0)
+  .option('--advertised-host <host>', 'host the brokers advertise to clients (default: --host)')
+  .addOption(new Option('--auto-create-as <mode>', 'how Metadata answers a topic it auto-creates: kraft (Kafka 4.0: '
+    + 'UNKNOWN_TOPIC_OR_PARTITION first) or zookeeper (Kafka up to 3.9: LEADER_NOT_AVAILABLE first)').choices(['kraft',
+      'zookeeper']).default('kraft'))
+  .option('--first-node-id <id>', 'node id of the first broker; the others count up (default 1)',
+    nonNegativeInt('--first-node-id', 0, 1_000_000))
+  .option('--ssl-port <port>', 'also an SSL listener from this port (needs --ssl-cert and --ssl-key)',
+    nonNegativeInt('--ssl-port', 1, 65535))
+  .option('--sasl-port <port>', 'also a SASL_PLAINTEXT listener from this port', nonNegativeInt('--sasl-port', 1, 65535))
+  .option('--sasl-ssl-port <port>', 'also a SASL_SSL listener from this port (needs --ssl-cert and --ssl-key)',
+    nonNegativeInt('--sasl-ssl-port', 1, 65535))
+  .option('--ssl-cert <file>', 'PEM certificate of the SSL and SASL_SSL listeners')
+  .option('--ssl-key <file>', 'PEM private key of the SSL and SASL_SSL listeners')
+  .option('--port-step <n>', 'broker k listens on each port + (k-1) x step (default: the number of listeners)',
+    nonNegativeInt('--port-step', 1, 1000))
+  .option('--sasl-mechanisms <list>', 'sasl.enabled.mechanisms (default PLAIN,SCRAM-SHA-256,SCRAM-SHA-512)')
+  .option('--user <name:password[:mechanism]>', 'a SASL user (repeatable; without a mechanism: every enabled one)', collect)
+  .option('--topic <name:partitions[:replication]>', 'a topic to create at start (repeatable)', collect)
+  .option('--config <key=value>', 'a broker config the mock acts on, e.g. log.retention.ms=60000 (repeatable)', collect)
+  .option('--initial-rebalance-delay <ms>', 'group.initial.rebalance.delay.ms (default 0; Kafka: 3000)',
+    nonNegativeInt('--initial-rebalance-delay'))
   .option('--min-session-timeout <ms>', 'group.min.session.timeout.ms (default 6000, as in Kafka)', nonNegativeInt('--min-session-timeout'))
-  .option('--retention-bytes <n>', 'retention.bytes per partition (default unbounded)', nonNegativeInt('--retention-bytes'))
-  .option('--retention-ms <ms>', 'retention.ms (default unbounded)', nonNegativeInt('--retention-ms'))
+  .option('--consumer-heartbeat-interval <ms>', 'KIP-848 group.consumer.heartbeat.interval.ms (default 5000, as in Kafka)',
+    nonNegativeInt('--consumer-heartbeat-interval', 1))
+  .option('--consumer-session-timeout <ms>', 'KIP-848 group.consumer.session.timeout.ms (default 45000, as in Kafka)',
+    nonNegativeInt('--consumer-session-timeout', 1))
+  .option('--retention-bytes <n>', 'log.retention.bytes (default unbounded)', nonNegativeInt('--retention-bytes'))
+  .option('--retention-ms <ms>', 'log.retention.ms (default 7 days, as in Kafka)', nonNegativeInt('--retention-ms'))
   .option('--verbose', 'print every event (group transitions, joins, assignments, faults) as a JSON line')
   .option('--schema-registry-port <port>', 'also serve a Schema Registry (Confluent REST API) on http://<host>:<port> (0 = any free port)',
     nonNegativeInt('--schema-registry-port', 0, 65535))
-  .option('--topic <name:partitions[:replication]>', 'create this topic at start (repeatable)', (v: string, all: string[]) => [...all, v],
-    [] as string[])
   .action(async (o) => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { runBroker, parseTopicSpec } = require('./broker') as typeof import('./broker');
+    const { runBroker } = require('./broker') as typeof import('./broker');
     await runBroker({
-      topics: (o.topic as string[]).map(parseTopicSpec),
-      port: o.port, brokers: o.brokers, host: o.host, initialRebalanceDelayMs: o.initialRebalanceDelay,
+      port: o.port, brokers: o.brokers, firstNodeId: o.firstNodeId, host: o.host, advertisedHost: o.advertisedHost,
+        autoCreateTopicsAs: o.autoCreateAs,
+      initialRebalanceDelayMs: o.initialRebalanceDelay,
       minSessionTimeoutMs: o.minSessionTimeout, retentionBytes: o.retentionBytes, retentionMs: o.retentionMs, verbose: o.verbose === true,
-      schemaRegistryPort: o.schemaRegistryPort,
+      schemaRegistryPort: o.schemaRegistryPort, sslPort: o.sslPort, saslPort: o.saslPort, saslSslPort: o.saslSslPort,
+      sslCert: o.sslCert, sslKey: o.sslKey, portStep: o.portStep, saslMechanisms: o.saslMechanisms, users: o.user, topics: o.topic,
+      configs: o.config, consumerHeartbeatIntervalMs: o.consumerHeartbeatInterval, consumerSessionTimeoutMs: o.consumerSessionTimeout,
     });
   });
 

@@ -32,7 +32,7 @@ import { serveMetrics } from '../metrics/server';
 import { CleanupStack, type CleanupFailure } from './cleanup';
 import { openSink } from './sink-factory';
 import { classifyRunFailure } from './connector/failure';
-import { loadRunConfig, resolveSsl, type RunConfig } from './connector/config';
+import { loadRunConfig, resolveSsl, subscription, subscriptionText, type RunConfig } from './connector/config';
 import { OutageReporter } from './connector/health';
 import { plainRecordWriter } from './connector/plain-writer';
 import { StatusReporter } from './connector/status';
@@ -106,7 +106,7 @@ function validateConsumerConfig(config: RunConfig): void {
   const { delivery = 'exactly-once', ...consumer } = config.consumer ?? {};
   try {
     validateOptions({
-      brokers: config.brokers, groupId: config.groupId, topics: config.topics, ...consumer, delivery,
+      brokers: config.brokers, groupId: config.groupId, topics: subscription(config), ...consumer, delivery,
       ...(delivery === 'exactly-once' ? { sink: placeholderSink as never } : { recordHandler: async () => undefined }),
     });
   } catch (e) {
@@ -117,69 +117,114 @@ function validateConsumerConfig(config: RunConfig): void {
 }
 
 /**
- * Runs the sink until SIGINT/SIGTERM (exit 0; exit 1 when the commit while stopping failed) or until the
+ * Runs the sink of a config file (or of each config of `source`: Kafka Connect connectors, each its own consumer
+ * group, sink and status, log lines tagged with its label) until SIGINT/SIGTERM (exit 0; exit 1 when the commit while
+ * stopping failed) or until the
  * consumer fails (exit 1, the error printed). The config (consumer options included) is validated before anything is opened, naming
  * the field as the config spells it; the database is checked before anything is consumed (exit 2
  * when it cannot be used). Every exit path closes what was opened. A signal at any point of
  * start-up ends the run: the step under way finishes, then everything is stopped; if stopping
- * takes longer than {@link STOP_BOUND_MS} (`stopBoundMs`) the process exits with code 1 anyway.
+ * takes longer than the shutdown bound the process exits with {@link EXIT_SHUTDOWN_TIMEOUT} anyway, naming what each
+ * connector left uncommitted. The bound is one for the process, armed at the signal: `stopBoundMs` if given, else the
+ * largest `shutdownTimeoutMs` of the configs (each {@link STOP_BOUND_MS} when unset). With several
+ * configs, one that fails (or cannot start) stops the others; the exit code is the worst of theirs.
  * @throws ConfigError (CONFIG_INVALID); KafkaEosError SINK_UNAVAILABLE, KAFKA_UNAVAILABLE,
  *   KAFKA_AUTHENTICATION_FAILED (kafka.sasl refused), INVALID_SESSION_TIMEOUT, UNKNOWN_TOPIC... for start-up failures.
  */
-export async function runSink(file: string, options: RunOptions & { stopBoundMs?: number } = {}): Promise<number> {
+export async function runSink(source: RunSource, options: RunOptions & { stopBoundMs?: number } = {}): Promise<number> {
   // Listen for signals before anything else, so that none is missed during start-up.
   let signalled = false;
   let signalledAt = 0;
-  let wake: () => void = () => undefined;
+  const wakers: (() => void)[] = [];
+  const inputs = typeof source === 'string' ? [{ label: undefined, config: undefined, file: source }]
+    : source.map((s) => ({ ...s, file: undefined }));
+  const runs = inputs.map((input) => {
+    let wake: () => void = () => undefined;
+    wakers.push(() => wake());
+    return { input, cleanup: new CleanupStack(), onWake: (f: () => void) => { wake = f; } };
+  });
+  const several = runs.length > 1;
   let bound: NodeJS.Timeout | undefined;
-  let boundMs = options.stopBoundMs ?? STOP_BOUND_MS;
-  // What the bound reports (set once the consumer exists): the partitions not committed, by partition.
-  let unfinished: () => string = () => 'No partition was assigned: nothing to commit';
+  // One bound for the process, armed at the signal: stopBoundMs, else the largest shutdownTimeoutMs of
+  // the connectors (each STOP_BOUND_MS when unset; STOP_BOUND_MS while no config is read yet).
+  const timeouts: (number | undefined)[] = [];
+  const boundMs = () => {
+    const known = timeouts.filter((t): t is number => t !== undefined);
+    return options.stopBoundMs ?? (known.length > 0 ? Math.max(...known) : STOP_BOUND_MS);
+  };
+  // What each connector would leave uncommitted (set once its consumer exists), reported together when the bound runs out.
+  const unfinished: (() => string)[] = [];
   const arm = () => {
     if (bound) clearTimeout(bound);
+    const ms = boundMs();
     bound = setTimeout(() => {
-      process.stderr.write(`kafka-eos run: did not stop within shutdownTimeoutMs ${boundMs} ms of the signal; exiting `
-        + `${EXIT_SHUTDOWN_TIMEOUT}. ${unfinished()}\n`);
+      const reports = runs.map((r, i) => (several ? `[${r.input.label}] ` : '')
+        + (unfinished[i]?.() ?? 'No partition was assigned: nothing to commit'));
+      process.stderr.write(`kafka-eos run: did not stop within shutdownTimeoutMs ${ms} ms of the signal; exiting `
+        + `${EXIT_SHUTDOWN_TIMEOUT}. ${reports.join('; ')}\n`);
       process.exit(EXIT_SHUTDOWN_TIMEOUT);
-    }, Math.max(0, signalledAt + boundMs - Date.now()));
+    }, Math.max(0, signalledAt + ms - Date.now()));
     bound.unref();
   };
+  const stopAll = () => {
+    signalled = true;
+    for (const w of wakers) w();
+  };
   const onSignal = () => {
-    if (!signalled) {
+    if (!signalledAt) {
       signalledAt = Date.now();
       arm();
     }
-    signalled = true;
-    wake();
+    stopAll();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   if (takeEarlySignal()) onSignal(); // a signal while the CLI's modules were loading
-  const cleanup = new CleanupStack();
-  let ending: RunEnding;
-  let closeFailures: CleanupFailure[];
+  let settled: PromiseSettledResult<RunEnding>[];
+  const closeFailures: CleanupFailure[][] = [];
   try {
-    const bounds = {
-      shutdownTimeoutMs: (ms: number | undefined) => {
-        if (ms === undefined || options.stopBoundMs !== undefined) return;
-        boundMs = ms;
-        if (signalled) arm();
-      },
-      unfinished: (f: () => string) => { unfinished = f; },
-    };
-    ending = await runUntilStopped(file, options, () => signalled, (f) => { wake = f; }, cleanup, bounds);
+    // Each connector runs on its own; one that fails (or cannot start) stops the others, and the process ends.
+    settled = await Promise.allSettled(runs.map(async (r, i) => {
+      const bounds: ShutdownBound = {
+        shutdownTimeoutMs: (ms) => {
+          timeouts[i] = ms ?? STOP_BOUND_MS;
+          if (signalledAt) arm();
+        },
+        unfinished: (f) => { unfinished[i] = f; },
+      };
+      try {
+        const config = r.input.config ?? loadRunConfig(r.input.file!);
+        const ending = await runUntilStopped(config, { ...options, ...(several ? { tty: false } : {}) }, r.input.label,
+          () => signalled, r.onWake, r.cleanup, bounds);
+        if (ending.failed) stopAll();
+        return ending;
+      } catch (e) {
+        stopAll();
+        throw e;
+      }
+    }));
   } finally {
     // Every exit path (a signal, a failure, an exception during start-up) closes what was opened, newest first.
-    closeFailures = await cleanup.closeAll();
+    for (const r of runs) closeFailures.push(await r.cleanup.closeAll());
     process.removeListener('SIGINT', onSignal);
     process.removeListener('SIGTERM', onSignal);
     if (bound) clearTimeout(bound);
   }
-  return ending.finish(closeFailures);
+  const thrown = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (thrown) throw thrown.reason;
+  let code = 0;
+  settled.forEach((s, i) => { code = Math.max(code, (s as PromiseFulfilledResult<RunEnding>).value.finish(closeFailures[i]!)); });
+  return code;
 }
 
-/** How a run ended; `finish` writes the last line (after everything was closed) and returns the exit code. */
-interface RunEnding { finish(closeFailures: CleanupFailure[]): number }
+/** What `run` runs: a config file, or configs already validated (Kafka Connect files, src/connect), each named by a label. */
+export type RunSource = string | { label: string; config: RunConfig }[];
+
+/**
+ * How a run ended; `finish` writes the last line (after everything was closed) and returns the exit code; `failed`: the
+ * consumer failed (the other connectors of the process are stopped).
+ */
+interface RunEnding { failed?: boolean; finish(closeFailures: CleanupFailure[]): number }
 
 /** A run that ended before it consumed (a signal during start-up): nothing to report. */
 const QUIET_END: RunEnding = { finish: () => 0 };
@@ -188,16 +233,17 @@ const QUIET_END: RunEnding = { finish: () => 0 };
 interface ShutdownBound { shutdownTimeoutMs(ms: number | undefined): void; unfinished(f: () => string): void }
 
 async function runUntilStopped(
-  file: string, options: RunOptions, signalled: () => boolean, onWake: (f: () => void) => void, cleanup: CleanupStack,
-  bound: ShutdownBound,
+  config: RunConfig, options: RunOptions, label: string | undefined, signalled: () => boolean, onWake: (f: () => void) => void,
+  cleanup: CleanupStack, bound: ShutdownBound,
 ): Promise<RunEnding> {
-  const config = loadRunConfig(file);
+  const me = `kafka-eos run${label ? ` [${label}]` : ''}`;
   validateConsumerConfig(config);
   bound.shutdownTimeoutMs(config.shutdownTimeoutMs);
   if (signalled()) return QUIET_END;
   const level = LOG_LEVELS.indexOf(options.logLevel ?? 'info');
-  const say = (lvl: RunLogLevel, line: string) => {
+  const say = (lvl: RunLogLevel, text: string) => {
     if (LOG_LEVELS.indexOf(lvl) > level || lvl === 'nothing') return;
+    const line = !label ? text : text.startsWith('kafka-eos run: ') ? `${me}: ${text.slice(15)}` : `${me}: ${text}`;
     if (status) status.log(line);
     else (lvl === 'info' || lvl === 'debug' ? process.stdout : process.stderr).write(line + '\n');
   };
@@ -230,7 +276,7 @@ async function runUntilStopped(
   const prom = new ConsumerPrometheusMetrics();
   const { delivery = 'exactly-once', deadLetterTopic, ...consumerOptions } = config.consumer ?? {};
   const consumer = createGroupConsumer({
-    kafka, groupId: config.groupId, topics: config.topics, ...consumerOptions,
+    kafka, groupId: config.groupId, topics: subscription(config), ...consumerOptions,
     ...(config.keyConverter ? { keyConverter: config.keyConverter as ConverterConfig } : {}),
     ...(config.valueConverter ? { valueConverter: config.valueConverter as ConverterConfig } : {}),
     ...(config.schemaRegistry ? { schemaRegistry: config.schemaRegistry } : {}),
@@ -268,7 +314,7 @@ async function runUntilStopped(
   if (recorder && timeline) {
     // Registered before the consumer's stop, so that it runs after it: the timeline shows the stop's revoke and leave.
     cleanup.defer('timeline', () => {
-      const title = `kafka-eos run: group ${config.groupId}, topics ${config.topics.join(', ')}`;
+      const title = `kafka-eos run: group ${config.groupId}, topics ${subscriptionText(config)}`;
       writeFileSync(timeline, renderTimelineHtml(recorder.timeline(title)));
       say('info', `kafka-eos run: rebalance timeline written to ${timeline}`);
     });
@@ -329,10 +375,10 @@ async function runUntilStopped(
   outages.startingUp(null);
   await admin.connect().catch(() => undefined);
   if (signalled()) return QUIET_END;
-  say('info', `kafka-eos run: group ${config.groupId} consuming ${config.topics.join(', ')} into ${description} (${delivery})`);
+  say('info', `kafka-eos run: group ${config.groupId} consuming ${subscriptionText(config)} into ${description} (${delivery})`);
   status = new StatusReporter(consumer, {
     tty: options.tty ?? process.stdout.isTTY === true, intervalMs: options.statusIntervalMs ?? config.status?.intervalMs,
-    admin, groupId: config.groupId, outages: () => outages.current(),
+    admin, groupId: config.groupId, outages: () => outages.current(), prefix: me,
     errors: () => prom.errorsByCode(config.groupId), health: () => health.report(),
     onBrokers: (answered, reason) => { if (answered) outages.up('broker'); else outages.brokersUnanswered(reason ?? 'no answer'); },
   });
@@ -347,16 +393,17 @@ async function runUntilStopped(
   });
   const reported = outcome === 'failed' ? await classifyRunFailure(consumer.failure ?? new Error('unknown error'), config, 'run') : null;
   return {
+    failed: reported !== null,
     finish: (closeFailures) => {
       if (reported) {
-        process.stderr.write(`kafka-eos run: the consumer failed [${reported.code}]: ${reported.message}\n`);
+        process.stderr.write(`${me}: the consumer failed [${reported.code}]: ${reported.message}\n`);
         return 1;
       }
       const stopped = closeFailures.find((f) => f.name === 'consumer');
       const failed = stopCommitFailure ?? (stopped ? kafkaEosErrorOf(stopped.error) ?? { code: 'CONSUMER_FAILED', message: String(stopped.error) }
         : undefined);
       if (failed) {
-        process.stderr.write(`kafka-eos run: stopped, but not everything consumed was committed [${failed.code}]: ${failed.message}\n`);
+        process.stderr.write(`${me}: stopped, but not everything consumed was committed [${failed.code}]: ${failed.message}\n`);
         return 1;
       }
       say('info', `kafka-eos run: ${stoppedLine(delivery, description, progress, consumer.membershipState().state, brokerOutage())}`);

@@ -6,14 +6,18 @@ import { z } from 'zod';
 import { ConfigError } from '../consumer/options';
 import { KafkaEosError } from '../errors';
 import type { ExactlyOnceSink } from '../sink-contract';
-import { SqlSink } from '../sinks/sql';
+import { JdbcSink, SqlSink } from '../sinks/sql';
 import { HdfsSink } from '../sinks/hdfs/hdfs-sink';
 import { hdfsSinkConfigSchema } from '../sinks/hdfs/config';
 import { quietKnexLog } from './knex-log';
+import { jdbcSinkSchema } from './connector/jdbc-sink-schema';
 import { sqlSinkSchema } from './connector/sql-sink-schema';
 
-/** `sink` of a run config: `{ "type": "sql", ... }` (SqlSinkConfig) or `{ "type": "hdfs", ... }` (HdfsSinkConfig). */
-export const sinkConfigSchema = z.discriminatedUnion('type', [sqlSinkSchema, hdfsSinkConfigSchema.extend({
+/**
+ * `sink` of a run config: `{ "type": "sql", ... }` (SqlSinkConfig), `{ "type": "jdbc", ... }` (JdbcSinkConfig) or
+ * `{ "type": "hdfs", ... }` (HdfsSinkConfig).
+ */
+export const sinkConfigSchema = z.discriminatedUnion('type', [sqlSinkSchema, jdbcSinkSchema, hdfsSinkConfigSchema.extend({
   type: z.literal('hdfs').describe('an exactly-once HDFS sink over WebHDFS'),
 })]);
 
@@ -37,6 +41,17 @@ export async function openSink(
       throw new KafkaEosError('SINK_UNAVAILABLE', `cannot use HDFS at ${config.url}: ${(e as Error).message}`, { cause: e });
     }
     return { sink, description: `HDFS ${config.url}${sink.layout.topicsDir}`, store: 'HDFS' };
+  }
+  if (config.type === 'jdbc') {
+    const { type: _type, ...jdbcConfig } = config;
+    const sink = new JdbcSink({ ...jdbcConfig, knex: { useNullAsDefault: true, ...jdbcConfig.knex, log: quietKnexLog } as never });
+    try {
+      await sink.open(groupId, []);
+    } catch (e) {
+      await sink.close();
+      throw new KafkaEosError('SINK_UNAVAILABLE', `cannot use the database: ${(e as Error).message}`, { cause: e });
+    }
+    return { sink, description: `tables ${jdbcConfig.tableNameFormat ?? '${topic}'}`, store: 'database' };
   }
   const { type: _type, ...sinkConfig } = config;
   const sink = new SqlSink({ ...sinkConfig, knex: { useNullAsDefault: true, ...sinkConfig.knex, log: quietKnexLog } as never });

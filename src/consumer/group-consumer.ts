@@ -32,7 +32,7 @@ import { FencedInstanceIdError } from './errors';
 import { toError, type GroupConsumerEvents, type GroupConsumerListener } from './events';
 import { kafkaCall } from './kafka-calls';
 import { ConsumerState, Lifecycle } from './lifecycle';
-import { attachLogging } from './logging';
+import { attachLogging, reportUnheardFailure } from './logging';
 import { ConsumerMetrics, ConsumerMetricsSnapshot } from './metrics';
 import { GroupConsumerOptions, validateOptions } from './options';
 import { assertOwnKafkaJs } from './kafkajs-instance';
@@ -124,6 +124,8 @@ export class GroupConsumer extends EventEmitter {
   private readonly logger: ReturnType<ReturnType<Kafka['logger']>['namespace']>;
   /** Why the consumer failed, if it did. */
   failure: Error | null = null;
+  /** The consumer's own `error` listeners (metrics, logging): more than these means the user listens. */
+  private readonly ownErrorListeners: number;
 
   constructor(options: GroupConsumerOptions) {
     super();
@@ -171,6 +173,7 @@ export class GroupConsumer extends EventEmitter {
     // An 'error' event with no listener would throw from emit(): keep errors observable but safe.
     this.on('error', () => { this.metricsState.counts.errors += 1; });
     attachLogging(this, this.kafka, options.groupId);
+    this.ownErrorListeners = this.listenerCount('error');
   }
 
   get state(): ConsumerState {
@@ -322,8 +325,11 @@ export class GroupConsumer extends EventEmitter {
     if (this.failure || this.lifecycle.state === 'stopped') return;
     this.failure = error;
     this.commitAbort.abort(error);
+    // start() and drain() reject with the failure: whoever awaits them hears of it. Later, only `error` listeners do.
+    const awaited = this.lifecycle.state === 'starting' || this.lifecycle.state === 'draining';
     if (this.lifecycle.can('failed')) this.lifecycle.to('failed');
     this.emit('error', error);
+    if (!awaited && this.listenerCount('error') <= this.ownErrorListeners) reportUnheardFailure(this.kafka, this.options.groupId, error);
     const e = this.engine;
     const owned = e.partitions.owned();
     if (owned.length > 0) e.partitions.lose(owned, error);

@@ -5,7 +5,7 @@
  * INFO, lost/fenced/dead letters/sink outages at WARN, a blocked sink at ERROR (when it begins, then every 30 s), retries and membership transitions (with
  * their reasons) at DEBUG, errors at ERROR.
  */
-import type { Kafka } from 'kafkajs';
+import { logLevel, type Kafka } from 'kafkajs';
 import type { TopicPartition } from '../records';
 import type { GroupConsumerEventSource } from './events';
 
@@ -42,4 +42,25 @@ export function attachLogging(consumer: GroupConsumerEventSource, kafka: Kafka, 
   consumer.on('retry', (r) =>
     log.debug(`retrying ${r.topic}:${r.partition}@${r.offset} after try ${r.attempt}: ${message(r.error)}`, { groupId }));
   consumer.on('error', (e) => log.error(e.message, { groupId, name: e.name, code: (e as { code?: unknown }).code }));
+}
+
+/**
+ * A consumer failed and nothing listens to its `error` event (and no start() or drain() promise carries the failure):
+ * the failure must not pass unseen. Node's convention for an unheard `error` event is to crash the process; a consumer
+ * must not take down a process that serves other work, so instead, as KafkaJS logs a consumer's crash at ERROR:
+ *
+ * - it is logged at ERROR through the client's logger (its logCreator), in a namespace whose level is ERROR whatever
+ *   the client's level (the default level of a client made from `brokers` is NOTHING); KafkaJS's own
+ *   `KAFKAJS_LOG_LEVEL` environment variable still overrides it;
+ * - `process.exitCode` becomes 1 unless it is already non-zero: a process that ends because nothing else keeps it
+ *   alive ends with a failure status, and a process that stays up (a server) is left running.
+ *
+ * Listening to `error` (`consumer.on('error', ...)`) takes over both.
+ */
+export function reportUnheardFailure(kafka: Kafka, groupId: string, error: Error): void {
+  const log = kafka.logger().namespace('kafka-eos', logLevel.ERROR);
+  log.error(`the consumer failed and nothing listens to its 'error' event (process exit code set to 1): ${error.message}`, {
+    groupId, name: error.name, code: (error as { code?: unknown }).code, stack: error.stack,
+  });
+  if (!process.exitCode) process.exitCode = 1;
 }

@@ -139,30 +139,56 @@ export function policeRejectedRecord(options: ProcessorOptions, batch: StrategyB
 
 /**
  * Runs the handler over the batch. `shouldStop` is checked before each record (record handler):
- * when it says so, the result is partial (`complete: false`). `onRecordDone` is awaited after each
- * record is done with (record handler). Throws PoisonMessageError (policy fail).
+ * when it says so, the result is partial (`complete: false`). `onRecordDone` is called after each
+ * record is done with (record handler) and awaited when it returns a promise. Throws
+ * PoisonMessageError (policy fail).
+ *
+ * The record handler's first try runs outside p-retry: a record that succeeds costs one call and
+ * one await (its context, `attempt: 1`, is one frozen object shared by the batch). Only a record
+ * whose first try failed goes through {@link withRetry}, which replays that failure as attempt 1,
+ * so the retry predicate, the backoff, the `retry` events and the signal behave exactly as if
+ * p-retry had made the first try itself.
  */
 export async function processBatch(
   options: ProcessorOptions,
   batch: StrategyBatch,
   signal: AbortSignal,
   shouldStop: () => boolean,
-  onRecordDone?: (processedUpTo: bigint) => Promise<void>,
+  onRecordDone?: (processedUpTo: bigint) => Promise<void> | void,
 ): Promise<ProcessResult> {
   const { records } = batch;
   if (options.recordHandler) {
     const handler = options.recordHandler;
     const output: SinkRecord[] = [];
-    for (const record of records) {
+    const firstTry: RecordContext = Object.freeze({ signal, attempt: 1 });
+    for (let i = 0; i < records.length; i++) {
+      const record = records[i];
       if (shouldStop()) return { processedUpTo: record.offset, complete: false, output };
+      let failure: { error: unknown } | undefined;
       try {
-        await withRetry(options, signal, record, (attempt) => handler(record, { signal, attempt }));
-        output.push(record);
-      } catch (e) {
-        if (shouldStop()) return { processedUpTo: record.offset, complete: false, output };
-        await poison(options, batch, [record], record.offset, e);
+        await handler(record, firstTry);
+      } catch (error) {
+        failure = { error };
       }
-      await onRecordDone?.(record.offset + 1n);
+      if (failure === undefined) {
+        output.push(record);
+      } else {
+        const first = failure.error;
+        try {
+          await withRetry(options, signal, record, (attempt) => {
+            if (attempt === 1) throw first;
+            return handler(record, { signal, attempt });
+          });
+          output.push(record);
+        } catch (e) {
+          if (shouldStop()) return { processedUpTo: record.offset, complete: false, output };
+          await poison(options, batch, [record], record.offset, e);
+        }
+      }
+      if (onRecordDone !== undefined) {
+        const progress = onRecordDone(record.offset + 1n);
+        if (progress !== undefined) await progress;
+      }
     }
     return { processedUpTo: batch.nextOffset, complete: true, output };
   }

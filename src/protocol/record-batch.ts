@@ -250,13 +250,17 @@ class RecordCursor {
     return u % 2 === 0 ? u / 2 : -(u + 1) / 2;
   }
 
-  /** Zig-zag varlong as a number while it fits 2^53 (timestamp deltas do), else as a bigint. */
+  /**
+   * Zig-zag varlong as a number while it has at most 7 bytes (the zig-zag value is then < 2^49, exact in a double),
+   * else as a bigint: an 8-byte value can pass 2^53, where a double drops the low bit that carries the sign (a delta
+   * near -2^53, as KafkaJS writes when a batch's first timestamp is far from the others, read as a positive one).
+   */
   varlong(): number | bigint {
     const start = this.pos;
     let b = this.byte();
     let u = b & 0x7f;
     for (let shift = 7; b & 0x80; shift += 7) {
-      if (shift > 49) {
+      if (shift > 42) {
         this.pos = start;
         return this.bigVarlong();
       }

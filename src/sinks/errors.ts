@@ -66,3 +66,16 @@ export class SinkMappingError extends SinkWriteError {
     this.column = where.column;
   }
 }
+
+/**
+ * A record's schema needs a change of its table that the sink will not make (Kafka Connect's JDBC sink cannot make it
+ * either): a field's type changed, a new required field, a new field while `auto.evolve` is off. Not a poison record:
+ * every later record of the schema has the same problem, so the consumer stops (code SCHEMA_EVOLUTION_REFUSED).
+ */
+export class SchemaEvolutionError extends KafkaEosError {
+  constructor(readonly table: string, readonly column: string, readonly field: string, message: string,
+    readonly record: { topic: string; partition: number; offset: bigint }) {
+    super('SCHEMA_EVOLUTION_REFUSED', `table ${table}, column ${column} (${field}), first at ${record.topic}:${record.partition}@`
+      + `${record.offset}: ${message}`);
+  }
+}

@@ -1,7 +1,9 @@
 /** Kafka's error table: Kafka errors found through KafkaJS's wrappers, one isRetriable(), the mock's view of the table. */
 import { KafkaJSConnectionError, KafkaJSNumberOfRetriesExceeded, KafkaJSProtocolError } from 'kafkajs';
 import { KafkaEosError } from '../../src/errors';
-import { isRetriable, KAFKA_ERRORS, kafkaErrorByCode, kafkaErrorOf, needsMetadataRefresh, needsRejoin } from '../../src/protocol/kafka-errors';
+import {
+  isRetriable, KAFKA_ERRORS, kafkaErrorByCode, kafkaErrorOf, KafkaProtocolError, needsMetadataRefresh, needsRejoin,
+} from '../../src/protocol/kafka-errors';
 import { ErrorCode, errorName } from '../../src/protocol/error-codes';
 
 /** A KafkaJS protocol error as KafkaJS builds it from a response's error code. */
@@ -69,3 +71,21 @@ test('the mock answers with the same table: ErrorCode and errorName are views of
   expect(errorName(9999)).toBe('UNKNOWN(9999)');
 });
 
+
+test("KafkaProtocolError.answered: a broker's code for the SDK's own request, found through wrappers by its wire number", () => {
+  const e = KafkaProtocolError.answered('OffsetCommit t:0', ErrorCode.ILLEGAL_GENERATION);
+  expect(e).toMatchObject({
+    code: 'KAFKA_PROTOCOL_ERROR', kafkaError: 'ILLEGAL_GENERATION', errorCode: 22, type: 'ILLEGAL_GENERATION', api: 'OffsetCommit t:0',
+    message: 'OffsetCommit t:0: ILLEGAL_GENERATION', retriable: false,
+  });
+  const wrapped = new KafkaEosError('KAFKA_CALL_FAILED', 'commit failed', { cause: e });
+  expect(kafkaErrorOf(wrapped)?.name).toBe('ILLEGAL_GENERATION');
+  expect(needsRejoin(wrapped)).toBe(true);
+  expect(isRetriable(KafkaProtocolError.answered('Fetch t:0', ErrorCode.NOT_LEADER_OR_FOLLOWER))).toBe(true);
+  expect(needsMetadataRefresh(KafkaProtocolError.answered('Fetch t:0', ErrorCode.NOT_LEADER_OR_FOLLOWER))).toBe(true);
+  // A number Kafka's table does not know: UNKNOWN_SERVER_ERROR keeping that number, as Java's Errors.forCode; no entry.
+  const unknown = KafkaProtocolError.answered('Fetch t:0', 9999, 'detail');
+  expect(unknown).toMatchObject({ kafkaError: 'UNKNOWN_SERVER_ERROR', errorCode: 9999, type: 'UNKNOWN(9999)', retriable: false });
+  expect(unknown.message).toBe('Fetch t:0: error code 9999 (detail)');
+  expect(kafkaErrorOf(unknown)).toBeUndefined();
+});

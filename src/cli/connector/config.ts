@@ -87,7 +87,9 @@ export const runConfigSchema = z.object({
   brokers: z.array(z.string().regex(/^[^:\s]+:\d+$/, 'expected host:port')).min(1).describe('bootstrap brokers, host:port'),
   clientId: z.string().min(1).optional().describe('Kafka client.id (default kafka-eos-run)'),
   groupId: z.string().min(1).describe('consumer group id'),
-  topics: z.array(z.string().min(1)).min(1).describe('topics to consume'),
+  topics: z.array(z.string().min(1)).min(1).optional().describe('topics to consume (this or topicsRegex)'),
+  topicsRegex: z.string().min(1).optional()
+    .describe("topics matching this regular expression (whole name) when the consumer starts (Connect's topics.regex)"),
   kafka: kafkaClientSchema.optional().describe('KafkaJS client settings passed through: ssl, sasl, timeouts, retry'),
   consumer: consumerSchema.optional().describe('consumer group and processing settings'),
   sink: sinkConfigSchema.describe('where records go: { type: sql, ... } or { type: hdfs, ... } (docs/sql-sink.md, docs/hdfs-sink.md)'),
@@ -135,6 +137,14 @@ export function validateRunConfig(value: unknown): RunConfig {
     throw new ConfigError(issue.path.join('.') || '(config)', describeIssue(issue));
   }
   const c = parsed.data;
+  if ((c.topics === undefined) === (c.topicsRegex === undefined)) throw new ConfigError('topics', 'give either topics or topicsRegex');
+  if (c.topicsRegex !== undefined) {
+    try {
+      new RegExp(c.topicsRegex);
+    } catch (e) {
+      throw new ConfigError('topicsRegex', `not a regular expression: ${(e as Error).message}`);
+    }
+  }
   const consumer = c.consumer ?? {};
   const delivery = consumer.delivery ?? 'exactly-once';
   if (consumer.deadLetterTopic && consumer.poisonPolicy !== 'dead-letter') throw new ConfigError('consumer.deadLetterTopic',
@@ -152,6 +162,16 @@ export function validateRunConfig(value: unknown): RunConfig {
     }
   }
   return c;
+}
+
+/** The subscription of a run config: its topics, or its topicsRegex anchored to whole names (as Java's Pattern.matches). */
+export function subscription(config: RunConfig): (string | RegExp)[] {
+  return config.topics ?? [new RegExp(`^(?:${config.topicsRegex!})$`)];
+}
+
+/** The subscription for log lines: the topics, or `/regex/`. */
+export function subscriptionText(config: RunConfig): string {
+  return config.topics?.join(', ') ?? `/${config.topicsRegex}/`;
 }
 
 /**

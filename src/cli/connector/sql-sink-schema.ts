@@ -14,7 +14,7 @@ const column = z.object({
 export const sqlSinkSchema = z.object({
   type: z.literal('sql').describe('an exactly-once SQL sink through knex'),
   knex: z.object({
-    client: z.enum(['sqlite3', 'pg']).describe('database driver'),
+    client: z.enum(['sqlite3', 'pg', 'mysql2']).describe('database driver'),
   }).passthrough()
     .describe('a knex config: { client, connection, pool, ... }; connection is a postgresql:// URL or { filename } for SQLite'),
   table: z.string().min(1).describe('data table'),

@@ -36,6 +36,8 @@ export interface StatusOptions {
    * that the brokers stopped answering (frozen, partitioned) even while the topic is idle.
    */
   onBrokers?: (answered: boolean, reason?: string) => void;
+  /** What log lines start with (default `kafka-eos run`; `kafka-eos run [<connector>]` when a process runs several). */
+  prefix?: string;
 }
 
 /** How long a DescribeGroups of the status line may go unanswered before the brokers count as unreachable, ms. */
@@ -145,7 +147,7 @@ export class StatusReporter {
       this.out.write(`\r\x1b[K${cutToWidth(line, width)}`);
       this.drawn = true;
     } else {
-      this.out.write(`kafka-eos run: status ${line}\n`);
+      this.out.write(`${this.options.prefix ?? 'kafka-eos run'}: status ${line}\n`);
     }
   }
 }

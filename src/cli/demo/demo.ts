@@ -23,7 +23,7 @@ import { MockCluster } from '../../testing/mock-broker';
 import { mulberry32 } from '../../util/prng';
 import { SqlSink } from '../../sinks/sql';
 import { Flight, loadFlights } from './dataset';
-import { FLIGHT_MAPPING, isPostgres, knexConfig } from './db';
+import { databaseName, FLIGHT_MAPPING, isMysql, isPostgres, knexConfig } from './db';
 import { dropOwnDemoTable, markDemoTable, validateDemoTable } from './tables';
 import { PhaseTimes } from './phases';
 import type { AllowMessage, DemoCompression, ProducerConfig, ProducerMessage } from './producer';
@@ -103,7 +103,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
   const random = mulberry32(o.seed);
   const killAt = Array.from({ length: o.kills }, () => 0.15 + random() * 0.7).sort((a, b) => a - b).map((f) => Math.floor(f * N));
   const hdfs: HdfsDemo | null = o.sink === 'hdfs' ? await startHdfsDemo(o.hdfs, groupId) : null;
-  const target = hdfs ? hdfs.description : isPostgres(db) ? 'PostgreSQL' : `SQLite ${db}`;
+  const target = hdfs ? hdfs.description : databaseName(db);
   const codec = o.compression ?? 'none';
   log(`kafka-eos demo: ${N} flight records${codec === 'none' ? '' : ` (${codec} batches)`} → ${o.partitions} partitions → `
     + `${o.consumers} consumer processes → ${target}`);
@@ -305,7 +305,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
       + `${Math.round(rows / consumeSeconds)} rows/s${waits}`);
     log('where the time went:');
     log(phases.format());
-    if (keepDb && !isPostgres(db)) log(`database kept at ${db}`);
+    if (keepDb && !isPostgres(db) && !isMysql(db)) log(`database kept at ${db}`);
     for (const e of errors) log(`error: ${e}`);
     const ok = checks.every((c) => c.pass) && errors.length === 0;
     log(ok ? 'VERIFICATION PASSED' : 'VERIFICATION FAILED');

@@ -51,7 +51,7 @@ async function looksLikeOffsetsTable(knex: Knex, table: string): Promise<boolean
  */
 export async function dropOwnDemoTable(knex: Knex, table: string): Promise<void> {
   await createTableIfMissing(knex, DEMO_MARKER_TABLE, (t) => {
-    t.text('name').primary();
+    t.string('name', 255).primary(); // VARCHAR: MySQL refuses a TEXT key
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
   });
   if (!(await knex.schema.hasTable(table))) {

@@ -46,10 +46,13 @@ export async function verify(
   ).where('prev', '>', db.ref('seq')).count({ n: '*' });
   checks.push(check('records out of order within a key', 0, num(outOfOrder[0].n)));
 
+  // Integer division: '/' on integers truncates in SQLite and PostgreSQL; MySQL's '/' is exact, its DIV truncates.
+  const div = (db.client as { dialect?: string }).dialect === 'mysql' ? 'DIV' : '/';
+  const band = `(distance ${div} ${BAND_MILES}) * ${BAND_MILES}`;
   const sqlBands = await db(table)
-    .select(db.raw(`(distance / ${BAND_MILES}) * ${BAND_MILES} as band`))
+    .select(db.raw(`${band} as band`))
     .count({ count: '*' }).sum({ sum: 'delay' })
-    .groupByRaw(`(distance / ${BAND_MILES}) * ${BAND_MILES}`).orderBy('band');
+    .groupByRaw(band).orderBy('band');
   const fromSql = (sqlBands as Record<string, unknown>[]).map((r) => ({ band: num(r.band), count: num(r.count), sumDelay: num(r.sum) }));
   checks.push(check(`count and sum(delay) per ${BAND_MILES}-mile band`, aggregateByBand(flights), fromSql));
 

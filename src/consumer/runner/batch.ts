@@ -40,13 +40,14 @@ export async function handleChunk(c: BatchContext, owned: OwnedPartition, chunk:
     topic: owned.tp.topic, partition: owned.tp.partition,
     fetchOffset: chunk.fetchOffset, records: chunk.records, nextOffset: chunk.nextOffset, assigned: current,
   };
-  const shouldStop = () => watch.signal.aborted || !current();
+  const shouldStop = () => watch.aborted || !current();
   let outcome;
   try {
     const ctx = c.context();
     const onProgress = c.strategy.onProgress?.bind(c.strategy);
     // Progress of a partition that was lost or revoked meanwhile is not this member's to commit.
-    const onRecordDone = onProgress ? async (upTo: bigint) => { if (current()) await onProgress(ctx, sb, upTo); } : undefined;
+    // No async wrapper: processBatch awaits only what onProgress returns (a commit), not every record.
+    const onRecordDone = onProgress ? (upTo: bigint) => (current() ? onProgress(ctx, sb, upTo) : undefined) : undefined;
     outcome = await c.strategy.handleBatch(ctx, sb, () => processBatch(c.processor, sb, watch.signal, shouldStop, onRecordDone));
   } catch (e) {
     if (needsRejoin(e) || watch.timedOut) return;

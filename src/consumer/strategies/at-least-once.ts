@@ -11,14 +11,16 @@ import { isDropped, type CommitStrategy, type StrategyContext } from './types';
 export interface AtLeastOnceOptions {
   /** Commit at most this often, ms (default 5000, Java's auto.commit.interval.ms); 0 = after every batch. */
   commitIntervalMs?: number;
-  /** Monotonic clock, ms (tests). */
+  /** Clock, ms (tests; default Date.now). A clock that goes back counts as a commit being due. */
   now?: () => number;
 }
 
 /** The at-least-once strategy (see the module comment): commits finished offsets to the Kafka group. */
 export function atLeastOnce(options: AtLeastOnceOptions = {}): CommitStrategy {
   const interval = options.commitIntervalMs ?? 5000;
-  const now = options.now ?? (() => performance.now());
+  // Date.now(), read once per finished record, costs a fraction of performance.now() (a native call in Node 20). It is
+  // not monotonic: a clock set back makes the commit due at once (and restarts the interval) instead of delaying it.
+  const now = options.now ?? Date.now;
   /** key → { tp, finished: offset after the last finished record, committed } */
   const progress = new Map<string, { tp: TopicPartition; finished: bigint; committed: bigint }>();
   let lastCommit = now();
@@ -43,11 +45,43 @@ export function atLeastOnce(options: AtLeastOnceOptions = {}): CommitStrategy {
     }
   }
 
+  /**
+   * The entry last finished, by the identity of the TopicPartition it was finished for: a record handler finishes
+   * the same batch object record after record, so the key is built once per batch, not once per record. Cleared
+   * whenever an entry leaves `progress`.
+   */
+  let lastTp: TopicPartition | undefined;
+  let lastEntry: { tp: TopicPartition; finished: bigint; committed: bigint } | undefined;
+
+  /** Whether the periodic commit is due; when it is, the interval restarts now. */
+  function due(): boolean {
+    const t = now();
+    if (t - lastCommit < interval && t >= lastCommit) return false;
+    lastCommit = t;
+    return true;
+  }
+
   function finish(tp: TopicPartition, offset: bigint): void {
+    if (tp === lastTp && lastEntry !== undefined) {
+      if (offset > lastEntry.finished) lastEntry.finished = offset;
+      return;
+    }
     const key = partitionKey(tp);
-    const p = progress.get(key);
-    if (!p) progress.set(key, { tp: { topic: tp.topic, partition: tp.partition }, finished: offset, committed: -1n });
-    else if (offset > p.finished) p.finished = offset;
+    let p = progress.get(key);
+    if (!p) {
+      p = { tp: { topic: tp.topic, partition: tp.partition }, finished: offset, committed: -1n };
+      progress.set(key, p);
+    } else if (offset > p.finished) {
+      p.finished = offset;
+    }
+    lastTp = tp;
+    lastEntry = p;
+  }
+
+  function forget(key: string): void {
+    progress.delete(key);
+    lastTp = undefined;
+    lastEntry = undefined;
   }
 
   return {
@@ -61,18 +95,16 @@ export function atLeastOnce(options: AtLeastOnceOptions = {}): CommitStrategy {
       // Lost or revoked while the handler ran: its progress is not this member's to commit.
       if (isDropped(batch)) return { kind: 'dropped' };
       finish(batch, result.processedUpTo);
-      if (now() - lastCommit >= interval) {
-        lastCommit = now();
+      if (due()) {
         await commitDue(ctx, progress.keys());
       }
       return result.complete ? { kind: 'done' } : { kind: 'seek', offset: result.processedUpTo };
     },
-    async onProgress(ctx, tp, processedUpTo) {
+    // Not async: a record that finishes between commits costs no promise (see CommitStrategy.onProgress).
+    onProgress(ctx, tp, processedUpTo) {
       finish(tp, processedUpTo);
-      if (now() - lastCommit >= interval) {
-        lastCommit = now();
-        await commitDue(ctx, [partitionKey(tp)]);
-      }
+      if (!due()) return undefined;
+      return commitDue(ctx, [partitionKey(tp)]);
     },
     onFailed(batch, processedUpTo) {
       if (processedUpTo > batch.fetchOffset) finish(batch, processedUpTo);
@@ -84,11 +116,11 @@ export function atLeastOnce(options: AtLeastOnceOptions = {}): CommitStrategy {
       } finally {
         // Even when the commit failed: progress kept past a revocation would be committed when
         // the partition returns, moving its committed offset back below its next owner's.
-        for (const k of keys) progress.delete(k);
+        for (const k of keys) forget(k);
       }
     },
     onLost(partitions) {
-      for (const tp of partitions) progress.delete(partitionKey(tp));
+      for (const tp of partitions) forget(partitionKey(tp));
     },
   };
 }

@@ -91,9 +91,10 @@ export interface CommitStrategy {
   /**
    * A record handler finished (or skipped, or dead-lettered) records up to `processedUpTo`
    * (exclusive) within the batch being handled. Optional: lets at-least-once commit finished work
-   * record by record. Not called for batch handlers.
+   * record by record. Not called for batch handlers. Called once per record: return a promise only when there is
+   * asynchronous work to wait for (a commit); `undefined` lets the next record start without a promise hop.
    */
-  onProgress?(ctx: StrategyContext, tp: TopicPartition, processedUpTo: bigint): Promise<void>;
+  onProgress?(ctx: StrategyContext, tp: TopicPartition, processedUpTo: bigint): Promise<void> | void;
   /** Processing of a batch failed with `processedUpTo` records done (policy `fail`): remember them for onRevoked. */
   onFailed?(batch: StrategyBatch, processedUpTo: bigint): void;
   /** The partitions were lost without a chance to commit (fenced, session lost): forget them, commit nothing. */

@@ -1,7 +1,8 @@
 /**
  * Configuration, ACL, quota, log-dir, cluster and leader-epoch messages: AlterConfigs,
  * IncrementalAlterConfigs, DescribeLogDirs, DescribeCluster, OffsetForLeaderEpoch, DescribeAcls,
- * CreateAcls, DeleteAcls, DescribeClientQuotas, AlterClientQuotas. Transcribed from Apache Kafka's message
+ * CreateAcls, DeleteAcls, DescribeClientQuotas, AlterClientQuotas, DescribeUserScramCredentials,
+ * AlterUserScramCredentials. Transcribed from Apache Kafka's message
  * definitions (clients/src/main/resources/common/message/*.json, Kafka 3.9): field names in
  * lowerCamelCase, the same version ranges, nullable versions, defaults and flexible versions.
  */
@@ -188,5 +189,70 @@ export const AlterClientQuotas = message('AlterClientQuotas', 49, '0-1', '1+', [
     f('errorCode', 'int16', '0+'),
     f('errorMessage', 'string', '0+', { nullable: '0+' }),
     arr('entity', '0+', quotaEntity),
+  ]),
+]);
+
+/** DescribeUserScramCredentials (key 50, KIP-554): the SCRAM mechanisms and iterations of users (null or [] = all). */
+export const DescribeUserScramCredentials = message('DescribeUserScramCredentials', 50, '0', '0+', [
+  arr('users', '0+', [f('name', 'string', '0+')], { nullable: '0+' }),
+], [
+  f('throttleTimeMs', 'int32', '0+'),
+  f('errorCode', 'int16', '0+'),
+  f('errorMessage', 'string', '0+', { nullable: '0+' }),
+  arr('results', '0+', [
+    f('user', 'string', '0+'),
+    f('errorCode', 'int16', '0+'),
+    f('errorMessage', 'string', '0+', { nullable: '0+' }),
+    arr('credentialInfos', '0+', [f('mechanism', 'int8', '0+'), f('iterations', 'int32', '0+')]),
+  ]),
+]);
+
+/** AlterUserScramCredentials (key 51, KIP-554): delete or upsert (salt, salted password, iterations) SCRAM credentials. */
+export const AlterUserScramCredentials = message('AlterUserScramCredentials', 51, '0', '0+', [
+  arr('deletions', '0+', [f('name', 'string', '0+'), f('mechanism', 'int8', '0+')]),
+  arr('upsertions', '0+', [
+    f('name', 'string', '0+'), f('mechanism', 'int8', '0+'), f('iterations', 'int32', '0+'),
+    f('salt', 'bytes', '0+'), f('saltedPassword', 'bytes', '0+'),
+  ]),
+], [
+  f('throttleTimeMs', 'int32', '0+'),
+  arr('results', '0+', [
+    f('user', 'string', '0+'), f('errorCode', 'int16', '0+'), f('errorMessage', 'string', '0+', { nullable: '0+' }),
+  ]),
+]);
+
+/** AlterPartitionReassignments (key 45, KIP-455): per partition the target replicas, or null to cancel. */
+export const AlterPartitionReassignments = message('AlterPartitionReassignments', 45, '0', '0+', [
+  f('timeoutMs', 'int32', '0+', { default: 60000 }),
+  arr('topics', '0+', [
+    f('name', 'string', '0+'),
+    arr('partitions', '0+', [f('partitionIndex', 'int32', '0+'), arrOf('replicas', 'int32', '0+', { nullable: '0+', default: null })]),
+  ]),
+], [
+  f('throttleTimeMs', 'int32', '0+'),
+  f('errorCode', 'int16', '0+'),
+  f('errorMessage', 'string', '0+', { nullable: '0+' }),
+  arr('responses', '0+', [
+    f('name', 'string', '0+'),
+    arr('partitions', '0+', [
+      f('partitionIndex', 'int32', '0+'), f('errorCode', 'int16', '0+'), f('errorMessage', 'string', '0+', { nullable: '0+' }),
+    ]),
+  ]),
+]);
+
+/** ListPartitionReassignments (key 46, KIP-455): the reassignments in progress, of every topic (null) or of the ones named. */
+export const ListPartitionReassignments = message('ListPartitionReassignments', 46, '0', '0+', [
+  f('timeoutMs', 'int32', '0+', { default: 60000 }),
+  arr('topics', '0+', [f('name', 'string', '0+'), arrOf('partitionIndexes', 'int32', '0+')], { nullable: '0+', default: null }),
+], [
+  f('throttleTimeMs', 'int32', '0+'),
+  f('errorCode', 'int16', '0+'),
+  f('errorMessage', 'string', '0+', { nullable: '0+' }),
+  arr('topics', '0+', [
+    f('name', 'string', '0+'),
+    arr('partitions', '0+', [
+      f('partitionIndex', 'int32', '0+'), arrOf('replicas', 'int32', '0+'), arrOf('addingReplicas', 'int32', '0+'),
+      arrOf('removingReplicas', 'int32', '0+'),
+    ]),
   ]),
 ]);

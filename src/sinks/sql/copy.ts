@@ -53,14 +53,33 @@ export function encodeCopyValue(v: unknown): string {
   return escapeCopyText(String(p));
 }
 
-/** Rows `[from, to)` as COPY text-format lines (tab-separated fields, each line ending in `\n`). */
+/**
+ * Rows `[from, to)` as COPY text-format lines (tab-separated fields, each line ending in `\n`). Numbers are
+ * appended as they are (the same text as `String(v)`), and a string equal to the one before it reuses its escaped
+ * form (a column such as the topic repeats on every row); anything else goes through {@link encodeCopyValue}.
+ */
 export function encodeCopyRows(rows: readonly Record<string, unknown>[], columns: readonly string[], from = 0, to = rows.length): string {
   let out = '';
   const last = columns.length - 1;
+  let previous: string | undefined;
+  let previousText = '';
   for (let i = from; i < to; i++) {
     const row = rows[i]!;
-    for (let c = 0; c < last; c++) out += `${encodeCopyValue(row[columns[c]!])}\t`;
-    out += `${encodeCopyValue(row[columns[last]!])}\n`;
+    for (let c = 0; c <= last; c++) {
+      const v = row[columns[c]!];
+      if (typeof v === 'number') {
+        out += v;
+      } else if (typeof v === 'string') {
+        if (v !== previous) {
+          previous = v;
+          previousText = escapeCopyText(v);
+        }
+        out += previousText;
+      } else {
+        out += encodeCopyValue(v);
+      }
+      out += c === last ? '\n' : '\t';
+    }
   }
   return out;
 }

@@ -1,12 +1,15 @@
 /**
- * Dialect specifics for SQLite (sqlite3 driver) and PostgreSQL (pg driver): detection, connection setup,
- * statement size limits and bigint binding. Everything else goes through the knex query builder.
+ * Dialect specifics for SQLite (sqlite3 driver), PostgreSQL (pg driver) and MySQL / MariaDB (mysql2 driver, InnoDB):
+ * detection, connection setup, identifier quoting, statement size limits and bigint binding. Everything else goes
+ * through the knex query builder.
  */
 import { KafkaEosError } from '../../errors';
 import { knex as createKnexInstance, type Knex } from 'knex';
 import { MissingDriverError, SinkConfigError } from './errors';
+import { quoteMysqlIdentifier } from './mysql';
 
-export type SqlDialect = 'sqlite' | 'postgres';
+/** The databases the SQL sink writes to; `mysql` is MySQL and MariaDB (InnoDB tables). */
+export type SqlDialect = 'sqlite' | 'postgres' | 'mysql';
 
 /** SQLITE_MAX_VARIABLE_NUMBER default since SQLite 3.32. */
 export const SQLITE_MAX_VARIABLES = 32766;
@@ -23,15 +26,24 @@ export const PG_MAX_PARAMETERS = 65535;
  * 250 is ~15% slower, 5000 is no faster.
  */
 export const PG_DEFAULT_ROWS_PER_INSERT = 1000;
+/** A MySQL prepared statement carries at most 65535 placeholders; client-side escaped text is bounded by max_allowed_packet. */
+export const MYSQL_MAX_PARAMETERS = 65535;
+/** Default rows per multi-row INSERT on MySQL / MariaDB (bench/sql-sink-mariadb.js). */
+export const MYSQL_DEFAULT_ROWS_PER_INSERT = 1000;
 /** Default SQLite busy timeout (ms) set on every pooled connection. */
 export const DEFAULT_SQLITE_BUSY_TIMEOUT_MS = 5000;
 
-/** The dialect of a knex instance; throws {@link SinkConfigError} (field `knex`) for anything but sqlite3 and pg. */
+/**
+ * The dialect of a knex instance; throws {@link SinkConfigError} (field `knex`) for anything but sqlite3, pg and
+ * mysql2 (knex's `mysql` client, on the unmaintained `mysql` package, is refused: its driver differs).
+ */
 export function detectDialect(k: Knex): SqlDialect {
-  const name = (k.client as { dialect?: unknown }).dialect;
+  const client = k.client as { dialect?: unknown; driverName?: unknown };
+  const name = client.dialect;
   if (name === 'sqlite3') return 'sqlite';
   if (name === 'postgresql') return 'postgres';
-  throw new SinkConfigError('knex', `unsupported knex dialect ${String(name)}: use client 'sqlite3' or 'pg'`);
+  if (name === 'mysql' && client.driverName === 'mysql2') return 'mysql';
+  throw new SinkConfigError('knex', `unsupported knex dialect ${String(name)}: use client 'sqlite3', 'pg' or 'mysql2'`);
 }
 
 /** True when `v` looks like a knex instance (a function carrying a `client`) rather than a Knex.Config. */
@@ -60,15 +72,23 @@ export function sqliteAfterCreate(busyTimeoutMs: number = DEFAULT_SQLITE_BUSY_TI
 }
 
 /**
- * An identifier in double quotes, inner quotes doubled (SQL standard; PostgreSQL and SQLite), for SQL text built
- * outside knex's `??` bindings (COPY, prepared statements, the offsets CAS). The text is never a placeholder.
+ * An identifier in double quotes, inner quotes doubled (SQL standard; PostgreSQL and SQLite), or in backticks, inner
+ * backticks doubled (MySQL / MariaDB), for SQL text built outside knex's `??` bindings (COPY, prepared statements,
+ * the offsets CAS). The text is never a placeholder.
  */
 export function quoteIdentifier(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 
+/** {@link quoteIdentifier} of `dialect`: backticks on MySQL / MariaDB, double quotes elsewhere. */
+export function quoteIdentifierFor(dialect: SqlDialect): (name: string) => string {
+  return dialect === 'mysql' ? quoteMysqlIdentifier : quoteIdentifier;
+}
+
 /** The npm package knex loads for each supported client name. */
-export const DRIVER_PACKAGES: Readonly<Record<string, string>> = { sqlite3: 'sqlite3', pg: 'pg', postgres: 'pg', postgresql: 'pg' };
+export const DRIVER_PACKAGES: Readonly<Record<string, string>> = {
+  sqlite3: 'sqlite3', pg: 'pg', postgres: 'pg', postgresql: 'pg', mysql2: 'mysql2',
+};
 
 /**
  * Throws {@link MissingDriverError} naming the package to install when the driver for `client` cannot be
@@ -101,9 +121,14 @@ export function pgWrapIdentifier(user?: WrapIdentifier): WrapIdentifier {
   return hook;
 }
 
-/** Whether identifiers containing `?` are safe on `k` (SQLite; or PostgreSQL through {@link createKnex}). */
+/**
+ * Whether identifiers containing `?` are safe on `k` (SQLite; PostgreSQL through {@link createKnex}). MySQL never:
+ * knex's mysql client formats `?` inside backticks as a value.
+ */
 export function questionMarksSafe(k: Knex): boolean {
-  if (detectDialect(k) === 'sqlite') return true;
+  const dialect = detectDialect(k);
+  if (dialect === 'sqlite') return true;
+  if (dialect === 'mysql') return false;
   const hook = (k.client as { config?: { wrapIdentifier?: unknown } }).config?.wrapIdentifier as Record<symbol, unknown> | undefined;
   return hook?.[ESCAPES_QUESTION_MARKS] === true;
 }
@@ -115,7 +140,8 @@ export function assertQuestionMarksSafe(k: Knex, names: [string, string][]): voi
   if (questionMarksSafe(k)) return;
   const bad = names.find(([, n]) => n.includes('?'));
   if (bad) {
-    throw new SinkConfigError(bad[0], `"${bad[1]}" contains '?', which knex on PostgreSQL reads as a parameter: pass a Knex.Config `
+    throw new SinkConfigError(bad[0], detectDialect(k) === 'mysql' ? `"${bad[1]}" contains '?', which knex on MySQL reads as a parameter: rename it`
+      : `"${bad[1]}" contains '?', which knex on PostgreSQL reads as a parameter: pass a Knex.Config `
       + '(or a knex made with createKnex()) so that the sink escapes it, or rename it');
   }
 }
@@ -123,8 +149,9 @@ export function assertQuestionMarksSafe(k: Knex, names: [string, string][]): voi
 /**
  * Creates a knex instance from a Knex.Config. For sqlite3 it installs {@link sqliteAfterCreate} on the pool
  * (composed with any `pool.afterCreate` already given) and sets `useNullAsDefault`;
- * for pg it escapes `?` in identifiers ({@link pgWrapIdentifier}). Throws SinkConfigError for other clients,
- * and {@link MissingDriverError} (code DRIVER_MISSING) when the client's driver package (`sqlite3`, `pg`) is not installed.
+ * for pg it escapes `?` in identifiers ({@link pgWrapIdentifier}); for mysql2 it sets the connection options the sink
+ * relies on ({@link mysqlConnection}). Throws SinkConfigError for other clients, and {@link MissingDriverError} (code
+ * DRIVER_MISSING) when the client's driver package (`sqlite3`, `pg`, `mysql2`) is not installed.
  */
 export function createKnex(config: Knex.Config, opts: { sqliteBusyTimeoutMs?: number } = {}): Knex {
   const client = typeof config.client === 'string' ? config.client : '';
@@ -140,7 +167,20 @@ export function createKnex(config: Knex.Config, opts: { sqliteBusyTimeoutMs?: nu
   if (client === 'pg' || client === 'postgres' || client === 'postgresql') {
     return createKnexInstance({ ...config, wrapIdentifier: pgWrapIdentifier(config.wrapIdentifier) });
   }
-  throw new SinkConfigError('knex.client', `unsupported client ${JSON.stringify(config.client)}: use 'sqlite3' or 'pg'`);
+  if (client === 'mysql2') return createKnexInstance({ ...config, connection: mysqlConnection(config.connection) });
+  throw new SinkConfigError('knex.client', `unsupported client ${JSON.stringify(config.client)}: use 'sqlite3', 'pg' or 'mysql2'`);
+}
+
+/**
+ * The mysql2 connection options the sink relies on, under the user's own: a `mysql://` URL is parsed by mysql2;
+ * `timezone: 'Z'` (a Date is written and read as UTC, as on PostgreSQL's timestamptz), `supportBigNumbers` and
+ * `bigNumberStrings` (BIGINT read back exactly, as text), `charset: 'utf8mb4'` (every Unicode character).
+ */
+export function mysqlConnection(connection: Knex.Config['connection']): Knex.Config['connection'] {
+  const ours = { timezone: 'Z', supportBigNumbers: true, bigNumberStrings: true, charset: 'utf8mb4' };
+  if (typeof connection === 'string') return { uri: connection, ...ours } as never;
+  if (connection && typeof connection === 'object') return { ...ours, ...connection } as never;
+  return connection;
 }
 
 /**
@@ -149,10 +189,9 @@ export function createKnex(config: Knex.Config, opts: { sqliteBusyTimeoutMs?: nu
  */
 export function rowsPerStatement(dialect: SqlDialect, columnCount: number, requested?: number): number {
   const cols = Math.max(1, columnCount);
-  const cap = dialect === 'sqlite'
-    ? Math.floor(SQLITE_MAX_VARIABLES / cols)
-    : Math.floor(PG_MAX_PARAMETERS / cols);
-  const want = requested ?? (dialect === 'sqlite' ? SQLITE_DEFAULT_ROWS_PER_INSERT : PG_DEFAULT_ROWS_PER_INSERT);
+  const cap = Math.floor((dialect === 'sqlite' ? SQLITE_MAX_VARIABLES : dialect === 'mysql' ? MYSQL_MAX_PARAMETERS : PG_MAX_PARAMETERS) / cols);
+  const defaults = { sqlite: SQLITE_DEFAULT_ROWS_PER_INSERT, postgres: PG_DEFAULT_ROWS_PER_INSERT, mysql: MYSQL_DEFAULT_ROWS_PER_INSERT };
+  const want = requested ?? defaults[dialect];
   return Math.max(1, Math.min(want, cap));
 }
 

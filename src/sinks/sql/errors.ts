@@ -3,6 +3,7 @@
  * into transient (safe to retry after re-reading the stored offsets) and permanent.
  */
 import { causesOf, KafkaEosError } from '../../errors';
+import { isTransientMysqlError } from './mysql';
 
 export { SinkConfigError, SinkMappingError, SinkWriteError } from '../errors';
 export type { SinkWriteErrorCode } from '../errors';
@@ -48,7 +49,8 @@ const TRANSIENT_MESSAGES = [
 
 /**
  * True when `err` (or an error in its `cause` chain) is a transient database condition: SQLite busy/locked,
- * PostgreSQL serialization failure, deadlock, shutdown, connection loss or a refused login, socket errors, pool acquisition timeout.
+ * PostgreSQL serialization failure, deadlock, shutdown, connection loss or a refused login, MySQL / MariaDB deadlock, lock
+ * wait timeout, lost connection or refused login (mysql.ts), socket errors, pool acquisition timeout.
  * Constraint violations, syntax and type errors are permanent (false). Our own KafkaEosErrors use their `retriable` flag.
  */
 export function isTransientSqlError(err: unknown): boolean {
@@ -56,6 +58,7 @@ export function isTransientSqlError(err: unknown): boolean {
     if (e instanceof KafkaEosError) return e.retriable;
     const o = e as { code?: unknown; message?: unknown; name?: unknown; cause?: unknown };
     if (o.name === 'KnexTimeoutError') return true;
+    if (isTransientMysqlError(e)) return true;
     if (typeof o.code === 'string') {
       // A coded driver error is judged by its code only (a message may quote user data).
       if (TRANSIENT_SQLSTATES.has(o.code) || TRANSIENT_NODE_CODES.has(o.code)) return true;

@@ -1,5 +1,8 @@
 /** SQL sink barrel: SqlSink, its config, errors and dialect helpers. */
 export { SqlSink } from './sql-sink';
+export { JdbcSink } from './jdbc-sink';
+export type { JdbcSinkConfig, JdbcInsertMode } from './jdbc-sink';
+export type { PkMode } from './jdbc-columns';
 export type { SqlSinkConfig, SqlSinkMode } from './config';
 export { validateSqlSinkConfig } from './config';
 export type { ColumnMapping, ColumnType, DeclarativeMapping, MappingFunction, SinkMapping } from './mapping';

@@ -11,7 +11,7 @@ import { pRetry } from '../../util/vendored';
 import type { Knex } from 'knex';
 import { partitionKey, type TopicPartition } from '../../records';
 import {
-  assertQuestionMarksSafe, bindBigint, createKnex, detectDialect, isKnexInstance, quoteIdentifier, toBigint, type SqlDialect,
+  assertQuestionMarksSafe, bindBigint, createKnex, detectDialect, isKnexInstance, quoteIdentifierFor, toBigint, type SqlDialect,
 } from './dialect';
 import { ensureOffsetsTable, OFFSETS_TARGET_COLUMN } from './ddl';
 import { isTransientSqlError, SinkConfigError, SinkWriteError } from './errors';
@@ -70,7 +70,7 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
   private readonly autoCreate: boolean;
   private readonly retry: SqlRetryOptions;
   private ready: Promise<void> | undefined;
-  private casSqlText: { postgres: string; sqlite: string } | undefined;
+  private casSqlText: Record<SqlDialect, string> | undefined;
   private readonly target: string | undefined;
   private targetColumn: Promise<boolean> | undefined;
   /** Resolved {@link hasTargetColumn}, for seeding inside a transaction (never queried there: SQLite has one connection). */
@@ -177,9 +177,10 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
     for (const tp of partitions) out.set(partitionKey(tp), -1n);
     const topics = [...new Set(partitions.map((tp) => tp.topic))];
     if (topics.length === 0) return out;
-    // CAST to text: sqlite3 returns a 64-bit integer as a (lossy) JS number.
+    // CAST to text: sqlite3 returns a 64-bit integer as a (lossy) JS number (MySQL's name for text here is CHAR).
+    const text = this.dialect === 'mysql' ? 'CHAR' : 'TEXT';
     const rows: { topic: string; partition: number | string; next_offset: unknown }[] = await q(this.table)
-      .select('topic', 'partition', q.raw('CAST(?? AS TEXT) AS ??', ['next_offset', 'next_offset']))
+      .select('topic', 'partition', q.raw(`CAST(?? AS ${text}) AS ??`, ['next_offset', 'next_offset']))
       .where('group_id', groupId)
       .whereIn('topic', topics);
     for (const r of rows) {
@@ -222,6 +223,13 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
         .query({ text: this.casSql.postgres, values: params });
       return res.rowCount ?? 0;
     }
+    if (this.dialect === 'mysql') {
+      // mysql2 connects with CLIENT_FOUND_ROWS: affectedRows counts the rows matched, as PostgreSQL's rowCount does.
+      return new Promise<number>((resolve, reject) => {
+        (conn as { query(sql: string, p: unknown[], cb: (err: Error | null, r: { affectedRows: number }) => void): void })
+          .query(this.casSql.mysql, params, (err, r) => { if (err) reject(err); else resolve(r.affectedRows); });
+      });
+    }
     return new Promise<number>((resolve, reject) => {
       (conn as { run(sql: string, p: unknown[], cb: (this: { changes: number }, err: Error | null) => void): void })
         .run(this.casSql.sqlite, params, function (err) { if (err) reject(err); else resolve(this.changes); });
@@ -229,13 +237,12 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
   }
 
   /** The CAS UPDATE text for each dialect (the table name quoted, never a placeholder: it may contain '?'). */
-  private get casSql(): { postgres: string; sqlite: string } {
+  private get casSql(): Record<SqlDialect, string> {
     if (this.casSqlText) return this.casSqlText;
-    const t = quoteIdentifier(this.table);
-    const sql = (p: (i: number) => string) =>
-      `UPDATE ${t} SET next_offset = ${p(1)}, updated_at = CURRENT_TIMESTAMP`
-        + ` WHERE group_id = ${p(2)} AND topic = ${p(3)} AND "partition" = ${p(4)} AND next_offset = ${p(5)}`;
-    this.casSqlText = { sqlite: sql(() => '?'), postgres: sql((i) => `$${i}`) };
+    const sql = (d: SqlDialect, p: (i: number) => string) =>
+      `UPDATE ${quoteIdentifierFor(d)(this.table)} SET next_offset = ${p(1)}, updated_at = CURRENT_TIMESTAMP`
+        + ` WHERE group_id = ${p(2)} AND topic = ${p(3)} AND ${quoteIdentifierFor(d)('partition')} = ${p(4)} AND next_offset = ${p(5)}`;
+    this.casSqlText = { sqlite: sql('sqlite', () => '?'), postgres: sql('postgres', (i) => `$${i}`), mysql: sql('mysql', () => '?') };
     return this.casSqlText;
   }
 
@@ -252,7 +259,7 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
     }
     const seeds = this.seedRows(groupId, sorted.filter((a) => a.expectedOffset === -1n));
     if (seeds.length > 0) await trx(this.table).insert(seeds).onConflict(['group_id', 'topic', 'partition']).ignore();
-    const cast = this.dialect === 'postgres' ? 'BIGINT' : 'INTEGER';
+    const cast = { postgres: 'BIGINT', sqlite: 'INTEGER', mysql: 'SIGNED' }[this.dialect];
     const cases = sorted.map(() => `WHEN ?? = ? AND ?? = ? THEN CAST(? AS ${cast})`).join(' ');
     const bindings = sorted.flatMap((a) => ['topic', a.topic, 'partition', a.partition, bindBigint(a.nextOffset)]);
     const n = await trx(this.table)

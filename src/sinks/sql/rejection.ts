@@ -12,7 +12,7 @@
  * - the error is of a class no row can cause (privilege revoked, table or column missing,
  *   read-only database, disk full, I/O error: PostgreSQL SQLSTATE classes 42, 25, 53, 57, 58,
  *   0A, 28, 3D, 3F, XX; SQLite READONLY, FULL, IOERR, CORRUPT, PERM, AUTH, CANTOPEN, NOTADB,
- *   "no such table/column");
+ *   "no such table/column"; MySQL / MariaDB error numbers in mysql.ts);
  * - no row of the write is accepted on its own (a CHECK constraint or trigger refusing every
  *   insert; a write of one row that is refused cannot be proven to be that row's fault, so it
  *   waits until more records arrive to compare it with, or the database accepts it);
@@ -24,6 +24,7 @@
 import type { Knex } from 'knex';
 import { isTransientSqlError, SinkWriteError } from './errors';
 import { causesOf } from '../../errors';
+import { isMysqlDuplicateKey, isSystemicMysqlError } from './mysql';
 
 /** A row of a failed write and the record it came from. */
 export interface RowOrigin { topic: string; partition: number; offset: bigint }
@@ -47,7 +48,8 @@ function driverError(err: unknown): { code?: string; message?: string; constrain
  * rows already stored (a replay after the offsets were rewound), so the write goes again through the staged upsert.
  */
 export function isUniqueViolation(err: unknown): boolean {
-  return driverError(err).code === '23505';
+  const d = driverError(err);
+  return d.code === '23505' || isMysqlDuplicateKey(d);
 }
 
 /**
@@ -57,6 +59,8 @@ export function isUniqueViolation(err: unknown): boolean {
  */
 export function isSystemicSqlError(err: unknown): boolean {
   const d = driverError(err);
+  const mysql = isSystemicMysqlError(d);
+  if (mysql !== undefined) return mysql;
   const code = d.code ?? '';
   if (/^[0-9A-Z]{5}$/.test(code)) return SYSTEMIC_SQLSTATE_CLASSES.has(code.slice(0, 2));
   if (SYSTEMIC_SQLITE_CODES.has(code)) return true;

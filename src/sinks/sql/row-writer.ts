@@ -8,6 +8,9 @@
  * - SQLite: multi-row `INSERT ... VALUES` statements prepared once per connection, table, column set and row
  *   count, and reused across transactions (see {@link SqliteStatementCache}); full chunks share one statement,
  *   a tail is split into power-of-two row counts so at most a handful of statements exist per column set.
+ * - MySQL / MariaDB: multi-row `INSERT ... VALUES` (upsert: `ON DUPLICATE KEY UPDATE`) of up to rowsPerStatement rows
+ *   on the transaction's mysql2 connection, escaped client-side: one round trip per chunk, no prepare
+ *   (bench/sql-sink-mariadb.js measures it against `LOAD DATA LOCAL INFILE` of the same rows).
  *
  * A failed chunk is reported through `onRejected(first, count, err)` (row indexes of the chunk); the caller
  * turns it into SINK_WRITE_FAILED and locates the row exactly with its row-by-row path.
@@ -20,6 +23,7 @@ import { copyRows } from './copy';
 import { quoteIdentifier, type SqlDialect } from './dialect';
 import { isTransientSqlError } from './errors';
 import { runStatement, SqliteStatementCache } from './sqlite-statements';
+import { mysqlInsertSql, mysqlQuery, type MysqlConnection } from './mysql';
 import type { Row } from './mapping';
 
 /** Where the rows go and how conflicts are handled. */
@@ -52,6 +56,8 @@ export class RowWriter {
   private readonly stageEpochs = new Map<string, number>();
   /** SQLite INSERT texts by table, column set and row count (building a 1000-tuple text costs as much as hashing it). */
   private readonly insertSql = new Map<string, string>();
+  /** The parameters of a SQLite INSERT, reused (see sqliteInsert). */
+  private readonly sqliteParams: unknown[] = [];
 
   /** @param rowsPerStatement SQLite rows per full statement (already capped by the variable limit). */
   constructor(
@@ -70,6 +76,10 @@ export class RowWriter {
     const conn = await (trx.client as { acquireConnection(): Promise<unknown> }).acquireConnection();
     if (this.dialect === 'sqlite') {
       await this.sqliteInsert(conn as Database, target, rows);
+      return () => undefined;
+    }
+    if (this.dialect === 'mysql') {
+      await this.mysqlInsert(conn as MysqlConnection, target, rows);
       return () => undefined;
     }
     const client = conn as ClientBase;
@@ -130,6 +140,28 @@ export class RowWriter {
     return sql;
   }
 
+  private async mysqlInsert(conn: MysqlConnection, target: RowTarget, rows: Row[]): Promise<void> {
+    const { columns } = target;
+    const full = this.rowsPerStatement(columns.length);
+    for (let i = 0; i < rows.length; i += full) {
+      const n = Math.min(full, rows.length - i);
+      const key = `${n}\u0000${target.table}\u0000${columns.join('\u0000')}\u0000${target.conflictKey?.join('\u0000') ?? ''}`;
+      let sql = this.insertSql.get(key);
+      if (sql === undefined) {
+        sql = mysqlInsertSql(target.table, columns, n, target.conflictKey);
+        if (this.insertSql.size >= 256) this.insertSql.clear();
+        this.insertSql.set(key, sql);
+      }
+      const params = new Array<unknown>(n * columns.length);
+      let p = 0;
+      for (let r = i; r < i + n; r++) {
+        const row = rows[r]!;
+        for (const c of columns) params[p++] = row[c] ?? null;
+      }
+      await guard(i, n, () => mysqlQuery(conn, sql, params));
+    }
+  }
+
   private async sqliteInsert(db: Database, target: RowTarget, rows: Row[]): Promise<void> {
     const { columns } = target;
     const full = this.rowsPerStatement(columns.length);
@@ -138,14 +170,20 @@ export class RowWriter {
       const left = rows.length - i;
       const n = left >= full ? full : 2 ** Math.floor(Math.log2(left));
       const sql = this.sqliteInsertSql(target, n);
-      const params = new Array<unknown>(n * columns.length);
-      let p = 0;
-      for (let r = i; r < i + n; r++) {
-        const row = rows[r]!;
-        for (const c of columns) params[p++] = row[c] ?? null;
-      }
       const at = i;
-      await guard(at, n, async () => runStatement(await this.statements!.get(db, sql), params));
+      await guard(at, n, async () => {
+        const stmt = await this.statements!.get(db, sql);
+        // Filled and bound in one synchronous step: node-sqlite3 copies the parameters when run() is called, so
+        // one array serves every statement of this writer (no other write can fill it in between).
+        const params = this.sqliteParams;
+        params.length = n * columns.length;
+        let p = 0;
+        for (let r = at; r < at + n; r++) {
+          const row = rows[r]!;
+          for (let c = 0; c < columns.length; c++) params[p++] = row[columns[c]!] ?? null;
+        }
+        return runStatement(stmt, params);
+      });
       i += n;
     }
   }

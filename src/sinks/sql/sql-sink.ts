@@ -249,7 +249,7 @@ function chunkRejected(mapped: MappedBatch[], first: number, count: number, err:
  * Records must belong to the batch, be strictly increasing, lie in [expectedOffset, nextOffset).
  * @throws SinkWriteError SINK_BATCH_INVALID
  */
-function validateRecords(b: SinkBatch): void {
+export function validateRecords(b: SinkBatch): void {
   let prev: bigint | undefined;
   const key = partitionKey(b);
   const invalid = (message: string, offset?: bigint) =>

@@ -1,8 +1,9 @@
 /**
  * ACL bindings stored by the mock cluster (CreateAcls, DescribeAcls, DeleteAcls), with the
  * matching rules of Kafka's `AclBindingFilter` / `ResourcePatternFilter` (org.apache.kafka.common.acl
- * and .resource). The mock behaves as a cluster with an authorizer that stores and describes ACLs but
- * does not enforce them: every request is still allowed. Ids are Kafka's (AclOperation,
+ * and .resource), and {@link authorize}, the decision of Kafka's StandardAuthorizer. Without
+ * `authorizer.class.name` the mock stores and describes ACLs but allows every request; with it, the
+ * handlers that check access (handlers/authorize.ts) enforce them. Ids are Kafka's (AclOperation,
  * AclPermissionType, ResourceType, PatternType `code()`s).
  */
 import { KafkaEosError } from '../../errors';
@@ -128,4 +129,53 @@ export class AclStore {
   all(): AclBinding[] {
     return this.bindings.map((b) => ({ ...b }));
   }
+}
+
+/** One access check: who (principal `Type:name`, client host), what (operation) and on which resource. */
+export interface AccessRequest {
+  principal: string;
+  host: string;
+  operation: number;
+  resourceType: number;
+  resourceName: string;
+}
+
+/** The authorizer's settings: `allow.everyone.if.no.acl.found` and the `super.users` principals. */
+export interface AuthorizerSettings {
+  allowEveryoneIfNoAclFound: boolean;
+  superUsers: ReadonlySet<string>;
+}
+
+/** Operations an ALLOW of another operation implies (AclEntry.supportedOperations / StandardAuthorizerData). */
+const IMPLIED_BY: Readonly<Record<number, readonly number[]>> = {
+  [AclOperation.DESCRIBE]: [AclOperation.READ, AclOperation.WRITE, AclOperation.DELETE, AclOperation.ALTER],
+  [AclOperation.DESCRIBE_CONFIGS]: [AclOperation.ALTER_CONFIGS],
+};
+
+/** A binding's resource pattern covers `name`: the literal name, the literal wildcard `*`, or a prefix. */
+function patternCovers(b: AclBinding, resourceType: number, name: string): boolean {
+  if (b.resourceType !== resourceType) return false;
+  if (b.patternType === PatternType.PREFIXED) return name.startsWith(b.resourceName);
+  return b.resourceName === name || b.resourceName === WILDCARD;
+}
+
+/**
+ * Kafka's StandardAuthorizer decision (StandardAuthorizerData.authorize): a super user is allowed everything; else
+ * the bindings whose pattern covers the resource decide. A DENY for the principal (or `User:*`) from the host (or `*`)
+ * of the operation (or ALL) denies; otherwise an ALLOW of the operation, of ALL, or of an operation implying it
+ * (READ, WRITE, DELETE, ALTER imply DESCRIBE; ALTER_CONFIGS implies DESCRIBE_CONFIGS) allows. A resource no binding
+ * covers, for any principal, is allowed only with `allow.everyone.if.no.acl.found`.
+ */
+export function authorize(bindings: readonly AclBinding[], request: AccessRequest, settings: AuthorizerSettings): boolean {
+  if (settings.superUsers.has(request.principal)) return true;
+  const covering = bindings.filter((b) => patternCovers(b, request.resourceType, request.resourceName));
+  if (covering.length === 0) return settings.allowEveryoneIfNoAclFound;
+  const applies = covering.filter((b) => (b.principal === request.principal || b.principal === 'User:*')
+    && (b.host === request.host || b.host === WILDCARD));
+  const op = request.operation;
+  const denied = applies.some((b) => b.permissionType === AclPermission.DENY && (b.operation === op || b.operation === AclOperation.ALL));
+  if (denied) return false;
+  const implying = IMPLIED_BY[op] ?? [];
+  return applies.some((b) => b.permissionType === AclPermission.ALLOW
+    && (b.operation === op || b.operation === AclOperation.ALL || implying.includes(b.operation)));
 }

@@ -1,14 +1,21 @@
 /**
- * Client quotas stored by the mock cluster (AlterClientQuotas, DescribeClientQuotas; KIP-546). Alterations follow
- * the rules of Kafka's KRaft controller (`ClientQuotaControlManager`): an entity is a set of parts (user, client-id,
- * ip; a null name is the default entity of that type), each entity's ops are checked whole and applied whole or not
- * at all, and the result is one per distinct entity. Descriptions follow the broker's metadata image
- * (`ClientQuotasImage.describe`): EXACT / DEFAULT / SPECIFIED components, strict or not. Quotas are stored and
- * described, never enforced (docs/mock-broker.md).
+ * Client quotas stored by the mock cluster (AlterClientQuotas, DescribeClientQuotas; KIP-546), as a KRaft cluster keeps
+ * them, with Kafka's checks, messages and answer order:
+ * - AlterClientQuotas follows ClientQuotaControlManager.alterClientQuotas: per alteration, a key given twice or an
+ *   entity met again answers INVALID_REQUEST "Ignoring duplicate entity ..." (the earlier alteration of a repeated
+ *   entity stays applied); each entity is checked whole (validateEntity, configKeysForEntityType,
+ *   validateQuotaKeyValue) and its changes become records, only for values that change; the answer walks the
+ *   controller's result map, each entity's parts in the request entity's map order (AlterClientQuotasResponse);
+ * - the records apply as the brokers' metadata image applies them (ClientQuotasDelta, ClientQuotaDelta);
+ * - DescribeClientQuotas follows ClientQuotasImage.describe: EXACT / DEFAULT / SPECIFIED components, strict or not,
+ *   entries, parts and values in the image's map order.
+ * Every "map order" is Java HashMap's for the same keys and history (java-hash-map.ts), so a client comparing lists
+ * sees what Kafka answers. Quotas are stored and described, never enforced (docs/mock-broker.md).
  */
 import { isIP } from 'node:net';
 import { KafkaProtocolError } from '../../protocol/kafka-errors';
 import { ErrorCode } from '../../protocol/error-codes';
+import { javaMapHash, JavaHashMap } from './java-hash-map';
 
 /** Kafka's entity types (`ClientQuotaEntity.USER`, `CLIENT_ID`, `IP`). */
 export const QuotaEntityType = { USER: 'user', CLIENT_ID: 'client-id', IP: 'ip' } as const;
@@ -76,150 +83,185 @@ const IP_KEYS: ReadonlyMap<string, KeyType> = new Map([['connection_creation_rat
 const TYPE_LIMIT: Record<KeyType, number> = { long: 2 ** 63 - 1, int: 2 ** 31 - 1, double: Infinity };
 const KNOWN_TYPES: ReadonlySet<string> = new Set(Object.values(QuotaEntityType));
 
-/** An entity as a map type → name (a type given twice keeps its last name, as Kafka's request parsing does). */
-type Entity = Map<string, string | null>;
+/** A ClientQuotaEntity: its entries map (type → name) in a Java HashMap. */
+type Entity = JavaHashMap<string, string | null>;
 
-function entityOf(parts: readonly QuotaEntityPart[]): Entity {
-  const entity: Entity = new Map();
-  for (const p of parts) entity.set(p.entityType, p.entityName);
-  return entity;
+/** ClientQuotaEntity.hashCode: Objects.hash(entries) = 31 + the map's hash. */
+const entityHash = (e: Entity): number => (31 + javaMapHash(e.entries())) | 0;
+const entityId = (e: Entity): string => JSON.stringify([...e.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+const newEntityMap = <V>(capacity?: number) => new JavaHashMap<Entity, V>(entityHash, entityId, capacity);
+
+/** An entity map from parts, as `new HashMap<>(capacity)` filled in order (a type given twice keeps its last name). */
+function entityOf(parts: readonly QuotaEntityPart[], capacity?: number): Entity {
+  const e = JavaHashMap.ofStrings<string | null>(capacity);
+  for (const p of parts) e.set(p.entityType, p.entityName);
+  return e;
 }
 
-function idOf(entity: Entity): string {
-  return JSON.stringify([...entity].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-}
+const partsOf = (e: Entity): QuotaEntityPart[] => [...e.entries()].map(([entityType, entityName]) => ({ entityType, entityName }));
 
-function partsOf(entity: Entity): QuotaEntityPart[] {
-  return [...entity].map(([entityType, entityName]) => ({ entityType, entityName }));
-}
+/** ClientQuotaEntity.toString. */
+const describeEntity = (e: Entity): string => `ClientQuotaEntity(entries={${[...e.entries()].map(([t, n]) => `${t}=${n}`).join(', ')}})`;
 
-function describeEntity(entity: Entity): string {
-  return `{${[...entity].map(([t, n]) => `${t}=${n ?? '<default>'}`).join(', ')}}`;
-}
-
-/** The entity's parts and their combination (ClientQuotaControlManager validateEntity, configKeysForEntityType). */
+/** validateEntity then configKeysForEntityType: the keys the entity takes, or Kafka's refusal. */
 function keysFor(entity: Entity): ReadonlyMap<string, KeyType> | string {
   if (entity.size === 0) return 'Invalid empty client quota entity';
-  for (const [type, name] of entity) {
+  for (const [type, name] of entity.entries()) {
     if (!KNOWN_TYPES.has(type)) return `Unhandled client quota entity type: ${type}`;
     if (name === '') return `Empty ${type} not supported`;
   }
   if (!entity.has(QuotaEntityType.IP)) return USER_CLIENT_KEYS;
-  if (entity.size > 1) return 'Invalid quota entity combination: an ip entity cannot be combined with user or client-id';
+  if (entity.size > 1) return 'Invalid quota entity combination, IP entity shouldnot be combined with User or ClientId';
   const ip = entity.get(QuotaEntityType.IP)!;
-  if (ip !== null && isIP(ip) === 0) return `${ip} is not a valid IP address`;
+  if (ip !== null && isIP(ip) === 0) return `${ip} is not a valid IP or resolvable host.`;
   return IP_KEYS;
 }
 
-/** A value to set for a key (ClientQuotaControlManager validateQuotaKeyValue). */
+/** validateQuotaKeyValue. */
 function valueError(keys: ReadonlyMap<string, KeyType>, key: string, value: number): string | null {
   const type = keys.get(key);
   if (type === undefined) return `Invalid configuration key ${key}`;
   if (value <= 0) return `Quota ${key} must be greater than 0`;
   if (type === 'double') return null;
-  if (value > TYPE_LIMIT[type]) return `Proposed value for ${key} is too large for ${type === 'int' ? 'an INT' : 'a LONG'}`;
-  if (Math.abs(value % 1) > 1e-6) return `${key} cannot be a fractional value`;
+  if (value > TYPE_LIMIT[type]) return `Proposed value for ${key} is too large for ${type === 'int' ? 'an INT' : 'a LONG'}.`;
+  if (Math.abs(value % 1) > 1e-6) return `${key} cannot be a fractional value.`;
   return null;
 }
 
-/** The client quotas of one cluster, keyed by entity. Changed only by {@link ClientQuotaStore.alter}. */
+/** One ClientQuotaRecord: an entity's key set (value) or removed (null). */
+interface QuotaRecord { parts: QuotaEntityPart[]; key: string; value: number | null }
+
+/** The client quotas of one cluster: the brokers' metadata image. Changed only by {@link ClientQuotaStore.alter}. */
 export class ClientQuotaStore {
-  private readonly entries = new Map<string, { entity: Entity; values: Map<string, number> }>();
+  private image = newEntityMap<JavaHashMap<string, number>>(0);
 
   /**
-   * Checks every alteration and, unless `validateOnly`, applies those that pass, all at the end (Kafka's controller
-   * writes the records of one request atomically). One result per distinct entity, in first-seen order: an entity
-   * met again, or whose ops repeat a key, answers INVALID_REQUEST (the earlier alteration of a repeated entity
-   * stays applied, as in Kafka). Removing a key that is not set succeeds and changes nothing.
-   * @returns the results, and the entities whose values changed (for the event log).
+   * AlterClientQuotas, as the controller answers it and the brokers then apply it (unless `validateOnly`).
+   * @returns the results (one per distinct entity, in Kafka's order), and the entities whose values changed.
    */
   alter(alterations: readonly QuotaAlteration[], validateOnly: boolean): QuotaAlterOutcome {
-    const results = new Map<string, QuotaAlterationResult>();
-    const pending: { id: string; entity: Entity; changes: Map<string, number | null> }[] = [];
+    const results = newEntityMap<{ entity: Entity; error: string | null }>();
+    const records: QuotaRecord[] = [];
     for (const a of alterations) {
-      const entity = entityOf(a.entity);
-      const id = idOf(entity);
-      const changes = new Map<string, number | null>();
-      let duplicateKey: string | null = null;
+      const entity = entityOf(a.entity, a.entity.length);
+      const opsByKey = JavaHashMap.ofStrings<number | null>(a.ops.length);
       for (const op of a.ops) {
-        if (changes.has(op.key)) duplicateKey ??= op.key;
-        else changes.set(op.key, op.remove ? null : op.value);
+        if (opsByKey.has(op.key)) {
+          results.set(entity, { entity,
+            error: `Duplicate quota key ${op.key} not updating quota for this entity ${describeEntity(entity)}` });
+        } else opsByKey.set(op.key, op.remove ? null : op.value);
       }
-      const seen = results.has(id);
-      let error: string | null = null;
-      if (seen || duplicateKey !== null) {
-        const named = describeEntity(entity);
-        error = seen ? `Ignoring duplicate entity ${named}` : `Duplicate quota key ${duplicateKey}: entity ${named} not altered`;
-      } else {
-        const keys = keysFor(entity);
-        if (typeof keys === 'string') error = keys;
-        else for (const [key, value] of changes) if (value !== null && (error = valueError(keys, key, value)) !== null) break;
+      if (results.has(entity)) {
+        const first = results.get(entity)!.entity;
+        results.set(entity, { entity: first, error: `Ignoring duplicate entity ${describeEntity(entity)}` });
+        continue;
       }
-      if (error === null) pending.push({ id, entity, changes });
-      const result = { entity: partsOf(entity), errorCode: error === null ? 0 : ErrorCode.INVALID_REQUEST, errorMessage: error };
-      results.set(id, result);
+      const error = this.alterEntity(entity, opsByKey, records);
+      results.set(entity, { entity, error });
     }
-    const changed: QuotaEntityPart[][] = [];
-    if (!validateOnly) for (const p of pending) if (this.apply(p.id, p.entity, p.changes)) changed.push(partsOf(p.entity));
-    return { results: [...results.values()], changed };
+    const changed = validateOnly ? [] : this.apply(records);
+    const out = results.values().map((r) => ({
+      entity: partsOf(r.entity), errorCode: r.error === null ? 0 : ErrorCode.INVALID_REQUEST, errorMessage: r.error,
+    }));
+    return { results: out, changed };
+  }
+
+  /** alterClientQuotaEntity: checks the entity and its values; adds the records of the values that change. */
+  private alterEntity(entity: Entity, changes: JavaHashMap<string, number | null>, records: QuotaRecord[]): string | null {
+    const keys = keysFor(entity);
+    if (typeof keys === 'string') return keys;
+    const validated = JavaHashMap.ofStrings<string | null>(3);
+    for (const [t, n] of entity.entries()) validated.set(t, n);
+    const current = this.image.get(entity);
+    const mine: QuotaRecord[] = [];
+    for (const [key, value] of changes.entries()) {
+      if (value === null) {
+        if (current?.has(key)) mine.push({ parts: partsOf(validated), key, value: null });
+        continue;
+      }
+      const bad = valueError(keys, key, value);
+      if (bad) return bad;
+      if (current?.get(key) !== value) mine.push({ parts: partsOf(validated), key, value });
+    }
+    records.push(...mine);
+    return null;
+  }
+
+  /** ClientQuotasDelta: replays the records, then builds the next image as ClientQuotasDelta.apply does. */
+  private apply(records: readonly QuotaRecord[]): QuotaEntityPart[][] {
+    const changes = newEntityMap<JavaHashMap<string, number | null>>();
+    for (const r of records) {
+      const entity = entityOf(r.parts);
+      let change = changes.get(entity);
+      if (!change) changes.set(entity, (change = JavaHashMap.ofStrings<number | null>()));
+      change.set(r.key, r.value);
+    }
+    const applyOne = (quotas: JavaHashMap<string, number> | undefined, change: JavaHashMap<string, number | null>) => {
+      const next = JavaHashMap.ofStrings<number>(quotas?.size ?? 0);
+      for (const [k, v] of quotas?.entries() ?? []) {
+        const c = change.get(k);
+        if (c === undefined) next.set(k, v);
+        else if (c !== null) next.set(k, c);
+      }
+      for (const [k, v] of change.entries()) if (!next.has(k) && v !== null) next.set(k, v);
+      return next;
+    };
+    const next = newEntityMap<JavaHashMap<string, number>>(this.image.size);
+    for (const [entity, quotas] of this.image.entries()) {
+      const change = changes.get(entity);
+      const q = change ? applyOne(quotas, change) : quotas;
+      if (q.size > 0) next.set(entity, q);
+    }
+    for (const [entity, change] of changes.entries()) {
+      if (next.has(entity)) continue;
+      const q = applyOne(undefined, change);
+      if (q.size > 0) next.set(entity, q);
+    }
+    this.image = next;
+    return changes.keys().map(partsOf);
   }
 
   /**
    * The stored entries the filter matches (ClientQuotasImage.describe): EXACT needs the part with that name, DEFAULT
    * the default part, SPECIFIED any part of the type; strict also refuses entities with parts the filter does not name.
-   * @throws ClientQuotaFilterError for a malformed filter (empty or repeated type, match string with DEFAULT or
-   *   SPECIFIED or missing with EXACT, unknown match type, ip with user or client-id; an unknown type is UNSUPPORTED_VERSION)
+   * @throws ClientQuotaFilterError for a malformed filter, with Kafka's message (an unknown type is UNSUPPORTED_VERSION)
    */
   describe(components: readonly QuotaFilterComponent[], strict: boolean): ClientQuotaEntry[] {
     const exact = new Map<string, string | null>();
     const specified = new Set<string>();
     for (const c of components) {
       const type = c.entityType;
-      if (type === '') throw invalidFilter('Invalid empty entity type');
-      if (exact.has(type) || specified.has(type)) throw invalidFilter(`Entity type ${type} appears more than once in the filter`);
+      if (type === '') throw invalidFilter('Invalid empty entity type.');
+      if (exact.has(type) || specified.has(type)) throw invalidFilter(`Entity type ${type} cannot appear more than once in the filter.`);
       if (!KNOWN_TYPES.has(type)) throw new ClientQuotaFilterError('UNSUPPORTED_VERSION', `Unsupported entity type ${type}`);
       if (c.matchType === QuotaMatchType.EXACT) {
-        if (c.match === null) throw invalidFilter(`EXACT match of ${type} without a match string`);
+        if (c.match === null) throw invalidFilter('Request specified MATCH_TYPE_EXACT, but set match string to null.');
         exact.set(type, c.match);
-      } else if (c.matchType === QuotaMatchType.DEFAULT || c.matchType === QuotaMatchType.SPECIFIED) {
-        const name = c.matchType === QuotaMatchType.DEFAULT ? 'DEFAULT' : 'SPECIFIED';
-        if (c.match !== null) throw invalidFilter(`${name} match of ${type} with a match string`);
-        if (c.matchType === QuotaMatchType.DEFAULT) exact.set(type, null);
-        else specified.add(type);
+      } else if (c.matchType === QuotaMatchType.DEFAULT) {
+        if (c.match !== null) throw invalidFilter('Request specified MATCH_TYPE_DEFAULT, but also specified a match string.');
+        exact.set(type, null);
+      } else if (c.matchType === QuotaMatchType.SPECIFIED) {
+        if (c.match !== null) throw invalidFilter('Request specified MATCH_TYPE_SPECIFIED, but also specified a match string.');
+        specified.add(type);
       } else throw invalidFilter(`Unknown match type ${c.matchType}`);
     }
     const names = (t: string): boolean => exact.has(t) || specified.has(t);
     if (names(QuotaEntityType.IP) && (names(QuotaEntityType.USER) || names(QuotaEntityType.CLIENT_ID))) {
-      throw invalidFilter('Invalid filter: an ip component cannot be combined with user or client-id components');
+      throw invalidFilter('Invalid entity filter component combination. IP filter component should not be used with user '
+        + 'or clientId filter component.');
     }
     const matches = (e: Entity): boolean =>
       (!strict || e.size === exact.size + specified.size) &&
       [...exact].every(([t, name]) => e.has(t) && e.get(t) === name) && [...specified].every((t) => e.has(t));
-    return [...this.entries.values()].filter((x) => matches(x.entity)).map((x) => toEntry(x.entity, x.values));
+    return [...this.image.entries()].filter(([e]) => matches(e)).map(([e, q]) => toEntry(e, q));
   }
 
-  /** Every stored entry, in the order the entities were first given a value. */
+  /** Every stored entry, in the image's order. */
   all(): ClientQuotaEntry[] {
-    return [...this.entries.values()].map((x) => toEntry(x.entity, x.values));
-  }
-
-  /** Sets and removes one entity's keys; an entity left with no key is forgotten. Returns whether anything changed. */
-  private apply(id: string, entity: Entity, changes: ReadonlyMap<string, number | null>): boolean {
-    const entry = this.entries.get(id) ?? { entity, values: new Map<string, number>() };
-    let changed = false;
-    for (const [key, value] of changes) {
-      if (value === null) changed = entry.values.delete(key) || changed;
-      else if (entry.values.get(key) !== value) {
-        entry.values.set(key, value);
-        changed = true;
-      }
-    }
-    if (entry.values.size === 0) this.entries.delete(id);
-    else this.entries.set(id, entry);
-    return changed;
+    return [...this.image.entries()].map(([e, q]) => toEntry(e, q));
   }
 }
 
-function toEntry(entity: Entity, values: ReadonlyMap<string, number>): ClientQuotaEntry {
-  return { entity: partsOf(entity), values: [...values].map(([key, value]) => ({ key, value })) };
+function toEntry(entity: Entity, quotas: JavaHashMap<string, number>): ClientQuotaEntry {
+  return { entity: partsOf(entity), values: [...quotas.entries()].map(([key, value]) => ({ key, value })) };
 }

@@ -10,6 +10,8 @@ import { KafkaEosError } from '../../errors';
 import { KafkaProtocolError } from '../../protocol/kafka-errors';
 import { AclStore } from './acls';
 import { ClientQuotaStore } from './client-quotas';
+import { Reassignments } from './reassignments';
+import { ScramCredentialStore, type ScramDeletion, type ScramUpsertion, type ScramUserResult } from './scram';
 import type { ClientQuotaEntry, QuotaAlteration, QuotaAlterationResult, QuotaFilterComponent } from './client-quotas';
 import { EventLog } from './event-log';
 import { FetchSessionCache } from './fetch-sessions';
@@ -17,14 +19,19 @@ import { GroupCoordinator, GroupCoordinatorConfig } from './groups/coordinator';
 import { PartitionLog, RetentionPolicy } from './partition-log';
 import { TransactionCoordinator } from './transactions/coordinator';
 import { DEFAULT_MAX_DECOMPRESSED_BATCH_BYTES } from '../../protocol/record-batch';
-import { topicConfigDef, topicConfigError } from './config-defaults';
+import { topicConfigDef, topicConfigError, topicDefault } from './config-defaults';
+import { BrokerConfigStore } from './broker-configs';
 import type { ClusterConfig } from './cluster-config';
+import type { Endpoint } from './listeners';
 
 export interface BrokerInfo {
   nodeId: number;
+  /** The first listener's host and port. */
   host: string;
   port: number;
   rack: string | null;
+  /** Every listener's endpoint (listeners.ts); absent: one, at host:port. */
+  endpoints?: readonly Endpoint[];
 }
 
 /** A topic as handlers read it. Changed only through ClusterState's methods. */
@@ -48,7 +55,7 @@ export type { ClusterConfig } from './cluster-config';
 /** A topic change Kafka would refuse: code KAFKA_PROTOCOL_ERROR, `kafkaError` names Kafka's error (see KafkaProtocolError). */
 export class TopicError extends KafkaProtocolError<
   'TOPIC_ALREADY_EXISTS' | 'INVALID_TOPIC_EXCEPTION' | 'INVALID_PARTITIONS' | 'INVALID_REPLICATION_FACTOR'
-  | 'UNKNOWN_TOPIC_OR_PARTITION' | 'INVALID_CONFIG'
+  | 'UNKNOWN_TOPIC_OR_PARTITION' | 'INVALID_CONFIG' | 'INVALID_REPLICA_ASSIGNMENT' | 'INVALID_REQUEST'
 > {}
 
 const LEGAL_TOPIC = /^[a-zA-Z0-9._-]+$/;
@@ -83,20 +90,27 @@ export class ClusterState {
   readonly groups: GroupCoordinator;
   /** The transaction coordinator (InitProducerId, AddPartitionsToTxn, EndTxn...). */
   readonly transactions: TransactionCoordinator;
-  /** ACL bindings (CreateAcls / DescribeAcls / DeleteAcls): stored and described, not enforced. */
+  /** ACL bindings (CreateAcls / DescribeAcls / DeleteAcls): enforced only with `authorizer.class.name` (handlers/authorize.ts). */
   readonly acls = new AclStore();
   /** Client quotas (AlterClientQuotas / DescribeClientQuotas): stored and described, not enforced. */
   private readonly quotas = new ClientQuotaStore();
+  /** SCRAM credentials (SASL/SCRAM logins, DescribeUserScramCredentials; changed through alterScramCredentials). */
+  readonly scram = new ScramCredentialStore();
   private readonly sessionCaches = new Map<number, FetchSessionCache>();
+  /** Partition reassignments in progress (AlterPartitionReassignments / ListPartitionReassignments). */
+  readonly reassignments = new Reassignments((log, replicas) => this.setReplicas(log, replicas));
   /** Broker ids that are down (faults); their listeners are closed. */
   private readonly downSet = new Set<number>();
   /** Coordinator placement overrides (faults: coordinator moved). */
   private readonly coordinatorOverrides = new Map<string, number>();
   private nextLeader = 0;
+  /** Broker configs at Kafka's four levels (broker-configs.ts); changed through setDynamicBrokerConfigs. */
+  readonly brokerConfigs: BrokerConfigStore;
   /** Bumped by every topic created, deleted or grown (the KIP-848 groups re-resolve regex subscriptions then). */
   private topicsVersion = 0;
 
-  constructor(readonly config: ClusterConfig) {
+  constructor(readonly config: ClusterConfig, perBrokerStatic?: (nodeId: number) => ReadonlyMap<string, string>) {
+    this.brokerConfigs = new BrokerConfigStore(config.staticBrokerConfigs, perBrokerStatic);
     this.events = new EventLog();
     this.groups = new GroupCoordinator({
       ...config.group,
@@ -134,6 +148,16 @@ export class ClusterState {
     return this.quotas.describe(components, strict);
   }
 
+  /**
+   * AlterUserScramCredentials (KIP-554): applies the valid deletions and upsertions together, as Kafka's
+   * ScramControlManager does; records `scram-credentials-altered` with the users whose credentials changed.
+   */
+  alterScramCredentials(deletions: readonly ScramDeletion[], upsertions: readonly ScramUpsertion[]): ScramUserResult[] {
+    const { results, changed } = this.scram.alter(deletions, upsertions);
+    if (changed.length > 0) this.events.record('scram-credentials-altered', { users: changed });
+    return results;
+  }
+
   /** Every stored client quota entry (a fresh copy). */
   get clientQuotas(): ClientQuotaEntry[] {
     return this.quotas.all();
@@ -169,37 +193,41 @@ export class ClusterState {
   }
 
   /**
-   * Creates a topic with leaders spread round-robin over the brokers (continuing where the
-   * last topic stopped, as Kafka's rack-unaware placement starts at a varying broker).
-   * Throws {@link TopicError} (INVALID_CONFIG for a topic config Kafka would refuse, see topicConfigError).
+   * Where a client on listener `listenerName` reaches broker `b`: that listener's endpoint (Kafka answers each
+   * client with the endpoints of the listener it came in on), else the broker's first one.
+   */
+  addressOf(b: BrokerInfo, listenerName: string): { host: string; port: number } {
+    const e = b.endpoints?.find((x) => x.listener === listenerName);
+    return e ? { host: e.host, port: e.port } : { host: b.host, port: b.port };
+  }
+
+  /**
+   * Creates a topic with leaders spread round-robin over the brokers (continuing where the last topic stopped, as
+   * Kafka's rack-unaware placement starts at a varying broker), or with a manual replica `assignment` (one replica
+   * list per partition, leader first; numPartitions and replicationFactor must then be -1), checked in the order and
+   * with the messages of Kafka's ReplicationControlManager.createTopic.
+   * Throws {@link TopicError}: INVALID_TOPIC_EXCEPTION, TOPIC_ALREADY_EXISTS, INVALID_CONFIG (see topicConfigError),
+   * INVALID_REQUEST / INVALID_REPLICA_ASSIGNMENT (manual assignment), INVALID_REPLICATION_FACTOR, INVALID_PARTITIONS.
    */
   createTopic(
     name: string, numPartitions = -1, replicationFactor = -1, configs: Record<string, string | null> = {}, validateOnly = false,
+    assignment?: readonly (readonly number[])[],
   ): Topic {
     const invalid = validateTopicName(name);
     if (invalid) throw new TopicError('INVALID_TOPIC_EXCEPTION', invalid);
-    if (this.topics.has(name)) throw new TopicError('TOPIC_ALREADY_EXISTS', `topic '${name}' already exists`);
-    const partitions = numPartitions === -1 ? this.config.defaultPartitions : numPartitions;
-    if (!Number.isInteger(partitions) || partitions <= 0) {
-      throw new TopicError('INVALID_PARTITIONS', `number of partitions must be larger than 0, got ${numPartitions}`);
+    if (this.topics.has(name)) throw new TopicError('TOPIC_ALREADY_EXISTS', `Topic '${name}' already exists.`);
+    for (const [key, value] of Object.entries(configs)) {
+      const bad = topicConfigError(key, value);
+      if (bad) throw new TopicError('INVALID_CONFIG', bad);
     }
-    if (this.partitionCount + partitions > MAX_CLUSTER_PARTITIONS) {
+    const plan = assignment ? this.checkAssignment(assignment, numPartitions, replicationFactor) : this.placement(numPartitions,
+      replicationFactor);
+    if (this.partitionCount + plan.length > MAX_CLUSTER_PARTITIONS) {
       throw new TopicError(
         'INVALID_PARTITIONS',
         `the mock cluster holds at most ${MAX_CLUSTER_PARTITIONS} partitions in all;`
-          + ` it has ${this.partitionCount}, ${partitions} more requested`,
+          + ` it has ${this.partitionCount}, ${plan.length} more requested`,
       );
-    }
-    const rf = replicationFactor === -1 ? Math.min(this.config.defaultReplicationFactor, this.brokers.length) : replicationFactor;
-    if (rf <= 0 || rf > this.brokers.length) {
-      throw new TopicError(
-        'INVALID_REPLICATION_FACTOR',
-        `replication factor ${replicationFactor} is not between 1 and the ${this.brokers.length} available brokers`,
-      );
-    }
-    for (const [key, value] of Object.entries(configs)) {
-      const invalid = topicConfigError(key, value);
-      if (invalid) throw new TopicError('INVALID_CONFIG', invalid);
     }
     const topic: TopicRecord = {
       name,
@@ -208,15 +236,13 @@ export class ClusterState {
       configs: new Map(Object.entries(configs).filter((e): e is [string, string] => e[1] !== null)),
     };
     if (validateOnly) return topic;
-    const retention = this.retentionOf(topic);
-    const n = this.brokers.length;
-    const start = this.nextLeader;
-    for (let p = 0; p < partitions; p++) {
-      const replicas: number[] = [];
-      for (let r = 0; r < rf; r++) replicas.push(this.brokers[(start + p + r) % n].nodeId);
-      topic.partitions.push(new PartitionLog(name, p, replicas[0], replicas, retention));
-    }
-    this.nextLeader = (start + 1) % n;
+    if (!assignment) this.nextLeader = (this.nextLeader + 1) % this.brokers.length;
+    plan.forEach((replicas, p) => {
+      const leader = replicas.find((r) => !this.downSet.has(r)) ?? replicas[0];
+      topic.partitions.push(new PartitionLog(name, p, leader, [...replicas], this.retentionOf(topic, leader)));
+    });
+    const partitions = plan.length;
+    const rf = plan[0].length;
     this.topicMap.set(name, topic);
     this.topicsVersion++;
     this.events.record('topic-created', { topic: name, partitions, replicationFactor: rf });
@@ -224,22 +250,43 @@ export class ClusterState {
   }
 
   /**
-   * Topic config `name` of `topic` as the broker applies it: the topic's override, else the default
-   * config-defaults.ts gives (the cluster's configuration or Kafka's default). Throws for a name
+   * Topic config `name` of `topic` as broker `nodeId` applies it: the topic's override, else the default that
+   * broker's configs give (config-defaults.ts topicDefault; null: the cluster-wide levels only). Throws for a name
    * that is no topic config.
    */
-  topicConfig(topic: Topic, name: string): string {
-    const def = topicConfigDef(name);
-    if (!def) throw new TopicError('INVALID_CONFIG', `${name} is not a topic config`);
-    return topic.configs.get(name) ?? def.value(this) ?? '';
+  topicConfig(topic: Topic, name: string, nodeId: number | null = null): string {
+    return topic.configs.get(name) ?? this.topicConfigDefault(name, nodeId);
   }
 
-  /** A topic's retention: its retention.bytes / retention.ms overrides, else the cluster's. */
-  retentionOf(topic: Topic): RetentionPolicy {
+  /** The default of topic config `name` on broker `nodeId` (null: cluster-wide), from the broker configs. Throws for an unknown name. */
+  topicConfigDefault(name: string, nodeId: number | null = null): string {
+    const def = topicConfigDef(name);
+    if (!def) throw new TopicError('INVALID_CONFIG', `${name} is not a topic config`);
+    return topicDefault(def, (n) => this.brokerConfigs.value(nodeId, n));
+  }
+
+  /** A topic's retention on broker `leader`: its retention.bytes / retention.ms overrides, else that broker's defaults. */
+  retentionOf(topic: Topic, leader: number | null = null): RetentionPolicy {
     return {
-      retentionBytes: Number(this.topicConfig(topic, 'retention.bytes')),
-      retentionMs: Number(this.topicConfig(topic, 'retention.ms')),
+      retentionBytes: Number(this.topicConfig(topic, 'retention.bytes', leader)),
+      retentionMs: Number(this.topicConfig(topic, 'retention.ms', leader)),
     };
+  }
+
+  /** Re-applies every partition's retention (after a topic or broker config change, or a leader move). */
+  private refreshRetention(): void {
+    for (const t of this.topicMap.values()) for (const log of t.partitions) log.setRetention(this.retentionOf(t, log.leaderId));
+  }
+
+  /**
+   * Replaces the dynamic broker configs of broker `nodeId`, or the cluster-wide default (null), as AlterConfigs on a
+   * BROKER resource does (the caller validated them), and applies them: topic defaults follow at once (retention from
+   * the next append, max.message.bytes from the next produce). Records `broker-configs-changed`.
+   */
+  setDynamicBrokerConfigs(nodeId: number | null, configs: ReadonlyMap<string, string>): void {
+    this.brokerConfigs.setDynamic(nodeId, configs);
+    this.refreshRetention();
+    this.events.record('broker-configs-changed', { broker: nodeId, configs: Object.fromEntries(configs) });
   }
 
   /**
@@ -251,8 +298,7 @@ export class ClusterState {
     const record = this.record(topic);
     record.configs.clear();
     for (const [k, v] of configs) record.configs.set(k, v);
-    const retention = this.retentionOf(topic);
-    for (const log of topic.partitions) log.setRetention(retention);
+    for (const log of topic.partitions) log.setRetention(this.retentionOf(topic, log.leaderId));
     this.events.record('topic-configs-changed', { topic: topic.name, configs: Object.fromEntries(configs) });
   }
 
@@ -275,10 +321,10 @@ export class ClusterState {
     return this.config.maxDecompressedBatchBytes ?? DEFAULT_MAX_DECOMPRESSED_BATCH_BYTES;
   }
 
-  /** The largest record batch `topic` accepts: its max.message.bytes, else message.max.bytes (bytes). */
-  maxMessageBytes(topic: string): number {
+  /** The largest record batch `topic` accepts on broker `nodeId`: its max.message.bytes, else message.max.bytes (bytes). */
+  maxMessageBytes(topic: string, nodeId: number | null = null): number {
     const t = this.topicMap.get(topic);
-    return t ? Number(this.topicConfig(t, 'max.message.bytes')) : this.config.maxMessageBytes;
+    return Number(t ? this.topicConfig(t, 'max.message.bytes', nodeId) : this.topicConfigDefault('max.message.bytes', nodeId));
   }
 
   partition(topic: string, partition: number): PartitionLog | undefined {
@@ -305,6 +351,7 @@ export class ClusterState {
   }
 
   close(): void {
+    this.reassignments.close();
     this.groups.close();
     this.transactions.close();
   }
@@ -322,6 +369,7 @@ export class ClusterState {
     const topic = this.topicMap.get(name);
     if (!topic) return false;
     this.topicMap.delete(name);
+    this.reassignments.forgetTopic(name);
     this.topicsVersion++;
     this.events.record('topic-deleted', { topic: name, partitions: topic.partitions.length });
     return true;
@@ -333,9 +381,9 @@ export class ClusterState {
    */
   addPartitions(topic: Topic, replicas: readonly (readonly number[])[]): void {
     const record = this.record(topic);
-    const retention = this.retentionOf(record);
     const from = record.partitions.length;
-    replicas.forEach((r, i) => record.partitions.push(new PartitionLog(record.name, from + i, r[0], [...r], retention)));
+    replicas.forEach((r, i) => record.partitions.push(new PartitionLog(record.name, from + i, r[0], [...r],
+      this.retentionOf(record, r[0]))));
     this.topicsVersion++;
     this.events.record('partitions-created', { topic: record.name, from, to: record.partitions.length });
   }
@@ -360,6 +408,7 @@ export class ClusterState {
         this.events.record('partition.offline', { topic: log.topic, partition: log.partition, broker: id, leaderEpoch: log.leaderEpoch });
       }
     }
+    this.refreshRetention();
     this.releaseMovedGroups(before, 'broker-stopped');
   }
 
@@ -382,6 +431,7 @@ export class ClusterState {
         reason: offline ? 'broker-started' : 'preferred-leader-election',
       });
     }
+    this.refreshRetention();
     this.releaseMovedGroups(before, 'broker-started');
   }
 
@@ -397,6 +447,7 @@ export class ClusterState {
     const from = log.leaderId;
     if (!log.replicas.includes(to)) log.replicas = [...log.replicas, to];
     log.changeLeader(to);
+    this.refreshRetention();
     this.events.record('partition.leader', { topic, partition, from, to, leaderEpoch: log.leaderEpoch, reason: 'moved' });
     return log.leaderEpoch;
   }
@@ -411,6 +462,99 @@ export class ClusterState {
     if (from === to) return;
     this.events.record('coordinator.moved', { key, from, to, reason: 'moved' });
     this.groups.moveAway();
+  }
+
+  /** The round-robin placement of a new topic (Kafka's rack-unaware StripedReplicaPlacer, simplified). */
+  private placement(numPartitions: number, replicationFactor: number): number[][] {
+    if (replicationFactor < -1 || replicationFactor === 0) {
+      throw new TopicError('INVALID_REPLICATION_FACTOR', 'Replication factor must be larger than 0, or -1 to use the default value.');
+    }
+    if (numPartitions < -1 || numPartitions === 0 || !Number.isInteger(numPartitions)) {
+      throw new TopicError('INVALID_PARTITIONS', 'Number of partitions was set to an invalid non-positive value.');
+    }
+    const partitions = numPartitions === -1 ? this.config.defaultPartitions : numPartitions;
+    const n = this.brokers.length;
+    const rf = replicationFactor === -1 ? Math.min(this.config.defaultReplicationFactor, n) : replicationFactor;
+    if (rf > n) {
+      throw new TopicError('INVALID_REPLICATION_FACTOR', `Unable to replicate the partition ${rf} time(s): The target replication factor `
+        + `of ${rf} cannot be reached because only ${n} broker(s) are registered.`);
+    }
+    if (this.partitionCount + partitions > MAX_CLUSTER_PARTITIONS) return Array.from({ length: partitions }, () => []);
+    const start = this.nextLeader;
+    return Array.from({ length: partitions }, (_, p) => Array.from({ length: rf }, (__, r) => this.brokers[(start + p + r) % n].nodeId));
+  }
+
+  /** A manual replica assignment checked as ReplicationControlManager.createTopic / validateManualPartitionAssignment. */
+  private checkAssignment(assignment: readonly (readonly number[])[], numPartitions: number, replicationFactor: number): number[][] {
+    if (replicationFactor !== -1) {
+      throw new TopicError('INVALID_REQUEST', 'A manual partition assignment was specified, but replication factor was not set to -1.');
+    }
+    if (numPartitions !== -1) {
+      throw new TopicError('INVALID_REQUEST', 'A manual partition assignment was specified, but numPartitions was not set to -1.');
+    }
+    let rf: number | null = null;
+    for (const [p, replicas] of assignment.entries()) {
+      const bad = (why: string) => new TopicError('INVALID_REPLICA_ASSIGNMENT', why);
+      const invalid = this.replicaListError(replicas);
+      if (invalid) throw bad(invalid);
+      if (rf !== null && replicas.length !== rf) {
+        throw bad(`The manual partition assignment includes a partition with ${replicas.length} replica(s), but this is not `
+          + `consistent with previous partitions, which have ${rf} replica(s).`);
+      }
+      rf = replicas.length;
+      if (replicas.every((r) => this.downSet.has(r))) {
+        throw bad(`All brokers specified in the manual partition assignment for partition ${p} are fenced or in controlled shutdown.`);
+      }
+    }
+    return assignment.map((r) => [...r]);
+  }
+
+  /**
+   * Why a replica list is no valid assignment (ReplicationControlManager.validateManualPartitionAssignment): empty, an
+   * unknown broker, a broker twice; null when valid.
+   */
+  replicaListError(replicas: readonly number[]): string | null {
+    if (replicas.length === 0) return 'The manual partition assignment includes an empty replica list.';
+    const sorted = [...replicas].sort((a, b) => a - b);
+    for (const [i, id] of sorted.entries()) {
+      if (!this.broker(id)) return `The manual partition assignment includes broker ${id}, but no such broker is registered.`;
+      if (i > 0 && sorted[i - 1] === id) return `The manual partition assignment includes the broker ${id} more than once.`;
+    }
+    return null;
+  }
+
+  /**
+   * Starts moving a partition to the replicas `target` (AlterPartitionReassignments; the caller checked them), as
+   * reassignments.ts describes: at once when no replica is added, else after the added ones catch up.
+   */
+  reassignPartition(log: PartitionLog, target: readonly number[]): void {
+    this.setReplicas(log, this.reassignments.start(log, target));
+  }
+
+  /** Cancels a partition's reassignment in progress, back to its original replicas. Returns false when none runs. */
+  cancelReassignment(log: PartitionLog): boolean {
+    const original = this.reassignments.cancel(log);
+    if (original) this.setReplicas(log, original);
+    return original !== null;
+  }
+
+  /**
+   * Gives a partition the replica list `replicas`; a leader outside it hands over to the first live replica of the list
+   * (leader epoch + 1). Records `partition.reassigned` (and `partition.leader` when the leader changed).
+   */
+  private setReplicas(log: PartitionLog, replicas: readonly number[]): void {
+    const from = log.replicas;
+    log.replicas = [...replicas];
+    if (!replicas.includes(log.leaderId) || this.downSet.has(log.leaderId)) {
+      const leader = log.leaderId;
+      const live = replicas.find((r) => !this.downSet.has(r));
+      log.changeLeader(live ?? -1);
+      this.events.record('partition.leader', {
+        topic: log.topic, partition: log.partition, from: leader, to: live ?? -1, leaderEpoch: log.leaderEpoch, reason: 'reassigned',
+      });
+      this.refreshRetention();
+    }
+    this.events.record('partition.reassigned', { topic: log.topic, partition: log.partition, from, to: [...replicas] });
   }
 
   private record(topic: Topic): TopicRecord {

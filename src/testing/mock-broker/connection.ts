@@ -20,6 +20,7 @@ import { beginResponse, FrameSplitter, readRequestHeader, RequestHeader, skipTag
 import { MalformedFrameError, Reader } from '../../protocol/primitives';
 import { decodeRequest, encodeResponse, isFlexible } from '../../protocol/schema';
 import { ApiVersions } from '../../protocol/messages/data';
+import type { Listener } from './listeners';
 
 interface Slot {
   ready: boolean;
@@ -85,6 +86,8 @@ export class Connection {
     private readonly handlers: ReadonlyMap<number, Handler>,
     private readonly hooks: ConnectionHooks = {},
     limits: ConnectionLimits = {},
+    /** The broker listener this connection came in on (its security protocol decides SASL). */
+    private readonly listener: Listener = { name: 'PLAINTEXT', securityProtocol: 'PLAINTEXT', tls: false, sasl: 'optional' },
   ) {
     this.splitter = new FrameSplitter(limits.maxFrameBytes);
     this.memory = limits.memory ?? new RequestMemory(DEFAULT_MAX_BUFFERED_REQUEST_BYTES);
@@ -201,6 +204,7 @@ export class Connection {
       header,
       version,
       clientHost: this.socket.remoteAddress ?? '',
+      listener: this.listener,
       signal: this.abort.signal,
       serial: this.serial,
       closeAfterResponse: (reason) => {

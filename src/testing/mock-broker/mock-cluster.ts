@@ -21,42 +21,51 @@ import { Faults, StartBrokerOptions } from './faults';
 import { createRegistry } from './handlers';
 import { Inspector, PartitionView } from './inspect';
 import { configureSasl, type SaslOptions } from './handlers/sasl';
+import { Endpoint, Listener, listenerOf, ListenerOptions, planListenerPorts, SecurityProtocol } from './listeners';
+import { resolveStaticConfigs, ResolvedStaticConfigs, TypedBrokerOptions } from './static-configs';
 import { encodeBatch, RecordHeader, splitBatches } from '../../protocol/record-batch';
 import type { RequestHeader } from '../../protocol/frame';
 import { RequestVersionLog } from './request-log';
 // Registers snappy, lz4 and zstd into the record-batch codecs.
 import '../../protocol/compression';
 
-export interface MockClusterOptions {
-  /** Number of brokers (default 3). Node ids are 1..brokers. */
+/** The options of MockCluster.start; the broker settings of {@link TypedBrokerOptions} are static broker configs. */
+export interface MockClusterOptions extends TypedBrokerOptions {
+  /** Number of brokers (default 3). Node ids are firstNodeId, firstNodeId + 1, ... */
   brokers?: number;
-  /** Port of the first broker; the others take the following ports. 0 (default) = any free ports. */
+  /** The first broker's node id (Kafka's node.id; default 1). KafkaJS's test cluster numbers its brokers from 0. */
+  firstNodeId?: number;
+  /**
+   * Port of the first broker; the others take the following ports. 0 (default) = any free ports. With
+   * `listeners`, each listener has its own port instead.
+   */
   port?: number;
+  /**
+   * The brokers' listeners (Kafka's `listeners` with `listener.security.protocol.map`), e.g.
+   * `[{ securityProtocol: 'PLAINTEXT', port: 9092 }, { securityProtocol: 'SSL', port: 9093 },
+   * { securityProtocol: 'SASL_SSL', port: 9094 }]`.
+   * SSL and SASL_SSL need `ssl`; SASL_* listeners authenticate with `sasl` (PLAIN users, SCRAM credentials), the
+   * others refuse SASL. Absent: one listener from `port`, `ssl` and `sasl` (see those options). See listeners.ts.
+   */
+  listeners?: ListenerOptions[];
+  /** Broker k's port of a listener is the listener's port + (k - 1) × portStep (default: the number of listeners). */
+  portStep?: number;
   /** Interface to listen on and advertise (default 127.0.0.1). */
   host?: string;
+  /** The host the brokers advertise, when not `host` (Kafka's advertised.listeners), e.g. localhost. */
+  advertisedHost?: string;
+  /**
+   * How Metadata answers a topic it auto-creates: `kraft` (default, Kafka 4.0: UNKNOWN_TOPIC_OR_PARTITION, then the
+   * topic) or `zookeeper` (Kafka up to 3.9 in ZooKeeper mode, which clients written for it expect: LEADER_NOT_AVAILABLE,
+   * then the topic).
+   */
+  autoCreateTopicsAs?: 'kraft' | 'zookeeper';
   clusterId?: string;
-  /** auto.create.topics.enable (default true, as in Kafka). */
-  autoCreateTopics?: boolean;
-  /** num.partitions for auto-created topics (default 1). */
-  defaultPartitions?: number;
-  /** default.replication.factor (default 1; capped at the broker count). */
-  defaultReplicationFactor?: number;
-  /** retention.bytes per partition (default -1 = unbounded). */
-  retentionBytes?: number;
-  /** retention.ms (default -1 = unbounded). */
-  retentionMs?: number;
-  /** message.max.bytes (default 1048588, as in Kafka). */
-  maxMessageBytes?: number;
   /**
    * The most bytes one compressed record batch may decompress to (default 32 MiB). Larger batches
    * (decompression bombs) are refused with MESSAGE_TOO_LARGE; Kafka has no such bound.
    */
   maxDecompressedBatchBytes?: number;
-  /**
-   * connections.max.idle.ms: a connection with no traffic and no request in progress for this long is
-   * closed (default 600000, Kafka's 10 minutes; 0 = never).
-   */
-  connectionsMaxIdleMs?: number;
   /**
    * Cap on the bytes of half-received request frames one broker holds over all its connections
    * (default 256 MiB). A connection whose data would exceed it is closed.
@@ -70,19 +79,40 @@ export interface MockClusterOptions {
    */
   transactions?: Partial<Omit<TransactionCoordinatorConfig, 'firstProducerId'>>;
   /**
-   * SASL/PLAIN. Without `users` (the default) plaintext and SASL clients are both accepted, SASL
-   * with any user and password. With `users`, every connection must authenticate as one of them.
+   * SASL users and mechanisms (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512; default PLAIN). With `listeners`, they apply to
+   * the SASL_* listeners. Without `listeners`, the one listener accepts plaintext and SASL clients alike, SASL with
+   * any user and password, unless `users` are given: then every connection must authenticate as one of them.
    */
   sasl?: SaslOptions;
   /**
-   * An SSL listener (Kafka's `listeners=SSL://…`, or SASL_SSL with `sasl.users`): every broker speaks
-   * TLS with this key and certificate (PEM, node:tls options such as `key`, `cert`, `ca`,
-   * `requestCert`). Absent: PLAINTEXT (or SASL_PLAINTEXT).
+   * The key and certificate of the SSL and SASL_SSL listeners (PEM, node:tls options such as `key`, `cert`, `ca`,
+   * `requestCert`). Without `listeners`: the one listener speaks TLS (Kafka's `listeners=SSL://…`, or SASL_SSL
+   * with `sasl.users`); absent, PLAINTEXT (or SASL_PLAINTEXT).
    */
   ssl?: Pick<tls.TlsOptions, 'key' | 'cert' | 'ca' | 'passphrase' | 'requestCert' | 'rejectUnauthorized' | 'minVersion'>;
 }
 
 export class MockClusterError extends KafkaEosError {}
+
+/** The static configs only one broker has: its ids, listeners and log directory. */
+function perBrokerStaticConfigs(nodeId: number, endpoints: readonly Endpoint[]): Map<string, string> {
+  const listeners = endpoints.map((e) => `${e.listener}://${e.host}:${e.port}`).join(',');
+  return new Map([
+    ['node.id', String(nodeId)], ['broker.id', String(nodeId)], ['process.roles', 'broker,controller'],
+    ['log.dirs', `/mock-kafka/broker-${nodeId}`], ['listeners', listeners], ['advertised.listeners', listeners],
+    ['listener.security.protocol.map', endpoints.map((e) => `${e.listener}:${e.securityProtocol}`).join(',')],
+  ]);
+}
+
+/**
+ * The one listener of the options without `listeners`: SSL with `ssl`, SASL_* with `sasl.users`; it accepts SASL
+ * clients in any case (any user when no users are given), as the mock always did.
+ */
+function legacyListener(o: MockClusterOptions): Listener {
+  const users = o.sasl?.users !== undefined && (Array.isArray(o.sasl.users) ? o.sasl.users.length : Object.keys(o.sasl.users).length) > 0;
+  const securityProtocol: SecurityProtocol = o.ssl ? (users ? 'SASL_SSL' : 'SSL') : (users ? 'SASL_PLAINTEXT' : 'PLAINTEXT');
+  return { name: securityProtocol, securityProtocol, tls: o.ssl !== undefined, sasl: 'optional' };
+}
 
 export type { PartitionView } from './inspect';
 
@@ -95,10 +125,9 @@ export class MockCluster {
   readonly inspect: Inspector;
   /** The API versions clients sent, by client id (request-log.ts): what each client negotiated. */
   readonly requestVersions = new RequestVersionLog();
-  private readonly brokersById = new Map<number, Broker>();
   private stopped = false;
 
-  private constructor(state: ClusterState) {
+  private constructor(state: ClusterState, private readonly brokersById: Map<number, Broker>) {
     this.state = state;
     this.faults = new Faults(state, this.brokersById);
     this.inspect = new Inspector(state);
@@ -113,6 +142,21 @@ export class MockCluster {
     if (options.port && (options.port < 1 || options.port + n - 1 > 65535)) {
       throw new MockClusterError('CONFIG_INVALID', `ports ${options.port}..${options.port + n - 1} are not all valid TCP ports`);
     }
+    const firstNodeId = options.firstNodeId ?? 1;
+    if (!Number.isSafeInteger(firstNodeId) || firstNodeId < 0) {
+      throw new MockClusterError('CONFIG_INVALID', `firstNodeId must be an integer ≥ 0, got ${firstNodeId}`);
+    }
+    if (options.listeners && options.port) {
+      throw new MockClusterError('CONFIG_INVALID', 'port and listeners: give each listener its port in listeners');
+    }
+    const listeners: Listener[] = options.listeners ? options.listeners.map(listenerOf) : [legacyListener(options)];
+    let ports: number[][];
+    try {
+      ports = planListenerPorts(options.listeners ?? [{ ...listeners[0], port: options.port }], n, options.portStep);
+    } catch (e) {
+      throw new MockClusterError('CONFIG_INVALID', (e as Error).message, { cause: e });
+    }
+    const tlsListener = listeners.find((l) => l.tls);
     for (const key of ['maxDecompressedBatchBytes', 'maxBufferedRequestBytes'] as const) {
       const v = options[key];
       if (v !== undefined && (!Number.isSafeInteger(v) || v < 1)) {
@@ -126,21 +170,39 @@ export class MockCluster {
     if (options.ssl && (!options.ssl.key || !options.ssl.cert)) {
       throw new MockClusterError('CONFIG_INVALID', 'ssl needs key and cert (PEM)');
     }
+    if (tlsListener && !options.ssl) {
+      throw new MockClusterError('CONFIG_INVALID',
+        `listener ${tlsListener.name} (${tlsListener.securityProtocol}) needs ssl: { key, cert }`);
+    }
     const host = options.host ?? '127.0.0.1';
+    let resolved: ResolvedStaticConfigs;
+    try {
+      resolved = resolveStaticConfigs(options);
+    } catch (e) {
+      throw new MockClusterError('CONFIG_INVALID', (e as Error).message, { cause: e });
+    }
+    if (options.sasl?.mechanisms && listeners.some((l) => l.sasl !== 'none')) {
+      resolved.configs.set('sasl.enabled.mechanisms', options.sasl.mechanisms.join(','));
+    }
     const config: ClusterConfig = {
       clusterId: options.clusterId ?? randomBytes(16).toString('base64url').slice(0, 22),
-      autoCreateTopics: options.autoCreateTopics ?? true,
-      defaultPartitions: options.defaultPartitions ?? 1,
-      defaultReplicationFactor: options.defaultReplicationFactor ?? 1,
-      retention: { retentionBytes: options.retentionBytes ?? -1, retentionMs: options.retentionMs ?? -1 },
-      maxMessageBytes: options.maxMessageBytes ?? 1048588,
+      autoCreateTopics: resolved.autoCreateTopics,
+      autoCreateTopicsAs: options.autoCreateTopicsAs ?? 'kraft',
+      defaultPartitions: resolved.defaultPartitions,
+      defaultReplicationFactor: resolved.defaultReplicationFactor,
+      staticBrokerConfigs: resolved.configs,
       maxDecompressedBatchBytes: options.maxDecompressedBatchBytes,
-      group: options.group ?? {},
-      transactions: options.transactions,
+      group: resolved.group,
+      transactions: { ...options.transactions, maxTimeoutMs: resolved.transactionMaxTimeoutMs },
     };
-    const state = new ClusterState(config);
-    configureSasl(state, options.sasl);
-    const cluster = new MockCluster(state);
+    const brokersById = new Map<number, Broker>();
+    const state = new ClusterState(config, (nodeId) => perBrokerStaticConfigs(nodeId, brokersById.get(nodeId)?.endpoints ?? []));
+    try {
+      configureSasl(state, { ...options.sasl, connectionsMaxReauthMs: resolved.connectionsMaxReauthMs });
+    } catch (e) {
+      throw new MockClusterError('CONFIG_INVALID', (e as Error).message, { cause: e });
+    }
+    const cluster = new MockCluster(state, brokersById);
     const handlers = createRegistry();
     const hooks = {
       log: (type: string, data: Record<string, unknown>) => state.events.record(type, data),
@@ -149,12 +211,13 @@ export class MockCluster {
     };
     try {
       for (let i = 0; i < n; i++) {
-        const nodeId = i + 1;
-        const limits = { idleMs: options.connectionsMaxIdleMs, maxBufferedRequestBytes: options.maxBufferedRequestBytes };
-        const broker = new Broker(nodeId, host, options.port ? options.port + i : 0, state, handlers, hooks, limits, options.ssl);
+        const nodeId = firstNodeId + i;
+        const limits = { idleMs: resolved.connectionsMaxIdleMs, maxBufferedRequestBytes: options.maxBufferedRequestBytes };
+        const bound = listeners.map((listener, j) => ({ listener, port: ports[i][j] }));
+        const broker = new Broker(nodeId, host, bound, state, handlers, hooks, limits, options.ssl, options.advertisedHost);
         await broker.start();
         cluster.brokersById.set(nodeId, broker);
-        state.addBroker({ nodeId, host, port: broker.port, rack: null });
+        state.addBroker({ nodeId, host: broker.advertisedHost, port: broker.port, rack: null, endpoints: broker.endpoints });
       }
     } catch (e) {
       await cluster.stop();
@@ -163,9 +226,30 @@ export class MockCluster {
     return cluster;
   }
 
-  /** `host:port` of every broker, for a client's bootstrap list. */
+  /** `host:port` of every broker's first listener, for a client's bootstrap list. */
   get bootstrap(): string[] {
     return this.state.brokers.map((b) => `${b.host}:${b.port}`);
+  }
+
+  /**
+   * The cluster's listeners, each with every broker's `host:port` on it (a client's bootstrap list for that listener).
+   */
+  get listeners(): { name: string; securityProtocol: SecurityProtocol; bootstrap: string[] }[] {
+    const first = this.state.brokers[0]?.endpoints ?? [];
+    return first.map((e) => ({
+      name: e.listener, securityProtocol: e.securityProtocol,
+      bootstrap: this.state.brokers.map((b) => {
+        const a = this.state.addressOf(b, e.listener);
+        return `${a.host}:${a.port}`;
+      }),
+    }));
+  }
+
+  /** The bootstrap list of listener `name` (see {@link listeners}). Throws MockClusterError(UNKNOWN_LISTENER). */
+  bootstrapOf(name: string): string[] {
+    const l = this.listeners.find((x) => x.name === name);
+    if (!l) throw new MockClusterError('UNKNOWN_LISTENER', `no listener ${name} (${this.listeners.map((x) => x.name).join(', ')})`);
+    return l.bootstrap;
   }
 
   get events() {

@@ -156,6 +156,42 @@ describe('at-least-once', () => {
     await s2.onRevoked!(ctx, [TP]);
     expect(log.slice(2)).toEqual(['commit t:0@13']);
   });
+
+  test('record by record between commits: no promise per record; progress of a revoked or lost partition starts afresh', async () => {
+    const log: string[] = [];
+    const s = atLeastOnce({ commitIntervalMs: 600000 });
+    const { ctx } = fakeContext(log);
+    const b = batch(0n, 3); // the same batch object for every record, as the runner passes it
+    expect(s.onProgress!(ctx, b, 1n)).toBeUndefined();
+    expect(s.onProgress!(ctx, b, 2n)).toBeUndefined();
+    await s.onRevoked!(ctx, [TP]);
+    expect(log).toEqual(['commit t:0@2']);
+    // The partition comes back: the same object's progress must not go to the forgotten entry.
+    s.onProgress!(ctx, b, 3n);
+    s.onLost!([TP]);
+    await s.onRevoked!(ctx, [TP]);
+    expect(log).toEqual(['commit t:0@2']);
+    s.onProgress!(ctx, b, 3n);
+    await s.onRevoked!(ctx, [TP]);
+    expect(log).toEqual(['commit t:0@2', 'commit t:0@3']);
+  });
+
+  test('a clock set back makes the periodic commit due at once, then the interval runs from there', async () => {
+    const log: string[] = [];
+    let now = 1_000_000;
+    const s = atLeastOnce({ commitIntervalMs: 60000, now: () => now });
+    const { ctx } = fakeContext(log);
+    const b = batch(0n, 3);
+    expect(s.onProgress!(ctx, b, 1n)).toBeUndefined();
+    now -= 3_600_000; // an hour back: without the guard, no commit for an hour
+    await s.onProgress!(ctx, b, 2n);
+    expect(log).toEqual(['commit t:0@2']);
+    now += 1000;
+    expect(s.onProgress!(ctx, b, 3n)).toBeUndefined();
+    now += 60000;
+    await s.onProgress!(ctx, b, 3n);
+    expect(log).toEqual(['commit t:0@2', 'commit t:0@3']);
+  });
 });
 
 /** An exactly-once sink in memory: CAS on the stored position; logs open/write; scripted failures. */

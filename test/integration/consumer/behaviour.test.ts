@@ -153,6 +153,8 @@ describe('consumer behaviour', () => {
       groupId: 'eos-fail-g', topics: ['eos-fail'], delivery: 'exactly-once', sink,
       recordHandler: async (r) => { if (valueOf(r) === 'bad') throw new Error('bad'); },
     }, consumers);
+    // The test reads c.failure; unheard, the failure would also set this (jest) process's exit code to 1.
+    c.on('error', () => undefined);
     await c.start();
     await until(() => c.state === 'failed', 'failure');
     expect(c.failure).toBeInstanceOf(PoisonMessageError);
@@ -170,6 +172,7 @@ describe('consumer behaviour', () => {
       groupId: 'alo-fail-g', topics: ['alo-fail'], delivery: 'at-least-once', commitIntervalMs: 600000,
       recordHandler: async (r) => { if (valueOf(r) === 'bad') throw new Error('bad'); },
     }, consumers);
+    c.on('error', () => undefined); // expected: the test waits for the failed state
     await c.start();
     await until(() => c.state === 'failed', 'failure');
     await c.stop();

@@ -1,6 +1,7 @@
 /**
  * Crash test: consumer processes are SIGKILLed at 20 seeded random points while sinking, on
- * SQLite and on a real PostgreSQL (and at 10 points on SQLite under the cooperative and KIP-848 group protocols). After recovery the table must equal the input exactly: no
+ * SQLite, on a real PostgreSQL and on a real MariaDB (InnoDB), and at 10 points on SQLite under the cooperative
+ * (KIP-429) and KIP-848 group protocols. After recovery the table must equal the input exactly: no
  * duplicate, no gap, per-key order kept. The seed is printed; rerun one with
  * KAFKA_EOS_CRASH_SEED=<seed>.
  */
@@ -13,6 +14,7 @@ import { expectDemoPassed } from '../cli/helpers';
 
 const CLI = path.join(__dirname, '..', '..', '..', 'dist', 'cli', 'index.js');
 const PG_URL = process.env.KAFKA_EOS_PG_URL;
+const MARIADB_URL = process.env.KAFKA_EOS_MARIADB_URL;
 const ROWS = 30000;
 const KILLS = 20;
 
@@ -78,7 +80,7 @@ describe(`crash test: ${KILLS} SIGKILLs at seeded points (seed ${seed})`, () => 
     const dir = mkdtempSync(path.join(os.tmpdir(), 'kafka-eos-crash-'));
     const db = path.join(dir, 'crash.sqlite');
     try {
-      const { code, out } = await runDemo(['--rows', String(ROWS), '--kills', '10', '--seed', String(seed + 2), '--session-timeout', '1500',
+      const { code, out } = await runDemo(['--rows', String(ROWS), '--kills', '10', '--seed', String(seed + 3), '--session-timeout', '1500',
         '--db', db, '--group-protocol', protocol]);
       expectDemoPassed(out);
       expect(out).toContain('10 killed with SIGKILL');
@@ -90,20 +92,27 @@ describe(`crash test: ${KILLS} SIGKILLs at seeded points (seed ${seed})`, () => 
     }
   }, 300000);
 
-  // Like the other PostgreSQL suites: left out locally without a server, required in CI.
-  (PG_URL || process.env.CI ? test : test.skip)('PostgreSQL: table equals the input exactly after 20 kills', async () => {
-    if (!PG_URL) throw new Error('KAFKA_EOS_PG_URL is not set: the PostgreSQL crash test needs a real server (.ci/run starts one)');
-    const table = `crash_${process.pid}_${seed}`;
-    const knex = knexFactory({ client: 'pg', connection: PG_URL });
-    try {
-      const { code, out } = await runDemo(['--rows', String(ROWS), '--kills', String(KILLS), '--seed', String(seed + 1), '--session-timeout', '1500', '--db', PG_URL, '--table', table]);
-      expectDemoPassed(out);
-      expect(out).toContain(`${KILLS} killed with SIGKILL`);
-      expect(code).toBe(0);
-      await assertExact(knex, table);
-    } finally {
-      await knex.schema.dropTableIfExists(table);
-      await knex.destroy();
-    }
-  }, 300000);
+  // Like the other PostgreSQL and MariaDB suites: left out locally without a server, required in CI (.ci/run starts both).
+  const servers = [
+    { name: 'PostgreSQL', env: 'KAFKA_EOS_PG_URL', url: PG_URL, client: 'pg', seed: 1 },
+    { name: 'MariaDB', env: 'KAFKA_EOS_MARIADB_URL', url: MARIADB_URL, client: 'mysql2', seed: 2 },
+  ];
+  for (const db of servers) {
+    (db.url || process.env.CI ? test : test.skip)(`${db.name}: table equals the input exactly after 20 kills`, async () => {
+      if (!db.url) throw new Error(`${db.env} is not set: the ${db.name} crash test needs a real server (.ci/run starts one)`);
+      const table = `crash_${process.pid}_${seed}`;
+      const knex = knexFactory({ client: db.client, connection: db.url });
+      try {
+        const { code, out } = await runDemo(['--rows', String(ROWS), '--kills', String(KILLS), '--seed', String(seed + db.seed),
+          '--session-timeout', '1500', '--db', db.url, '--table', table]);
+        expectDemoPassed(out);
+        expect(out).toContain(`${KILLS} killed with SIGKILL`);
+        expect(code).toBe(0);
+        await assertExact(knex, table);
+      } finally {
+        await knex.schema.dropTableIfExists(table);
+        await knex.destroy();
+      }
+    }, 300000);
+  }
 });

@@ -42,6 +42,13 @@ describe('COPY text-format encoder', () => {
     expect(encodeCopyRows(rows, ['c', 'a'], 1, 2)).toBe('t\t2\n');
   });
 
+  test('every value is encoded as encodeCopyValue would, repeated strings and numbers included', () => {
+    const values: unknown[] = ['a\tb', 'a\tb', 'plain', 'a\tb', '', '\\N', 0, -0, 1.5, -2e-7, 1e21, NaN, 12n, false, null, Buffer.from([1, 255])];
+    const rows = values.map((v, i) => ({ v, w: values[(i + 3) % values.length], t: 'topic\n' }));
+    const expected = rows.map((r) => `${encodeCopyValue(r.v)}\t${encodeCopyValue(r.w)}\t${encodeCopyValue(r.t)}\n`).join('');
+    expect(encodeCopyRows(rows, ['v', 'w', 't'])).toBe(expected);
+  });
+
   test('identifiers are double-quoted with inner quotes doubled', () => {
     expect(quoteIdentifier('we"ird; --')).toBe('"we""ird; --"');
   });

@@ -10,15 +10,36 @@ import { createKnex } from '../../../src/sinks/sql/dialect';
  * A database the suites run against. `knexConfig()` throws when PostgreSQL is required (CI) but not configured.
  * `skip`: PostgreSQL without KAFKA_EOS_PG_URL outside CI; its suites are reported as skipped (see {@link describeOn}).
  */
-export interface Target { name: 'sqlite' | 'postgres'; skip: boolean; knexConfig(): Knex.Config; cleanup(): void }
+export interface Target { name: 'sqlite' | 'postgres' | 'mysql'; skip: boolean; knexConfig(): Knex.Config; cleanup(): void }
 
 export function pgUrl(): string | undefined {
   const u = process.env.KAFKA_EOS_PG_URL;
   return u === undefined || u === '' ? undefined : u;
 }
 
+export function mariadbUrl(): string | undefined {
+  const u = process.env.KAFKA_EOS_MARIADB_URL;
+  return u === undefined || u === '' ? undefined : u;
+}
+
 /**
- * SQLite, and PostgreSQL. PostgreSQL runs when KAFKA_EOS_PG_URL is set; when CI is set without it, its suites
+ * MariaDB (MySQL dialect, mysql2): runs when KAFKA_EOS_MARIADB_URL is set (.ci/run starts a server); when CI is set
+ * without it, its suites run and fail; locally without it, they are reported as skipped.
+ */
+export function mariadbTarget(): Target {
+  const url = mariadbUrl();
+  return {
+    name: 'mysql',
+    skip: url === undefined && !process.env.CI,
+    knexConfig: url === undefined
+      ? () => { throw new Error('CI is set but KAFKA_EOS_MARIADB_URL is not: the MariaDB tests must run in CI'); }
+      : () => ({ client: 'mysql2', connection: url, pool: { min: 0, max: 4 } }),
+    cleanup: () => undefined,
+  };
+}
+
+/**
+ * SQLite, PostgreSQL and MariaDB ({@link mariadbTarget}). PostgreSQL runs when KAFKA_EOS_PG_URL is set; when CI is set without it, its suites
  * run and fail (knexConfig throws); locally without it, they are skipped and show as skipped in jest's summary
  * (test/global-setup.js says why, once per run).
  */
@@ -30,7 +51,7 @@ export function targets(): Target[] {
     skip: url === undefined && !process.env.CI,
     knexConfig: url === undefined ? missing : () => ({ client: 'pg', connection: url, pool: { min: 0, max: 4 } }),
     cleanup: () => undefined,
-  }];
+  }, mariadbTarget()];
 }
 
 /** `describe`, or `describe.skip` for a target that is skipped (so its tests are counted as skipped). */
@@ -54,9 +75,9 @@ export function uniqueName(prefix: string): string {
   return `${prefix}_${process.pid}_${Date.now().toString(36)}_${(counter++).toString(36)}`;
 }
 
-/** A knex instance for direct inspection, with the sink's SQLite connection settings. */
+/** A knex instance for direct inspection, with the sink's SQLite and MySQL connection settings. */
 export function openKnex(config: Knex.Config): Knex {
-  return config.client === 'sqlite3' ? createKnex(config) : makeKnex(config);
+  return config.client === 'sqlite3' || config.client === 'mysql2' ? createKnex(config) : makeKnex(config);
 }
 
 export async function dropTables(k: Knex, ...tables: string[]): Promise<void> {

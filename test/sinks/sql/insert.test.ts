@@ -23,7 +23,7 @@ for (const target of targets()) describeOn(target)(`VALUES-list inserts on ${tar
 
   test('upsert updates non-key columns and leaves the key', async () => {
     const table = uniqueName('up');
-    await k.schema.createTable(table, (t) => { t.text('id').primary(); t.integer('n'); });
+    await k.schema.createTable(table, (t) => { t.string('id', 255).primary(); t.integer('n'); });
     try {
       await valuesInsert(k, table, ['id', 'n'], [{ id: 'x', n: 1 }, { id: 'y', n: 2 }], ['id']);
       await valuesInsert(k, table, ['id', 'n'], [{ id: 'x', n: 10 }], ['id']);

@@ -41,7 +41,7 @@ for (const target of targets()) {
       const offsetsTable = uniqueName('legacy');
       tables.push(offsetsTable);
       await k.schema.createTable(offsetsTable, (t) => {
-        t.text('group_id').notNullable(); t.text('topic').notNullable(); t.integer('partition').notNullable();
+        t.string('group_id', 255).notNullable(); t.string('topic', 255).notNullable(); t.integer('partition').notNullable();
         t.bigInteger('next_offset').notNullable(); t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(k.fn.now());
         t.primary(['group_id', 'topic', 'partition']);
       });
@@ -57,7 +57,7 @@ for (const target of targets()) {
       const old = uniqueName('legacy2');
       tables.push(old);
       await k.schema.createTable(old, (t) => {
-        t.text('group_id'); t.text('topic'); t.integer('partition'); t.bigInteger('next_offset'); t.timestamp('updated_at').defaultTo(k.fn.now());
+        t.string('group_id', 255); t.string('topic', 255); t.integer('partition'); t.bigInteger('next_offset'); t.timestamp('updated_at').defaultTo(k.fn.now());
         t.primary(['group_id', 'topic', 'partition']);
       });
       const plain = new SqlOffsetStore({ knex: k, table: old, target: 'rows', autoCreate: false });

@@ -1,12 +1,14 @@
 /**
- * The admin APIs (DescribeGroups, ListGroups, DeleteTopics, DeleteRecords, DescribeConfigs,
- * CreatePartitions, DeleteGroups, OffsetDelete) through KafkaJS's admin client, and at the
- * versions KafkaJS does not send (flexible ones) through the raw client.
+ * The admin APIs (DescribeGroups, ListGroups, CreateTopics with manual replica assignments, DeleteTopics, DeleteRecords,
+ * DescribeConfigs, CreatePartitions, AlterPartitionReassignments, ListPartitionReassignments, DeleteGroups,
+ * OffsetDelete) through KafkaJS's admin client, and at the versions KafkaJS does not send (flexible ones) through the
+ * raw client. Manual assignments and reassignments follow Kafka's ReplicationControlManager.
  */
 import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
 import { MockCluster } from '../../../src/testing/mock-broker';
 import { ErrorCode } from '../../../src/protocol/error-codes';
 import * as admin from '../../../src/protocol/messages/admin';
+import { AlterPartitionReassignments, ListPartitionReassignments } from '../../../src/protocol/messages/cluster-admin';
 import { Fetch } from '../../../src/protocol/messages/data';
 import { OffsetCommit, OffsetFetch } from '../../../src/protocol/messages/group';
 import { RawClient } from './raw-client';
@@ -113,6 +115,64 @@ describe('groups', () => {
 });
 
 describe('topics', () => {
+  test('CreateTopics with a manual replica assignment: replicas and leaders as given; Kafka\'s refusals', async () => {
+    await withAdmin(async (a) => {
+      await a.createTopics({ topics: [{ topic: 'manual', replicaAssignment: [{ partition: 0, replicas: [3, 1] }, { partition: 1, replicas: [2, 3] }] }] });
+    });
+    expect(cluster.partitions('manual').map((p) => [p.partition, p.leader, p.replicas])).toEqual([[0, 3, [3, 1]], [1, 2, [2, 3]]]);
+    const c = await rawTo(2);
+    const create = (name: string, assignments: { partitionIndex: number; brokerIds: number[] }[], numPartitions = -1, replicationFactor = -1) =>
+      c.request(admin.CreateTopics, 7, { topics: [{ name, numPartitions, replicationFactor, assignments, configs: [] }], timeoutMs: 1000, validateOnly: false })
+        .then((r) => [r.topics[0].errorCode, r.topics[0].errorMessage]);
+    const p = (partitionIndex: number, brokerIds: number[]) => ({ partitionIndex, brokerIds });
+    expect(await create('m1', [p(0, [1])], 1)).toEqual([ErrorCode.INVALID_REQUEST,
+      'A manual partition assignment was specified, but numPartitions was not set to -1.']);
+    expect(await create('m2', [p(0, [1])], -1, 1)).toEqual([ErrorCode.INVALID_REQUEST,
+      'A manual partition assignment was specified, but replication factor was not set to -1.']);
+    expect(await create('m3', [p(0, [9])])).toEqual([ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+      'The manual partition assignment includes broker 9, but no such broker is registered.']);
+    expect(await create('m4', [p(0, [1, 1])])).toEqual([ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+      'The manual partition assignment includes the broker 1 more than once.']);
+    expect(await create('m5', [p(0, [1, 2]), p(1, [3])])).toEqual([ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+      'The manual partition assignment includes a partition with 1 replica(s), but this is not consistent with previous partitions, which have 2 replica(s).']);
+    expect(await create('m6', [p(0, [1]), p(2, [2])])).toEqual([ErrorCode.INVALID_REPLICA_ASSIGNMENT, 'partitions should be a consecutive 0-based integer sequence']);
+    expect(await create('m7', [p(0, [1]), p(0, [2])])).toEqual([ErrorCode.INVALID_REPLICA_ASSIGNMENT, 'Found multiple manual partition assignments for partition 0']);
+    expect(['m1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7'].map((t) => cluster.inspect.topic(t))).toEqual(Array(7).fill(undefined));
+    c.close();
+  });
+
+  test('a reassignment adding a replica is listed in progress until it catches up; a reorder completes at once; cancel', async () => {
+    cluster.createTopic('moving', 2, 2);
+    const c = await rawTo(1);
+    const [r0, r1] = cluster.partitions('moving').map((pv) => pv.replicas);
+    const spare0 = [1, 2, 3].find((b) => !r0.includes(b))!;
+    const alter = (partitions: { partitionIndex: number; replicas: number[] | null }[]) =>
+      c.request(AlterPartitionReassignments, 0, { timeoutMs: 1000, topics: [{ name: 'moving', partitions }] }).then((r) => r.responses[0].partitions);
+    const list = () => c.request(ListPartitionReassignments, 0, { timeoutMs: 1000, topics: null }).then((r) => r.topics);
+    expect(await alter([{ partitionIndex: 0, replicas: [spare0, r0[0]] }, { partitionIndex: 1, replicas: [r1[1], r1[0]] }]))
+      .toEqual([{ partitionIndex: 0, errorCode: 0, errorMessage: null }, { partitionIndex: 1, errorCode: 0, errorMessage: null }]);
+    expect(cluster.partitions('moving')[1].replicas).toEqual([r1[1], r1[0]]); // a reorder: done
+    expect(await list()).toEqual([{
+      name: 'moving', partitions: [{ partitionIndex: 0, replicas: [spare0, r0[0], r0[1]], addingReplicas: [spare0], removingReplicas: [r0[1]] }],
+    }]);
+    await until(() => cluster.partitions('moving')[0].replicas.length === 2, 'the reassignment finishes', 10_000);
+    expect(cluster.partitions('moving')[0].replicas).toEqual([spare0, r0[0]]);
+    expect(await list()).toEqual([]);
+    expect(await alter([{ partitionIndex: 0, replicas: null }])).toEqual([
+      { partitionIndex: 0, errorCode: ErrorCode.NO_REASSIGNMENT_IN_PROGRESS, errorMessage: 'No partition reassignment is in progress.' },
+    ]);
+    await alter([{ partitionIndex: 0, replicas: [r0[1], r0[0]] }]);
+    expect(await alter([{ partitionIndex: 0, replicas: null }])).toEqual([{ partitionIndex: 0, errorCode: 0, errorMessage: null }]);
+    // PartitionReassignmentRevert: the in-progress list (target + removing) without the replicas being added.
+    expect(cluster.partitions('moving')[0].replicas).toEqual([r0[0], spare0]);
+    expect(await list()).toEqual([]);
+    expect(await alter([{ partitionIndex: 7, replicas: [1] }, { partitionIndex: 0, replicas: [1, 9] }])).toEqual([
+      { partitionIndex: 7, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: 'Unable to find partition moving:7.' },
+      { partitionIndex: 0, errorCode: ErrorCode.INVALID_REPLICA_ASSIGNMENT, errorMessage: 'The manual partition assignment includes broker 9, but no such broker is registered.' },
+    ]);
+    c.close();
+  });
+
   test('DeleteTopics removes a topic; a second delete answers UNKNOWN_TOPIC_OR_PARTITION', async () => {
     cluster.createTopic('doomed', 3);
     await withAdmin(async (a) => {
@@ -197,9 +257,12 @@ describe('topics', () => {
       const all = Object.fromEntries(res.resources[0].configEntries.map((e) => [e.configName, e]));
       expect(all['cleanup.policy'].configValue).toBe('delete');
       expect(all['retention.ms']).toMatchObject({ configValue: '1000', isDefault: false, configSource: 1 });
+      // log.retention.ms has no value at any level (its default is null): ConfigHelper.configSynonyms drops the hours form.
       expect(all['retention.ms'].configSynonyms).toEqual([
         expect.objectContaining({ configName: 'retention.ms', configValue: '1000', configSource: 1 }),
-        expect.objectContaining({ configName: 'log.retention.ms', configSource: 5 }),
+      ]);
+      expect(all['max.message.bytes'].configSynonyms).toEqual([
+        expect.objectContaining({ configName: 'message.max.bytes', configValue: '1048588', configSource: 5 }),
       ]);
       expect(all['max.message.bytes']).toMatchObject({ configValue: '1048588', isDefault: true, configSource: 5 });
       expect(all['segment.bytes'].configValue).toBe('1073741824');

@@ -98,16 +98,64 @@ describe('ClientQuotaStore: alterations', () => {
       { entity: clientThenUser, ops: [set('producer_byte_rate', 200)] },
     ], false);
     expect(results).toHaveLength(2);
-    expect(results[0]).toMatchObject({ entity: clientThenUser, errorCode: ErrorCode.INVALID_REQUEST });
-    expect(results[0].errorMessage).toMatch(/duplicate entity/);
-    expect(results[1]).toMatchObject({ errorCode: 0 });
-    expect(store.all()[0]).toEqual({ entity: userThenClient, values: [{ key: 'producer_byte_rate', value: 100 }] });
+    // The repeated entity keeps its first key object (HashMap.put), so its parts are the first alteration's map order.
+    expect(results).toContainEqual({
+      entity: clientThenUser, errorCode: ErrorCode.INVALID_REQUEST,
+      errorMessage: 'Ignoring duplicate entity ClientQuotaEntity(entries={client-id=app, user=alice})',
+    });
+    expect(results).toContainEqual({ entity: [part('user', 'bob')], errorCode: 0, errorMessage: null });
+    expect(store.all()).toContainEqual({ entity: clientThenUser, values: [{ key: 'producer_byte_rate', value: 100 }] });
   });
 
   test('an entity type given twice in one entity keeps its last name', () => {
     const store = new ClientQuotaStore();
     const { results } = store.alter([{ entity: [part('user', 'a'), part('user', 'b')], ops: [set('producer_byte_rate', 1)] }], false);
     expect(results).toEqual([{ entity: [part('user', 'b')], errorCode: 0, errorMessage: null }]);
+  });
+});
+
+describe('ClientQuotaStore: Kafka\'s order (checked against java.util.HashMap running the map steps of ClientQuotaControlManager, '
+  + 'AlterClientQuotasResponse, ClientQuotasDelta and ClientQuotasImage on OpenJDK 17)', () => {
+  const three = [set('producer_byte_rate', 1000), set('consumer_byte_rate', 1000), set('request_percentage', 0.5)];
+  const values3 = [{ key: 'consumer_byte_rate', value: 1000 }, { key: 'request_percentage', value: 0.5 }, { key: 'producer_byte_rate', value: 1000 }];
+
+  test.each([['User1', 'Client1'], [null, 'Client1'], ['User1', null], [null, null]])(
+    'user %s and client-id %s: parts client-id then user, values consumer, request, producer (platformatic\'s comparison)', (user, client) => {
+      const store = new ClientQuotaStore();
+      const entity = [part('user', user), part('client-id', client)];
+      const parts = [part('client-id', client), part('user', user)];
+      expect(store.alter([{ entity, ops: three }], false).results).toEqual([{ entity: parts, errorCode: 0, errorMessage: null }]);
+      expect(store.describe([comp('client-id', client ? EXACT : DEFAULT, client), comp('user', user ? EXACT : DEFAULT, user)], false))
+        .toEqual([{ entity: parts, values: values3 }]);
+      expect(store.alter([{ entity, ops: three.map((o) => remove(o.key)) }], false).results).toEqual([{ entity: parts, errorCode: 0, errorMessage: null }]);
+      expect(store.all()).toEqual([]);
+    },
+  );
+
+  test('entities in the image\'s order: User1 before User1+Client1; five entities; a changed entity keeps its place', () => {
+    const store = new ClientQuotaStore();
+    store.alter([{ entity: [part('user', 'User1')], ops: three }], false);
+    store.alter([{ entity: [part('user', 'User1'), part('client-id', 'Client1')], ops: three }], false);
+    expect(store.describe([comp('user', EXACT, 'User1')], false)).toEqual([
+      { entity: [part('user', 'User1')], values: values3 },
+      { entity: [part('client-id', 'Client1'), part('user', 'User1')], values: values3 },
+    ]);
+    const other = new ClientQuotaStore();
+    other.alter([{ entity: [part('user', null), part('client-id', null)], ops: three }], false);
+    other.alter([{ entity: [part('client-id', 'c1')], ops: [set('consumer_byte_rate', 5)] }], false);
+    other.alter([{ entity: [part('user', 'alice')], ops: [set('request_percentage', 12.5), set('producer_byte_rate', 7)] }], false);
+    other.alter([{ entity: [part('ip', '10.0.0.1')], ops: [set('connection_creation_rate', 3)] }], false);
+    other.alter([{ entity: [part('user', null)], ops: [set('consumer_byte_rate', 9)] }], false);
+    const expected = (alice: { key: string; value: number }[]) => [
+      { entity: [part('client-id', 'c1')], values: [{ key: 'consumer_byte_rate', value: 5 }] },
+      { entity: [part('user', null)], values: [{ key: 'consumer_byte_rate', value: 9 }] },
+      { entity: [part('user', 'alice')], values: alice },
+      { entity: [part('ip', '10.0.0.1')], values: [{ key: 'connection_creation_rate', value: 3 }] },
+      { entity: [part('client-id', null), part('user', null)], values: values3 },
+    ];
+    expect(other.all()).toEqual(expected([{ key: 'request_percentage', value: 12.5 }, { key: 'producer_byte_rate', value: 7 }]));
+    other.alter([{ entity: [part('user', 'alice')], ops: [remove('request_percentage'), set('controller_mutation_rate', 2)] }], false);
+    expect(other.all()).toEqual(expected([{ key: 'controller_mutation_rate', value: 2 }, { key: 'producer_byte_rate', value: 7 }]));
   });
 });
 
@@ -128,8 +176,9 @@ describe('ClientQuotaStore: descriptions', () => {
     expect(results.every((r) => r.errorCode === 0)).toBe(true);
   });
   const names = (components: { entityType: string; matchType: number; match: string | null }[], strict: boolean) => {
-    const byId = new Map(Object.entries(entities).map(([k, v]) => [JSON.stringify(v), k]));
-    return store.describe(components, strict).map((e) => byId.get(JSON.stringify(e.entity))).sort();
+    const key = (parts: { entityType: string; entityName: string | null }[]) => JSON.stringify([...parts].sort((a, b) => a.entityType.localeCompare(b.entityType)));
+    const byId = new Map(Object.entries(entities).map(([k, v]) => [key(v), k]));
+    return store.describe(components, strict).map((e) => byId.get(key(e.entity))).sort();
   };
 
   test('EXACT, DEFAULT and SPECIFIED, not strict: entities with other parts match too', () => {
@@ -189,12 +238,21 @@ describe('AlterClientQuotas and DescribeClientQuotas on the wire', () => {
         ],
         validateOnly: false,
       });
-      expect(res.entries.map((e: { errorCode: number }) => e.errorCode)).toEqual([0, 0, ErrorCode.INVALID_REQUEST]);
-      expect(res.entries[2].errorMessage).toMatch(/combination/);
-      expect(cluster.inspect.clientQuotas()).toEqual([
+      // Results come in the controller's HashMap order (the order tests above pin it); here, their content.
+      expect(res.entries).toHaveLength(3);
+      expect(res.entries).toEqual(expect.arrayContaining([
+        { errorCode: 0, errorMessage: null, entity: [part('client-id', null)] },
+        { errorCode: 0, errorMessage: null, entity: [part('client-id', 'app'), part('user', 'alice')] },
+        {
+          errorCode: ErrorCode.INVALID_REQUEST, entity: [part('user', 'alice'), part('ip', '10.1.2.3')],
+          errorMessage: 'Invalid quota entity combination, IP entity shouldnot be combined with User or ClientId',
+        },
+      ]));
+      expect(cluster.inspect.clientQuotas()).toHaveLength(2);
+      expect(cluster.inspect.clientQuotas()).toEqual(expect.arrayContaining([
         { entity: [part('client-id', null)], values: [{ key: 'consumer_byte_rate', value: 4096 }] },
-        { entity: [part('user', 'alice'), part('client-id', 'app')], values: [{ key: 'request_percentage', value: 33.5 }] },
-      ]);
+        { entity: [part('client-id', 'app'), part('user', 'alice')], values: [{ key: 'request_percentage', value: 33.5 }] },
+      ]));
       expect(cluster.inspect.events({ type: 'client-quotas-altered' })).toHaveLength(2);
 
       const described = await c.request(DescribeClientQuotas, v, {

@@ -89,21 +89,28 @@ describe('AlterConfigs / IncrementalAlterConfigs', () => {
 
   test('invalid values, unknown names, brokers, unknown topics and validateOnly', async () => {
     cluster.createTopic('alter-bad', 1, 1, { 'retention.ms': '5000' });
+    cluster.createTopic('alter-bad2', 1, 1);
+    cluster.createTopic('alter-bad3', 1, 1);
     const c = await rawTo();
     const res = await c.request(AlterConfigs, 2, {
       resources: [
         { resourceType: 2, resourceName: 'alter-bad', configs: [{ name: 'retention.ms', value: 'abc' }] },
-        { resourceType: 2, resourceName: 'alter-bad', configs: [{ name: 'no.such.config', value: '1' }] },
+        { resourceType: 2, resourceName: 'alter-bad2', configs: [{ name: 'no.such.config', value: '1' }] },
         { resourceType: 2, resourceName: 'missing-topic', configs: [{ name: 'retention.ms', value: '1' }] },
-        { resourceType: 4, resourceName: '1', configs: [{ name: 'log.retention.ms', value: '1' }] },
-        { resourceType: 2, resourceName: 'alter-bad', configs: [{ name: 'retention.ms', value: '1' }, { name: 'retention.ms', value: '2' }] },
+        { resourceType: 4, resourceName: '1', configs: [{ name: 'num.partitions', value: '1' }] },
+        { resourceType: 2, resourceName: 'alter-bad3', configs: [{ name: 'retention.ms', value: '1' }, { name: 'retention.ms', value: '2' }] },
+        { resourceType: 4, resourceName: '2', configs: [{ name: 'log.retention.ms', value: '1' }] },
       ],
       validateOnly: false,
     });
-    expect(res.responses.map((r: { errorCode: number }) => r.errorCode)).toEqual([
-      ErrorCode.INVALID_CONFIG, ErrorCode.INVALID_CONFIG, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.INVALID_REQUEST, ErrorCode.INVALID_REQUEST,
+    expect(res.responses.map((r: { errorCode: number; errorMessage: string }) => [r.errorCode, r.errorMessage])).toEqual([
+      [ErrorCode.INVALID_CONFIG, 'Invalid value abc for configuration retention.ms: Not a number of type LONG'],
+      [ErrorCode.INVALID_CONFIG, 'Unknown topic config name: no.such.config'],
+      [ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "The topic 'missing-topic' does not exist."],
+      [ErrorCode.INVALID_REQUEST, 'Cannot update these configs dynamically: Set(num.partitions)'],
+      [ErrorCode.INVALID_REQUEST, 'Error due to duplicate config keys'],
+      [ErrorCode.INVALID_REQUEST, 'Unexpected broker id, expected 1, but received 2'],
     ]);
-    expect(res.responses[0].errorMessage).toBe('Invalid value abc for configuration retention.ms: Not a number of type LONG');
     const dry = await c.request(AlterConfigs, 1, { resources: [{ resourceType: 2, resourceName: 'alter-bad', configs: [{ name: 'retention.ms', value: '7' }] }], validateOnly: true });
     expect(dry.responses[0].errorCode).toBe(0);
     expect(cluster.inspect.topic('alter-bad')!.configs['retention.ms']).toBe('5000');

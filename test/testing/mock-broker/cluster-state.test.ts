@@ -9,7 +9,7 @@ import type { MockCluster } from '../../../src/testing/mock-broker/mock-cluster'
 function threeBrokers(): ClusterState {
   const state = new ClusterState({
     clusterId: 'c', autoCreateTopics: false, defaultPartitions: 1, defaultReplicationFactor: 1,
-    retention: { retentionBytes: -1, retentionMs: -1 }, maxMessageBytes: 1 << 20, group: {},
+    staticBrokerConfigs: new Map([['log.retention.ms', '-1'], ['message.max.bytes', String(1 << 20)]]), group: {},
   });
   for (const nodeId of [1, 2, 3]) state.addBroker({ nodeId, host: '127.0.0.1', port: 9000 + nodeId, rack: null });
   return state;

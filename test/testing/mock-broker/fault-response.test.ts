@@ -52,7 +52,7 @@ function hasErrorCode(fields: readonly Field[], version: number): boolean {
 describe('buildErrorResponse', () => {
   const cluster = new ClusterState({
     clusterId: 'c', autoCreateTopics: true, defaultPartitions: 1, defaultReplicationFactor: 1,
-    retention: { retentionBytes: -1, retentionMs: -1 }, maxMessageBytes: 1 << 20, group: {},
+    staticBrokerConfigs: new Map([['log.retention.ms', '-1'], ['message.max.bytes', String(1 << 20)]]), group: {},
   });
   cluster.addBroker({ nodeId: 1, host: '127.0.0.1', port: 9092, rack: null });
   afterAll(() => cluster.close());

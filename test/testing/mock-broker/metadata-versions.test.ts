@@ -1,7 +1,8 @@
 /**
  * Metadata v0-v12: the same topics at every version; flexible from v9; topic ids from v10 (the
  * same id at every version and for every broker); v12 requests by topic id (KIP-516): a known id
- * is described, an unknown one is UNKNOWN_TOPIC_ID; before v12 an id or a null name is refused.
+ * is described, an unknown one is UNKNOWN_TOPIC_ID; before v12 an id or a null name is refused. Auto-creation answers
+ * as Kafka 4.0's KRaft brokers (AutoTopicCreationManager.sendCreateTopicRequest), or as ZooKeeper-mode Kafka.
  */
 import { MockCluster } from '../../../src/testing/mock-broker';
 import { ErrorCode } from '../../../src/protocol/error-codes';
@@ -64,4 +65,40 @@ test('all topics (null) at v12 lists both topics with their ids', async () => {
   expect(res.topics.map((t: { name: string; topicId: string }) => [t.name, t.topicId]).sort())
     .toEqual(cluster.inspect.topics().map((t) => [t.name, t.topicId]).sort());
   c.close();
+});
+
+describe('auto-creation (AutoTopicCreationManager)', () => {
+  const ask = (c: RawClient, name: string, allow = true) => c.request(Metadata, 12, {
+    topics: [{ name, topicId: ZERO }], allowAutoTopicCreation: allow, includeTopicAuthorizedOperations: false,
+  });
+
+  test('KRaft (default): the creating Metadata answers UNKNOWN_TOPIC_OR_PARTITION, the next one the topic with its leader', async () => {
+    const auto = await MockCluster.start({ brokers: 2, defaultPartitions: 2 });
+    try {
+      const c = await RawClient.connect(auto.bootstrap[0]);
+      expect((await ask(c, 'made-by-metadata')).topics).toEqual([
+        expect.objectContaining({ errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, name: 'made-by-metadata', partitions: [] }),
+      ]);
+      const [t] = (await ask(c, 'made-by-metadata')).topics;
+      expect(t).toMatchObject({ errorCode: 0, name: 'made-by-metadata', topicId: auto.inspect.topic('made-by-metadata')!.topicId });
+      expect(t.partitions.map((p: { leaderId: number }) => p.leaderId).sort()).toEqual([1, 2]);
+      expect((await ask(c, 'not-allowed', false)).topics[0].errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+      expect(auto.inspect.topic('not-allowed')).toBeUndefined();
+      c.close();
+    } finally {
+      await auto.stop();
+    }
+  });
+
+  test('zookeeper mode: LEADER_NOT_AVAILABLE first (createTopicsInZk), as Kafka up to 3.9 answered', async () => {
+    const zk = await MockCluster.start({ brokers: 1, autoCreateTopicsAs: 'zookeeper' });
+    try {
+      const c = await RawClient.connect(zk.bootstrap[0]);
+      expect((await ask(c, 'zk-made')).topics[0]).toMatchObject({ errorCode: ErrorCode.LEADER_NOT_AVAILABLE, name: 'zk-made' });
+      expect((await ask(c, 'zk-made')).topics[0]).toMatchObject({ errorCode: 0, partitions: [expect.objectContaining({ leaderId: 1 })] });
+      c.close();
+    } finally {
+      await zk.stop();
+    }
+  });
 });

@@ -3,6 +3,7 @@
  * read frame by frame. Used to send exact versions, malformed frames, and to watch for closes.
  */
 import * as net from 'node:net';
+import * as tls from 'node:tls';
 import { frameRequest } from '../../../src/protocol/frame';
 import { Reader } from '../../../src/protocol/primitives';
 import { decodeResponse, encodeRequest, isFlexible, MessageSchema } from '../../../src/protocol/schema';
@@ -30,6 +31,15 @@ export class RawClient {
     const [host, port] = hostPort.split(':');
     return new Promise((resolve, reject) => {
       const s = net.connect({ host, port: Number(port) }, () => resolve(new RawClient(s)));
+      s.once('error', reject);
+    });
+  }
+
+  /** Connects over TLS (any certificate accepted). */
+  static connectTls(hostPort: string): Promise<RawClient> {
+    const [host, port] = hostPort.split(':');
+    return new Promise((resolve, reject) => {
+      const s = tls.connect({ host, port: Number(port), rejectUnauthorized: false }, () => resolve(new RawClient(s)));
       s.once('error', reject);
     });
   }

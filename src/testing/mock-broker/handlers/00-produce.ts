@@ -32,6 +32,8 @@ import { upConvert } from '../../../protocol/up-convert';
 import { Produce } from '../../../protocol/messages/data';
 import type { PartitionLog } from '../partition-log';
 import { producerState } from '../transactions/producer-state';
+import { AclOperation } from '../acls';
+import { topicAllowed } from './authorize';
 import { LeaderHints } from './leader-hint';
 import { Body, defineHandler, HandlerContext, leaderLog } from './types';
 
@@ -55,6 +57,8 @@ function prepare(t: Body, p: Body, acks: number, ctx: HandlerContext): Slot {
     index: p.index, errorCode: 0, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, recordErrors: [], errorMessage: null,
   };
   const fail = (code: number, message: string | null = null): Slot => ({ answer: failWith(out, code, message) });
+  // KafkaApis checks WRITE on the topic before the partition exists or the acks are looked at.
+  if (!topicAllowed(ctx, AclOperation.WRITE, t.name)) return fail(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
   if (acks !== 0 && acks !== 1 && acks !== -1) return fail(ErrorCode.INVALID_REQUIRED_ACKS);
   const log = leaderLog(ctx, t.name, p.index);
   if (typeof log === 'number') return fail(log);
@@ -152,7 +156,7 @@ export const produceHandler = defineHandler(Produce, {
     const topics = req.topicData.map((t) => ({ name: t.name, slots: t.partitionData.map((p) => prepare(t, p, acks, ctx)) }));
     const finish = (): Body | null => {
       const now = Date.now();
-      const hints = new LeaderHints(ctx.cluster);
+      const hints = new LeaderHints(ctx.cluster, ctx.listener.name);
       const responses = topics.map((t) => ({
         name: t.name,
         partitionResponses: t.slots.map((s) => withLeaderHint(append(s, ctx, now, keepFrame), t.name, hints, ctx.version)),

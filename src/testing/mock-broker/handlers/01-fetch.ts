@@ -31,6 +31,8 @@ import { downConvert, fetchMagic } from '../../../protocol/down-convert';
 import { ErrorCode } from '../../../protocol/error-codes';
 import { Fetch } from '../../../protocol/messages/data';
 import { PartitionLog } from '../partition-log';
+import { AclOperation } from '../acls';
+import { topicAllowed } from './authorize';
 import { lastStableOffset, producerState } from '../transactions/producer-state';
 import { FetchSession, sessionKey } from '../fetch-sessions';
 import { LeaderHints } from './leader-hint';
@@ -45,7 +47,7 @@ function build(req: Body, ctx: HandlerContext): Built {
   let bytes = 0;
   let error = false;
   const logs: PartitionLog[] = [];
-  const hints = new LeaderHints(cluster);
+  const hints = new LeaderHints(cluster, ctx.listener.name);
   const responses = (req.topics as Body[]).map((t) => ({
     topic: t.topic ?? '',
     topicId: t.topicId,
@@ -55,6 +57,10 @@ function build(req: Body, ctx: HandlerContext): Built {
         partitionIndex: p.partition, errorCode: 0, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n,
         abortedTransactions: readCommitted ? [] : null, preferredReadReplica: -1, records: null as Buffer | null,
       };
+      if (t.topic !== null && !topicAllowed(ctx, AclOperation.READ, t.topic)) {
+        error = true;
+        return { ...base, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED };
+      }
       if (!log) {
         error = true;
         return { ...base, errorCode: t.topic === null ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };

@@ -15,6 +15,8 @@ import { decodeBatch } from '../../../protocol/record-batch';
 import { ErrorCode } from '../../../protocol/error-codes';
 import { ListOffsets } from '../../../protocol/messages/data';
 import { PartitionLog, StoredBatch } from '../partition-log';
+import { AclOperation } from '../acls';
+import { topicAllowed } from './authorize';
 import { lastStableOffset } from '../transactions/producer-state';
 import { Body, defineHandler } from './types';
 
@@ -69,6 +71,7 @@ export const listOffsetsHandler = defineHandler(ListOffsets, {
         const base = {
           partitionIndex: p.partitionIndex, errorCode: 0, oldStyleOffsets: [] as bigint[], timestamp: -1n, offset: -1n, leaderEpoch: -1,
         };
+        if (!topicAllowed(ctx, AclOperation.DESCRIBE, t.name)) return { ...base, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED };
         const log = ctx.cluster.partition(t.name, p.partitionIndex);
         if (!log) return { ...base, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
         if (log.leaderId !== ctx.nodeId) return { ...base, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER };

@@ -5,7 +5,8 @@
  * (KIP-932) adds key type 2, share groups, which the mock does not run: INVALID_REQUEST, as Kafka
  * answers while share groups are disabled. Placement hashes the key over the brokers, the way Kafka
  * places __consumer_offsets partitions; a test can move a coordinator (faults). A coordinator on a
- * broker that is down answers COORDINATOR_NOT_AVAILABLE.
+ * broker that is down answers COORDINATOR_NOT_AVAILABLE. The address is the coordinator's endpoint of the
+ * listener the request came in on.
  */
 import { ErrorCode } from '../../../protocol/error-codes';
 import { FindCoordinator } from '../../../protocol/messages/group';
@@ -24,7 +25,7 @@ function find(key: string, keyType: number, ctx: HandlerContext): Coordinator {
   if (!broker || cluster.down.has(nodeId)) {
     return { ...none, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: 'the coordinator is not available' };
   }
-  return { key, nodeId, host: broker.host, port: broker.port, errorCode: 0, errorMessage: null };
+  return { key, nodeId, ...cluster.addressOf(broker, ctx.listener.name), errorCode: 0, errorMessage: null };
 }
 
 export const findCoordinatorHandler = defineHandler(FindCoordinator, {

@@ -1,8 +1,9 @@
 /**
  * DescribeCluster (key 60), v0-v1 (KIP-700; flexible from v0; v1 adds endpointType, KIP-919).
  * Answers the live brokers, the cluster id and the controller (the first live broker, as in
- * Metadata). endpointType 2 (controllers) is UNSUPPORTED_ENDPOINT_TYPE, as a Kafka broker answers.
- * Authorized operations, when asked for, are every cluster operation (no ACLs are enforced).
+ * Metadata), each at its endpoint of the request's listener. endpointType 2 (controllers) is UNSUPPORTED_ENDPOINT_TYPE,
+ * as a Kafka broker answers. Authorized operations, when asked for, are every cluster operation (cluster ACLs are not
+ * enforced, even with an authorizer: authorize.ts).
  */
 import { ErrorCode } from '../../../protocol/error-codes';
 import { DescribeCluster } from '../../../protocol/messages/cluster-admin';
@@ -36,7 +37,7 @@ export const describeClusterHandler = defineHandler(DescribeCluster, {
     return {
       ...base,
       brokers: cluster.brokers.filter((b) => !cluster.down.has(b.nodeId))
-        .map((b) => ({ brokerId: b.nodeId, host: b.host, port: b.port, rack: b.rack })),
+        .map((b) => ({ brokerId: b.nodeId, ...cluster.addressOf(b, ctx.listener.name), rack: b.rack })),
       clusterAuthorizedOperations: req.includeClusterAuthorizedOperations ? CLUSTER_OPERATIONS : -2147483648,
     };
   },

@@ -35,8 +35,12 @@ import { deleteAclsHandler } from './31-delete-acls';
 import { alterConfigsHandler } from './33-alter-configs';
 import { describeLogDirsHandler } from './35-describe-log-dirs';
 import { incrementalAlterConfigsHandler } from './44-incremental-alter-configs';
+import { alterPartitionReassignmentsHandler } from './45-alter-partition-reassignments';
+import { listPartitionReassignmentsHandler } from './46-list-partition-reassignments';
 import { describeClientQuotasHandler } from './48-describe-client-quotas';
 import { alterClientQuotasHandler } from './49-alter-client-quotas';
+import { describeUserScramCredentialsHandler } from './50-describe-user-scram-credentials';
+import { alterUserScramCredentialsHandler } from './51-alter-user-scram-credentials';
 import { describeClusterHandler } from './60-describe-cluster';
 import { describeProducersHandler } from './61-describe-producers';
 import { describeTransactionsHandler } from './65-describe-transactions';
@@ -56,7 +60,9 @@ export function createRegistry(): ReadonlyMap<number, Handler> {
     describeConfigsHandler, saslAuthenticateHandler, createPartitionsHandler, deleteGroupsHandler, offsetDeleteHandler,
     initProducerIdHandler, addPartitionsToTxnHandler, addOffsetsToTxnHandler, endTxnHandler, txnOffsetCommitHandler,
     offsetForLeaderEpochHandler, describeAclsHandler, createAclsHandler, deleteAclsHandler, alterConfigsHandler,
-    describeLogDirsHandler, incrementalAlterConfigsHandler, describeClientQuotasHandler, alterClientQuotasHandler,
+    describeLogDirsHandler, incrementalAlterConfigsHandler, alterPartitionReassignmentsHandler,
+      listPartitionReassignmentsHandler, describeClientQuotasHandler, alterClientQuotasHandler,
+    describeUserScramCredentialsHandler, alterUserScramCredentialsHandler,
     describeClusterHandler, describeProducersHandler, describeTransactionsHandler, listTransactionsHandler,
     consumerGroupHeartbeatHandler, consumerGroupDescribeHandler,
   ];

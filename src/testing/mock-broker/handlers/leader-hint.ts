@@ -2,7 +2,7 @@
  * KIP-951 leader discovery: a Produce (v10+) or Fetch (v16+) partition answered
  * NOT_LEADER_OR_FOLLOWER (Fetch also FENCED_LEADER_EPOCH) carries the partition's current leader
  * and epoch in `currentLeader`, and the response lists in `nodeEndpoints` how to reach every leader
- * named, so the client can move on without a Metadata round trip. As Kafka's KafkaApis
+ * named (at the endpoints of the request's listener), so the client can move on without a Metadata round trip. As Kafka's KafkaApis
  * (getCurrentLeader) does, a leader that is not alive is named but gets no endpoint.
  */
 import type { ClusterState } from '../cluster';
@@ -16,7 +16,7 @@ export interface NodeEndpoint { nodeId: number; host: string; port: number; rack
 export class LeaderHints {
   private readonly nodes = new Map<number, NodeEndpoint>();
 
-  constructor(private readonly cluster: ClusterState) {}
+  constructor(private readonly cluster: ClusterState, private readonly listenerName: string) {}
 
   /** The current leader of `topic`-`partition`, remembering its endpoint when the broker is up. */
   leaderOf(topic: string, partition: number): LeaderIdAndEpoch {
@@ -24,7 +24,7 @@ export class LeaderHints {
     if (!log) return { leaderId: -1, leaderEpoch: -1 };
     const broker = this.cluster.broker(log.leaderId);
     if (broker && !this.cluster.down.has(broker.nodeId)) {
-      this.nodes.set(broker.nodeId, { nodeId: broker.nodeId, host: broker.host, port: broker.port, rack: broker.rack });
+      this.nodes.set(broker.nodeId, { nodeId: broker.nodeId, ...this.cluster.addressOf(broker, this.listenerName), rack: broker.rack });
     }
     return { leaderId: log.leaderId, leaderEpoch: log.leaderEpoch };
   }

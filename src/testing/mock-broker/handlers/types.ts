@@ -4,6 +4,7 @@
  * response body. ApiVersions advertises exactly the handlers registered in `index.ts`.
  */
 import type { ClusterState } from '../cluster';
+import type { Listener } from '../listeners';
 import type { PartitionLog } from '../partition-log';
 import { ErrorCode } from '../../../protocol/error-codes';
 import type { RequestHeader } from '../../../protocol/frame';
@@ -18,6 +19,8 @@ export interface HandlerContext {
   readonly header: RequestHeader;
   readonly version: number;
   readonly clientHost: string;
+  /** The listener the request came in on: Metadata and FindCoordinator answer its endpoints; SASL_* ones authenticate. */
+  readonly listener: Listener;
   /** Aborted when the connection closes or the broker stops, so long polls can end early. */
   readonly signal: AbortSignal;
   /** This connection's queue for steps that must keep request order across awaits (Produce appends). */

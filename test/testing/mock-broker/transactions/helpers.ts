@@ -5,7 +5,7 @@ import { BatchHeader, encodeBatch, readBatchHeader } from '../../../../src/proto
 export function clusterState(): ClusterState {
   const state = new ClusterState({
     clusterId: 'test', autoCreateTopics: false, defaultPartitions: 1, defaultReplicationFactor: 1,
-    retention: { retentionBytes: -1, retentionMs: -1 }, maxMessageBytes: 1048588, group: {},
+    staticBrokerConfigs: new Map([['log.retention.ms', '-1']]), group: {},
   });
   state.addBroker({ nodeId: 1, host: '127.0.0.1', port: 1, rack: null });
   state.createTopic('t', 2, 1);

@@ -100,7 +100,11 @@ export class Rebalancer {
       group.pendingSyncMembers.add(member.memberId);
     }
     const generationId = group.generationId;
-    this.timers.schedule(syncKey(group.groupId), group.rebalanceTimeoutMs(), () => this.expirePendingSync(group, generationId));
+    // A rebalance timeout of 0 (KafkaJS's Broker.joinGroup without one encodes 0): Kafka's timer runs an expired task
+    // at once and its expiration event precedes the JoinGroup answers, which wait for the group's write; so the
+    // members are gone before any SyncGroup can arrive. Done here at once too, not by a timer racing the client.
+    if (group.rebalanceTimeoutMs() === 0) this.expirePendingSync(group, generationId);
+    else this.timers.schedule(syncKey(group.groupId), group.rebalanceTimeoutMs(), () => this.expirePendingSync(group, generationId));
   }
 
   initNextGeneration(group: ClassicGroup): void {

@@ -365,6 +365,24 @@ describe('pending sync', () => {
   });
 });
 
+describe('pending sync with a rebalance timeout of 0', () => {
+  test('the member is removed before its SyncGroup, which answers UNKNOWN_MEMBER_ID (no timer race)', async () => {
+    const { coordinator, events } = setup();
+    const a = track(coordinator.joinGroup(joinReq({ rebalanceTimeoutMs: 0 }), ctx('A', 3)));
+    // Only the timer that completes the join runs: nothing else may run between the JoinGroup answer and the SyncGroup.
+    jest.advanceTimersToNextTimer();
+    await flush();
+    expect(a.value!.errorCode).toBe(0);
+    const memberId = a.value!.memberId;
+    const expired = events.entries({ type: 'member.expired' }).map((e) => [e.data.memberId, e.data.cause]);
+    expect(expired).toEqual([[memberId, 'pending-sync-timeout']]);
+    const sync = track(coordinator.syncGroup({ groupId: 'g', generationId: 1, memberId, assignments: [] }, ctx()));
+    await flush();
+    expect(sync.value!.errorCode).toBe(ErrorCode.UNKNOWN_MEMBER_ID);
+    coordinator.close();
+  });
+});
+
 describe('static membership (KIP-345)', () => {
   async function staticGroup(apiVersion = 5) {
     const env = setup();

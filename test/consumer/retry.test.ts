@@ -1,0 +1,108 @@
+import { PoisonMessageError } from '../../src/consumer/errors';
+import { processBatch, ProcessorOptions } from '../../src/consumer/retry';
+import type { SinkRecord } from '../../src/records';
+import type { StrategyBatch } from '../../src/consumer/strategies/types';
+
+const record = (offset: number): SinkRecord => ({
+  topic: 't', partition: 0, offset: BigInt(offset), key: null, value: Buffer.from(`v${offset}`), timestamp: 0n, headers: {},
+});
+const batchOf = (...offsets: number[]): StrategyBatch => ({
+  topic: 't', partition: 0, fetchOffset: BigInt(offsets[0] ?? 0), records: offsets.map(record),
+  nextOffset: BigInt((offsets[offsets.length - 1] ?? -1) + 1),
+});
+const never = () => false;
+const fast = { minTimeoutMs: 1, maxTimeoutMs: 1, factor: 1 };
+
+describe('processBatch with a record handler', () => {
+  test('records that succeed: one try each, attempt 1, every record done in order, progress awaited when it is a promise', async () => {
+    const seen: [bigint, number][] = [];
+    const done: bigint[] = [];
+    const options: ProcessorOptions = { recordHandler: async (r, ctx) => { seen.push([r.offset, ctx.attempt]); } };
+    const signal = new AbortController().signal;
+    let pending = 0;
+    const res = await processBatch(options, batchOf(5, 6, 7), signal, never, (upTo) => {
+      done.push(upTo);
+      // Every other call returns a promise: the next record must wait for it.
+      if (upTo % 2n === 0n) return undefined;
+      pending += 1;
+      return new Promise<void>((r) => setImmediate(() => { pending -= 1; r(); }));
+    });
+    expect(pending).toBe(0);
+    expect(seen).toEqual([[5n, 1], [6n, 1], [7n, 1]]);
+    expect(done).toEqual([6n, 7n, 8n]);
+    expect(res).toEqual({ processedUpTo: 8n, complete: true, output: batchOf(5, 6, 7).records });
+  });
+
+  test('a record that fails is retried with attempts 2, 3, ... and a retry event per failed attempt but the last', async () => {
+    const attempts: number[] = [];
+    const retries: number[] = [];
+    const options: ProcessorOptions = {
+      retry: { retries: 2, ...fast },
+      recordHandler: async (r, ctx) => {
+        if (r.offset !== 1n) return;
+        attempts.push(ctx.attempt);
+        if (ctx.attempt < 3) throw new Error(`try ${ctx.attempt}`);
+      },
+      onRetry: (i) => retries.push(i.attempt),
+    };
+    const res = await processBatch(options, batchOf(0, 1, 2), new AbortController().signal, never);
+    expect(attempts).toEqual([1, 2, 3]);
+    expect(retries).toEqual([1, 2]);
+    expect(res.output.map((r) => r.offset)).toEqual([0n, 1n, 2n]);
+  });
+
+  test('retries exhausted, policy fail: PoisonMessageError at the record, with the work before it done', async () => {
+    const done: bigint[] = [];
+    const options: ProcessorOptions = {
+      retry: { retries: 1, ...fast },
+      recordHandler: async (r) => { if (r.offset === 11n) throw new Error('bad record'); },
+    };
+    const err = await processBatch(options, batchOf(10, 11, 12), new AbortController().signal, never, (u) => { done.push(u); })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PoisonMessageError);
+    expect(err).toMatchObject({ offset: 11n, processedUpTo: 11n, code: 'POISON_MESSAGE' });
+    expect((err as Error).message).toContain('bad record');
+    expect(done).toEqual([11n]);
+  });
+
+  test('a non-retriable error is not retried; a thrown non-Error is policed with its original value', async () => {
+    let tries = 0;
+    const skipped: unknown[] = [];
+    const options: ProcessorOptions = {
+      retry: { retries: 5, ...fast, isRetriable: () => false },
+      poisonPolicy: 'skip',
+      recordHandler: async (r) => { if (r.offset === 0n) { tries += 1; throw 'not an Error'; } },
+      onSkip: (i) => skipped.push(i.offset),
+    };
+    const res = await processBatch(options, batchOf(0, 1), new AbortController().signal, never);
+    expect(tries).toBe(1);
+    expect(skipped).toEqual([0n]);
+    expect(res).toMatchObject({ processedUpTo: 2n, complete: true });
+    expect(res.output.map((r) => r.offset)).toEqual([1n]);
+  });
+
+  test('a stop between records, or an abort while a record fails, returns the partial result at that record', async () => {
+    let stop = false;
+    const options: ProcessorOptions = { recordHandler: async (r) => { if (r.offset === 1n) stop = true; } };
+    const res = await processBatch(options, batchOf(0, 1, 2), new AbortController().signal, () => stop);
+    expect(res).toMatchObject({ processedUpTo: 2n, complete: false });
+    expect(res.output.map((r) => r.offset)).toEqual([0n, 1n]);
+
+    const ac = new AbortController();
+    const aborting: ProcessorOptions = {
+      retry: { retries: 3, ...fast },
+      recordHandler: async (r) => { if (r.offset === 1n) { ac.abort(); throw new Error('aborted'); } },
+    };
+    const partial = await processBatch(aborting, batchOf(0, 1, 2), ac.signal, () => ac.signal.aborted);
+    expect(partial).toMatchObject({ processedUpTo: 1n, complete: false });
+    expect(partial.output.map((r) => r.offset)).toEqual([0n]);
+  });
+
+  test('the first try context is frozen and carries the signal', async () => {
+    const contexts: unknown[] = [];
+    const signal = new AbortController().signal;
+    await processBatch({ recordHandler: async (_r, ctx) => { contexts.push(ctx); } }, batchOf(0, 1), signal, never);
+    expect(contexts[0]).toEqual({ signal, attempt: 1 });
+    expect(Object.isFrozen(contexts[0])).toBe(true);
+  });
+});
