@@ -49,7 +49,10 @@ export const ERROR_CODES = {
   // ---- consumer
   NOT_RUNNING: row('no', 'the consumer is not running (not started, stopped or failed)', 'start() it, or read the failure it names'),
   ILLEGAL_STATE: row('no', 'a state machine was asked for a move its table forbids', 'a bug: report it with the message'),
-  NOT_ASSIGNED: row('no', 'a batch arrived for a partition this member does not own', 'a bug: report it with the message'),
+  STOP_TIMEOUT: row('no', 'stop({ timeoutMs }) ran out: what was owned then is named; connections were closed',
+    'nothing to redo: the next owner consumes again past the last commit'),
+  NOT_ASSIGNED: row('no', 'a partition this member does not own: a batch for it (a bug), or pause()/resume() of it',
+    'pass only partitions of assignment(); a batch for one is a bug: report it'),
   UNKNOWN_PARTITION: row('no', 'the partition named does not exist', 'name an existing partition'),
   UNKNOWN_TOPIC: row('no', 'a subscribed or named topic does not exist', 'create the topic or fix its name'),
   UNSUPPORTED_KAFKAJS: row('no', 'the installed KafkaJS is not the version the adapter is pinned to (2.2.4)', 'install kafkajs 2.2.4'),
@@ -87,6 +90,8 @@ export const ERROR_CODES = {
     'check the database or HDFS named'),
   SINK_WRITE_FAILED: row('per-error', 'the store rejected the write (a constraint, a type, a failed commit)',
     'read the cause; a record named is at fault'),
+  SINK_BLOCKED: row('no', 'the store refused every write for sinkBlockedTimeoutMs (a missing table or column, a privilege, '
+    + 'read-only); nothing was skipped', 'fix the table or privilege named, then start again: it resumes from the stored positions'),
   SINK_WRITE_REFUSED: row('yes', 'the store refuses writes altogether (privilege, missing table, read-only, full)',
     'fix the store; the consumer keeps its partitions and retries'),
   SCHEMA_EVOLUTION_REFUSED: row('no', "a record's schema changed in a way its table cannot follow (a field's type changed, a new "

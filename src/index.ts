@@ -62,6 +62,10 @@ export type {
 export { ConsumerPrometheusMetrics, errorCodeOf } from './metrics/prometheus';
 export type { ConsumerPrometheusOptions } from './metrics/prometheus';
 export { serveMetrics } from './metrics/server';
+export { ConsumerHealth, HEALTH_STATES } from './metrics/health';
+export type { ConsumerHealthOptions, HealthReport, HealthState } from './metrics/health';
+export { DEFAULT_SINK_BLOCKED_TIMEOUT_MS, guardBlockedSink, refusalTarget } from './consumer/sink-blocked';
+export type { RefusalTarget, SinkBlockedInfo, SinkBlockedOptions } from './consumer/sink-blocked';
 export type { MetricsServer } from './metrics/server';
 export { listStoredPositions, overwriteStoredPositions, sqlPositionStore } from './offsets/sql-positions';
 export type { StoredPosition } from './offsets/sql-positions';

@@ -183,11 +183,14 @@ export async function runBroker(o: BrokerOptions): Promise<MockCluster> {
   const options = brokerClusterOptions(o);
   const topics = (o.topics ?? []).map(parseTopic);
   const cluster = await MockCluster.start(options);
-  try {
-    for (const t of topics) cluster.createTopic(t.name, t.partitions, t.replicationFactor);
-  } catch (e) {
-    await cluster.stop();
-    throw new KafkaEosError('CONFIG_INVALID', `--topic: ${(e as Error).message}`, { cause: e });
+  for (const [i, t] of topics.entries()) {
+    try {
+      cluster.createTopic(t.name, t.partitions, t.replicationFactor);
+    } catch (e) {
+      await cluster.stop();
+      // Kafka's own error (INVALID_REPLICATION_FACTOR, INVALID_PARTITIONS, TOPIC_ALREADY_EXISTS ...) is the cause.
+      throw new KafkaEosError('CONFIG_INVALID', `--topic ${o.topics![i]}: ${(e as Error).message}`, { cause: e });
+    }
   }
   if (o.verbose) cluster.events.on((e) => process.stdout.write(`${eventLine(e)}\n`));
   process.stdout.write(brokerSummary(cluster, o, options));

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The `kafka-eos` command line: demo, run, offsets and broker. Exit codes of every command: 0 done
+ * The `kafka-eos` command line: demo, run, offsets, broker and webhdfs. Exit codes of every command: 0 done
  * (run, broker: stopped by SIGINT/SIGTERM); 1 a failure at run time (demo: a check failed); 2 invalid
  * arguments or config (commander's usage errors included), or (run) a database or brokers it cannot use at start.
  */
@@ -203,6 +203,20 @@ program.command('broker')
       sslCert: o.sslCert, sslKey: o.sslKey, portStep: o.portStep, saslMechanisms: o.saslMechanisms, users: o.user, topics: o.topic,
       configs: o.config, consumerHeartbeatIntervalMs: o.consumerHeartbeatInterval, consumerSessionTimeoutMs: o.consumerSessionTimeout,
     });
+  });
+
+program.command('webhdfs')
+  .description('a standalone WebHDFS test server (NameNode + DataNode over HTTP, as Hadoop\'s REST API), serving until interrupted')
+  .option('--port <port>', 'NameNode port (Hadoop\'s dfs.namenode.http-address; 0 = any free port)', nonNegativeInt('--port', 0, 65535), 9870)
+  .option('--datanode-port <port>', 'DataNode port (dfs.datanode.http.address; 0 = any free port)',
+    nonNegativeInt('--datanode-port', 0, 65535), 0)
+  .option('--host <host>', 'address to listen on and advertise in redirects', '127.0.0.1')
+  .option('--dir <path>', 'directory holding the file system (default: a new temporary directory, removed at exit)')
+  .option('--require-user', 'refuse requests without user.name (401), as a secured cluster')
+  .action(async (o) => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { runWebHdfs } = require('./webhdfs') as typeof import('./webhdfs');
+    await runWebHdfs({ port: o.port, dataNodePort: o.datanodePort, host: o.host, dir: o.dir, requireUser: o.requireUser === true });
   });
 
 program.parseAsync(process.argv).catch((e: Error & { code?: string }) => {

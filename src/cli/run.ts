@@ -6,7 +6,8 @@
  *
  * Exit codes: 0 stopped by a signal; 1 the consumer failed, or its commit while stopping (the error printed,
  * by code); 2 the config or the command line is invalid, or the database or the brokers cannot be used at start
- * (brokers: after KafkaJS's retries, kafka.retry).
+ * (brokers: after KafkaJS's retries, kafka.retry); 3 stopping took longer than `shutdownTimeoutMs` (the partitions
+ * not committed are listed; their records are consumed again by their next owner, nothing is lost).
  *
  * ```yaml
  * brokers: [127.0.0.1:9092]
@@ -35,6 +36,8 @@ import { loadRunConfig, resolveSsl, subscription, subscriptionText, type RunConf
 import { OutageReporter } from './connector/health';
 import { plainRecordWriter } from './connector/plain-writer';
 import { StatusReporter } from './connector/status';
+import { ProgressTracker } from './connector/progress';
+import { ConsumerHealth } from '../metrics/health';
 import { TimelineRecorder } from '../timeline/model';
 import { renderTimelineHtml } from '../timeline/render';
 
@@ -85,8 +88,11 @@ function plainWriterFor(sink: ExactlyOnceSink, config: RunConfig) {
   return plainRecordWriter(sink.knex, { ...sqlConfig, knex: sink.knex });
 }
 
-/** How long a stop after SIGINT/SIGTERM may take before the process exits anyway, ms. */
+/** How long a stop after SIGINT/SIGTERM may take before the process exits anyway, ms (`shutdownTimeoutMs`'s default). */
 export const STOP_BOUND_MS = 30000;
+
+/** The exit code of a stop that ran out of `shutdownTimeoutMs`. */
+export const EXIT_SHUTDOWN_TIMEOUT = 3;
 
 /** GroupConsumer options the run config sets at its top level (the others come from `consumer`). */
 const TOP_LEVEL_FIELDS = new Set(['brokers', 'clientId', 'groupId', 'topics']);
@@ -118,7 +124,9 @@ function validateConsumerConfig(config: RunConfig): void {
  * the field as the config spells it; the database is checked before anything is consumed (exit 2
  * when it cannot be used). Every exit path closes what was opened. A signal at any point of
  * start-up ends the run: the step under way finishes, then everything is stopped; if stopping
- * takes longer than {@link STOP_BOUND_MS} (`stopBoundMs`) the process exits with code 1 anyway. With several
+ * takes longer than the shutdown bound the process exits with {@link EXIT_SHUTDOWN_TIMEOUT} anyway, naming what each
+ * connector left uncommitted. The bound is one for the process, armed at the signal: `stopBoundMs` if given, else the
+ * largest `shutdownTimeoutMs` of the configs (each {@link STOP_BOUND_MS} when unset). With several
  * configs, one that fails (or cannot start) stops the others; the exit code is the worst of theirs.
  * @throws ConfigError (CONFIG_INVALID); KafkaEosError SINK_UNAVAILABLE, KAFKA_UNAVAILABLE,
  *   KAFKA_AUTHENTICATION_FAILED (kafka.sasl refused), INVALID_SESSION_TIMEOUT, UNKNOWN_TOPIC... for start-up failures.
@@ -126,26 +134,8 @@ function validateConsumerConfig(config: RunConfig): void {
 export async function runSink(source: RunSource, options: RunOptions & { stopBoundMs?: number } = {}): Promise<number> {
   // Listen for signals before anything else, so that none is missed during start-up.
   let signalled = false;
+  let signalledAt = 0;
   const wakers: (() => void)[] = [];
-  let bound: NodeJS.Timeout | undefined;
-  const boundMs = options.stopBoundMs ?? STOP_BOUND_MS;
-  const stopAll = () => {
-    signalled = true;
-    for (const w of wakers) w();
-  };
-  const onSignal = () => {
-    if (!bound) {
-      bound = setTimeout(() => {
-        process.stderr.write(`kafka-eos run: did not stop within ${boundMs} ms of the signal; exiting\n`);
-        process.exit(1);
-      }, boundMs);
-      bound.unref();
-    }
-    stopAll();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  if (takeEarlySignal()) onSignal(); // a signal while the CLI's modules were loading
   const inputs = typeof source === 'string' ? [{ label: undefined, config: undefined, file: source }]
     : source.map((s) => ({ ...s, file: undefined }));
   const runs = inputs.map((input) => {
@@ -154,15 +144,58 @@ export async function runSink(source: RunSource, options: RunOptions & { stopBou
     return { input, cleanup: new CleanupStack(), onWake: (f: () => void) => { wake = f; } };
   });
   const several = runs.length > 1;
+  let bound: NodeJS.Timeout | undefined;
+  // One bound for the process, armed at the signal: stopBoundMs, else the largest shutdownTimeoutMs of
+  // the connectors (each STOP_BOUND_MS when unset; STOP_BOUND_MS while no config is read yet).
+  const timeouts: (number | undefined)[] = [];
+  const boundMs = () => {
+    const known = timeouts.filter((t): t is number => t !== undefined);
+    return options.stopBoundMs ?? (known.length > 0 ? Math.max(...known) : STOP_BOUND_MS);
+  };
+  // What each connector would leave uncommitted (set once its consumer exists), reported together when the bound runs out.
+  const unfinished: (() => string)[] = [];
+  const arm = () => {
+    if (bound) clearTimeout(bound);
+    const ms = boundMs();
+    bound = setTimeout(() => {
+      const reports = runs.map((r, i) => (several ? `[${r.input.label}] ` : '')
+        + (unfinished[i]?.() ?? 'No partition was assigned: nothing to commit'));
+      process.stderr.write(`kafka-eos run: did not stop within shutdownTimeoutMs ${ms} ms of the signal; exiting `
+        + `${EXIT_SHUTDOWN_TIMEOUT}. ${reports.join('; ')}\n`);
+      process.exit(EXIT_SHUTDOWN_TIMEOUT);
+    }, Math.max(0, signalledAt + ms - Date.now()));
+    bound.unref();
+  };
+  const stopAll = () => {
+    signalled = true;
+    for (const w of wakers) w();
+  };
+  const onSignal = () => {
+    if (!signalledAt) {
+      signalledAt = Date.now();
+      arm();
+    }
+    stopAll();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  if (takeEarlySignal()) onSignal(); // a signal while the CLI's modules were loading
   let settled: PromiseSettledResult<RunEnding>[];
   const closeFailures: CleanupFailure[][] = [];
   try {
     // Each connector runs on its own; one that fails (or cannot start) stops the others, and the process ends.
-    settled = await Promise.allSettled(runs.map(async (r) => {
+    settled = await Promise.allSettled(runs.map(async (r, i) => {
+      const bounds: ShutdownBound = {
+        shutdownTimeoutMs: (ms) => {
+          timeouts[i] = ms ?? STOP_BOUND_MS;
+          if (signalledAt) arm();
+        },
+        unfinished: (f) => { unfinished[i] = f; },
+      };
       try {
         const config = r.input.config ?? loadRunConfig(r.input.file!);
         const ending = await runUntilStopped(config, { ...options, ...(several ? { tty: false } : {}) }, r.input.label,
-          () => signalled, r.onWake, r.cleanup);
+          () => signalled, r.onWake, r.cleanup, bounds);
         if (ending.failed) stopAll();
         return ending;
       } catch (e) {
@@ -196,12 +229,16 @@ interface RunEnding { failed?: boolean; finish(closeFailures: CleanupFailure[]):
 /** A run that ended before it consumed (a signal during start-up): nothing to report. */
 const QUIET_END: RunEnding = { finish: () => 0 };
 
+/** How runUntilStopped tells runSink's shutdown bound its length and what it would leave uncommitted. */
+interface ShutdownBound { shutdownTimeoutMs(ms: number | undefined): void; unfinished(f: () => string): void }
+
 async function runUntilStopped(
   config: RunConfig, options: RunOptions, label: string | undefined, signalled: () => boolean, onWake: (f: () => void) => void,
-  cleanup: CleanupStack,
+  cleanup: CleanupStack, bound: ShutdownBound,
 ): Promise<RunEnding> {
   const me = `kafka-eos run${label ? ` [${label}]` : ''}`;
   validateConsumerConfig(config);
+  bound.shutdownTimeoutMs(config.shutdownTimeoutMs);
   if (signalled()) return QUIET_END;
   const level = LOG_LEVELS.indexOf(options.logLevel ?? 'info');
   const say = (lvl: RunLogLevel, text: string) => {
@@ -250,6 +287,25 @@ async function runUntilStopped(
       : { recordHandler: plainWriterFor(sink, config) }),
   });
   prom.attach(consumer, config.groupId);
+  const progress = new ProgressTracker(consumer);
+  bound.unfinished(() => {
+    const open = progress.unfinished();
+    if (open.length > 0) {
+      return `Partitions still owned: ${open.join('; ')}; records past a partition's committed position are consumed again by `
+        + 'its next owner (nothing is lost); the group moves them after session.timeout.ms';
+    }
+    const handled = progress.handledLine();
+    return handled === '' ? 'No partition was assigned: nothing to commit'
+      : `Every partition was given up with its work committed (next offsets ${handled}); what did not finish is leaving the `
+        + 'group and closing connections: the group removes the member after session.timeout.ms';
+  });
+  const brokerOutage = () => {
+    const down = outages.current().filter((o) => o.what.startsWith('broker '));
+    return down.length === 0 ? null
+      : { since: Math.min(...down.map((o) => o.since)), reason: `cannot reach ${down.map((o) => o.what).join(', ')}: ${down[0]!.lastError}` };
+  };
+  const health = new ConsumerHealth(consumer, { kafkaUnreachable: brokerOutage });
+  prom.attachHealth(health, config.groupId);
   const recorder = options.timeline ? new TimelineRecorder() : undefined;
   const clientId = config.clientId ?? 'kafka-eos-run';
   const instanceId = config.consumer?.groupInstanceId ?? null;
@@ -272,6 +328,13 @@ async function runUntilStopped(
     if (typed?.code === 'COMMIT_ON_REVOKE_FAILED') stopCommitFailure ??= typed;
   });
   consumer.on('sink-unavailable', ({ topic, partition, error }) => outages.sinkUnavailable(store, error, `${topic}-${partition}`));
+  consumer.on('sink-blocked', (b) => {
+    if (b.refusals !== 1) return; // the outage reporter repeats it while it lasts
+    const named = [b.table && `table ${b.table}`, b.column && `column ${b.column}`].filter(Boolean).join(', ') || 'no table named';
+    say('error', `kafka-eos run: sink blocked (${named}): the ${store} refuses every write; nothing is skipped; `
+      + (b.timeoutMs > 0 ? `the run fails with SINK_BLOCKED at ${new Date(b.since + b.timeoutMs).toISOString()} `
+        + `(sinkBlockedTimeoutMs ${b.timeoutMs}) unless a write commits before` : 'waiting without a bound (sinkBlockedTimeoutMs 0)'));
+  });
   consumer.on('schema-registry-unavailable', ({ topic, partition, error }) => say('warn', `kafka-eos run: ${topic}-${partition} waits for `
     + `the Schema Registry (nothing skipped; the batch is fetched again): ${error.message}`));
   // A batch counts only the records it wrote (none when the write was refused): only a write that committed ends a sink outage.
@@ -294,9 +357,10 @@ async function runUntilStopped(
   outages.startingUp(config.kafka?.retry?.retries ?? 5);
   cleanup.defer('outage reporter', () => outages.stop());
   if (metricsPort !== undefined) {
-    const server = await serveMetrics(prom.registry, { port: metricsPort, host: config.metrics?.host });
+    const server = await serveMetrics(prom.registry, { port: metricsPort, host: config.metrics?.host, health: () => health.report() });
     cleanup.defer('metrics server', () => server.close());
-    say('info', `kafka-eos run: Prometheus metrics at http://${config.metrics?.host ?? '127.0.0.1'}:${server.port}/metrics`);
+    const base = `http://${config.metrics?.host ?? '127.0.0.1'}:${server.port}`;
+    say('info', `kafka-eos run: Prometheus metrics at ${base}/metrics, probes at ${base}/healthz and ${base}/readyz`);
   }
   if (signalled()) return QUIET_END;
   // A signal while the member waits for its first assignment stops it there (start() then resolves);
@@ -315,6 +379,8 @@ async function runUntilStopped(
   status = new StatusReporter(consumer, {
     tty: options.tty ?? process.stdout.isTTY === true, intervalMs: options.statusIntervalMs ?? config.status?.intervalMs,
     admin, groupId: config.groupId, outages: () => outages.current(), prefix: me,
+    errors: () => prom.errorsByCode(config.groupId), health: () => health.report(),
+    onBrokers: (answered, reason) => { if (answered) outages.up('broker'); else outages.brokersUnanswered(reason ?? 'no answer'); },
   });
   status.start();
   const running = status;
@@ -340,8 +406,30 @@ async function runUntilStopped(
         process.stderr.write(`${me}: stopped, but not everything consumed was committed [${failed.code}]: ${failed.message}\n`);
         return 1;
       }
-      say('info', 'kafka-eos run: stopped (committed and left the group)');
+      say('info', `kafka-eos run: ${stoppedLine(delivery, description, progress, consumer.membershipState().state, brokerOutage())}`);
       return 0;
     },
   };
+}
+
+/**
+ * The last line of a run stopped by a signal with nothing failed: where the records are stored up to (or committed,
+ * for at-least/at-most-once), whether Kafka's group offsets caught up, and whether the member left the group,
+ * each only as far as the events showed it.
+ */
+function stoppedLine(delivery: string, description: string, progress: ProgressTracker, membership: string,
+  brokersDown: { since: number; reason: string } | null): string {
+  const handled = progress.handledLine();
+  const behind = progress.kafkaBehind();
+  const where = handled === '' ? 'no record was handled'
+    : delivery === 'exactly-once' ? `${description} holds every record handled with its offset (next offsets ${handled})`
+      : `handled up to next offsets ${handled}`;
+  const kafka = handled === '' ? '' : behind.length === 0 ? '; Kafka\'s group offsets committed there'
+    : `; Kafka's group offsets not committed for ${behind.map((b) => `${b.partition} (at ${b.committed ?? 'none'})`).join(', ')}`
+      + (delivery === 'exactly-once' ? ': lag tools show them behind until the next owner commits; the sink\'s positions are the truth'
+        : ': the next owner consumes those records again');
+  const left = brokersDown ? `; the brokers are unreachable (since ${new Date(brokersDown.since).toISOString()}), so the group `
+    + 'may not know this member left: its partitions move after session.timeout.ms'
+    : membership === 'left' ? '; left the group' : `; membership ${membership}`;
+  return `stopped: ${where}${kafka}${left}`;
 }

@@ -78,6 +78,7 @@ export class ConsumerEngine {
       resetPosition: async (tp) => (await this.listOffsets([tp], this.startFrom())).get(partitionKey(tp))!,
       onChunk: (p) => this.runner.onChunk(p),
       onError: (error, fatal) => (fatal ? hooks.fail(error, true) : hooks.emit('error', error)),
+      maxBatchRecords: o.maxBatchRecords, maxBatchBytes: o.maxBatchBytes,
     });
     this.partitions = new OwnedPartitions({
       fetcher: this.fetcher, strategy, context: () => this.context(), listeners: o,

@@ -7,6 +7,7 @@ import type { TopicPartition } from '../records';
 import type { ConsumerState } from './lifecycle';
 import type { MembershipTransition } from './membership/types';
 import type { RebalanceRecord } from './metrics';
+import type { SinkBlockedInfo } from './sink-blocked';
 
 /** Payloads of the consumer's events, by event name. */
 export interface GroupConsumerEvents {
@@ -32,6 +33,14 @@ export interface GroupConsumerEvents {
   'dead-letter': { topic: string; partition: number; offset: bigint; deadLetterTopic: string; error: unknown };
   /** Exactly-once: the sink stayed unavailable past its own retries; the consumer keeps its partitions, waits and tries again. */
   'sink-unavailable': { topic: string; partition: number; error: Error };
+  /**
+   * Exactly-once: the sink refused a write as a whole (SINK_WRITE_REFUSED: a missing table or column, a privilege,
+   * read-only). Emitted on each refusal while the block lasts (`refusals` 1: it began); once it has lasted
+   * `sinkBlockedTimeoutMs` the consumer fails with SINK_BLOCKED (consumer/sink-blocked.ts).
+   */
+  'sink-blocked': SinkBlockedInfo;
+  /** Exactly-once: a write committed after the sink had been blocked; how long the block lasted, ms. */
+  'sink-unblocked': { blockedForMs: number; refusals: number };
   /**
    * The Schema Registry a converter needs is unreachable or answers 5xx (SCHEMA_REGISTRY_UNAVAILABLE): nothing of
    * the batch was handled or committed; the consumer keeps its partitions, waits, and fetches the batch again.

@@ -27,7 +27,7 @@ import { EventEmitter } from 'node:events';
 import { Kafka, logLevel, Producer } from 'kafkajs';
 import { KafkaEosError } from '../errors';
 import { GroupCommitSink } from './group-commit';
-import type { TopicPartition } from '../records';
+import { partitionKey, type TopicPartition } from '../records';
 import { FencedInstanceIdError } from './errors';
 import { toError, type GroupConsumerEvents, type GroupConsumerListener } from './events';
 import { kafkaCall } from './kafka-calls';
@@ -46,6 +46,9 @@ import { registerKafkaJsCodecs } from './codecs';
 import { ConsumerEngine } from './engine';
 import type { MembershipProtocolName, MembershipTransition } from './membership/types';
 import { withConverters } from './converters/converting-strategy';
+import { guardBlockedSink } from './sink-blocked';
+import { createTracing, type ConsumerTracing } from './tracing';
+import type { ExactlyOnceSink } from '../sink-contract';
 
 // Snappy, LZ4 and ZSTD for the user's KafkaJS clients of the same copy (the dead-letter producer included): codecs.ts.
 registerKafkaJsCodecs();
@@ -60,6 +63,13 @@ export interface StopOptions {
    * epoch -2).
    */
   leaveGroup?: boolean;
+  /**
+   * How long the stop may take, ms (Java's `close(Duration)`; default: unbounded). Past it, commits being retried
+   * give up, connections are closed, and stop() rejects with STOP_TIMEOUT naming the partitions still owned (their
+   * records past the committed position are consumed again by their next owner). Bounds a stop during start() and
+   * one waiting on a commit the coordinator does not answer.
+   */
+  timeoutMs?: number;
 }
 
 /** What {@link GroupConsumer.membershipState} reports. */
@@ -95,6 +105,8 @@ export class GroupConsumer extends EventEmitter {
   private readonly options: GroupConsumerOptions;
   private readonly kafka: Kafka;
   private readonly strategy: CommitStrategy;
+  /** OpenTelemetry spans (tracing.ts), or null without @opentelemetry/api. */
+  private readonly tracing: ConsumerTracing | null;
   private readonly lifecycle: Lifecycle;
   private readonly metricsState = new ConsumerMetrics();
   private readonly processor: ProcessorOptions;
@@ -128,10 +140,13 @@ export class GroupConsumer extends EventEmitter {
     this.logger = this.kafka.logger().namespace('kafka-eos');
     this.lifecycle = new Lifecycle((from, to) => this.emit('state', { from, to }));
     // Converters (keyConverter, valueConverter) run on each batch before the strategy: converters/converting-strategy.ts.
-    this.strategy = withConverters(options.strategy ?? this.makeStrategy(), options, {
+    // OpenTelemetry (tracing.ts): a span per batch (conversion included) and per sink transaction, when installed.
+    this.tracing = createTracing(options.groupId);
+    const converting = withConverters(options.strategy ?? this.makeStrategy(), options, {
       police: (batch, record, error) => policeRejectedRecord(this.processor, batch, record, error),
       onUnavailable: (info) => this.emit('schema-registry-unavailable', info),
     });
+    this.strategy = this.tracing ? this.tracing.strategy(converting) : converting;
     this.leaveOnStop = !options.groupInstanceId;
     this.processor = {
       handler: options.handler,
@@ -170,6 +185,35 @@ export class GroupConsumer extends EventEmitter {
     return this.engine.partitions.owned();
   }
 
+  /**
+   * Stops fetching these partitions and handing their records on until {@link resume} (Java's `KafkaConsumer.pause`):
+   * the member keeps them (no rebalance), a batch being handled finishes, what was fetched waits; positions do not
+   * move, so every guarantee of the delivery holds. A partition assigned anew is not paused.
+   * @throws KafkaEosError NOT_ASSIGNED naming a partition this member does not own (nothing is paused then).
+   */
+  pause(partitions: TopicPartition[]): void {
+    this.engine.fetcher.pause(this.ownedKeys(partitions, 'pause'));
+  }
+
+  /** Fetches and hands on these partitions again (Java's `resume`). @throws KafkaEosError NOT_ASSIGNED as {@link pause}. */
+  resume(partitions: TopicPartition[]): void {
+    this.engine.fetcher.resume(this.ownedKeys(partitions, 'resume'));
+    this.engine.runner.resume();
+  }
+
+  /** The owned partitions now paused. */
+  paused(): TopicPartition[] {
+    return this.engine.partitions.owned().filter((tp) => this.engine.fetcher.isPaused(partitionKey(tp)));
+  }
+
+  private ownedKeys(partitions: TopicPartition[], what: string): string[] {
+    const foreign = partitions.filter((tp) => !this.engine.partitions.owns(tp));
+    if (foreign.length > 0) {
+      throw new KafkaEosError('NOT_ASSIGNED', `cannot ${what} ${foreign.map(partitionKey).join(', ')}: not assigned to this member`);
+    }
+    return partitions.map(partitionKey);
+  }
+
   /** The membership protocol, its state machine's state, generation or member epoch, and its last transitions. */
   membershipState(): MembershipSnapshot {
     const m = this.engine.membership;
@@ -192,13 +236,21 @@ export class GroupConsumer extends EventEmitter {
       case 'at-least-once': return atLeastOnce({ commitIntervalMs: o.commitIntervalMs });
       case 'exactly-once':
         return exactlyOnce({
-          sink: o.groupCommit ? new GroupCommitSink(o.sink!, o.groupCommit) : o.sink!,
+          sink: guardBlockedSink(o.groupCommit ? new GroupCommitSink(this.traced(o.sink!), o.groupCommit) : this.traced(o.sink!), {
+            timeoutMs: o.sinkBlockedTimeoutMs,
+            onBlocked: (info) => this.emit('sink-blocked', info),
+            onUnblocked: (info) => this.emit('sink-unblocked', info),
+          }),
           commitToKafkaForMonitoring: o.commitToKafkaForMonitoring,
           onFenced: (info) => this.emit('fenced', info),
           onRejected: (batch, record, error) => policeRejectedRecord(this.processor, batch, record, error),
           onSinkUnavailable: (info) => this.emit('sink-unavailable', { ...info, error: toError(info.error) }),
         });
     }
+  }
+
+  private traced(sink: ExactlyOnceSink): ExactlyOnceSink {
+    return this.tracing ? this.tracing.sink(sink) : sink;
   }
 
   /**
@@ -304,6 +356,28 @@ export class GroupConsumer extends EventEmitter {
    * released (see `failure`). Called while start() runs, start() ends at its next step and resolves.
    */
   stop(options: StopOptions = {}): Promise<void> {
+    const before = this.engine.partitions.owned().map(partitionKey);
+    const stopping = this.stopUnbounded(options);
+    const ms = options.timeoutMs;
+    if (ms === undefined) return stopping;
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const owned = this.engine.partitions.owned().map(partitionKey);
+        const given = before.filter((k) => !owned.includes(k));
+        const error = new KafkaEosError('STOP_TIMEOUT', `did not stop within ${ms} ms (timeoutMs); `
+          + (owned.length > 0 ? `still owned, not committed past their last commit: ${owned.join(', ')}`
+            : given.length > 0 ? `every partition was given up with its work committed (${given.join(', ')}); leaving the group `
+              + 'and closing connections did not finish' : 'no partition was owned'));
+        this.commitAbort.abort(error); // commits being retried give up
+        void this.release().catch(() => undefined);
+        reject(error);
+      }, ms);
+    });
+    return Promise.race([stopping, expired]).finally(() => clearTimeout(timer));
+  }
+
+  private stopUnbounded(options: StopOptions): Promise<void> {
     if (this.stopPromise) return this.stopPromise;
     this.stopCalled = true;
     if (this.lifecycle.state === 'idle') {

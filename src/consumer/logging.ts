@@ -2,7 +2,7 @@
  * The consumer's own log lines, written through the KafkaJS client's logger (namespace
  * `kafka-eos`), so `logLevel` and `logCreator` (options, or the user's own Kafka) govern them
  * exactly as they govern KafkaJS's lines. One line per event: rebalances and state changes at
- * INFO, lost/fenced/dead letters/sink outages at WARN, retries and membership transitions (with
+ * INFO, lost/fenced/dead letters/sink outages at WARN, a blocked sink at ERROR (when it begins, then every 30 s), retries and membership transitions (with
  * their reasons) at DEBUG, errors at ERROR.
  */
 import { logLevel, type Kafka } from 'kafkajs';
@@ -28,6 +28,17 @@ export function attachLogging(consumer: GroupConsumerEventSource, kafka: Kafka, 
     log.warn(`dead-lettered ${d.topic}:${d.partition}@${d.offset} to ${d.deadLetterTopic}: ${message(d.error)}`, { groupId }));
   consumer.on('sink-unavailable', (s) =>
     log.warn(`sink unavailable for ${s.topic}:${s.partition}, waiting: ${s.error.message}`, { groupId }));
+  // A block is said when it begins and every 30 s after (it is reported by an event on every refused write).
+  let blockLoggedAt = -Infinity;
+  consumer.on('sink-blocked', (b) => {
+    if (b.refusals > 1 && b.blockedForMs - blockLoggedAt < 30_000) return;
+    blockLoggedAt = b.refusals === 1 ? 0 : b.blockedForMs;
+    const named = [b.table && `table ${b.table}`, b.column && `column ${b.column}`].filter(Boolean).join(', ');
+    log.error(`sink blocked for ${Math.round(b.blockedForMs / 1000)} s${named ? ` (${named})` : ''}: every write refused, nothing skipped; `
+      + `${b.timeoutMs > 0 ? `fails after sinkBlockedTimeoutMs ${b.timeoutMs}` : 'waiting without a bound'}: ${b.error.message}`,
+    { groupId, refusals: b.refusals });
+  });
+  consumer.on('sink-unblocked', (b) => log.warn(`sink accepts writes again after ${Math.round(b.blockedForMs / 1000)} s blocked`, { groupId }));
   consumer.on('retry', (r) =>
     log.debug(`retrying ${r.topic}:${r.partition}@${r.offset} after try ${r.attempt}: ${message(r.error)}`, { groupId }));
   consumer.on('error', (e) => log.error(e.message, { groupId, name: e.name, code: (e as { code?: unknown }).code }));

@@ -197,6 +197,21 @@ export interface GroupConsumerOptions extends RebalanceListeners {
   /** Exactly-once only: also commit written positions to Kafka for lag monitoring (default true). */
   commitToKafkaForMonitoring?: boolean;
   /**
+   * Exactly-once only: how long the sink may refuse every write (SINK_WRITE_REFUSED: a missing table or column, a
+   * privilege refused, a read-only database) before the consumer fails with SINK_BLOCKED, ms (default 300000,
+   * 5 minutes; 0 = wait forever). Meanwhile nothing is skipped and `sink-blocked` events report it. The bound
+   * is Kafka Connect's `max.retries` for a task; an unreachable store is waited out without one
+   * (consumer/sink-blocked.ts says why 5 minutes).
+   */
+  sinkBlockedTimeoutMs?: number;
+  /**
+   * Most records handed to one batch (the handler's, the strategy's, the sink's write), Java's `max.poll.records`
+   * (default: unbounded, what one fetch brought). The rest of a fetch waits for the next batch; nothing is fetched twice.
+   */
+  maxBatchRecords?: number;
+  /** Most bytes of keys and values in one batch, at least one record (default unbounded). */
+  maxBatchBytes?: number;
+  /**
    * Partitions whose batches are handled at once (KafkaJS `partitionsConsumedConcurrently`,
    * default 1). With exactly-once and `groupCommit`, their writes share sink transactions.
    */
@@ -261,6 +276,9 @@ const schema = z.object({
   maxWaitTimeMs: int32Ms(0).optional(),
   fromBeginning: z.boolean().optional(),
   commitToKafkaForMonitoring: z.boolean().optional(),
+  sinkBlockedTimeoutMs: int(0).optional(),
+  maxBatchRecords: int(1).optional(),
+  maxBatchBytes: int(1).optional(),
   partitionsConsumedConcurrently: z.number().int().min(1).max(1000).optional(),
   groupCommit: z.object({
     maxRows: z.number().int().min(1).optional(), lingerMs: z.number().int().min(0).max(60000).optional(),

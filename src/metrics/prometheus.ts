@@ -21,6 +21,7 @@ import type { GroupConsumer } from '../consumer/group-consumer';
 import type { RebalanceRecord } from '../consumer/metrics';
 import type { ExactlyOnceSink, WriteResult } from '../sink-contract';
 import type { SinkBatch, TopicPartition } from '../records';
+import { HEALTH_STATES, type ConsumerHealth } from './health';
 
 /** Options of {@link ConsumerPrometheusMetrics}. */
 export interface ConsumerPrometheusOptions {
@@ -61,6 +62,10 @@ export class ConsumerPrometheusMetrics {
   private readonly errors: Counter<'group' | 'code'>;
   private readonly rebalanceSeconds: Histogram<'group'>;
   private readonly sinkWriteSeconds: Histogram<'group' | 'outcome'>;
+  private readonly sinkBlockedRefusals: Counter<'group'>;
+  private readonly healths = new Map<ConsumerHealth, string>();
+  /** Errors by group and code, as errors_total counts them: the status line reads the same numbers. */
+  private readonly errorCounts = new Map<string, Map<string, number>>();
 
   constructor(options: ConsumerPrometheusOptions = {}) {
     this.registry = options.registry ?? new Registry();
@@ -109,6 +114,21 @@ export class ConsumerPrometheusMetrics {
     this.skipped = new Counter({ name: p + 'skipped_total', help: 'Records stepped over by the skip poison policy',
       labelNames: ['group'], registers });
     this.errors = new Counter({ name: p + 'errors_total', help: 'Errors by code', labelNames: ['group', 'code'], registers });
+    this.sinkBlockedRefusals = new Counter({ name: p + 'sink_blocked_refusals_total',
+      help: 'Writes the sink refused as a whole (sink-blocked: a missing table or column, a privilege, read-only)',
+      labelNames: ['group'], registers });
+    const healths = this.healths;
+    new Gauge({
+      name: p + 'health_state', labelNames: ['group', 'state'], registers,
+      help: `1 for the state each consumer is in, 0 for the others (${HEALTH_STATES.join(', ')}); ready = the /readyz answer`,
+      collect() {
+        this.reset();
+        for (const [h, group] of healths) {
+          const { state } = h.report();
+          for (const s of HEALTH_STATES) this.set({ group, state: s }, s === state ? 1 : 0);
+        }
+      },
+    });
     this.rebalanceSeconds = new Histogram({
       name: p + 'rebalance_duration_seconds', help: 'From revocation (or the first join) to the new assignment being positioned',
         labelNames: ['group'], registers,
@@ -139,8 +159,9 @@ export class ConsumerPrometheusMetrics {
       retry: () => this.retries.inc({ group }),
       'dead-letter': () => this.deadLettered.inc({ group }),
       skipped: (x: { records: number }) => this.skipped.inc({ group }, x.records),
-      error: (e: unknown) => this.errors.inc({ group, code: errorCodeOf(e) }),
-      'sink-unavailable': (i: { error: unknown }) => this.errors.inc({ group, code: errorCodeOf(i.error) }),
+      error: (e: unknown) => this.countError(group, e),
+      'sink-unavailable': (i: { error: unknown }) => this.countError(group, i.error),
+      'sink-blocked': () => this.sinkBlockedRefusals.inc({ group }),
     };
     // The typed map is checked where the handlers are written; the loop attaches them by name.
     const emitter = consumer as unknown as NodeJS.EventEmitter;
@@ -149,6 +170,25 @@ export class ConsumerPrometheusMetrics {
       for (const [event, fn] of Object.entries(handlers)) emitter.off(event, fn);
       this.consumers.delete(consumer);
     };
+  }
+
+  /** Exports `health`'s state as kafka_eos_health_state{group, state} (1 for the current one). Returns the detach function. */
+  attachHealth(health: ConsumerHealth, groupId: string): () => void {
+    this.healths.set(health, groupId);
+    return () => { this.healths.delete(health); };
+  }
+
+  /** Errors of `groupId` by code, as counted into errors_total (the consumer's errors and the sink's outages). */
+  errorsByCode(groupId: string): ReadonlyMap<string, number> {
+    return this.errorCounts.get(groupId) ?? new Map();
+  }
+
+  private countError(group: string, error: unknown): void {
+    const code = errorCodeOf(error);
+    this.errors.inc({ group, code });
+    const counts = this.errorCounts.get(group) ?? new Map<string, number>();
+    counts.set(code, (counts.get(code) ?? 0) + 1);
+    this.errorCounts.set(group, counts);
   }
 
   /**

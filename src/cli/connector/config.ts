@@ -10,6 +10,7 @@ import { ConfigError } from '../../consumer/options';
 import { KAFKAJS_OPTION_NAMES } from '../../consumer/option-names';
 import { schemaKeysAt, unknownOptionMessage } from '../../util/did-you-mean';
 import { sinkConfigSchema } from '../sink-factory';
+import { substituteEnv } from './env';
 
 const int = (min: number) => z.number().int().min(min);
 
@@ -71,6 +72,10 @@ export const consumerSchema = z.object({
   }).strict().optional().describe('exactly-once: concurrent partitions\' writes share one sink transaction'),
   partitionsConsumedConcurrently: z.number().int().min(1).max(1000).optional().describe('partitions processed at once (default 1)'),
   commitToKafkaForMonitoring: z.boolean().optional().describe('exactly-once: also commit positions to Kafka for lag tools (default true)'),
+  maxBatchRecords: int(1).optional().describe('most records of one batch and sink write (max.poll.records; default: one fetch)'),
+  maxBatchBytes: int(1).optional().describe('most bytes of keys and values of one batch, at least one record (default unbounded)'),
+  sinkBlockedTimeoutMs: int(0).optional().describe('exactly-once: fail with SINK_BLOCKED once the sink has refused every write '
+    + '(missing table or column, permission, read-only) this long, ms (default 300000; 0 = never)'),
 }).strict();
 
 /** A converter (docs/converters.md), named as Kafka Connect's. */
@@ -104,10 +109,12 @@ export const runConfigSchema = z.object({
   status: z.object({
     intervalMs: int(100).optional().describe('status log line period when stdout is not a TTY, ms (default 10000)'),
   }).strict().optional().describe('the live status line (TTY) or periodic status log lines'),
+  shutdownTimeoutMs: int(1).optional().describe('how long stopping may take after SIGINT/SIGTERM, ms (default 30000); past it '
+    + 'the partitions not committed are listed and the process exits 3'),
   metrics: z.object({
-    port: z.number().int().min(0).max(65535).describe('serve Prometheus metrics on this port (0 = any free port)'),
+    port: z.number().int().min(0).max(65535).describe('serve Prometheus metrics, /healthz and /readyz on this port (0 = any free port)'),
     host: z.string().min(1).optional().describe('interface to listen on (default 127.0.0.1)'),
-  }).strict().optional().describe('Prometheus endpoint at /metrics (also --metrics-port)'),
+  }).strict().optional().describe('Prometheus endpoint at /metrics and the probes /healthz, /readyz (also --metrics-port)'),
 }).strict();
 
 export type RunConfig = z.infer<typeof runConfigSchema>;
@@ -172,7 +179,10 @@ export function subscriptionText(config: RunConfig): string {
   return config.topics?.join(', ') ?? `/${config.topicsRegex}/`;
 }
 
-/** Reads `file` (YAML for .yaml/.yml, else JSON) and validates it. @throws ConfigError. */
+/**
+ * Reads `file` (YAML for .yaml/.yml, else JSON), replaces `${NAME}` / `${NAME:-default}` in its strings from the
+ * environment (connector/env.ts) and validates it. @throws ConfigError.
+ */
 export function loadRunConfig(file: string): RunConfig {
   let text: string;
   try {
@@ -187,7 +197,7 @@ export function loadRunConfig(file: string): RunConfig {
   } catch (e) {
     throw new ConfigError(file, `not valid ${yaml ? 'YAML' : 'JSON'}: ${(e as Error).message}`);
   }
-  return validateRunConfig(value);
+  return validateRunConfig(substituteEnv(value));
 }
 
 /** Reads `{ file }` PEM references of the ssl settings. @throws ConfigError naming the field. */

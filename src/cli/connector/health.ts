@@ -2,7 +2,7 @@
  * Outage reporting for `kafka-eos run`: a broker or database that cannot be reached is said
  * within seconds (from KafkaJS's connection error logs and the consumer's `sink-unavailable`
  * events), with what is being retried and since when, repeated while it lasts, and its end is
- * said too. Nothing here retries: KafkaJS reconnects (and restarts the consumer) and the
+ * said too. Nothing here retries: the consumer retries Kafka and the
  * exactly-once strategy waits out the sink; this only makes the waiting visible.
  */
 import type { LogEntry } from 'kafkajs';
@@ -23,13 +23,16 @@ function refusalOf(error: unknown): Error | undefined {
   return causesOf(error).find((e) => (e as { code?: unknown }).code === 'SINK_WRITE_REFUSED') as Error | undefined;
 }
 
+// Not "Closed connection": a broker closes idle connections (connections.max.idle.ms, 10 minutes) and the fetch
+// waiting on one fails with it, while the broker is up and KafkaJS reconnects at once. A broker really gone refuses
+// or times out the reconnect, which these do match; a frozen one (SIGSTOP) accepts connections and times requests out.
 const CONNECTION_ERROR = new RegExp([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE',
-  'Connection error', 'Connection timeout', 'Closed connection', 'KafkaJSConnection',
+  'Connection error', 'Connection timeout', 'KafkaJSConnectionError', 'Request [^\n]{0,80} timed out',
   'socket hang up', 'Failed to connect', 'not connected',
 ].join('|'), 'i');
 
-const BROKER_RETRYING = 'KafkaJS reconnects with backoff (and restarts the consumer) until it answers';
+const BROKER_RETRYING = 'the consumer keeps retrying with backoff until they answer (the group moves its partitions if its session times out)';
 
 /** Tracks outages and writes a line on each change, and every `repeatMs` while one lasts. */
 export class OutageReporter {
@@ -51,7 +54,7 @@ export class OutageReporter {
   /**
    * During start-up (`retries`: KafkaJS's connection retries, `kafka.retry.retries`) a broker outage is not waited
    * out: `run` gives up after those retries and exits 2. Call with null once the member has its first assignment:
-   * from then on KafkaJS reconnects and restarts the consumer until the brokers answer.
+   * from then on the consumer retries until the brokers answer.
    */
   startingUp(retries: number | null): void {
     this.brokerRetrying = retries === null ? BROKER_RETRYING
@@ -76,6 +79,11 @@ export class OutageReporter {
     if (!CONNECTION_ERROR.test(text)) return;
     const reason = (log.error ?? log.message ?? 'connection error').replace(/\s+/g, ' ').trim();
     this.down(log.broker ? `broker ${log.broker}` : KAFKA_CLUSTER, reason, this.brokerRetrying);
+  }
+
+  /** The brokers did not answer a request of `run`'s own (the status line's DescribeGroups): `reason` says how. */
+  brokersUnanswered(reason: string): void {
+    this.down('broker the cluster', reason, this.brokerRetrying);
   }
 
   /** The sink's store (`the database`, `HDFS`) could not be written (a `sink-unavailable` event). */

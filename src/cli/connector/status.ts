@@ -8,6 +8,7 @@ import { decodeAssignment } from '../../protocol/consumer-protocol';
 import type { GroupConsumer } from '../../consumer/group-consumer';
 import { cutToWidth, printable } from '../printable';
 import type { Outage } from './health';
+import type { HealthReport } from '../../metrics/health';
 
 /** One member of the group as last described (DescribeGroups). */
 export interface MemberSummary { memberId: string; clientId: string; partitions: string[] }
@@ -25,9 +26,22 @@ export interface StatusOptions {
   groupId: string;
   /** The current outages, shown on the line. */
   outages?: () => Outage[];
+  /** Errors by code, as the errors_total metric counts them (default: the consumer's `error` events, counted here). */
+  errors?: () => ReadonlyMap<string, number>;
+  /** The readiness (`/readyz`), shown on the line after the consumer's state when not ready: the state and since when. */
+  health?: () => HealthReport;
+  /**
+   * Told after each DescribeGroups (every 5 s with `admin`): answered (true), or failed or unanswered within
+   * {@link DESCRIBE_DEADLINE_MS} (false, why). The consumer's own requests retry in silence; this is what tells `run`
+   * that the brokers stopped answering (frozen, partitioned) even while the topic is idle.
+   */
+  onBrokers?: (answered: boolean, reason?: string) => void;
   /** What log lines start with (default `kafka-eos run`; `kafka-eos run [<connector>]` when a process runs several). */
   prefix?: string;
 }
+
+/** How long a DescribeGroups of the status line may go unanswered before the brokers count as unreachable, ms. */
+export const DESCRIBE_DEADLINE_MS = 5000;
 
 const ago = (ms: number | null, now: number) => (ms === null ? 'never' : `${Math.max(0, Math.round((now - ms) / 1000))} s ago`);
 
@@ -39,6 +53,7 @@ export class StatusReporter {
   private members: MemberSummary[] | null = null;
   /** Lag of partitions the consumer has fetched no batch of (idle): high watermark − committed offset, from the cluster. */
   private idleLag = new Map<string, bigint>();
+  private refreshingLag = false;
   private readonly errorsByCode = new Map<string, number>();
   private drawn = false;
   private inFlight: Promise<void> = Promise.resolve();
@@ -111,9 +126,19 @@ export class StatusReporter {
   }
 
   private async describeMembers(): Promise<void> {
-    await this.refreshIdleLag().catch(() => undefined); // unreachable: the outage reporter says so; lag stays `?`
+    // Not awaited: with frozen brokers the lag queries would hold back the DescribeGroups deadline below.
+    if (!this.refreshingLag) {
+      this.refreshingLag = true;
+      void this.refreshIdleLag().catch(() => undefined).finally(() => { this.refreshingLag = false; }); // unreachable: lag stays `?`
+    }
+    let deadline: NodeJS.Timeout | undefined;
     try {
-      const { groups } = await this.options.admin!.describeGroups([this.options.groupId]);
+      const unanswered = new Promise<never>((_, reject) => {
+        deadline = setTimeout(() => reject(new Error(`DescribeGroups got no answer within ${DESCRIBE_DEADLINE_MS} ms`)), DESCRIBE_DEADLINE_MS);
+        deadline.unref();
+      });
+      const { groups } = await Promise.race([this.options.admin!.describeGroups([this.options.groupId]), unanswered]);
+      this.options.onBrokers?.(true);
       this.members = (groups[0]?.members ?? []).map((m) => {
         let partitions: string[] = [];
         try {
@@ -125,8 +150,11 @@ export class StatusReporter {
         }
         return { memberId: m.memberId, clientId: m.clientId, partitions };
       });
-    } catch {
+    } catch (e) {
       // the broker is unreachable: the outage reporter says so; keep the last known members
+      this.options.onBrokers?.(false, (e as Error).message);
+    } finally {
+      clearTimeout(deadline);
     }
   }
 
@@ -136,9 +164,12 @@ export class StatusReporter {
     const lag = m.partitions.map((p) => `${p.topic}-${p.partition}:${p.lag ?? this.idleLag.get(`${p.topic}-${p.partition}`) ?? '?'}`)
       .join(' ') || 'none';
     const members = this.members === null ? '?' : this.members.map((x) => `${x.clientId}[${x.partitions.join(',')}]`).join(' ') || 'none';
-    const errors = [...this.errorsByCode].map(([c, n]) => `${c}×${n}`).join(' ') || '0';
+    const errors = [...(this.options.errors?.() ?? this.errorsByCode)].map(([c, n]) => `${c}×${n}`).join(' ') || '0';
     const outages = (this.options.outages?.() ?? []).map((o) => ` | DOWN ${o.what} since ${new Date(o.since).toISOString()}`).join('');
-    return printable(`[${new Date(now).toISOString()}] ${this.consumer.state} | members ${members} | `
+    const h = this.options.health?.();
+    // Ready says nothing (the line stays as short as it was); anything else is said first, where no terminal cuts it.
+    const health = !h || h.ready ? '' : ` NOT READY: ${h.state} since ${h.since}`;
+    return printable(`[${new Date(now).toISOString()}] ${this.consumer.state}${health} | members ${members} | `
       + `${m.processedPerSecond.toFixed(1)} rows/s, ${m.processed} total`
       + ` | lag ${lag} | last commit ${ago(this.lastCommitAt, now)} | errors ${errors} | skipped ${m.skipped} | dead-lettered `
         + `${m.deadLettered}${outages}`);

@@ -39,6 +39,10 @@ export interface FetcherOptions {
   onChunk: (partition: FetchPartition) => void;
   /** A failure: `fatal` ones stop the consumer; others are reported and retried. */
   onError: (error: Error, fatal: boolean) => void;
+  /** Most records of one batch handed on (max.poll.records; default unbounded: a fetched chunk whole). */
+  maxBatchRecords?: number;
+  /** Most bytes (keys and values) of one batch handed on, at least one record (default unbounded). */
+  maxBatchBytes?: number;
 }
 
 const LEADER_ERRORS = new Set<number>([
@@ -52,6 +56,8 @@ const MAX_BACKOFF_MS = 1000;
 /** The fetch loop of one consumer (see the module comment). */
 export class Fetcher {
   private readonly partitions = new Map<string, FetchPartition>();
+  /** Paused partitions (Java's `KafkaConsumer.pause`): not fetched, their waiting chunk not handed on. */
+  private readonly paused = new Set<string>();
   /** Brokers with a Fetch in flight. */
   private readonly busy = new Set<number>();
   /** Brokers backing off after a failure: node id → time (ms) before which none is sent. */
@@ -79,9 +85,10 @@ export class Fetcher {
     await Promise.allSettled([...this.inFlight]);
   }
 
-  /** A new incarnation of `tp`, unpositioned until {@link seek}. */
+  /** A new incarnation of `tp`, unpositioned until {@link seek}; not paused (a new assignment never is, as in Java). */
   add(tp: TopicPartition): FetchPartition {
     this.partitions.get(partitionKey(tp))?.release('assigned again');
+    this.paused.delete(partitionKey(tp));
     const p = new FetchPartition(tp);
     this.partitions.set(p.key, p);
     return p;
@@ -99,11 +106,28 @@ export class Fetcher {
     this.schedule();
   }
 
-  /** The runner takes `p`'s chunk; `p` is fetched again at once. */
+  /** The runner takes `p`'s chunk (cut to maxBatchRecords / maxBatchBytes); `p` is fetched again once it is all taken. */
   take(p: FetchPartition): ReturnType<FetchPartition['take']> {
-    const chunk = p.take();
+    if (this.paused.has(p.key)) return null;
+    const chunk = p.take({ maxRecords: this.options.maxBatchRecords, maxBytes: this.options.maxBatchBytes });
     if (chunk) this.schedule();
     return chunk;
+  }
+
+  /** Stops fetching `keys` and handing on their chunks until {@link resume}; a batch being handled finishes. */
+  pause(keys: readonly string[]): void {
+    for (const k of keys) this.paused.add(k);
+  }
+
+  /** Fetches `keys` again. */
+  resume(keys: readonly string[]): void {
+    for (const k of keys) this.paused.delete(k);
+    this.schedule();
+  }
+
+  /** Whether `key` is paused. */
+  isPaused(key: string): boolean {
+    return this.paused.has(key);
   }
 
   /** Stops fetching `p` (revoked, lost). */
@@ -120,7 +144,7 @@ export class Fetcher {
     const now = Date.now();
     let nextRetry = Infinity;
     for (const p of this.partitions.values()) {
-      if (p.state !== 'fetchable') continue;
+      if (p.state !== 'fetchable' || this.paused.has(p.key)) continue;
       const leader = this.options.transport.partitionsOf(p.tp.topic).find((x) => x.partition === p.tp.partition)?.leader;
       if (leader === undefined || leader < 0) {
         unknownLeader = true;

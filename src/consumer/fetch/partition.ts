@@ -131,10 +131,21 @@ export class FetchPartition {
     void sent;
   }
 
-  /** The runner takes the waiting chunk (null if none); the partition may be fetched again at once (prefetch). */
-  take(): FetchedChunk | null {
+  /**
+   * The runner takes the waiting chunk (null if none); the partition may be fetched again at once (prefetch). With
+   * `limit`, a chunk holding more than `maxRecords` records, or more than `maxBytes` of keys and values (at least one
+   * record either way), is cut: the head is taken (its next offset the first offset of the rest, so the two ranges
+   * stay contiguous) and the rest keeps waiting, as Java's `max.poll.records` leaves the rest in the fetch buffer.
+   */
+  take(limit: { maxRecords?: number; maxBytes?: number } = {}): FetchedChunk | null {
     const chunk = this.waiting;
     if (!chunk || !this.machine.is('buffered')) return null;
+    const cut = cutAt(chunk.records, limit);
+    if (cut < chunk.records.length) {
+      const restFrom = chunk.records[cut]!.offset;
+      this.waiting = { ...chunk, fetchOffset: restFrom, records: chunk.records.slice(cut) };
+      return { ...chunk, records: chunk.records.slice(0, cut), nextOffset: restFrom };
+    }
     this.waiting = null;
     this.machine.to('fetchable', 'taken by the runner');
     return chunk;
@@ -151,4 +162,21 @@ export class FetchPartition {
     this.waiting = null;
     this.machine.to('released', reason);
   }
+}
+
+/** How many of `records` fit in one batch under `limit` (at least one). */
+function cutAt(records: readonly SinkRecord[], limit: { maxRecords?: number; maxBytes?: number }): number {
+  let n = Math.min(records.length, limit.maxRecords ?? Infinity);
+  if (limit.maxBytes !== undefined) {
+    let bytes = 0;
+    for (let i = 0; i < n; i++) {
+      const r = records[i]!;
+      bytes += (r.key?.length ?? 0) + (r.value?.length ?? 0);
+      if (bytes > limit.maxBytes && i > 0) {
+        n = i;
+        break;
+      }
+    }
+  }
+  return Math.max(1, n);
 }

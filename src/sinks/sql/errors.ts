@@ -29,6 +29,9 @@ const TRANSIENT_SQLSTATES = new Set([
   '57P01', // admin_shutdown
   '57P02', // crash_shutdown
   '57P03', // cannot_connect_now
+  // object_not_in_prerequisite_state: what a connection gets from a database closed to connections (ALLOW_CONNECTIONS
+  // false, "database ... does not allow connections", during maintenance): an outage, waited out (issue 24's soak).
+  '55000',
   // A refused login (a rotated password, pg_hba.conf changed) while the consumer runs is an outage of the database
   // for this process, not one record's fault: waited out with sink-unavailable reports like a lost connection. At
   // start-up, `kafka-eos run` still refuses a database it cannot log in to (exit 2; sink-factory.ts).

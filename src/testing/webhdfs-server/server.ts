@@ -66,6 +66,12 @@ export interface WebHdfsServerOptions {
   maxBodyBytes?: number;
   /** How many entries {@link WebHdfsServer.requests} keeps, the newest (default 100000). */
   requestLogLimit?: number;
+  /** The NameNode's HTTP port (default 0: any free port; Hadoop's default is 9870). */
+  port?: number;
+  /** The DataNode's HTTP port (default 0: any free port; Hadoop's default is 9864). */
+  dataNodePort?: number;
+  /** The address both listen on and the redirects name (default 127.0.0.1). */
+  host?: string;
 }
 
 const METHODS: Record<WebHdfsOp, string> = {
@@ -113,13 +119,28 @@ export class WebHdfsServer {
     return this.fs.recordedPaths;
   }
 
-  /** Starts both servers on ephemeral ports of 127.0.0.1. */
+  /**
+   * Starts both servers on `host` (default 127.0.0.1), on `port` / `dataNodePort` (default: ephemeral ports).
+   * @throws Error (the listen error, e.g. EADDRINUSE) when a port cannot be bound; nothing is left listening.
+   */
   static async start(options: WebHdfsServerOptions = {}): Promise<WebHdfsServer> {
     const s = new WebHdfsServer(options);
-    const listen = (srv: http.Server) => new Promise<number>((resolve) =>
-      srv.listen(0, '127.0.0.1', () => resolve((srv.address() as AddressInfo).port)));
-    s.url = `http://127.0.0.1:${await listen(s.nameNode)}`;
-    s.dataNodeUrl = `http://127.0.0.1:${await listen(s.dataNode)}`;
+    const host = options.host ?? '127.0.0.1';
+    const listen = (srv: http.Server, port: number) => new Promise<number>((resolve, reject) => {
+      srv.once('error', reject);
+      srv.listen(port, host, () => {
+        srv.off('error', reject);
+        resolve((srv.address() as AddressInfo).port);
+      });
+    });
+    const urlHost = host.includes(':') ? `[${host}]` : host;
+    try {
+      s.url = `http://${urlHost}:${await listen(s.nameNode, options.port ?? 0)}`;
+      s.dataNodeUrl = `http://${urlHost}:${await listen(s.dataNode, options.dataNodePort ?? 0)}`;
+    } catch (e) {
+      await s.stop();
+      throw e;
+    }
     return s;
   }
 

@@ -57,5 +57,16 @@ test('during start-up a broker outage says run gives up after its retries (exit 
   r.startingUp(null);
   clock.t += 1000;
   r.kafkaLog(refused);
-  expect(lines.at(-1)).toMatch(/KafkaJS reconnects with backoff \(and restarts the consumer\) until it answers$/);
+  expect(lines.at(-1)).toMatch(/the consumer keeps retrying with backoff until they answer \(the group moves its partitions if its session times out\)$/);
+});
+
+test('an idle connection the broker closed (connections.max.idle.ms) is no outage; a request timed out (a frozen broker) is', () => {
+  const { r, lines } = reporter();
+  r.kafkaLog({ namespace: 'Runner', level: 1, label: 'ERROR',
+    log: { timestamp: '', message: 'Error while fetching', error: 'Closed connection', broker: '127.0.0.1:9092' } } as never);
+  expect(lines).toEqual([]);
+  r.kafkaLog({ namespace: 'Connection', level: 1, label: 'ERROR',
+    log: { timestamp: '', message: 'Request Fetch(key: 1, version: 11) timed out', broker: '127.0.0.1:9092' } } as never);
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(/cannot reach broker 127\.0\.0\.1:9092 since .*timed out/);
 });

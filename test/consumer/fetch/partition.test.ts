@@ -58,4 +58,21 @@ describe('FetchPartition', () => {
     expect(p.received(p.sending(), chunk(7n, 7n))).toBe(false);
     expect([p.state, p.position]).toEqual(['fetchable', 7n]);
   });
+
+  test('take() cuts a chunk to maxRecords / maxBytes: contiguous ranges, the rest waits (no refetch), at least one record', () => {
+    const rec = (offset: bigint, bytes: number) => ({ topic: 't', partition: 0, offset, key: null, value: Buffer.alloc(bytes),
+      timestamp: 0n, headers: {} });
+    const p = new FetchPartition({ topic: 't', partition: 0 });
+    p.seek(10n);
+    // offsets 10, 11, 13 (12: a transaction marker), 14; the fetch covered up to 20 (control records after 14)
+    expect(p.received(p.sending(), { fetchOffset: 10n, records: [rec(10n, 5), rec(11n, 5), rec(13n, 5), rec(14n, 50)],
+      nextOffset: 20n, highWatermark: 20n })).toBe(true);
+    const a = p.take({ maxRecords: 2 })!;
+    expect([a.fetchOffset, a.records.map((r) => r.offset), a.nextOffset, p.state]).toEqual([10n, [10n, 11n], 13n, 'buffered']);
+    const b = p.take({ maxBytes: 12 })!;
+    expect([b.fetchOffset, b.records.map((r) => r.offset), b.nextOffset]).toEqual([13n, [13n], 14n]);
+    const c = p.take({ maxBytes: 12 })!; // one record bigger than the bound still goes, alone
+    expect([c.fetchOffset, c.records.map((r) => r.offset), c.nextOffset, p.state]).toEqual([14n, [14n], 20n, 'fetchable']);
+    expect(p.holds(a) && p.holds(c)).toBe(true);
+  });
 });

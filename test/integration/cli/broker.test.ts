@@ -7,8 +7,9 @@
  * Needs `npm run build` first (npm test does it in pretest).
  */
 import { ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import * as net from 'node:net';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { KafkaConfig, SASLOptions } from 'kafkajs';
 import { kafkaFor } from '../mock/helpers';
@@ -16,6 +17,7 @@ import { interopClientsDir } from '../interop/clients';
 import { RpcWorker } from '../interop/rpc';
 import { canMakeCertificates, selfSignedCertificate } from '../../helpers/tls';
 import { until } from '../../consumer/helpers';
+import { runCli, startCli } from './helpers';
 import { RawClient } from '../../testing/mock-broker/raw-client';
 import { ConsumerGroupHeartbeat } from '../../../src/protocol/messages/consumer-group';
 import { Metadata } from '../../../src/protocol/messages/data';
@@ -131,6 +133,53 @@ describe('kafka-eos broker (standalone)', () => {
     proc.kill('SIGINT');
     await until(() => proc.exitCode !== null, 'the broker to stop', 10_000);
     expect(proc.exitCode).toBe(0);
+  });
+});
+
+describe('kafka-eos broker --topic and kafka-eos webhdfs (scripting the test servers)', () => {
+  test('--topic creates topics with their partitions and replicas before the address line; a bad one exits 2 naming it', async () => {
+    const port = await threeFreePorts();
+    const run = startCli(['broker', '--port', String(port), '--brokers', '3', '--topic', 'flights:6:3', '--topic', 'audit:2'], 30_000);
+    try {
+      await until(() => run.out().includes('kafka-eos mock cluster:') || run.child.exitCode !== null, 'the broker to start', 30_000);
+      const { kafka } = kafkaFor([`127.0.0.1:${port}`], 'cli-topics');
+      const admin = kafka.admin();
+      await admin.connect();
+      const { topics } = await admin.fetchTopicMetadata({ topics: ['flights', 'audit'] });
+      await admin.disconnect();
+      expect(topics.map((t) => [t.name, t.partitions.length, t.partitions[0]!.replicas.length]).sort())
+        .toEqual([['audit', 2, 1], ['flights', 6, 3]]);
+    } finally {
+      run.child.kill('SIGINT');
+    }
+    expect(await run.exited).toBe(0);
+    const bad = await runCli(['broker', '--port', String(port), '--brokers', '1', '--topic', 'x:2:3'], 30_000);
+    expect(bad).toMatchObject({ code: 2 });
+    expect(bad.stderr).toMatch(/\[CONFIG_INVALID\] --topic x:2:3: .*replication/i);
+    expect((await runCli(['broker', '--topic', 'x'], 30_000)).stderr).toContain('expected name:partitions[:replication]');
+  });
+
+  test('webhdfs serves a NameNode that redirects to its DataNode, on the given ports and directory', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'kafka-eos-webhdfs-cli-'));
+    const [nn, dn] = [await threeFreePorts(), await threeFreePorts()];
+    const run = startCli(['webhdfs', '--port', String(nn), '--datanode-port', String(dn), '--dir', dir], 30_000);
+    try {
+      await until(() => run.out().includes('kafka-eos webhdfs:') || run.child.exitCode !== null, 'the server to start', 30_000);
+      expect(run.out()).toContain(`NameNode http://127.0.0.1:${nn}, DataNode http://127.0.0.1:${dn}, root ${dir}`);
+      const create = await fetch(`http://127.0.0.1:${nn}/webhdfs/v1/a/b.txt?op=CREATE&user.name=u`, { method: 'PUT', redirect: 'manual' });
+      expect(create.status).toBe(307);
+      expect(create.headers.get('location')).toMatch(new RegExp(`^http://127.0.0.1:${dn}/`));
+      expect((await fetch(create.headers.get('location')!, { method: 'PUT', body: 'hello' })).status).toBe(201);
+      expect(readFileSync(path.join(dir, 'a', 'b.txt'), 'utf8')).toBe('hello');
+      const taken = await runCli(['webhdfs', '--port', String(nn)], 30_000);
+      expect(taken).toMatchObject({ code: 2 });
+      expect(taken.stderr).toMatch(/\[MOCK_LISTEN_FAILED\] .*EADDRINUSE/);
+    } finally {
+      run.child.kill('SIGTERM');
+    }
+    expect(await run.exited).toBe(0);
+    expect(existsSync(path.join(dir, 'a', 'b.txt'))).toBe(true); // a --dir of the user's is kept
+    rmSync(dir, { recursive: true, force: true });
   });
 });
 

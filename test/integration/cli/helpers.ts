@@ -52,9 +52,9 @@ export function expectDemoPassed(out: string): void {
 /** A CLI process started by {@link startCli}: its output so far and its exit code once it exits. */
 export interface RunningCli { child: ChildProcess; out: () => string; exited: Promise<number | null> }
 
-/** Starts `kafka-eos <args>` in the background; SIGKILLed after `hardMs` if still running. */
-export function startCli(args: string[], hardMs = 80000): RunningCli {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts `kafka-eos <args>` in the background (`env` added to this process's); SIGKILLed after `hardMs` if still running. */
+export function startCli(args: string[], hardMs = 80000, env: Record<string, string> = {}): RunningCli {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let out = '';
   child.stdout!.on('data', (d) => { out += d; });
   child.stderr!.on('data', (d) => { out += d; });

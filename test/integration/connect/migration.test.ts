@@ -145,7 +145,13 @@ async function migrate(t: Target, shape: 'properties' | 'rest-json', hdfsToo: bo
   expect({ code, out: run.out() }).toMatchObject({ code: 0 });
   expect(run.out()).toContain('info: accepted with no effect here: offset.storage.file.filename, offset.flush.interval.ms, plugin.path');
   expect(run.out()).toMatch(/warning: .*tasks\.max differs from Connect/);
-  expect(run.out()).toContain(`[${name}]: stopped (committed and left the group)`);
+  // Each connector's own truthful last line, under its label (the offsets above are where its sink holds the records).
+  expect(run.out()).toContain(`kafka-eos run [${name}]: stopped: tables kafka_\${topic} holds every record handled with its offset `
+    + `(next offsets ${customers}-0 3, ${orders}-0 6); Kafka's group offsets committed there; left the group`);
+  if (hdfsToo) {
+    expect(run.out()).toMatch(new RegExp(`kafka-eos run \\[${name}-hdfs\\]: stopped: HDFS .* holds every record handled with its offset `
+      + `\\(next offsets ${hdfsTopic}-0 3\\); Kafka's group offsets committed there; left the group`));
+  }
 }
 
 describe('a Kafka Connect JDBC sink migration', () => {

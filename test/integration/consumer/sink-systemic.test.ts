@@ -176,3 +176,40 @@ test('the database down during a rebalance: the consumer waits (sink-unavailable
   await c.stop();
   await inner.close();
 });
+
+test('a column dropped under the consumer: sink-blocked names table and column, then SINK_BLOCKED after sinkBlockedTimeoutMs; '
+  + 'nothing stored, skipped or moved', async () => {
+  const topic = 'systemic-blocked';
+  cluster.createTopic(topic, 1);
+  const table = 'blocked_col';
+  const sink = new SqlSink({
+    knex: { client: 'sqlite3', connection: { filename: path.join(dir, `${table}.sqlite`) }, useNullAsDefault: true },
+    table, mode: 'insert', autoCreate: true, offsetsTable: `${table}_offsets`,
+    mapping: { columns: { id: { path: 'id', type: 'integer' }, delay: { path: 'delay', type: 'integer' } } },
+  });
+  const groupId = `${topic}-g`;
+  try {
+    await sink.open(groupId, []); // creates the tables
+    await sink.knex.raw(`ALTER TABLE "${table}" DROP COLUMN "delay"`);
+    const c = consumerOn(cluster, {
+      groupId, topics: [topic], delivery: 'exactly-once', sink, poisonPolicy: 'skip', sinkBlockedTimeoutMs: 1500,
+    }, consumers);
+    const blocked: { refusals: number; table: string | null; column: string | null; blockedForMs: number }[] = [];
+    c.on('sink-blocked', (b) => blocked.push(b));
+    await c.start();
+    const producer = kafkaOf(cluster).producer();
+    await producer.connect();
+    await producer.send({ topic, acks: -1, messages: Array.from({ length: 50 }, (_, id) => ({ value: JSON.stringify({ id, delay: 1 }) })) });
+    await producer.disconnect();
+    await until(() => c.state === 'failed', 'the consumer to fail once the block lasted sinkBlockedTimeoutMs', 30000);
+    expect(c.failure).toMatchObject({ code: 'SINK_BLOCKED', retriable: false });
+    expect(c.failure!.message).toMatch(/table blocked_col, column delay/);
+    expect(blocked[0]).toMatchObject({ refusals: 1, table: 'blocked_col', column: 'delay', blockedForMs: 0 });
+    expect(blocked.at(-1)!.blockedForMs).toBeGreaterThanOrEqual(1500);
+    expect(c.metrics().skipped).toBe(0);
+    expect(Number((await sink.knex(table).count({ n: '*' }))[0].n)).toBe(0);
+    expect((await sink.offsets.read(groupId, [{ topic, partition: 0 }])).get(`${topic}:0`)).toBe(-1n);
+  } finally {
+    await sink.close();
+  }
+});

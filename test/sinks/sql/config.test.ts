@@ -123,6 +123,12 @@ describe('dialect helpers', () => {
   });
 });
 
+describe('isTransientSqlError: every "cannot connect now" SQLSTATE is an outage, waited out (issue 24)', () => {
+  test.each(['55000', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006', '08007', '53300'])('%s', (code) => {
+    expect(isTransientSqlError(Object.assign(new Error(`server said ${code}`), { code }))).toBe(true);
+  });
+});
+
 describe('isTransientSqlError', () => {
   const e = (code: string | undefined, message = 'm', cause?: unknown) => Object.assign(new Error(message, { cause }), code === undefined ? {} : { code });
   test.each([

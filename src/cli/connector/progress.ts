@@ -1,0 +1,59 @@
+/**
+ * What `kafka-eos run` handled and committed, by partition, so that its last line says what happened and nothing
+ * more: where each partition's records are stored up to, where Kafka's group offsets stand, and what was not
+ * committed when a stop ran out of time. Fed by the consumer's events (`batch`, `commit`, `assigned`, `revoked`,
+ * `lost`); reads nothing from the cluster (at the end the brokers may be gone).
+ */
+import type { TopicPartition } from '../../records';
+
+/** The consumer events the tracker follows (GroupConsumer's, by name). */
+export interface ProgressSource {
+  on(event: 'batch', f: (b: { topic: string; partition: number; nextOffset: bigint }) => void): unknown;
+  on(event: 'commit', f: (c: { offsets: { topic: string; partition: number; offset: bigint }[] }) => void): unknown;
+  on(event: 'assigned' | 'revoked', f: (a: { partitions: TopicPartition[] }) => void): unknown;
+  on(event: 'lost', f: (a: { partitions: TopicPartition[] }) => void): unknown;
+}
+
+const key = (tp: TopicPartition) => `${tp.topic}-${tp.partition}`;
+
+/** Per partition: the next offset after the last batch handled, the last offset committed to Kafka, whether owned. */
+export class ProgressTracker {
+  private readonly handled = new Map<string, bigint>();
+  private readonly committed = new Map<string, bigint>();
+  private readonly owned = new Set<string>();
+
+  constructor(consumer: ProgressSource) {
+    consumer.on('batch', (b) => { this.handled.set(key(b), b.nextOffset); });
+    consumer.on('commit', (c) => { for (const o of c.offsets) this.committed.set(key(o), o.offset); });
+    consumer.on('assigned', ({ partitions }) => { for (const tp of partitions) this.owned.add(key(tp)); });
+    const drop = ({ partitions }: { partitions: TopicPartition[] }) => { for (const tp of partitions) this.owned.delete(key(tp)); };
+    consumer.on('revoked', drop);
+    consumer.on('lost', drop);
+  }
+
+  /** `t-0 600, t-1 300`: the next offset after what was handled, per partition ever handled (sorted). */
+  handledLine(): string {
+    return [...this.handled].sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true })).map(([k, o]) => `${k} ${o}`).join(', ');
+  }
+
+  /** Partitions whose handled position is past the offset Kafka last took (or Kafka took none), with both. */
+  kafkaBehind(): { partition: string; handled: bigint; committed: bigint | null }[] {
+    return [...this.handled].filter(([k, o]) => this.committed.get(k) !== o)
+      .map(([partition, handled]) => ({ partition, handled, committed: this.committed.get(partition) ?? null }))
+      .sort((a, b) => a.partition.localeCompare(b.partition, 'en', { numeric: true }));
+  }
+
+  /**
+   * The partitions still owned (a stop that did not finish) with where they stand: `t-0 (committed up to 600)` when
+   * Kafka's group offset reached what was handled, else `t-1 (handled up to 300, Kafka's group offset 250)`; empty when
+   * none is owned.
+   */
+  unfinished(): string[] {
+    return [...this.owned].sort((a, b) => a.localeCompare(b, 'en', { numeric: true })).map((k) => {
+      const h = this.handled.get(k);
+      const c = this.committed.get(k);
+      if (h === undefined) return `${k} (nothing handled, Kafka's group offset ${c === undefined ? 'none' : c})`;
+      return c === h ? `${k} (committed up to ${h})` : `${k} (handled up to ${h}, Kafka's group offset ${c === undefined ? 'none' : c})`;
+    });
+  }
+}
