@@ -14,10 +14,10 @@ export { createGroupConsumer, GroupConsumer } from './consumer/group-consumer';
 export type { StopOptions } from './consumer/group-consumer';
 export { ConfigError } from './consumer/options';
 export type {
-  Delivery, GroupConsumerOptions, HandlerBatch, ManualAssignment, PoisonPolicy, RebalanceListeners, RecordContext, RetryOptions,
+  Delivery, GroupConsumerOptions, GroupProtocol, HandlerBatch, ManualAssignment, PoisonPolicy, RebalanceListeners, RecordContext, RetryOptions,
 } from './consumer/options';
 export {
-  CorruptRecordBatchError, FencedInstanceIdError, MaxProcessingTimeExceededError, PoisonMessageError, UnknownTopicError,
+  CommitDeferredError, CorruptRecordBatchError, FencedInstanceIdError, MaxProcessingTimeExceededError, PoisonMessageError, UnknownTopicError,
   UnsupportedCompressionError, UnsupportedKafkaJsError,
 } from './consumer/errors';
 export type { BatchLocation } from './consumer/errors';
