@@ -93,7 +93,8 @@ program.command('demo')
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { runDemo } = require('./demo/demo') as typeof import('./demo/demo');
     process.exitCode = await runDemo({
-      connect: o.connect === true, sink: o.sink, hdfs: o.hdfs, timeline: o.timeline, compression: o.compression, groupProtocol: o.groupProtocol,
+      connect: o.connect === true,
+      sink: o.sink, hdfs: o.hdfs, timeline: o.timeline, compression: o.compression, groupProtocol: o.groupProtocol,
       rows: o.rows, db: o.db, table: o.table, consumers: o.consumers, partitions: o.partitions, kills: o.kills, seed: o.seed,
       sessionTimeoutMs: o.sessionTimeout, timeoutMs: o.timeout, quiet: o.quiet,
     });

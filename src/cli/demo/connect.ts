@@ -38,7 +38,8 @@ export function checkConnectOptions(o: DemoConnectChoice): void {
     throw new ConfigError('--connect', `runs the Confluent JDBC sink connector into SQL (SQLite, or --db): not with --sink ${o.sink}`);
   }
   if ((o.groupProtocol ?? 'classic') !== 'classic') {
-    throw new ConfigError('--connect', `Kafka Connect's sink tasks use the classic group protocol: not with --group-protocol ${o.groupProtocol}`);
+    throw new ConfigError('--connect',
+      `Kafka Connect's sink tasks use the classic group protocol: not with --group-protocol ${o.groupProtocol}`);
   }
 }
 
@@ -93,7 +94,6 @@ export function writeConnectFiles(s: DemoConnectSettings): DemoConnectFiles {
     '# Confluent JDBC sink connector (written by kafka-eos demo --connect)',
     `name=${DEMO_CONNECTOR_NAME}`,
     'connector.class=io.confluent.connect.jdbc.JdbcSinkConnector',
-    'tasks.max=1',
     `topics=${s.topic}`,
     `connection.url=${escape(jdbc.url)}`,
     ...(jdbc.user !== undefined ? [`connection.user=${escape(jdbc.user)}`] : []),
@@ -126,8 +126,6 @@ export function formatConnectFiles(f: DemoConnectFiles): string {
 export interface ConnectWorkerEvents {
   /** The partitions the process owns now (after its `assigned:` / `revoked:` lines). */
   owned(partitions: number[]): void;
-  /** The group joined and the sink opened (`group ... consuming` line). */
-  ready(): void;
 }
 
 /**
@@ -146,7 +144,7 @@ export function spawnConnectWorker(files: DemoConnectFiles, events: ConnectWorke
     if (m) {
       for (const p of partitionsOf(m[2]!)) { if (m[1] === 'assigned') owned.add(p); else owned.delete(p); }
       events.owned([...owned].sort((a, b) => a - b));
-    } else if (/^kafka-eos run(?: \[[^\]]*\])?: group .* consuming /.test(line)) events.ready();
+    }
   });
   return child;
 }

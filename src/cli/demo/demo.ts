@@ -188,7 +188,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     const spawnWorker = () => {
       const id = workers.length + 1;
       const child = connectFiles
-        ? spawnConnectWorker(connectFiles, { owned: (partitions) => { w.partitions = partitions; checkRecovery(); }, ready: () => undefined })
+        ? spawnConnectWorker(connectFiles, { owned: (partitions) => { w.partitions = partitions; checkRecovery(); } })
         : fork(path.join(__dirname, 'worker.js'), [JSON.stringify(workerConfig)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
       const w: Worker = { id, child, partitions: [], state: 'running' };
       child.on('message', (m: WorkerMessage) => {

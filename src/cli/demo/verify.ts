@@ -51,7 +51,8 @@ export async function verify(
 
   // Per-key order: within a key (distance), source order must follow offset order.
   const outOfOrder = await db.from(
-    db(table).select('seq', db.raw('lag(seq) over (partition by distance order by ??, ??) as prev', [coords.partition, coords.offset])).as('o'),
+    db(table).select('seq', db.raw('lag(seq) over (partition by distance order by ??, ??) as prev', [coords.partition, coords.offset]))
+      .as('o'),
   ).where('prev', '>', db.ref('seq')).count({ n: '*' });
   checks.push(check('records out of order within a key', 0, num(outOfOrder[0].n)));
 

@@ -52,7 +52,8 @@ test('demo --connect: 4k flights through kafka-eos run <worker> <connector>, one
   }
 }, 180000);
 
-test.each([['--sink', 'hdfs'], ['--group-protocol', 'consumer']])('demo --connect %s %s is refused with CONFIG_INVALID', async (flag, value) => {
+const refused = [['--sink', 'hdfs'], ['--group-protocol', 'consumer']];
+test.each(refused)('demo --connect %s %s is refused with CONFIG_INVALID', async (flag, value) => {
   requireBuiltCli();
   const { code, out } = await runCli(['demo', '--connect', flag, value, '--rows', '10'], 30000);
   expect(code).toBe(2);
