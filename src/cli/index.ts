@@ -87,10 +87,13 @@ program.command('demo')
   .option('--compression <codec>', 'the producer compresses the flights with none, gzip, snappy, lz4 or zstd', compressionCodec, 'none')
   .option('--group-protocol <protocol>', 'the consumers\' group protocol: classic (eager, range), cooperative (KIP-429, '
     + 'cooperative-sticky) or consumer (KIP-848)', groupProtocol, 'classic')
+  .option('--connect', 'the Kafka Connect way: write a Connect worker and a JDBC sink connector .properties, print them, and run '
+    + 'each consumer process as kafka-eos run <worker> <connector> (SQL sink, classic protocol)')
   .action(async (o) => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { runDemo } = require('./demo/demo') as typeof import('./demo/demo');
     process.exitCode = await runDemo({
+      connect: o.connect === true,
       sink: o.sink, hdfs: o.hdfs, timeline: o.timeline, compression: o.compression, groupProtocol: o.groupProtocol,
       rows: o.rows, db: o.db, table: o.table, consumers: o.consumers, partitions: o.partitions, kills: o.kills, seed: o.seed,
       sessionTimeoutMs: o.sessionTimeout, timeoutMs: o.timeout, quiet: o.quiet,

@@ -65,3 +65,15 @@ export function aggregateByBand(flights: Flight[]): BandAggregate[] {
   }
   return [...bands.values()].sort((a, b) => a.band - b.band);
 }
+
+/** The connect-json envelope of a flight (the schema JsonConverter with schemas.enable=true reads). */
+export function flightEnvelope(f: Flight): string {
+  const field = (name: string, type: string) => ({ field: name, type, optional: false });
+  return JSON.stringify({
+    schema: {
+      type: 'struct', name: 'flight', optional: false,
+      fields: [field('seq', 'int32'), field('delay', 'int32'), field('distance', 'int32'), field('time', 'float64')],
+    },
+    payload: { seq: f.seq, delay: f.delay, distance: f.distance, time: f.time },
+  });
+}

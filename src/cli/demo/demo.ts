@@ -13,7 +13,7 @@
  *    recovery after each kill (bounded by --session-timeout), verify.
  */
 import { ChildProcess, fork } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { SingleBar } from 'cli-progress';
@@ -22,6 +22,7 @@ import knexFactory from 'knex';
 import { MockCluster } from '../../testing/mock-broker';
 import { mulberry32 } from '../../util/prng';
 import { SqlSink } from '../../sinks/sql';
+import { SqlOffsetStore } from '../../sinks/sql/offset-store';
 import { Flight, loadFlights } from './dataset';
 import { databaseName, FLIGHT_MAPPING, isMysql, isPostgres, knexConfig } from './db';
 import { dropOwnDemoTable, markDemoTable, validateDemoTable } from './tables';
@@ -31,6 +32,9 @@ import { formatChecks, verify } from './verify';
 import type { Check } from './verify';
 import type { DemoGroupProtocol, WorkerConfig, WorkerMessage } from './worker';
 import { startHdfsDemo, type HdfsDemo } from './hdfs';
+import {
+  checkConnectOptions, CONNECT_COORDINATES, formatConnectFiles, spawnConnectWorker, sunkRows, writeConnectFiles, type DemoConnectFiles,
+} from './connect';
 import { timelineFromMockEvents, type TimelineEvent } from '../../timeline/model';
 import { renderTimelineHtml } from '../../timeline/render';
 
@@ -64,6 +68,12 @@ export interface DemoOptions {
    * or consumer (KIP-848; the cluster's session timeout is `sessionTimeoutMs`).
    */
   groupProtocol?: DemoGroupProtocol;
+  /**
+   * Run the consumers the Kafka Connect way (connect.ts): write a worker and a JDBC sink connector `.properties` into a
+   * work directory, print them, and run each consumer process as `kafka-eos run <worker> <connector>`. SQL sink and
+   * classic protocol only (ConfigError CONFIG_INVALID otherwise).
+   */
+  connect?: boolean;
 }
 
 const TOPIC = 'flights';
@@ -90,6 +100,7 @@ interface Worker {
 export async function runDemo(o: DemoOptions): Promise<number> {
   const log = (s: string) => { if (!o.quiet) process.stdout.write(`${s}\n`); };
   const TABLE = validateDemoTable(o.table ?? 'flights', OFFSETS_TABLE);
+  checkConnectOptions(o);
   const started = Date.now();
   // Node's start-up and loading the CLI's modules happened before runDemo (npx's own start-up before that, in another process).
   const startupSeconds = process.uptime(); // s since this Node process started
@@ -115,10 +126,12 @@ export async function runDemo(o: DemoOptions): Promise<number> {
       // Before anything else: the demo only drops a table it created itself.
       await dropOwnDemoTable(knex, TABLE);
       await markDemoTable(knex, TABLE); // first: a crash before the CREATE leaves a record, not an orphan table
+      // --connect: the JDBC sink connector creates the table from the record schema (auto.create).
       const setup = new SqlSink({
         knex, table: TABLE, mode: 'insert', mapping: FLIGHT_MAPPING, autoCreate: true, offsetsTable: OFFSETS_TABLE,
       });
-      await setup.open(groupId, []);
+      if (!o.connect) await setup.open(groupId, []);
+      else await new SqlOffsetStore({ knex, table: OFFSETS_TABLE }).ensureTable(); // the demo reads positions from the start
     } catch (e) {
       await knex.destroy();
       if (!keepDb) for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });
@@ -149,6 +162,14 @@ export async function runDemo(o: DemoOptions): Promise<number> {
       bootstrap: cluster.bootstrap, groupId, topic: TOPIC, db, table: TABLE, hdfs: hdfs?.sinkConfig,
       sessionTimeoutMs: o.sessionTimeoutMs, heartbeatIntervalMs, groupProtocol: protocol,
     };
+    let connectFiles: DemoConnectFiles | null = null;
+    if (o.connect) {
+      connectFiles = writeConnectFiles({
+        dir: mkdtempSync(path.join(os.tmpdir(), 'kafka-eos-demo-connect-')), bootstrap: cluster.bootstrap, db, table: TABLE,
+        topic: TOPIC, groupId, sessionTimeoutMs: o.sessionTimeoutMs, heartbeatIntervalMs,
+      });
+      log(formatConnectFiles(connectFiles));
+    }
     const allPartitions = o.partitions;
     const killedAt: number[] = [];
     /** After a kill: recovered once the running members own every partition again. */
@@ -166,9 +187,9 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     let firstReady = true;
     const spawnWorker = () => {
       const id = workers.length + 1;
-      const child = fork(
-        path.join(__dirname, 'worker.js'), [JSON.stringify(workerConfig)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
-      );
+      const child = connectFiles
+        ? spawnConnectWorker(connectFiles, { owned: (partitions) => { w.partitions = partitions; checkRecovery(); } })
+        : fork(path.join(__dirname, 'worker.js'), [JSON.stringify(workerConfig)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
       const w: Worker = { id, child, partitions: [], state: 'running' };
       child.on('message', (m: WorkerMessage) => {
         if (m.type === 'ready') {
@@ -187,7 +208,9 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     // `window` records ahead of what is sunk (and of the next kill point), so that a consumer
     // killed midway always leaves work that only a rebalance can hand over; then it runs free.
     const window = Math.max(2000, Math.floor(N / (10 * Math.max(1, Math.sqrt(o.kills)))));
-    const producerConfig: ProducerConfig = { bootstrap: cluster.bootstrap, topic: TOPIC, rows: N, compression: o.compression ?? 'none' };
+    const producerConfig: ProducerConfig = {
+      bootstrap: cluster.bootstrap, topic: TOPIC, rows: N, compression: o.compression ?? 'none', envelope: o.connect,
+    };
     const producerChild = fork(
       path.join(__dirname, 'producer.js'), [JSON.stringify(producerConfig)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
     );
@@ -226,6 +249,8 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     void produceDone.then(() => { produced = true; }, (e: Error) => { errors.push(e.message); });
     for (;;) {
       await new Promise((r) => setTimeout(r, 250));
+      // `kafka-eos run` has no channel to the demo: what it sunk is what its transactions stored.
+      if (connectFiles) { sunk = await sunkRows(knex, OFFSETS_TABLE, groupId, TOPIC); allowProduction(); }
       const elapsed = (Date.now() - consumeStart) / 1000;
       bar?.update(Math.min(sunk, N), { rate: Math.round(sunk / Math.max(elapsed, 0.001)), members: members() });
       // At most one kill per tick, so that every kill point is a distinct moment.
@@ -279,7 +304,8 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     phases.start('verify');
     const hw = new Map(cluster.partitions(TOPIC).map((p) => [p.partition, p.highWatermark]));
     const verified = hdfs ? await hdfs.verify(TOPIC, flights, hw) : null;
-    const checks = verified ? verified.checks : await verify(knex, TABLE, OFFSETS_TABLE, groupId, TOPIC, flights, hw);
+    const checks = verified ? verified.checks
+      : await verify(knex, TABLE, OFFSETS_TABLE, groupId, TOPIC, flights, hw, connectFiles ? CONNECT_COORDINATES : undefined);
     checks.unshift(codecCheck(cluster, TOPIC, o.partitions, codec));
     phases.end('verify');
     // Kills are the experiment, not the data: kill points the run finished before are reported, not failed.
@@ -293,7 +319,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     const wall = (Date.now() - started) / 1000;
     const rounds = protocol === 'consumer' ? 'epochs' : 'generations';
     log(`consumer processes: ${workers.length} started, ${kills} killed with SIGKILL; group ${rounds}: ${generations};`
-      + ` fenced writes refused: ${fenced}`);
+      + ` fenced writes refused: ${connectFiles ? 'not reported by kafka-eos run' : fenced}`);
     if (missedKills > 0) {
       log(`note: ${missedKills} of ${killAt.length} planned kills did not happen: the run finished (or no member owned partitions) `
         + `before kill point${missedKills > 1 ? 's' : ''} ${killAt.slice(kills).join(', ')}; this is not a data failure`);
@@ -306,6 +332,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     log('where the time went:');
     log(phases.format());
     if (keepDb && !isPostgres(db) && !isMysql(db)) log(`database kept at ${db}`);
+    if (connectFiles) log(`Kafka Connect files kept in ${path.dirname(connectFiles.worker)}`);
     for (const e of errors) log(`error: ${e}`);
     const ok = checks.every((c) => c.pass) && errors.length === 0;
     log(ok ? 'VERIFICATION PASSED' : 'VERIFICATION FAILED');

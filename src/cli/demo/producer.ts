@@ -7,7 +7,7 @@
  */
 import { CompressionTypes, Kafka, logLevel } from 'kafkajs';
 import { registerKafkaJsCodecs } from '../../consumer/codecs';
-import { loadFlights } from './dataset';
+import { flightEnvelope, loadFlights } from './dataset';
 
 /** The codecs the demo's producer can compress with (the consumers read each; see consumer/codecs.ts). */
 export type DemoCompression = 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd';
@@ -16,7 +16,11 @@ const COMPRESSION: Record<DemoCompression, CompressionTypes> = {
   zstd: CompressionTypes.ZSTD,
 };
 
-export interface ProducerConfig { bootstrap: string[]; topic: string; rows: number; compression: DemoCompression }
+export interface ProducerConfig {
+  bootstrap: string[]; topic: string; rows: number; compression: DemoCompression;
+  /** Values as the connect-json envelope `{schema, payload}` (demo --connect: the JDBC sink needs the schema). */
+  envelope?: boolean;
+}
 
 export type ProducerMessage =
   | { type: 'produced'; upTo: number }
@@ -51,7 +55,9 @@ async function main(): Promise<void> {
     while (i > allowed) await new Promise<void>((r) => { wake = r; });
     const chunk = flights.slice(i, i + CHUNK);
     await producer.send({
-      topic: config.topic, acks: -1, compression: COMPRESSION[config.compression], messages: chunk.map((f) => ({ key: String(f.distance), value: JSON.stringify(f) })),
+      topic: config.topic, acks: -1, compression: COMPRESSION[config.compression], messages: chunk.map((f) => ({
+        key: String(f.distance), value: config.envelope ? flightEnvelope(f) : JSON.stringify(f),
+      })),
     });
     send({ type: 'produced', upTo: i + chunk.length });
   }

@@ -20,18 +20,27 @@ function check(name: string, expected: unknown, actual: unknown): Check {
 
 const num = (v: unknown) => Number(v);
 
-/** Runs every check. `highWatermarks` maps partition → high watermark of the topic. */
+/** The columns of a record's Kafka coordinates in the demo table. */
+export interface CoordinateColumns { topic: string; partition: string; offset: string }
+
+/** The demo's own mapping (`includeKafkaCoordinates`); a JDBC sink with pk.mode=kafka names them `__connect_*` (connect.ts). */
+export const KAFKA_COORDINATES: CoordinateColumns = { topic: 'kafka_topic', partition: 'kafka_partition', offset: 'kafka_offset' };
+
+/**
+ * Runs every check. `highWatermarks` maps partition → high watermark of the topic; `coords` names the coordinate
+ * columns (default {@link KAFKA_COORDINATES}).
+ */
 export async function verify(
   db: Knex, table: string, offsetsTable: string, groupId: string, topic: string, flights: Flight[],
-  highWatermarks: Map<number, number>,
+  highWatermarks: Map<number, number>, coords: CoordinateColumns = KAFKA_COORDINATES,
 ): Promise<Check[]> {
   const checks: Check[] = [];
   const [{ n }] = await db(table).count({ n: '*' });
   checks.push(check('rows == records produced', flights.length, num(n)));
 
   const dupes = await db.from(
-    db(table).select('kafka_topic', 'kafka_partition', 'kafka_offset').count({ c: '*' })
-      .groupBy('kafka_topic', 'kafka_partition', 'kafka_offset').havingRaw('count(*) > 1').as('d'),
+    db(table).select(coords.topic, coords.partition, coords.offset).count({ c: '*' })
+      .groupBy(coords.topic, coords.partition, coords.offset).havingRaw('count(*) > 1').as('d'),
   ).count({ n: '*' });
   checks.push(check('duplicate (topic, partition, offset)', 0, num(dupes[0].n)));
 
@@ -42,7 +51,8 @@ export async function verify(
 
   // Per-key order: within a key (distance), source order must follow offset order.
   const outOfOrder = await db.from(
-    db(table).select('seq', db.raw('lag(seq) over (partition by distance order by kafka_partition, kafka_offset) as prev')).as('o'),
+    db(table).select('seq', db.raw('lag(seq) over (partition by distance order by ??, ??) as prev', [coords.partition, coords.offset]))
+      .as('o'),
   ).where('prev', '>', db.ref('seq')).count({ n: '*' });
   checks.push(check('records out of order within a key', 0, num(outOfOrder[0].n)));
 
