@@ -53,7 +53,8 @@ export class StatusReporter {
   private members: MemberSummary[] | null = null;
   /** Lag of partitions the consumer has fetched no batch of (idle): high watermark − committed offset, from the cluster. */
   private idleLag = new Map<string, bigint>();
-  private refreshingLag = false;
+  /** The idle-lag refresh in flight (not awaited by describeMembers; awaited, bounded, by stop()). */
+  private lagRefresh: Promise<void> | undefined;
   private readonly errorsByCode = new Map<string, number>();
   private drawn = false;
   private inFlight: Promise<void> = Promise.resolve();
@@ -93,6 +94,11 @@ export class StatusReporter {
     if (this.timer) clearInterval(this.timer);
     if (this.membersTimer) clearInterval(this.membersTimer);
     await this.inFlight;
+    // The admin client is disconnected after this: a lag query still in flight would reconnect it and keep the process
+    // alive (a socket to the broker until connections.max.idle.ms). Bounded like DescribeGroups for frozen brokers.
+    let bound: NodeJS.Timeout | undefined;
+    await Promise.race([this.lagRefresh, new Promise<void>((resolve) => { bound = setTimeout(resolve, DESCRIBE_DEADLINE_MS); })]);
+    clearTimeout(bound);
     this.consumer.off('commit', this.onCommit);
     this.consumer.off('error', this.onError);
     if (this.options.tty && this.drawn) this.out.write('\n');
@@ -127,9 +133,9 @@ export class StatusReporter {
 
   private async describeMembers(): Promise<void> {
     // Not awaited: with frozen brokers the lag queries would hold back the DescribeGroups deadline below.
-    if (!this.refreshingLag) {
-      this.refreshingLag = true;
-      void this.refreshIdleLag().catch(() => undefined).finally(() => { this.refreshingLag = false; }); // unreachable: lag stays `?`
+    if (!this.lagRefresh) {
+      // Unreachable: the lag stays `?`.
+      this.lagRefresh = this.refreshIdleLag().catch(() => undefined).finally(() => { this.lagRefresh = undefined; });
     }
     let deadline: NodeJS.Timeout | undefined;
     try {

@@ -67,8 +67,9 @@ export class SqlSink implements ExactlyOnceSink {
   /**
    * Creates missing tables (offsets always, data table if autoCreate), seeds absent positions with -1 and reads them.
    * @returns `${topic}:${partition}` → stored next offset (-1n = none).
-   * @throws SinkWriteError SINK_CLOSED, SINK_RETRIES_EXHAUSTED; KafkaEosError SINK_UNAVAILABLE (retriable) when the
-   *   database is busy or unreachable; driver errors for DDL failures.
+   * @throws SinkWriteError SINK_CLOSED, SINK_RETRIES_EXHAUSTED, SINK_WRITE_REFUSED (retriable) when the database refuses
+   *   whatever is asked (a table or the database gone, a privilege revoked); KafkaEosError SINK_UNAVAILABLE (retriable)
+   *   when the database is busy or unreachable; driver errors for other DDL failures.
    */
   async open(groupId: string, partitions: TopicPartition[]): Promise<Map<string, bigint>> {
     this.assertOpen();
@@ -82,6 +83,9 @@ export class SqlSink implements ExactlyOnceSink {
         const message = `reading the stored positions failed: ${(e as Error).message}`;
         throw new KafkaEosError('SINK_UNAVAILABLE', message, { retriable: true, cause: e });
       }
+      // A database that refuses whatever is asked (dropped or renamed, its table gone, a privilege revoked) is the
+      // write path's block: retriable, bounded by sinkBlockedTimeoutMs, never a raw driver error failing the consumer.
+      if (!(e instanceof KafkaEosError) && isSystemicSqlError(e)) throw refusedWrite('reading the stored positions', e);
       throw e;
     }
   }

@@ -68,6 +68,13 @@ for (const target of targets()) describeOn(target)(`SqlSink retries on ${target.
     expect((await sink.open('g', [{ topic: 't', partition: 1 }])).get('t:1')).toBe(-1n);
   });
 
+  test('a database that refuses the positions read (its offsets table dropped) is SINK_WRITE_REFUSED (retriable), not a raw error', async () => {
+    const { sink } = await setup();
+    await k.schema.dropTable(sink.offsets.table);
+    // The write path's block (sink-blocked, bounded by sinkBlockedTimeoutMs), not a driver error that fails the consumer.
+    await expect(sink.open('g', [{ topic: 't', partition: 0 }])).rejects.toMatchObject({ code: 'SINK_WRITE_REFUSED', retriable: true });
+  });
+
   test('lost acknowledgement: COMMIT landed, error after it → re-read, committed, not written twice', async () => {
     const { sink, plan, table } = await setup();
     plan.faults = ['after-commit'];
