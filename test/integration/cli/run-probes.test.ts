@@ -96,6 +96,13 @@ test('readyz follows joining, ready, sink-blocked, ready, kafka-unreachable; SIG
   await until(async () => (await probe('/readyz')).status === 200 || r.child.exitCode !== null, 'ready again', 30_000);
   await until(async () => Number((await db!('rows').count({ n: '*' }))[0]!.n) === 20, 'all 20 rows', 30_000);
   await producer.disconnect();
+  // Kafka's group offsets follow the sink's positions by a monitoring commit after the write: wait for them, so the
+  // stop's report below (taken with the brokers frozen) can say both partitions are committed up to 10.
+  const admin = kafka.admin();
+  await admin.connect();
+  await until(async () => (await admin.fetchOffsets({ groupId: 'probe-g', topics: ['probe-t'] }))[0]!.partitions
+    .every((p) => p.offset === '10'), 'Kafka\'s group offsets at 10', 30_000);
+  await admin.disconnect();
 
   broker.child.kill('SIGSTOP');
   await until(async () => (await probe('/readyz')).body.state === 'kafka-unreachable' || r.child.exitCode !== null,
