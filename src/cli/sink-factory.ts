@@ -5,6 +5,16 @@
 import { z } from 'zod';
 import { ConfigError } from '../consumer/options';
 import { KafkaEosError } from '../errors';
+
+/**
+ * What a database failure at start says: the driver's own words when the sink wrapped them as an outage or a refusal
+ * to retry (SINK_UNAVAILABLE, SINK_WRITE_REFUSED: "retrying" is not true here, `run` stops), else the error's message.
+ */
+function startFailure(e: unknown): string {
+  const retryWrapper = e instanceof KafkaEosError && (e.code === 'SINK_UNAVAILABLE' || e.code === 'SINK_WRITE_REFUSED') && e.cause;
+  return ((retryWrapper ? e.cause : e) as Error).message;
+}
+
 import type { ExactlyOnceSink } from '../sink-contract';
 import { JdbcSink, SqlSink } from '../sinks/sql';
 import { HdfsSink } from '../sinks/hdfs/hdfs-sink';
@@ -61,7 +71,7 @@ export async function openSink(
       await sink.open(groupId, []);
     } catch (e) {
       await sink.close();
-      throw new KafkaEosError('SINK_UNAVAILABLE', `cannot use the database${databaseLabel(jdbcConfig.knex)}: ${(e as Error).message}`,
+      throw new KafkaEosError('SINK_UNAVAILABLE', `cannot use the database${databaseLabel(jdbcConfig.knex)}: ${startFailure(e)}`,
         { cause: e });
     }
     return { sink, description: `tables ${jdbcConfig.tableNameFormat ?? '${topic}'}`, store: 'database' };
@@ -78,7 +88,7 @@ export async function openSink(
   } catch (e) {
     await sink.close();
     if (e instanceof ConfigError) throw e;
-    throw new KafkaEosError('SINK_UNAVAILABLE', `cannot use the database${databaseLabel(sinkConfig.knex)}: ${(e as Error).message}`,
+    throw new KafkaEosError('SINK_UNAVAILABLE', `cannot use the database${databaseLabel(sinkConfig.knex)}: ${startFailure(e)}`,
       { cause: e });
   }
   return { sink, description: sinkConfig.table, store: 'database' };
