@@ -94,3 +94,34 @@ test('an idle partition (no batch fetched) shows the lag the cluster knows; `?` 
   expect(r.format()).toContain('| lag t-0:2 t-1:? t-2:5 t-3:0 |');
   await r.stop();
 });
+
+test('stop() waits for an idle-lag query in flight, so the admin client is not used after it is disconnected', async () => {
+  // Breaker: a lag query still running when run disconnected the admin client reopened a broker connection, and a failed
+  // run stayed alive until the broker's connections.max.idle.ms (10 minutes).
+  const consumer = consumerOf();
+  (consumer as unknown as { metrics: () => unknown }).metrics = () => ({ processedPerSecond: 0, processed: 0, skipped: 0, deadLettered: 0,
+    partitions: [{ topic: 't', partition: 0, lag: null }] });
+  let release: () => void = () => undefined;
+  let queried = false;
+  let answered = false;
+  const slowAdmin = {
+    describeGroups: async () => ({ groups: [] }),
+    fetchOffsets: async () => {
+      queried = true;
+      await new Promise<void>((r) => { release = r; });
+      return [{ topic: 't', partitions: [{ partition: 0, offset: '1' }] }];
+    },
+    fetchTopicOffsets: async () => { answered = true; return [{ partition: 0, offset: '2', high: '2', low: '0' }]; },
+  } as unknown as Admin;
+  const r = new StatusReporter(consumer, { tty: false, intervalMs: 60000, out: sink(), admin: slowAdmin, groupId: 'g' });
+  r.start();
+  for (let i = 0; i < 200 && !queried; i++) await new Promise((x) => setTimeout(x, 5));
+  expect(queried).toBe(true);
+  let stopped = false;
+  const stopping = r.stop().then(() => { stopped = true; });
+  await new Promise((x) => setTimeout(x, 50));
+  expect(stopped).toBe(false); // still waiting for the query in flight
+  release();
+  await stopping;
+  expect(answered).toBe(true); // the query finished before stop() returned: nothing runs after the disconnect
+});
