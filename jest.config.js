@@ -11,6 +11,8 @@ module.exports = {
   transformIgnorePatterns: ['/node_modules/(?!(hyparquet-writer|hyparquet)/)'],
   // Says once per run why the PostgreSQL tests are skipped (when KAFKA_EOS_PG_URL is unset).
   globalSetup: '<rootDir>/test/global-setup.js',
+  // A consumer failing with no 'error' listener sets process.exitCode = 1; the run puts the code back at its end.
+  globalTeardown: '<rootDir>/test/global-teardown.js',
   // examples/ and the README import the package by name, as a user does; in this repository's tests the
   // name means the sources (a user's install resolves it to dist/ through package.json's exports).
   moduleNameMapper: {
