@@ -28,20 +28,33 @@ export function atLeastOnce(options: AtLeastOnceOptions = {}): CommitStrategy {
   async function commit(ctx: StrategyContext, keys: Iterable<string>, wait = true): Promise<void> {
     const due = [...keys].map((k) => progress.get(k)).filter((p) => p !== undefined && p.finished > p.committed);
     if (due.length === 0) return;
-    const offsets = due.map((p) => ({ topic: p!.tp.topic, partition: p!.tp.partition, offset: p!.finished }));
-    await ctx.commitToKafka(offsets, { wait });
-    for (const p of due) p!.committed = p!.finished;
+    // The offsets sent, not the progress when the answer comes: records finished while the commit was out are not
+    // committed by it, and must stay due.
+    const sent = due.map((p) => ({ entry: p!, offset: p!.finished }));
+    await ctx.commitToKafka(sent.map(({ entry, offset }) => ({ topic: entry.tp.topic, partition: entry.tp.partition, offset })), { wait });
+    for (const { entry, offset } of sent) if (offset > entry.committed) entry.committed = offset;
   }
 
+  /** The commit waiting for a rebalance to end (see commitDue), or null. */
+  let afterRebalance: Promise<void> | null = null;
+
   /**
-   * The periodic commit of the batches' progress: during a rebalance it is deferred (the progress is kept and committed
-   * with a later batch or on revoke), so processing is not held up for the length of a rebalance.
+   * The periodic commit of the batches' progress: during a rebalance it is deferred, so processing is not held up for
+   * the length of a rebalance. The deferred progress is committed once the rebalance ends, for the partitions still
+   * owned then (a later batch or a revoke may commit it first): without that, a member whose partitions went quiet
+   * during the rebalance (an incremental one keeps them) would leave its last work uncommitted until it stops, as
+   * Java's auto-commit does not (it commits on the next poll whether or not records came).
    */
   async function commitDue(ctx: StrategyContext, keys: Iterable<string>): Promise<void> {
     try {
       await commit(ctx, keys, false);
     } catch (e) {
       if ((e as { code?: unknown }).code !== 'COMMIT_DEFERRED') throw e;
+      afterRebalance ??= commit(ctx, progress.keys(), true)
+        // A failure here leaves the progress due: the next batch, the revoke or the stop commits it (or the membership
+        // already reacted to a lost generation, which the committer reported to it).
+        .catch(() => undefined)
+        .finally(() => { afterRebalance = null; });
     }
   }
 

@@ -8,6 +8,8 @@ import { atLeastOnce } from '../../../src/consumer/strategies/at-least-once';
 import { exactlyOnce } from '../../../src/consumer/strategies/exactly-once';
 import type { ProcessResult, StrategyBatch, StrategyContext } from '../../../src/consumer/strategies/types';
 import { KafkaEosError } from '../../../src/errors';
+import { CommitDeferredError } from '../../../src/consumer/errors';
+import { until } from '../../helpers/until';
 import type { ExactlyOnceSink, WriteResult } from '../../../src/sink-contract';
 import type { SinkBatch, SinkRecord, TopicPartition } from '../../../src/records';
 
@@ -76,6 +78,38 @@ describe('at-most-once', () => {
 });
 
 describe('at-least-once', () => {
+  test('a periodic commit deferred by a rebalance goes out once the rebalance ends, with no further batch '
+    + '(a partition that went quiet keeps nothing uncommitted); records finished meanwhile stay due', async () => {
+    const log: string[] = [];
+    let settle!: () => void;
+    let rebalancing = true;
+    const settled = new Promise<void>((r) => { settle = () => { rebalancing = false; r(); }; });
+    const ctx: StrategyContext = {
+      groupId: 'g', startFrom: 'earliest',
+      commitToKafka: async (offsets, options) => {
+        const call = offsets.map((o) => `${o.topic}:${o.partition}@${o.offset}`).join(',');
+        if (options?.wait === false && rebalancing) {
+          log.push(`deferred ${call}`);
+          throw new CommitDeferredError(`OffsetCommit ${call}: a rebalance is under way`);
+        }
+        await settled; // the committer waits for the membership to settle
+        log.push(`commit ${call}`);
+      },
+      earliestOffset: async () => 0n,
+      offsetRange: async () => ({ earliest: 0n, latest: 100n }),
+    };
+    const s = atLeastOnce({ commitIntervalMs: 0 });
+    const b = batch(0n, 4);
+    expect(await s.handleBatch(ctx, b, processing(log, b))).toEqual({ kind: 'done' });
+    expect(log).toEqual(['process 0..3', 'deferred t:0@4']);
+    settle();
+    await until(() => log.includes('commit t:0@4'), 'the deferred commit', 2000);
+    // The commit sent 4: what it did not carry is still due and goes with the next batch.
+    const b2 = batch(4n, 2);
+    await s.handleBatch(ctx, b2, processing(log, b2));
+    expect(log.slice(-2)).toEqual(['process 4..5', 'commit t:0@6']);
+  });
+
   test('processes, then commits the offset after the last finished record (interval 0)', async () => {
     const log: string[] = [];
     const s = atLeastOnce({ commitIntervalMs: 0 });
