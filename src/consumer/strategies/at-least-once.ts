@@ -37,6 +37,8 @@ export function atLeastOnce(options: AtLeastOnceOptions = {}): CommitStrategy {
 
   /** The commit waiting for a rebalance to end (see commitDue), or null. */
   let afterRebalance: Promise<void> | null = null;
+  /** A periodic commit was deferred since the commit waiting for the rebalance took its offsets. */
+  let deferredAgain = false;
 
   /**
    * The periodic commit of the batches' progress: during a rebalance it is deferred, so processing is not held up for
@@ -50,7 +52,14 @@ export function atLeastOnce(options: AtLeastOnceOptions = {}): CommitStrategy {
       await commit(ctx, keys, false);
     } catch (e) {
       if ((e as { code?: unknown }).code !== 'COMMIT_DEFERRED') throw e;
-      afterRebalance ??= commit(ctx, progress.keys(), true)
+      deferredAgain = true;
+      afterRebalance ??= (async () => {
+        // Work deferred while this commit waited goes out after it.
+        while (deferredAgain) {
+          deferredAgain = false;
+          await commit(ctx, progress.keys(), true);
+        }
+      })()
         // A failure here leaves the progress due: the next batch, the revoke or the stop commits it (or the membership
         // already reacted to a lost generation, which the committer reported to it).
         .catch(() => undefined)

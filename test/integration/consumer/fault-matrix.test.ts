@@ -164,7 +164,9 @@ async function runCell(cluster: MockCluster, cell: Cell, prefix: string): Promis
     await until(done, 'every record handled and committed', 45000);
     if (cell.mode === 'at-most-once') await sleep(200); // the batch in hand finishes
   } catch (e) {
-    problem = (e as Error).message;
+    const committed = Array.from({ length: PARTITIONS }, (_, p) => cluster.inspect.committedOffset(groupId, topic, p) ?? -1);
+    problem = `${(e as Error).message} (committed ${committed.join('/')} of ${2 * PER_WAVE} each, handled ${deliveries.size} of ${TOTAL}, `
+      + `membership ${consumer.membershipState().state})`;
   }
   const recovered = consumer.state === 'running' && consumer.failure === null;
   if (!recovered && !problem) problem = `state ${consumer.state}: ${consumer.failure?.message}`;
