@@ -188,6 +188,49 @@ describe('Connect files the run refuses or cannot start', () => {
     expect(explained.stdout).toMatch(/"groupId": "connect-refused"/);
   });
 
+  test('a value Connect\'s ConfigDef refuses (tasks.max=abc, batch.size 10^12 or -1) is named with Connect\'s message (exit 2)', async () => {
+    const worker = write('typed-worker.properties', WORKER(cluster.bootstrap.join(',')));
+    const bad = write('typed.properties', asProperties({ ...JDBC('typed', `jdbc:sqlite:${path.join(dir, 't.db')}`, ['t']),
+      'tasks.max': 'abc', 'batch.size': '1000000000000' }));
+    const negative = write('negative.properties', asProperties({ ...JDBC('negative', `jdbc:sqlite:${path.join(dir, 'n.db')}`, ['t']),
+      'batch.size': '-1' }));
+    const { code, stderr } = await runCli(['run', worker, bad, negative], 30000);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/\[CONFIG_INVALID\] connect: 3 keys refused/);
+    expect(stderr).toContain('typed.properties: tasks.max = abc: Invalid value abc for configuration tasks.max: Not a number of type INT');
+    expect(stderr).toContain('typed.properties: batch.size = 1000000000000: Invalid value 1000000000000 for configuration batch.size: '
+      + 'Not a number of type INT');
+    expect(stderr).toContain('negative.properties: batch.size = -1: Invalid value -1 for configuration batch.size: Value must be at least 0');
+  });
+
+  test('a topic whose table name is refused (a dot, the offsets table) stops the run before it joins a group (exit 2)', async () => {
+    const worker = write('tables-worker.properties', WORKER(cluster.bootstrap.join(',')));
+    const dotted = uniqueName('eu.orders');
+    cluster.createTopic(dotted, 1);
+    const file = write('tables.properties', asProperties({ ...JDBC('tables', `jdbc:sqlite:${path.join(dir, 'tables.db')}`,
+      [dotted]), 'table.name.format': '${topic}' }));
+    const listed = await runCli(['run', worker, file], 30000);
+    expect(listed.code).toBe(2);
+    expect(listed.stderr).toMatch(new RegExp(`\\[CONFIG_INVALID\\] connect: 1 key refused[^]*tables\\.properties: table\\.name\\.format = `
+      + `\\$\\{topic\\}: for topic ${dotted.replace(/\./g, '\\.')}, the table name: "${dotted.replace(/\./g, '\\.')}" contains '\\.'`));
+    expect(cluster.inspect.group('connect-tables')).toBeUndefined(); // refused before the consumer joined
+    const offsets = write('offsets.properties', asProperties({ ...JDBC('offsets', `jdbc:sqlite:${path.join(dir, 'o.db')}`,
+      ['kafka_eos_offsets']), 'table.name.format': '${topic}' }));
+    const named = await runCli(['run', worker, offsets], 30000);
+    expect(named.code).toBe(2);
+    expect(named.stderr).toContain('offsets.properties: table.name.format = ${topic}: for topic kafka_eos_offsets, the table name: '
+      + '"kafka_eos_offsets" is the sink\'s offsets table (kafka_eos_offsets)');
+    // topics.regex: the topics are known at the first assignment (within the consumer's start); the run stops there with the config
+    // error's code and exit 2.
+    const regex = write('regex.properties', asProperties({ ...JDBC('regex', `jdbc:sqlite:${path.join(dir, 'regex.db')}`, []),
+      topics: '', 'topics.regex': dotted, 'table.name.format': '${topic}' }));
+    const late = await runCli(['run', worker, regex], 40000);
+    const quoted = dotted.replace(/\./g, '\\.');
+    expect(late.stderr).toMatch(new RegExp(`kafka-eos: \\[CONFIG_INVALID\\] tableNameFormat \\(for topic ${quoted}\\): `
+      + `"${quoted}" contains '\\.'`));
+    expect(late.code).toBe(2);
+  });
+
   test('a connector whose database cannot be used stops the process, the other connector with it (exit 2)', async () => {
     const topic = uniqueName('down');
     cluster.createTopic(topic, 1);
