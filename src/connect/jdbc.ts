@@ -32,7 +32,8 @@ export const JDBC_KEYS: Readonly<Record<string, KeyDoc>> = {
     + 'by the consumer (sink-unavailable) without a bound', INT(1)),
   'connection.backoff.ms': D('see connection.attempts', LONG()),
   'dialect.name': S('must match the URL: PostgreSqlDatabaseDialect, MySqlDatabaseDialect, SqliteDatabaseDialect'),
-  'table.name.format': S('${topic} replaced by the topic; one plain identifier (no schema-qualified names)'),
+  'table.name.format': S('${topic} replaced by the topic; one plain identifier (no schema-qualified names), not the offsets table: '
+    + 'checked for every topic of topics at start, for topics.regex at the first assignment'),
   'table.types': S('TABLE only; VIEW refused', LIST),
   'insert.mode': S('insert, upsert (INSERT ... ON CONFLICT / ON DUPLICATE KEY UPDATE), update'),
   'pk.mode': S('none, kafka, record_key, record_value'),
