@@ -110,6 +110,7 @@ async function migrate(t: Target, shape: 'properties' | 'rest-json', hdfsToo: bo
   }
   const knex = openKnex(knexConfig);
   const run = startCli([...args, '--status-interval', '500'], 80000);
+  const counted = new RegExp(`kafka-eos run \\[${name}\\]: status .* 9 total \\([\\d.]+/s\\): 8 written, 1 tombstone, 0 skipped`);
   try {
     const rows = async (table: string) => (await knex(table).select().catch(() => [] as Record<string, unknown>[]))
       .map((r) => ({ ...r, qty: r.qty === undefined ? undefined : Number(r.qty) }))
@@ -127,6 +128,7 @@ async function migrate(t: Target, shape: 'properties' | 'rest-json', hdfsToo: bo
     const names = async () => (await rows(`kafka_${customers}`)).map((r) => [r.id, r.name]);
     await until(async () => JSON.stringify(await rows(`kafka_${orders}`)) === JSON.stringify(want)
       && JSON.stringify(await names()) === JSON.stringify([['c1', 'Ada L.'], ['c2', 'Alan']]), 'the updated orders and customers', 40000);
+    await until(() => counted.test(run.out()), 'a status line counting the 9 records', 20000);
     // The positions live in the database, under the connector's group, Connect's name for it.
     const stored = await knex('kafka_eos_offsets').where({ group_id: `connect-${name}` }).select('topic', 'next_offset');
     expect(stored.map((r) => [r.topic, String(r.next_offset)]).sort()).toEqual([[customers, '3'], [orders, '6']].sort());
@@ -146,7 +148,12 @@ async function migrate(t: Target, shape: 'properties' | 'rest-json', hdfsToo: bo
   expect(run.out()).toContain('info: accepted with no effect here: offset.storage.file.filename, offset.flush.interval.ms, plugin.path');
   expect(run.out()).toMatch(/warning: .*tasks\.max differs from Connect/);
   // Each connector's own truthful last line, under its label (the offsets above are where its sink holds the records).
-  expect(run.out()).toContain(`kafka-eos run [${name}]: stopped: tables kafka_\${topic} holds every record handled with its offset `
+  // The start line names the concrete tables, not the format.
+  expect(run.out()).toContain(`kafka-eos run [${name}]: group connect-${name} consuming ${orders}, ${customers} into tables `
+    + `kafka_${orders}, kafka_${customers} (exactly-once)`);
+  // The tombstone is counted as one, not as a row written.
+  expect(run.out()).toMatch(counted);
+  expect(run.out()).toContain(`kafka-eos run [${name}]: stopped: tables kafka_${orders}, kafka_${customers} holds every record handled with its offset `
     + `(next offsets ${customers}-0 3, ${orders}-0 6); Kafka's group offsets committed there; left the group`);
   if (hdfsToo) {
     expect(run.out()).toMatch(new RegExp(`kafka-eos run \\[${name}-hdfs\\]: stopped: HDFS .* holds every record handled with its offset `
