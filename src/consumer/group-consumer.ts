@@ -160,7 +160,10 @@ export class GroupConsumer extends EventEmitter {
         this.emit('dead-letter', info);
       },
       onRetry: (info) => { this.metricsState.counts.retries += 1; this.emit('retry', info); },
-      onSkip: ({ tombstones, ...info }) => { this.metricsState.policed('skipped', info.records, tombstones ?? 0); this.emit('skipped', info); },
+      onSkip: ({ tombstones, ...info }) => {
+        this.metricsState.policed('skipped', info.records, tombstones ?? 0);
+        this.emit('skipped', info);
+      },
     };
     this.engine = new ConsumerEngine(this.kafka, this.options, this.strategy, this.processor, this.metricsState, {
       emit: <E extends keyof GroupConsumerEvents>(event: E, payload: GroupConsumerEvents[E]) => {

@@ -21,7 +21,8 @@ test('a server database is not named (its URL may hold a password)', () => {
 test('a JDBC sink is described by its concrete tables, or by its format labelled as one, with an example', async () => {
   const dir = mkdtempSync(`${tmpdir()}/kafka-eos-sink-factory-`);
   try {
-    const jdbc = { type: 'jdbc', knex: { client: 'sqlite3', connection: { filename: `${dir}/db.sqlite` } }, tableNameFormat: 'sink_${topic}' };
+    const knex = { client: 'sqlite3', connection: { filename: `${dir}/db.sqlite` } };
+    const jdbc = { type: 'jdbc', knex, tableNameFormat: 'sink_${topic}' };
     const described = async (topics?: string[], extra = {}) => {
       const { sink, description } = await openSink('g', { ...jdbc, ...extra } as never, topics);
       await sink.close();

@@ -54,7 +54,8 @@ const ago = (ms: number | null, now: number) => (ms === null ? 'never' : `${Math
 export function recordCounts(m: Pick<ConsumerMetricsSnapshot, 'processed' | 'tombstones' | 'skipped' | 'deadLettered'>,
   perSecond: number): string {
   const written = Math.max(0, m.processed - m.tombstones - m.skipped - m.deadLettered);
-  return `${m.processed} total (${perSecond.toFixed(1)}/s): ${written} written, ${m.tombstones} tombstone${m.tombstones === 1 ? '' : 's'}, ${m.skipped} skipped, `
+  const tombstones = `${m.tombstones} tombstone${m.tombstones === 1 ? '' : 's'}`;
+  return `${m.processed} total (${perSecond.toFixed(1)}/s): ${written} written, ${tombstones}, ${m.skipped} skipped, `
     + `${m.deadLettered} dead-lettered`;
 }
 

@@ -153,7 +153,8 @@ async function migrate(t: Target, shape: 'properties' | 'rest-json', hdfsToo: bo
     + `kafka_${orders}, kafka_${customers} (exactly-once)`);
   // The tombstone is counted as one, not as a row written.
   expect(run.out()).toMatch(counted);
-  expect(run.out()).toContain(`kafka-eos run [${name}]: stopped: tables kafka_${orders}, kafka_${customers} holds every record handled with its offset `
+  expect(run.out()).toContain(`kafka-eos run [${name}]: stopped: tables kafka_${orders}, kafka_${customers} holds every record `
+    + 'handled with its offset '
     + `(next offsets ${customers}-0 3, ${orders}-0 6); Kafka's group offsets committed there; left the group`);
   if (hdfsToo) {
     expect(run.out()).toMatch(new RegExp(`kafka-eos run \\[${name}-hdfs\\]: stopped: HDFS .* holds every record handled with its offset `
@@ -195,7 +196,7 @@ describe('Connect files the run refuses or cannot start', () => {
     expect(explained.stdout).toMatch(/"groupId": "connect-refused"/);
   });
 
-  test('a value Connect\'s ConfigDef refuses (tasks.max=abc, batch.size 10^12 or -1) is named with Connect\'s message (exit 2)', async () => {
+  test('a value Connect\'s ConfigDef refuses (tasks.max=abc, batch.size 10^12 or -1) is named with its message (exit 2)', async () => {
     const worker = write('typed-worker.properties', WORKER(cluster.bootstrap.join(',')));
     const bad = write('typed.properties', asProperties({ ...JDBC('typed', `jdbc:sqlite:${path.join(dir, 't.db')}`, ['t']),
       'tasks.max': 'abc', 'batch.size': '1000000000000' }));
@@ -207,7 +208,8 @@ describe('Connect files the run refuses or cannot start', () => {
     expect(stderr).toContain('typed.properties: tasks.max = abc: Invalid value abc for configuration tasks.max: Not a number of type INT');
     expect(stderr).toContain('typed.properties: batch.size = 1000000000000: Invalid value 1000000000000 for configuration batch.size: '
       + 'Not a number of type INT');
-    expect(stderr).toContain('negative.properties: batch.size = -1: Invalid value -1 for configuration batch.size: Value must be at least 0');
+    expect(stderr).toContain('negative.properties: batch.size = -1: Invalid value -1 for configuration batch.size: '
+      + 'Value must be at least 0');
   });
 
   test('a topic whose table name is refused (a dot, the offsets table) stops the run before it joins a group (exit 2)', async () => {
