@@ -119,7 +119,7 @@ program.command('run')
     'status log line period when stdout is not a TTY (default 10000)', nonNegativeInt('--status-interval', 100, 86400000))
   .addHelpText('after', `\nExit codes: 0 stopped by SIGINT/SIGTERM (drained, committed, left the group); 1 the consumer failed;
 2 invalid config or arguments, or the database (SINK_UNAVAILABLE) or brokers (KAFKA_UNAVAILABLE, after kafka.retry) cannot be
-used at start.\n\n${printableSchema()}`)
+used at start; also CONFIG_INVALID found at the first assignment (a topicsRegex topic whose table name is refused).\n\n${printableSchema()}`)
   .action(async (args: string[], o) => {
     if (o.printSchema) {
       process.stdout.write(printableSchema());

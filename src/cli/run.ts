@@ -5,7 +5,8 @@
  * connector/config.ts and `kafka-eos run --print-schema`).
  *
  * Exit codes: 0 stopped by a signal; 1 the consumer failed, or its commit while stopping (the error printed,
- * by code); 2 the config or the command line is invalid, or the database or the brokers cannot be used at start
+ * by code); 2 the config or the command line is invalid (also when found only at the first assignment: a
+ * `topics.regex` topic whose table name is refused), or the database or the brokers cannot be used at start
  * (brokers: after KafkaJS's retries, kafka.retry); 3 stopping took longer than `shutdownTimeoutMs` (the partitions
  * not committed are listed; their records are consumed again by their next owner, nothing is lost).
  *
@@ -260,7 +261,7 @@ async function runUntilStopped(
     say(lvl, `[kafkajs ${entry.label}] ${entry.namespace}: ${message}${rest}`);
   };
   const kafka = new Kafka(kafkaConfig(config, () => kafkaLogs));
-  const { sink, description, store } = await openSink(config.groupId, config.sink);
+  const { sink, description, store } = await openSink(config.groupId, config.sink, config.topics);
   cleanup.defer('sink', () => sink.close());
   if (signalled()) return QUIET_END;
   if (sink instanceof SqlSink) {
@@ -391,13 +392,15 @@ async function runUntilStopped(
     if (consumer.state === 'failed') resolve('failed');
     if (signalled()) resolve('signal');
   });
+  progress.stopping(); // the last line speaks of what is owned now (the stop revokes it next), not of partitions given up earlier
   const reported = outcome === 'failed' ? await classifyRunFailure(consumer.failure ?? new Error('unknown error'), config, 'run') : null;
   return {
     failed: reported !== null,
     finish: (closeFailures) => {
       if (reported) {
         process.stderr.write(`${me}: the consumer failed [${reported.code}]: ${reported.message}\n`);
-        return 1;
+        // A config the run could check only once the topics were known (topics.regex: a table name at the assignment).
+        return reported.code === 'CONFIG_INVALID' ? 2 : 1;
       }
       const stopped = closeFailures.find((f) => f.name === 'consumer');
       const failed = stopCommitFailure ?? (stopped ? kafkaEosErrorOf(stopped.error) ?? { code: 'CONSUMER_FAILED', message: String(stopped.error) }
@@ -413,15 +416,19 @@ async function runUntilStopped(
 }
 
 /**
- * The last line of a run stopped by a signal with nothing failed: where the records are stored up to (or committed,
- * for at-least/at-most-once), whether Kafka's group offsets caught up, and whether the member left the group,
- * each only as far as the events showed it.
+ * The last line of a run stopped by a signal with nothing failed: where the records of the partitions owned at the end
+ * (when the stop began) are stored up to (or committed, for at-least/at-most-once), whether Kafka's group offsets caught
+ * up, and whether the member left the group, each only as far as the events showed it; then, apart, the partitions
+ * given up earlier to a rebalance, with how far this member had handled them (their later records are another member's).
  */
 function stoppedLine(delivery: string, description: string, progress: ProgressTracker, membership: string,
   brokersDown: { since: number; reason: string } | null): string {
   const handled = progress.handledLine();
   const behind = progress.kafkaBehind();
-  const where = handled === '' ? 'no record was handled'
+  const givenUp = progress.givenUpLine();
+  const earlier = givenUp === '' ? '' : `; given up earlier to another member (a rebalance), so not this run's to report at the end: `
+    + `partitions ${givenUp.replace(/ (\d+)/g, ' (handled up to next offset $1)')}`;
+  const where = handled === '' ? (givenUp === '' ? 'no record was handled' : 'no record was handled in the partitions owned at the end')
     : delivery === 'exactly-once' ? `${description} holds every record handled with its offset (next offsets ${handled})`
       : `handled up to next offsets ${handled}`;
   const kafka = handled === '' ? '' : behind.length === 0 ? '; Kafka\'s group offsets committed there'
@@ -431,5 +438,5 @@ function stoppedLine(delivery: string, description: string, progress: ProgressTr
   const left = brokersDown ? `; the brokers are unreachable (since ${new Date(brokersDown.since).toISOString()}), so the group `
     + 'may not know this member left: its partitions move after session.timeout.ms'
     : membership === 'left' ? '; left the group' : `; membership ${membership}`;
-  return `stopped: ${where}${kafka}${left}`;
+  return `stopped: ${where}${kafka}${left}${earlier}`;
 }

@@ -46,12 +46,26 @@ export function databaseLabel(knex: unknown): string {
 }
 
 /**
- * Builds the configured sink and checks its store (the database and table; the NameNode).
- * @returns the sink and a description for log lines ("table flights", "HDFS http://nn:9870/topics").
+ * The tables of a JDBC sink for log lines: the concrete tables of `topics` (`table orders` / `tables sink_a, sink_b`),
+ * else the format labelled as one, with an example (`the tables table.name.format "sink_${topic}" names (topic t → sink_t)`).
+ */
+export function jdbcTablesDescription(sink: JdbcSink, format: string, topics?: readonly string[]): string {
+  if (topics && topics.length > 0) {
+    const tables = [...new Set(topics.map((t) => sink.tableFor(t)))];
+    return `${tables.length === 1 ? 'table' : 'tables'} ${tables.join(', ')}`;
+  }
+  if (!format.includes('${topic}')) return `table ${format}`;
+  return `the tables table.name.format "${format}" names (topic t → table ${format.split('${topic}').join('t')})`;
+}
+
+/**
+ * Builds the configured sink and checks its store (the database and table; the NameNode). `topics`: the subscribed
+ * topics when known (a topics list), to name a JDBC sink's concrete tables.
+ * @returns the sink and a description for log lines ("flights", "HDFS http://nn:9870/topics", "tables sink_a, sink_b").
  * @throws ConfigError (missing table); KafkaEosError SINK_UNAVAILABLE when the store cannot be used.
  */
 export async function openSink(
-  groupId: string, config: SinkConfig,
+  groupId: string, config: SinkConfig, topics?: readonly string[],
 ): Promise<{ sink: ExactlyOnceSink; description: string; store: string }> {
   if (config.type === 'hdfs') {
     const { type: _type, ...hdfsConfig } = config;
@@ -74,7 +88,7 @@ export async function openSink(
       throw new KafkaEosError('SINK_UNAVAILABLE', `cannot use the database${databaseLabel(jdbcConfig.knex)}: ${startFailure(e)}`,
         { cause: e });
     }
-    return { sink, description: `tables ${jdbcConfig.tableNameFormat ?? '${topic}'}`, store: 'database' };
+    return { sink, description: jdbcTablesDescription(sink, jdbcConfig.tableNameFormat ?? '${topic}', topics), store: 'database' };
   }
   const { type: _type, ...sinkConfig } = config;
   const sink = new SqlSink({ ...sinkConfig, knex: { useNullAsDefault: true, ...sinkConfig.knex, log: quietKnexLog } as never });

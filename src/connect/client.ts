@@ -5,7 +5,9 @@
  * works the same without it).
  */
 import type { AssignorName, GroupProtocol, GroupRemoteAssignor } from '../consumer/options';
-import { differs as D, Explanation, ignored as I, parseCount, refused as R, supported as S, type KeyDoc } from './keys';
+import {
+  BOOLEAN, CLASS, differs as D, Explanation, ignored as I, INT, LIST, LONG, refused as R, supported as S, type KeyDoc,
+} from './keys';
 
 /** The KafkaJS client settings (the shape of a run config's `kafka` section). */
 export interface ClientSettings {
@@ -57,42 +59,42 @@ export const SECURITY_KEYS: Readonly<Record<string, KeyDoc>> = {
   'ssl.truststore.password': I('PEM trust stores have no password'),
   'ssl.keystore.password': R('an encrypted key store: use an unencrypted PEM key'),
   'ssl.endpoint.identification.algorithm': S("https (default: the broker's host name is checked); empty (no check) refused"),
-  'ssl.enabled.protocols': D("Node.js's TLS defaults (TLSv1.2, TLSv1.3)"),
+  'ssl.enabled.protocols': D("Node.js's TLS defaults (TLSv1.2, TLSv1.3)", LIST),
   'ssl.protocol': D("Node.js's TLS defaults"),
-  'request.timeout.ms': S('KafkaJS requestTimeout'),
-  'socket.connection.setup.timeout.ms': S('KafkaJS connectionTimeout'),
-  'retry.backoff.ms': D("KafkaJS's retry (300 ms doubling up to 30 s)"),
-  'reconnect.backoff.ms': D("KafkaJS's retry"),
-  'reconnect.backoff.max.ms': D("KafkaJS's retry"),
-  'metadata.max.age.ms': D("KafkaJS's metadata refresh (5 min)"),
-  'connections.max.idle.ms': D('KafkaJS keeps connections'),
+  'request.timeout.ms': S('KafkaJS requestTimeout', INT(0)),
+  'socket.connection.setup.timeout.ms': S('KafkaJS connectionTimeout', LONG(0)),
+  'retry.backoff.ms': D("KafkaJS's retry (300 ms doubling up to 30 s)", LONG(0)),
+  'reconnect.backoff.ms': D("KafkaJS's retry", LONG(0)),
+  'reconnect.backoff.max.ms': D("KafkaJS's retry", LONG(0)),
+  'metadata.max.age.ms': D("KafkaJS's metadata refresh (5 min)", LONG(0)),
+  'connections.max.idle.ms': D('KafkaJS keeps connections', LONG()),
   'client.id': S('the client.id of the connector\'s consumer (default connector-consumer-<name>-0)'),
 };
 
 /** Consumer keys (`consumer.` on the worker, `consumer.override.` on a connector), beside {@link SECURITY_KEYS}. */
 export const CONSUMER_KEYS: Readonly<Record<string, KeyDoc>> = {
   ...SECURITY_KEYS,
-  'session.timeout.ms': S('sessionTimeoutMs'),
-  'heartbeat.interval.ms': S('heartbeatIntervalMs'),
-  'max.poll.interval.ms': S('maxProcessingTimeMs: the longest processing of one batch'),
+  'session.timeout.ms': S('sessionTimeoutMs', INT(0)),
+  'heartbeat.interval.ms': S('heartbeatIntervalMs', INT(0)),
+  'max.poll.interval.ms': S('maxProcessingTimeMs: the longest processing of one batch', INT(1)),
   'auto.offset.reset': S('earliest (Connect\'s default) or latest: where a partition without a stored position starts; none refused'),
-  'fetch.max.wait.ms': S('maxWaitTimeMs'),
+  'fetch.max.wait.ms': S('maxWaitTimeMs', INT(0)),
   'group.instance.id': S('static membership (KIP-345)'),
   'group.id': S('connector level (consumer.override.group.id): the group instead of connect-<name>'),
   'partition.assignment.strategy': S('assignors, in order: RangeAssignor, RoundRobinAssignor, StickyAssignor, '
-    + 'CooperativeStickyAssignor (Java class names, comma-separated); group.protocol=classic only'),
+    + 'CooperativeStickyAssignor (Java class names, comma-separated); group.protocol=classic only', LIST),
   'group.protocol': S('groupProtocol: classic (default) or consumer (KIP-848: the broker assigns; with it, '
     + 'partition.assignment.strategy, session.timeout.ms and heartbeat.interval.ms are refused, as in Java)'),
   'group.remote.assignor': S("groupRemoteAssignor: uniform or range, the broker's assignor (group.protocol=consumer only)"),
-  'max.poll.records': D('KafkaJS fetches by bytes: a batch is what one fetch returned, not a record count'),
-  'fetch.min.bytes': D("KafkaJS's minBytes (1)"),
-  'fetch.max.bytes': D("KafkaJS's maxBytes (10 MiB)"),
-  'max.partition.fetch.bytes': D("KafkaJS's maxBytesPerPartition (1 MiB)"),
+  'max.poll.records': D('KafkaJS fetches by bytes: a batch is what one fetch returned, not a record count', INT(1)),
+  'fetch.min.bytes': D("KafkaJS's minBytes (1)", INT(0)),
+  'fetch.max.bytes': D("KafkaJS's maxBytes (10 MiB)", INT(0)),
+  'max.partition.fetch.bytes': D("KafkaJS's maxBytesPerPartition (1 MiB)", INT(0)),
   'isolation.level': S('read_committed (what kafka-eos reads); read_uncommitted refused'),
-  'enable.auto.commit': I('positions live in the sink (exactly-once); Kafka offsets are committed for monitoring'),
-  'auto.commit.interval.ms': I('positions live in the sink'),
-  'key.deserializer': I('Connect and kafka-eos read bytes; the converters decode them'),
-  'value.deserializer': I('Connect and kafka-eos read bytes; the converters decode them'),
+  'enable.auto.commit': I('positions live in the sink (exactly-once); Kafka offsets are committed for monitoring', BOOLEAN),
+  'auto.commit.interval.ms': I('positions live in the sink', INT(0)),
+  'key.deserializer': I('Connect and kafka-eos read bytes; the converters decode them', CLASS),
+  'value.deserializer': I('Connect and kafka-eos read bytes; the converters decode them', CLASS),
 };
 
 const PEM_ONLY = 'KafkaJS reads PEM (convert with keytool / openssl)';
@@ -118,11 +120,14 @@ export function applyClientKey(ex: Explanation, shown: string, key: string, valu
   const doc = table[key];
   if (!doc) { ex.take(key, value, table, 'the Kafka consumer', shown); return false; }
   const refuse = (why: string) => ex.refuse(shown, value, why);
-  const ok = () => ex.note(shown, value, doc.status, doc.note);
-  const ms = (set: (n: number) => void) => {
-    const n = parseCount(value);
-    if (n === undefined) refuse('expected a number of ms'); else { set(n); ok(); }
-  };
+  let noted = false;
+  const ok = () => { if (!noted) ex.note(shown, value, doc.status, doc.note); noted = true; };
+  // A value of the wrong ConfigDef type (or out of its range) is refused with Connect's message, whatever the key does here.
+  if (doc.def && doc.status !== 'refused') {
+    ok();
+    if (ex.check(shown, value, doc.def) === undefined) return true;
+  }
+  const ms = (set: (n: number) => void) => { set(ex.typed<number>(shown)!); ok(); };
   const pem = (set: (v: { file: string } | string) => void, type?: string) => {
     if (type !== undefined && type.toUpperCase() !== 'PEM') refuse(`${type} stores are refused: ${PEM_ONLY}`);
     else { set(key.endsWith('.location') ? { file: value } : value); ok(); }

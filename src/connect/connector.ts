@@ -16,6 +16,8 @@ import { applyConverterKey, emptyConverterKeys, finishConverter, type ConverterK
   type RegistrySettings } from './converters';
 import { HDFS_SINK_CLASSES, hdfsSink, type HdfsSinkSettings } from './hdfs';
 import { JDBC_SINK_CLASS, jdbcSink, type JdbcSinkSettings } from './jdbc';
+import { SinkConfigError } from '../sinks/errors';
+import { jdbcTableName } from '../sinks/sql/jdbc-sink';
 import { Explanation, parseList, type KeyLine } from './keys';
 import { parseProperties } from './properties';
 import { CONNECTOR_KEYS, WORKER_KEYS } from './worker';
@@ -173,6 +175,7 @@ function translateConnector(ex: Explanation, values: Map<string, string>, worker
   if (regex) {
     try { new RegExp(regex); } catch (e) { ex.refuse('topics.regex', regex, `not a regular expression: ${(e as Error).message}`); }
   }
+  if (sink?.type === 'jdbc') checkJdbcTables(ex, sink, topics ?? [], values);
   finishSecurity(ex, client);
   finishGroupProtocol(ex, client);
   const key = finishConverter(ex, 'key', conv.key);
@@ -203,6 +206,27 @@ function translateConnector(ex: Explanation, values: Map<string, string>, worker
     ...(key.converter ? { keyConverter: key.converter } : {}), ...(value.converter ? { valueConverter: value.converter } : {}),
     ...(registry ? { schemaRegistry: registry } : {}), sink,
   };
+}
+
+/**
+ * Refuses a JDBC sink whose table name for a subscribed topic is not one plain identifier or is the offsets table
+ * (JdbcSink's jdbcTableName), before anything connects: on `table.name.format` when given, else on `topics` (the table is
+ * then the topic's name). A `topics.regex` subscription is checked when its topics are assigned (JdbcSink.open).
+ */
+function checkJdbcTables(ex: Explanation, sink: JdbcSinkSettings, topics: readonly string[], values: ReadonlyMap<string, string>): void {
+  const format = sink.tableNameFormat ?? '${topic}';
+  const key = values.has('table.name.format') ? 'table.name.format' : 'topics';
+  for (const topic of format.includes('${topic}') ? topics : ['']) {
+    try {
+      jdbcTableName(format, topic);
+    } catch (e) {
+      if (!(e instanceof SinkConfigError)) throw e;
+      const why = e.message.slice(e.field.length + 2);
+      ex.refuse(key, values.get(key) ?? '', `${topic === '' ? '' : `for topic ${topic}, `}the table name${key === 'topics'
+        ? ' (table.name.format ${topic}, the default)' : ''}: ${why}`);
+      return;
+    }
+  }
 }
 
 /**

@@ -4,7 +4,9 @@
  * `WorkerConnector` takes the connector's converter, with its own prefixed settings, over the worker's), mapped onto
  * the converters of docs/converters.md and the run config's `schemaRegistry`.
  */
-import { differs as D, Explanation, ignored as I, parseBoolean, parseList, supported as S, type KeyDoc } from './keys';
+import {
+  BOOLEAN, CLASS, differs as D, Explanation, ignored as I, INT, LIST, parseBoolean, parseList, supported as S, type KeyDoc,
+} from './keys';
 
 /** The converter of one side, in the run config's shape (`keyConverter` / `valueConverter`). */
 export interface ConverterSettings {
@@ -36,20 +38,21 @@ const STRATEGIES: Readonly<Record<string, ConverterSettings['subjectNameStrategy
 
 /** The settings after `key.converter.` / `value.converter.`. */
 export const CONVERTER_KEYS: Readonly<Record<string, KeyDoc>> = {
-  'schemas.enable': S('JsonConverter: true (default) reads the {schema, payload} envelope (connect-json), false schemaless JSON (json)'),
-  'schemas.cache.size': I('schemas are cached by id for the process\'s life'),
-  'schema.registry.url': S('schemaRegistry.url; with several URLs the first is used (a warning)'),
+  'schemas.enable': S('JsonConverter: true (default) reads the {schema, payload} envelope (connect-json), false schemaless JSON (json)',
+    BOOLEAN),
+  'schemas.cache.size': I('schemas are cached by id for the process\'s life', INT()),
+  'schema.registry.url': S('schemaRegistry.url; with several URLs the first is used (a warning)', LIST),
   'basic.auth.credentials.source': S('USER_INFO (with basic.auth.user.info) or URL (user:password@ in the URL); SASL_INHERIT refused'),
   'basic.auth.user.info': S('user:password → schemaRegistry.basicAuth'),
   'schema.registry.basic.auth.user.info': S('user:password → schemaRegistry.basicAuth'),
-  'key.subject.name.strategy': S('TopicNameStrategy, RecordNameStrategy, TopicRecordNameStrategy → subjectNameStrategy'),
-  'value.subject.name.strategy': S('TopicNameStrategy, RecordNameStrategy, TopicRecordNameStrategy → subjectNameStrategy'),
-  'use.latest.version': S('AvroConverter: read with the subject\'s latest version (useLatestVersion)'),
-  'auto.register.schemas': I('a sink reads schemas by id; it registers none'),
-  'latest.compatibility.strict': I('a sink registers no schema'),
-  'json.fail.invalid.schema': S('JsonSchemaConverter: validate payloads against their schema (validate)'),
-  'enhanced.avro.schema.support': D('Avro enums read as strings, as without it'),
-  'connect.meta.data': D('Connect\'s metadata in Avro schemas is read; none is written'),
+  'key.subject.name.strategy': S('TopicNameStrategy, RecordNameStrategy, TopicRecordNameStrategy → subjectNameStrategy', CLASS),
+  'value.subject.name.strategy': S('TopicNameStrategy, RecordNameStrategy, TopicRecordNameStrategy → subjectNameStrategy', CLASS),
+  'use.latest.version': S('AvroConverter: read with the subject\'s latest version (useLatestVersion)', BOOLEAN),
+  'auto.register.schemas': I('a sink reads schemas by id; it registers none', BOOLEAN),
+  'latest.compatibility.strict': I('a sink registers no schema', BOOLEAN),
+  'json.fail.invalid.schema': S('JsonSchemaConverter: validate payloads against their schema (validate)', BOOLEAN),
+  'enhanced.avro.schema.support': D('Avro enums read as strings, as without it', BOOLEAN),
+  'connect.meta.data': D('Connect\'s metadata in Avro schemas is read; none is written', BOOLEAN),
   'converter.type': I('set by Connect itself (key or value)'),
 };
 
@@ -86,12 +89,10 @@ export function finishConverter(ex: Explanation, side: 'key' | 'value', keys: Co
   const type = keys.cls ? CONVERTER_CLASSES[keys.cls.value] : undefined;
   if (!type) return {};
   const get = (k: string) => keys.settings.get(k);
+  // A setting that is no boolean was refused with Connect's message where it was read (the worker's file or the connector's).
   const flag = (k: string): boolean | undefined => {
     const s = get(k);
-    if (!s) return undefined;
-    const b = parseBoolean(s.value);
-    if (b === undefined) ex.refuse(s.key, s.value, 'expected true or false');
-    return b;
+    return s ? parseBoolean(s.value) : undefined;
   };
   const only = (k: string, types: ConverterSettings['type'][]) => {
     const s = get(k);

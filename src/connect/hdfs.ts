@@ -5,7 +5,7 @@
  * dfs.namenode.http-address), with a warning; `webhdfs://host:port` and `http(s)://host:port` name the HTTP port.
  */
 import {
-  differs as D, Explanation, ignored as I, parseBoolean, parseCount, parseList, refused as R, supported as S, type KeyDoc,
+  BOOLEAN, CLASS, differs as D, Explanation, ignored as I, INT, LIST, LONG, parseList, refused as R, supported as S, type KeyDoc,
 } from './keys';
 import { CONNECTOR_KEYS } from './worker';
 
@@ -27,33 +27,34 @@ export const HDFS_KEYS: Readonly<Record<string, KeyDoc>> = {
   'store.url': S('the HDFS 3 connector\'s name for hdfs.url (the same mapping); hdfs.url wins when both are given'),
   'topics.dir': S('the directory of the topics (default topics, under the root: /topics)'),
   'logs.dir': I('no write-ahead log: a file set is committed by a marker with the offsets (docs/hdfs-sink.md)'),
-  'flush.size': S('records per file (flushSize)'),
-  'rotate.interval.ms': S('commit before a record this far past the file\'s first record timestamp (record time)'),
-  'rotate.schedule.interval.ms': S('commit every open file on a wall-clock schedule'),
-  'format.class': S('AvroFormat, ParquetFormat, JsonFormat (JSON lines), StringFormat (JSON lines, a warning)'),
-  'partitioner.class': S('DefaultPartitioner, FieldPartitioner, TimeBasedPartitioner, DailyPartitioner, HourlyPartitioner'),
-  'partition.field.name': S('FieldPartitioner: one field (dot path)'),
+  'flush.size': S('records per file (flushSize)', INT(1)),
+  'rotate.interval.ms': S('commit before a record this far past the file\'s first record timestamp (record time); 0 or less: off, as in '
+    + 'Connect', LONG()),
+  'rotate.schedule.interval.ms': S('commit every open file on a wall-clock schedule; 0 or less: off, as in Connect', LONG()),
+  'format.class': S('AvroFormat, ParquetFormat, JsonFormat (JSON lines), StringFormat (JSON lines, a warning)', CLASS),
+  'partitioner.class': S('DefaultPartitioner, FieldPartitioner, TimeBasedPartitioner, DailyPartitioner, HourlyPartitioner', CLASS),
+  'partition.field.name': S('FieldPartitioner: one field (dot path)', LIST),
   'path.format': S('TimeBasedPartitioner: YYYY MM dd HH mm tokens, quoted text literal'),
-  'partition.duration.ms': S('TimeBasedPartitioner: the bucket size'),
+  'partition.duration.ms': S('TimeBasedPartitioner: the bucket size', LONG()),
   'locale': I('the tokens are numeric: no locale applies'),
   'timezone': S('an IANA time zone (default UTC)'),
   'timestamp.extractor': S('Record only (the record\'s timestamp); Wallclock and RecordField refused'),
   'timestamp.field': R('RecordField is not supported: partition by the record timestamp (timestamp.extractor=Record)'),
-  'filename.offset.zero.pad.width': D('offsets in file names are always 20 digits wide (names sort as offsets do)'),
+  'filename.offset.zero.pad.width': D('offsets in file names are always 20 digits wide (names sort as offsets do)', INT(0)),
   'hadoop.conf.dir': R('no Hadoop configuration is read: put the NameNode\'s HTTP address in hdfs.url'),
   'hadoop.home': R('no Hadoop installation is used: kafka-eos talks WebHDFS'),
   'hdfs.authentication.kerberos': S('false only: Kerberos (SPNEGO) is not supported; use a NameNode or HttpFS gateway with simple '
-    + 'authentication (user.name), or a proxy that authenticates for kafka-eos'),
+    + 'authentication (user.name), or a proxy that authenticates for kafka-eos', BOOLEAN),
   'connect.hdfs.principal': R('Kerberos is not supported (see hdfs.authentication.kerberos)'),
   'connect.hdfs.keytab': R('Kerberos is not supported (see hdfs.authentication.kerberos)'),
   'hdfs.namenode.principal': R('Kerberos is not supported (see hdfs.authentication.kerberos)'),
-  'kerberos.ticket.renew.period.ms': R('Kerberos is not supported (see hdfs.authentication.kerberos)'),
-  'storage.class': S('io.confluent.connect.hdfs.storage.HdfsStorage (the default) only'),
+  'kerberos.ticket.renew.period.ms': R('Kerberos is not supported (see hdfs.authentication.kerberos)', LONG()),
+  'storage.class': S('io.confluent.connect.hdfs.storage.HdfsStorage (the default) only', CLASS),
   'schema.compatibility': D('NONE: a file set holds records of several schemas only in JSON lines; Avro/Parquet files follow '
     + 'the first record\'s schema and a record of another schema starts a new file set'),
-  'hive.integration': S('false only: no Hive metastore is updated'),
-  'retry.backoff.ms': D('WebHDFS calls are retried 4 times from 50 ms, doubling'),
-  'shutdown.timeout.ms': D('a stop ends within 30 s (kafka-eos run)'),
+  'hive.integration': S('false only: no Hive metastore is updated', BOOLEAN),
+  'retry.backoff.ms': D('WebHDFS calls are retried 4 times from 50 ms, doubling', LONG()),
+  'shutdown.timeout.ms': D('a stop ends within 30 s (kafka-eos run)', LONG()),
 };
 
 const FORMATS: Record<string, 'jsonl' | 'avro' | 'parquet'> = { AvroFormat: 'avro', ParquetFormat: 'parquet', JsonFormat: 'jsonl',
@@ -66,13 +67,10 @@ export function hdfsSink(ex: Explanation, values: ReadonlyMap<string, string>): 
   const get = (k: string) => values.get(k);
   const bad = (k: string, why: string) => ex.refuse(k, get(k) ?? '', why);
   for (const [k, v] of values) ex.take(k, v, { ...CONNECTOR_KEYS, ...HDFS_KEYS }, 'the HDFS sink connector');
-  const count = (k: string): number | undefined => {
-    const v = get(k);
-    if (v === undefined) return undefined;
-    const n = parseCount(v);
-    if (n === undefined || n === 0) bad(k, 'expected a positive integer');
-    return n || undefined;
-  };
+  // Typed keys were parsed (or refused with Connect's ConfigDef message) by ex.take. A rotation interval of 0 or less is
+  // off (Connect's default -1).
+  const count = (k: string): number | undefined => ex.typed<number>(k);
+  const interval = (k: string): number | undefined => { const n = count(k); return n !== undefined && n > 0 ? n : undefined; };
   const urlKey = get('hdfs.url') !== undefined ? 'hdfs.url' : 'store.url';
   const url = get(urlKey);
   if (url === undefined) { bad('hdfs.url', 'the HDFS sink needs hdfs.url (or store.url)'); return undefined; }
@@ -89,9 +87,9 @@ export function hdfsSink(ex: Explanation, values: ReadonlyMap<string, string>): 
   if (dir !== undefined) sink.topicsDir = `/${dir.trim().replace(/^\/+|\/+$/g, '')}`;
   const flush = count('flush.size');
   if (flush) sink.flushSize = flush;
-  const rotate = count('rotate.interval.ms');
+  const rotate = interval('rotate.interval.ms');
   if (rotate) sink.rotateIntervalMs = rotate;
-  const schedule = count('rotate.schedule.interval.ms');
+  const schedule = interval('rotate.schedule.interval.ms');
   if (schedule) sink.rotateScheduleIntervalMs = schedule;
   const format = get('format.class');
   if (format !== undefined) {
@@ -105,12 +103,10 @@ export function hdfsSink(ex: Explanation, values: ReadonlyMap<string, string>): 
       }
     }
   }
-  const kerberos = get('hdfs.authentication.kerberos');
-  if (kerberos !== undefined && parseBoolean(kerberos) !== false) {
+  if (ex.typed<boolean>('hdfs.authentication.kerberos') === true) {
     bad('hdfs.authentication.kerberos', HDFS_KEYS['hdfs.authentication.kerberos']!.note);
   }
-  const hive = get('hive.integration');
-  if (hive !== undefined && parseBoolean(hive) !== false) bad('hive.integration', 'no Hive metastore is updated: false only');
+  if (ex.typed<boolean>('hive.integration') === true) bad('hive.integration', 'no Hive metastore is updated: false only');
   const storage = get('storage.class');
   if (storage !== undefined && short(storage) !== 'HdfsStorage') bad('storage.class', 'io.confluent.connect.hdfs.storage.HdfsStorage only');
   const extractor = get('timestamp.extractor');
@@ -138,8 +134,10 @@ export function hdfsSink(ex: Explanation, values: ReadonlyMap<string, string>): 
   } else if (name === 'TimeBasedPartitioner') {
     const pathFormat = get('path.format');
     const duration = count('partition.duration.ms');
-    if (pathFormat === undefined) bad('partitioner.class', 'TimeBasedPartitioner needs path.format and partition.duration.ms');
-    else if (duration) {
+    if (pathFormat === undefined || get('partition.duration.ms') === undefined) {
+      bad('partitioner.class', 'TimeBasedPartitioner needs path.format and partition.duration.ms');
+    } else if (duration !== undefined && duration <= 0) bad('partition.duration.ms', 'TimeBasedPartitioner needs a positive bucket size');
+    else if (duration !== undefined) {
       const timezone = get('timezone')?.trim();
       sink.partitioner = { type: 'time', pathFormat, durationMs: duration, ...(timezone ? { timezone } : {}) };
     }

@@ -5,7 +5,7 @@
  * `jdbc:sqlite:`.
  */
 import {
-  differs as D, Explanation, ignored as I, parseBoolean, parseCount, parseList, refused as R, supported as S, type KeyDoc,
+  BOOLEAN, differs as D, Explanation, ignored as I, INT, LIST, LONG, parseList, refused as R, supported as S, type KeyDoc,
 } from './keys';
 import { CONNECTOR_KEYS } from './worker';
 
@@ -29,29 +29,31 @@ export const JDBC_KEYS: Readonly<Record<string, KeyDoc>> = {
   'connection.user': S('the database user'),
   'connection.password': S('the database password'),
   'connection.attempts': D('a database that cannot be reached at start stops the run (exit 2); while running, the write is retried '
-    + 'by the consumer (sink-unavailable) without a bound'),
-  'connection.backoff.ms': D('see connection.attempts'),
+    + 'by the consumer (sink-unavailable) without a bound', INT(1)),
+  'connection.backoff.ms': D('see connection.attempts', LONG()),
   'dialect.name': S('must match the URL: PostgreSqlDatabaseDialect, MySqlDatabaseDialect, SqliteDatabaseDialect'),
-  'table.name.format': S('${topic} replaced by the topic; one plain identifier (no schema-qualified names)'),
-  'table.types': S('TABLE only; VIEW refused'),
+  'table.name.format': S('${topic} replaced by the topic; one plain identifier (no schema-qualified names), not the offsets table: '
+    + 'checked for every topic of topics at start, for topics.regex at the first assignment'),
+  'table.types': S('TABLE only; VIEW refused', LIST),
   'insert.mode': S('insert, upsert (INSERT ... ON CONFLICT / ON DUPLICATE KEY UPDATE), update'),
   'pk.mode': S('none, kafka, record_key, record_value'),
-  'pk.fields': S('the key columns of the mode (record_key with a primitive key: one name)'),
-  'fields.whitelist': S('the value fields written (default all)'),
-  'fields.include': S('the value fields written (newer name of fields.whitelist)'),
-  'delete.enabled': S('a tombstone deletes its key\'s row, in the transaction of the offsets (needs pk.mode record_key)'),
-  'auto.create': S('CREATE TABLE from the first record\'s schemas, primary key from pk.mode'),
+  'pk.fields': S('the key columns of the mode (record_key with a primitive key: one name)', LIST),
+  'fields.whitelist': S('the value fields written (default all)', LIST),
+  'fields.include': S('the value fields written (newer name of fields.whitelist)', LIST),
+  'delete.enabled': S('a tombstone deletes its key\'s row, in the transaction of the offsets (needs pk.mode record_key)', BOOLEAN),
+  'auto.create': S('CREATE TABLE from the first record\'s schemas, primary key from pk.mode', BOOLEAN),
   'auto.evolve': S('a new optional field adds a nullable column; a new required field or a type change stops the connector '
-    + '(SCHEMA_EVOLUTION_REFUSED)'),
-  'batch.size': D('rows per INSERT statement; a write is the whole consumed batch in one transaction, whatever its size'),
-  'max.retries': S('retries of a transient database error (then the consumer retries the batch)'),
-  'retry.backoff.ms': S('the first delay between retries (doubling, at most 2 s)'),
+    + '(SCHEMA_EVOLUTION_REFUSED)', BOOLEAN),
+  'batch.size': D('rows per INSERT statement (0: one row each, as Connect flushes every record); a write is the whole consumed batch in '
+    + 'one transaction, whatever its size', INT(0)),
+  'max.retries': S('retries of a transient database error (then the consumer retries the batch)', INT(0)),
+  'retry.backoff.ms': S('the first delay between retries (doubling, at most 2 s)', INT(0)),
   'quote.sql.identifiers': S('always (default): names are quoted as given; never refused'),
   'db.timezone': S('UTC only (timestamps are written in UTC)'),
   'sql.quote.identifiers': R('not a JDBC sink key: quote.sql.identifiers'),
   'timestamp.precision.mode': D('timestamps are milliseconds (Connect\'s Timestamp)'),
-  'trim.sensitive.log': I('no SQL is logged'),
-  'mssql.use.merge.holdlock': I('SQL Server is not supported; no MERGE is issued'),
+  'trim.sensitive.log': I('no SQL is logged', BOOLEAN),
+  'mssql.use.merge.holdlock': I('SQL Server is not supported; no MERGE is issued', BOOLEAN),
 };
 
 const PORTS: Record<string, number> = { pg: 5432, mysql2: 3306 };
@@ -102,20 +104,9 @@ const DIALECTS: Record<string, JdbcSinkSettings['knex']['client']> = {
 export function jdbcSink(ex: Explanation, values: ReadonlyMap<string, string>): JdbcSinkSettings | undefined {
   const get = (k: string) => values.get(k);
   const bad = (k: string, why: string) => ex.refuse(k, get(k)!, why);
-  const flag = (k: string): boolean | undefined => {
-    const v = get(k);
-    if (v === undefined) return undefined;
-    const b = parseBoolean(v);
-    if (b === undefined) bad(k, 'expected true or false');
-    return b;
-  };
-  const count = (k: string): number | undefined => {
-    const v = get(k);
-    if (v === undefined) return undefined;
-    const n = parseCount(v);
-    if (n === undefined) bad(k, 'expected a non-negative integer');
-    return n;
-  };
+  // Typed keys were parsed (or refused with Connect's ConfigDef message) by ex.take, by their row's type.
+  const flag = (k: string): boolean | undefined => ex.typed<boolean>(k);
+  const count = (k: string): number | undefined => ex.typed<number>(k);
   const oneOf = <T extends string>(k: string, allowed: readonly T[]): T | undefined => {
     const v = get(k)?.trim().toLowerCase();
     if (v === undefined) return undefined;
@@ -162,7 +153,7 @@ export function jdbcSink(ex: Explanation, values: ReadonlyMap<string, string>): 
   const evolve = flag('auto.evolve');
   if (evolve !== undefined) sink.autoEvolve = evolve;
   const batch = count('batch.size');
-  if (batch) sink.maxRowsPerStatement = batch;
+  if (batch !== undefined) sink.maxRowsPerStatement = Math.max(1, batch);
   const retries = count('max.retries');
   const backoff = count('retry.backoff.ms');
   if (retries !== undefined || backoff !== undefined) {

@@ -155,9 +155,15 @@ export class GroupConsumer extends EventEmitter {
       poisonPolicy: options.poisonPolicy,
       deadLetterTopic: options.deadLetterTopic,
       producer: () => this.deadLetterProducer(),
-      onDeadLetter: (info) => { this.metricsState.counts.deadLettered += 1; this.emit('dead-letter', info); },
+      onDeadLetter: ({ tombstone, ...info }) => {
+        this.metricsState.policed('deadLettered', 1, tombstone ? 1 : 0);
+        this.emit('dead-letter', info);
+      },
       onRetry: (info) => { this.metricsState.counts.retries += 1; this.emit('retry', info); },
-      onSkip: (info) => { this.metricsState.counts.skipped += info.records; this.emit('skipped', info); },
+      onSkip: ({ tombstones, ...info }) => {
+        this.metricsState.policed('skipped', info.records, tombstones ?? 0);
+        this.emit('skipped', info);
+      },
     };
     this.engine = new ConsumerEngine(this.kafka, this.options, this.strategy, this.processor, this.metricsState, {
       emit: <E extends keyof GroupConsumerEvents>(event: E, payload: GroupConsumerEvents[E]) => {

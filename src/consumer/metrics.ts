@@ -24,8 +24,16 @@ export interface RebalanceRecord {
 }
 
 export interface ConsumerMetricsSnapshot {
-  /** Records handed to the handler (or sink) since start. */
+  /**
+   * Records handled since start (Prometheus `records_processed_total`): written, tombstones, skipped and dead-lettered
+   * together (a batch counts every record before the position it ends at, whatever became of each).
+   */
   processed: number;
+  /**
+   * Of `processed`, tombstones (a null value) the handler or sink took (a JDBC sink with delete.enabled deletes their
+   * rows); tombstones skipped or dead-lettered by the poison policy count there instead.
+   */
+  tombstones: number;
   /** Records per second over the last `windowMs`. */
   processedPerSecond: number;
   batches: number;
@@ -44,14 +52,19 @@ export class ConsumerMetrics {
   private samples: { at: number; records: number }[] = [];
   private readonly lag = new Map<string, PartitionMetrics>();
   readonly counts = { errors: 0, retries: 0, deadLettered: 0, skipped: 0 };
+  private tombstonesHandled = 0;
+  /** Tombstones the poison policy skipped or dead-lettered (counted in `skipped` / `deadLettered`, not `tombstones`). */
+  private tombstonesPoliced = 0;
   private readonly rebalances: RebalanceRecord[] = [];
   private rebalanceCount = 0;
   private rebalanceTotalMs = 0;
 
   constructor(private readonly windowMs = 10000, private readonly now: () => number = Date.now) {}
 
-  recordBatch(tp: TopicPartition, records: number, position: bigint, highWatermark: bigint): void {
+  /** A batch handled: `records` of it (`tombstones` of them with a null value) before `position`. */
+  recordBatch(tp: TopicPartition, records: number, position: bigint, highWatermark: bigint, tombstones = 0): void {
     this.processed += records;
+    this.tombstonesHandled += tombstones;
     this.batches += 1;
     const at = this.now();
     this.samples.push({ at, records });
@@ -73,6 +86,12 @@ export class ConsumerMetrics {
     for (const tp of partitions) this.lag.delete(partitionKey(tp));
   }
 
+  /** Records the poison policy skipped or dead-lettered, `tombstones` of them with a null value. */
+  policed(kind: 'skipped' | 'deadLettered', records: number, tombstones: number): void {
+    this.counts[kind] += records;
+    this.tombstonesPoliced += tombstones;
+  }
+
   recordRebalance(r: RebalanceRecord): void {
     this.rebalanceCount += 1;
     this.rebalanceTotalMs += r.durationMs;
@@ -90,6 +109,7 @@ export class ConsumerMetrics {
     const records = recent.reduce((n, s) => n + s.records, 0);
     return {
       processed: this.processed,
+      tombstones: Math.max(0, this.tombstonesHandled - this.tombstonesPoliced),
       processedPerSecond: records / (this.windowMs / 1000),
       batches: this.batches,
       ...this.counts,

@@ -34,10 +34,11 @@ export interface ProcessorOptions {
   deadLetterTopic?: string | ((sourceTopic: string) => string);
   /** Lazily connected producer for dead letters. */
   producer?: () => Promise<Producer>;
-  onDeadLetter?: (info: { topic: string; partition: number; offset: bigint; deadLetterTopic: string; error: unknown }) => void;
+  onDeadLetter?: (info: { topic: string; partition: number; offset: bigint; deadLetterTopic: string; error: unknown;
+    tombstone?: boolean }) => void;
   onRetry?: (info: { topic: string; partition: number; offset: bigint; attempt: number; error: unknown }) => void;
   /** Called for each record (or the batch's first record, batch handler) the `skip` policy steps over. */
-  onSkip?: (info: { topic: string; partition: number; offset: bigint; records: number; error: unknown }) => void;
+  onSkip?: (info: { topic: string; partition: number; offset: bigint; records: number; error: unknown; tombstones?: number }) => void;
 }
 
 function errorMessage(error: unknown): string {
@@ -107,7 +108,8 @@ async function deadLetter(options: ProcessorOptions, records: SinkRecord[], erro
     })),
   });
   for (const r of records) {
-    options.onDeadLetter?.({ topic: r.topic, partition: r.partition, offset: r.offset, deadLetterTopic: topic, error });
+    options.onDeadLetter?.({ topic: r.topic, partition: r.partition, offset: r.offset, deadLetterTopic: topic, error,
+      tombstone: r.value === null });
   }
 }
 
@@ -119,7 +121,7 @@ async function poison(
   if (policy === 'skip') {
     options.onSkip?.({
       topic: batch.topic, partition: batch.partition, offset: records[0]?.offset ?? batch.fetchOffset,
-      records: Math.max(records.length, 1), error,
+      records: Math.max(records.length, 1), error, tombstones: records.filter((r) => r.value === null).length,
     });
     return;
   }

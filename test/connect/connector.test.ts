@@ -198,3 +198,54 @@ test('group.protocol and group.remote.assignor; the other protocol\'s keys are r
   expect(refusals(unknown)).toEqual(['consumer.override.group.protocol: classic or consumer',
     "consumer.override.group.remote.assignor: uniform or range (the broker's assignors)"]);
 });
+
+test('every typed key is checked as Connect\'s ConfigDef checks it: its type and range, named with Connect\'s message', () => {
+  const t = translate({ ...WORKER, 'offset.flush.interval.ms': '10s', 'consumer.session.timeout.ms': '1e4' }, { ...JDBC,
+    'tasks.max': 'abc', 'batch.size': '1000000000000', 'max.retries': '-1', 'auto.create': 'yes', 'connection.attempts': '0',
+    'errors.log.enable': 'on', 'consumer.override.max.poll.interval.ms': '0', 'value.converter.schemas.enable': 'nope' });
+  expect(refusals(t)).toEqual([
+    'offset.flush.interval.ms: Invalid value 10s for configuration offset.flush.interval.ms: Not a number of type LONG',
+    'consumer.session.timeout.ms: Invalid value 1e4 for configuration consumer.session.timeout.ms: Not a number of type INT',
+    'tasks.max: Invalid value abc for configuration tasks.max: Not a number of type INT',
+    'errors.log.enable: Invalid value on for configuration errors.log.enable: Expected value to be either true or false',
+    'consumer.override.max.poll.interval.ms: Invalid value 0 for configuration consumer.override.max.poll.interval.ms: Value must be '
+      + 'at least 1',
+    'value.converter.schemas.enable: Invalid value nope for configuration value.converter.schemas.enable: Expected value to be either '
+      + 'true or false',
+    'batch.size: Invalid value 1000000000000 for configuration batch.size: Not a number of type INT',
+    'max.retries: Invalid value -1 for configuration max.retries: Value must be at least 0',
+    'auto.create: Invalid value yes for configuration auto.create: Expected value to be either true or false',
+    'connection.attempts: Invalid value 0 for configuration connection.attempts: Value must be at least 1',
+  ]);
+  expect(t.connectors[0]!.config.sink).not.toHaveProperty('maxRowsPerStatement');
+  // In range: taken as given; batch.size 0 (Connect flushes every record) is one row per statement.
+  const ok = translate(WORKER, { ...JDBC, 'tasks.max': ' 4 ', 'batch.size': '0', 'max.retries': '0' });
+  expect(ok.refused).toEqual([]);
+  expect(ok.connectors[0]!.config.sink).toMatchObject({ maxRowsPerStatement: 1, retry: { retries: 0 } });
+  const hdfs = translate(WORKER, { name: 'h', 'connector.class': 'io.confluent.connect.hdfs.HdfsSinkConnector', topics: 't',
+    'hdfs.url': 'http://nn:9870', 'flush.size': '-5', 'rotate.interval.ms': '-1', 'hive.integration': 'maybe' });
+  expect(refusals(hdfs)).toEqual([
+    'flush.size: Invalid value -5 for configuration flush.size: Value must be at least 1',
+    'hive.integration: Invalid value maybe for configuration hive.integration: Expected value to be either true or false',
+  ]);
+  // rotate.interval.ms -1 is Connect's default: no rotation by time.
+  expect(translate(WORKER, { name: 'h', 'connector.class': 'io.confluent.connect.hdfs.HdfsSinkConnector', topics: 't',
+    'hdfs.url': 'http://nn:9870', 'rotate.interval.ms': '-1' }).connectors[0]!.config.sink).not.toHaveProperty('rotateIntervalMs');
+});
+
+test('a table name a subscribed topic makes that is no plain identifier, or is the offsets table, is refused before anything runs', () => {
+  const dotted = translate(WORKER, { ...JDBC, topics: 'orders,eu.payments', 'table.name.format': 'sink_${topic}' });
+  expect(refusals(dotted)).toEqual([expect.stringMatching(
+    /^table\.name\.format: for topic eu\.payments, the table name: "sink_eu\.payments" contains '\.'/)]);
+  const long = translate(WORKER, { ...JDBC, topics: `t${'x'.repeat(70)}` });
+  expect(refusals(long)).toEqual([expect.stringMatching(
+    /^topics: for topic tx+, the table name \(table\.name\.format \$\{topic\}, the default\): "tx+" is longer than 63 bytes/)]);
+  // The offsets table, by a topic's name or by a constant format, whatever the case.
+  const offsets = translate(WORKER, { ...JDBC, topics: 'a,kafka_eos_offsets' });
+  expect(refusals(offsets)).toEqual([expect.stringMatching(
+    /^topics: for topic kafka_eos_offsets, the table name .*: "kafka_eos_offsets" is the sink's offsets table \(kafka_eos_offsets\)/)]);
+  expect(refusals(translate(WORKER, { ...JDBC, 'table.name.format': 'KAFKA_EOS_OFFSETS' }))).toEqual([
+    expect.stringMatching(/^table\.name\.format: the table name: "KAFKA_EOS_OFFSETS" is the sink's offsets table/)]);
+  // topics.regex: the topics are known at the assignment (JdbcSink.open checks them then).
+  expect(translate(WORKER, { ...JDBC, topics: '', 'topics.regex': 'eu\\..*' }).refused).toEqual([]);
+});

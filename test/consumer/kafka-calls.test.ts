@@ -107,14 +107,33 @@ describe('kafkaCall after the coordinator\'s broker stopped', () => {
     });
 
   test('unlimited retries end at maxRetryTimeMs with the last Kafka error as the cause', async () => {
-    let tries = 0;
-    const err = await kafkaCall('OffsetCommit t:0@11', async () => {
-      tries += 1;
-      throw protocolError('COORDINATOR_NOT_AVAILABLE');
-    }, { minTimeoutMs: 5, maxTimeoutMs: 10, retries: Infinity, maxRetryTimeMs: 100 }).catch((e: unknown) => e);
-    expect(tries).toBeGreaterThan(1);
-    expect(err).toBeInstanceOf(KafkaCallError);
-    expect(kafkaErrorOf(err)?.name).toBe('COORDINATOR_NOT_AVAILABLE');
+    // On jest's fake clock (setTimeout and performance.now, which p-retry measures maxRetryTime on): time moves only as the
+    // test advances it, never with the machine's load (a busy machine made the first failure come after 100 ms of wall time,
+    // and no retry started).
+    jest.useFakeTimers();
+    try {
+      let tries = 0;
+      const triedAt: number[] = [];
+      const start = performance.now();
+      let settled = false;
+      const call = kafkaCall('OffsetCommit t:0@11', async () => {
+        tries += 1;
+        triedAt.push(performance.now() - start);
+        throw protocolError('COORDINATOR_NOT_AVAILABLE');
+      }, { minTimeoutMs: 5, maxTimeoutMs: 10, retries: Infinity, maxRetryTimeMs: 100 }).catch((e: unknown) => e)
+        .finally(() => { settled = true; });
+      for (let ms = 0; ms < 1000 && !settled; ms += 1) await jest.advanceTimersByTimeAsync(1);
+      const err = await call;
+      // Backoff 5 to 10 ms (jitter doubling at most, capped at 10): from 10 up to 21 tries within 100 ms, none started after it.
+      expect(tries).toBeGreaterThanOrEqual(10);
+      expect(tries).toBeLessThanOrEqual(21);
+      expect(Math.max(...triedAt)).toBeLessThanOrEqual(100);
+      expect(performance.now() - start).toBeLessThanOrEqual(110); // ended at the bound, not after it
+      expect(err).toBeInstanceOf(KafkaCallError);
+      expect(kafkaErrorOf(err)?.name).toBe('COORDINATOR_NOT_AVAILABLE');
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   test('an aborted signal ends the retries: KafkaCallError with the Kafka error being retried as its cause', async () => {

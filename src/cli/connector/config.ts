@@ -10,6 +10,9 @@ import { ConfigError } from '../../consumer/options';
 import { KAFKAJS_OPTION_NAMES } from '../../consumer/option-names';
 import { schemaKeysAt, unknownOptionMessage } from '../../util/did-you-mean';
 import { sinkConfigSchema } from '../sink-factory';
+import { SinkConfigError } from '../../sinks/errors';
+import { jdbcTableName } from '../../sinks/sql/jdbc-sink';
+import { DEFAULT_OFFSETS_TABLE } from '../../sinks/sql/offset-store';
 import { substituteEnv } from './env';
 
 const int = (min: number) => z.number().int().min(min);
@@ -160,6 +163,7 @@ export function validateRunConfig(value: unknown): RunConfig {
     `the ${c.sink.type} sink runs exactly-once only`);
   if (c.sink.type === 'sql' && c.sink.mode === 'upsert' && !c.sink.upsertKey) throw new ConfigError('sink.upsertKey',
     'mode upsert needs upsertKey');
+  checkTableNames(c);
   for (const f of ['keyConverter', 'valueConverter'] as const) {
     const t = c[f]?.type;
     if ((t === 'avro' || t === 'protobuf' || t === 'json-schema') && !c.schemaRegistry) {
@@ -167,6 +171,33 @@ export function validateRunConfig(value: unknown): RunConfig {
     }
   }
   return c;
+}
+
+/**
+ * The tables a SQL or JDBC sink writes, checked before anything connects: a JDBC sink's table of every topic of `topics`
+ * (`tableNameFormat` with `${topic}` replaced: a plain identifier, not the offsets table; a `topicsRegex` subscription
+ * is checked when its topics are assigned, JdbcSink.open), a SQL sink's `table` against its offsets table.
+ * @throws ConfigError naming the field and the topic
+ */
+function checkTableNames(c: RunConfig): void {
+  const sink = c.sink;
+  if (sink.type === 'sql') {
+    const offsets = sink.offsetsTable ?? DEFAULT_OFFSETS_TABLE;
+    if (sink.table.toLowerCase() === offsets.toLowerCase()) {
+      throw new ConfigError('sink.table', `"${sink.table}" is the sink's offsets table (${offsets}, compared without case), where the `
+        + 'positions of every group live: rows cannot go there; choose another table (or sink.offsetsTable)');
+    }
+  }
+  if (sink.type !== 'jdbc') return;
+  const format = sink.tableNameFormat ?? '${topic}';
+  for (const topic of format.includes('${topic}') ? c.topics ?? [] : ['']) {
+    try {
+      jdbcTableName(format, topic, sink.offsetsTable ?? DEFAULT_OFFSETS_TABLE);
+    } catch (e) {
+      if (!(e instanceof SinkConfigError)) throw e;
+      throw new ConfigError('sink.tableNameFormat', `${topic === '' ? '' : `for topic ${topic}: `}${e.message.slice(e.field.length + 2)}`);
+    }
+  }
 }
 
 /** The subscription of a run config: its topics, or its topicsRegex anchored to whole names (as Java's Pattern.matches). */

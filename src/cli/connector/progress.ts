@@ -2,7 +2,9 @@
  * What `kafka-eos run` handled and committed, by partition, so that its last line says what happened and nothing
  * more: where each partition's records are stored up to, where Kafka's group offsets stand, and what was not
  * committed when a stop ran out of time. Fed by the consumer's events (`batch`, `commit`, `assigned`, `revoked`,
- * `lost`); reads nothing from the cluster (at the end the brokers may be gone).
+ * `lost`); reads nothing from the cluster (at the end the brokers may be gone). The last line speaks of the partitions
+ * this member owned when its stop began ({@link ProgressTracker.stopping}); those it gave up earlier (a rebalance moved
+ * them) are named apart ({@link ProgressTracker.givenUpLine}): their later records are another member's.
  */
 import type { TopicPartition } from '../../records';
 
@@ -21,6 +23,8 @@ export class ProgressTracker {
   private readonly handled = new Map<string, bigint>();
   private readonly committed = new Map<string, bigint>();
   private readonly owned = new Set<string>();
+  /** The partitions owned when the stop began (undefined before). */
+  private final: Set<string> | undefined;
 
   constructor(consumer: ProgressSource) {
     consumer.on('batch', (b) => { this.handled.set(key(b), b.nextOffset); });
@@ -31,14 +35,36 @@ export class ProgressTracker {
     consumer.on('lost', drop);
   }
 
-  /** `t-0 600, t-1 300`: the next offset after what was handled, per partition ever handled (sorted). */
-  handledLine(): string {
-    return [...this.handled].sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true })).map(([k, o]) => `${k} ${o}`).join(', ');
+  /** The stop begins: the partitions owned now are the ones the last line speaks of (the stop revokes them next). */
+  stopping(): void {
+    this.final ??= new Set(this.owned);
   }
 
-  /** Partitions whose handled position is past the offset Kafka last took (or Kafka took none), with both. */
+  /** The partitions of the end: owned when the stop began, or owned now before any stop. */
+  private ending(): Set<string> {
+    return this.final ?? this.owned;
+  }
+
+  private sorted(keep: (k: string) => boolean): [string, bigint][] {
+    return [...this.handled].filter(([k]) => keep(k)).sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true }));
+  }
+
+  /** `t-0 600, t-1 300`: the next offset after what was handled, per partition owned at the end (sorted). */
+  handledLine(): string {
+    const end = this.ending();
+    return this.sorted((k) => end.has(k)).map(([k, o]) => `${k} ${o}`).join(', ');
+  }
+
+  /** `t-2 300`: the same for partitions handled, then given up before the end (a rebalance moved them; sorted). */
+  givenUpLine(): string {
+    const end = this.ending();
+    return this.sorted((k) => !end.has(k)).map(([k, o]) => `${k} ${o}`).join(', ');
+  }
+
+  /** Partitions owned at the end whose handled position is past the offset Kafka last took (or Kafka took none), with both. */
   kafkaBehind(): { partition: string; handled: bigint; committed: bigint | null }[] {
-    return [...this.handled].filter(([k, o]) => this.committed.get(k) !== o)
+    const end = this.ending();
+    return [...this.handled].filter(([k, o]) => end.has(k) && this.committed.get(k) !== o)
       .map(([partition, handled]) => ({ partition, handled, committed: this.committed.get(partition) ?? null }))
       .sort((a, b) => a.partition.localeCompare(b.partition, 'en', { numeric: true }));
   }

@@ -6,6 +6,7 @@
 import type { Admin } from 'kafkajs';
 import { decodeAssignment } from '../../protocol/consumer-protocol';
 import type { GroupConsumer } from '../../consumer/group-consumer';
+import type { ConsumerMetricsSnapshot } from '../../consumer/metrics';
 import { cutToWidth, printable } from '../printable';
 import type { Outage } from './health';
 import type { HealthReport } from '../../metrics/health';
@@ -44,6 +45,19 @@ export interface StatusOptions {
 export const DESCRIBE_DEADLINE_MS = 5000;
 
 const ago = (ms: number | null, now: number) => (ms === null ? 'never' : `${Math.max(0, Math.round((now - ms) / 1000))} s ago`);
+
+/**
+ * `N total (R/s): W written, T tombstones, S skipped, D dead-lettered`: the records handled (the consumer's metrics,
+ * the figure Prometheus' records_processed_total counts), their rate per second, and what became of them
+ * (written = total − the others).
+ */
+export function recordCounts(m: Pick<ConsumerMetricsSnapshot, 'processed' | 'tombstones' | 'skipped' | 'deadLettered'>,
+  perSecond: number): string {
+  const written = Math.max(0, m.processed - m.tombstones - m.skipped - m.deadLettered);
+  const tombstones = `${m.tombstones} tombstone${m.tombstones === 1 ? '' : 's'}`;
+  return `${m.processed} total (${perSecond.toFixed(1)}/s): ${written} written, ${tombstones}, ${m.skipped} skipped, `
+    + `${m.deadLettered} dead-lettered`;
+}
 
 /** Writes the status; {@link format} is the line itself. */
 export class StatusReporter {
@@ -176,9 +190,8 @@ export class StatusReporter {
     // Ready says nothing (the line stays as short as it was); anything else is said first, where no terminal cuts it.
     const health = !h || h.ready ? '' : ` NOT READY: ${h.state} since ${h.since}`;
     return printable(`[${new Date(now).toISOString()}] ${this.consumer.state}${health} | members ${members} | `
-      + `${m.processedPerSecond.toFixed(1)} rows/s, ${m.processed} total`
-      + ` | lag ${lag} | last commit ${ago(this.lastCommitAt, now)} | errors ${errors} | skipped ${m.skipped} | dead-lettered `
-        + `${m.deadLettered}${outages}`);
+      + `${recordCounts(m, m.processedPerSecond)}`
+      + ` | lag ${lag} | last commit ${ago(this.lastCommitAt, now)} | errors ${errors}${outages}`);
   }
 
   private print(): void {

@@ -64,7 +64,8 @@ export async function handleChunk(c: BatchContext, owned: OwnedPartition, chunk:
   const position = outcome.kind === 'seek' ? outcome.offset : sb.nextOffset;
   const lag = chunk.highWatermark - position;
   // A seek (the write was refused, fenced or partly done) counts only the records before the new position.
-  const records = outcome.kind === 'seek' ? sb.records.filter((r) => r.offset < position).length : sb.records.length;
-  c.metrics.recordBatch(sb, records, position, chunk.highWatermark);
+  const counted = outcome.kind === 'seek' ? sb.records.filter((r) => r.offset < position) : sb.records;
+  const records = counted.length;
+  c.metrics.recordBatch(sb, records, position, chunk.highWatermark, counted.filter((r) => r.value === null).length);
   c.emit('batch', { topic: sb.topic, partition: sb.partition, records, nextOffset: position, lag: lag < 0n ? 0n : lag });
 }

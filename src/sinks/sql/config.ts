@@ -141,7 +141,11 @@ export function validateSqlSinkConfig(config: SqlSinkConfig): NormalizedSqlSinkC
   if (!isKnexInstance(k)) validatePool((k as { pool?: unknown }).pool);
   const table = validateIdentifier(config.table, 'table');
   const offsetsTable = validateIdentifier(config.offsetsTable ?? DEFAULT_OFFSETS_TABLE, 'offsetsTable');
-  if (offsetsTable === table) throw new SinkConfigError('offsetsTable', 'must differ from table');
+  // Compared without case: SQLite (and MySQL on case-insensitive file systems) fold names, so the rows would land among the positions.
+  if (offsetsTable.toLowerCase() === table.toLowerCase()) {
+    throw new SinkConfigError('offsetsTable', `"${offsetsTable}" must differ from table "${table}" (compared without case): the offsets `
+      + 'table holds the positions of every group; rows cannot go there');
+  }
   const mode = config.mode;
   if (mode !== 'insert' && mode !== 'upsert' && mode !== 'kafka-key') {
     throw new SinkConfigError('mode', `must be 'insert', 'upsert' or 'kafka-key', got ${JSON.stringify(mode)}`);

@@ -112,14 +112,19 @@ export class JdbcSink implements ExactlyOnceSink {
     this.writer = new RowWriter(this.knex, this.dialect, (n) => rowsPerStatement(this.dialect, n, config.maxRowsPerStatement));
   }
 
-  /** The table a topic's records go to. @throws SinkConfigError when the name is no plain identifier */
+  /** The table a topic's records go to. @throws SinkConfigError when the name is no plain identifier, or the offsets table */
   tableFor(topic: string): string {
-    return validateIdentifier(this.format.replace(TOPIC, topic), `tableNameFormat (for topic ${topic})`);
+    return jdbcTableName(this.format, topic, this.offsets.table);
   }
 
-  /** Creates the offsets table if missing, seeds and reads the positions. Data tables are made on their first record. */
+  /**
+   * Checks the table name of every partition's topic (a `topics.regex` subscription learns its topics here, at the
+   * assignment), then creates the offsets table if missing, seeds and reads the positions. Data tables are made on
+   * their first record. @throws SinkConfigError (CONFIG_INVALID, not retriable) naming the topic whose table name is refused
+   */
   async open(groupId: string, partitions: TopicPartition[]): Promise<Map<string, bigint>> {
     this.assertOpen();
+    for (const topic of new Set(partitions.map((p) => p.topic))) this.tableFor(topic);
     return this.offsets.load(groupId, partitions);
   }
 
@@ -292,4 +297,23 @@ export function validateJdbcSinkConfig(c: JdbcSinkConfig): void {
   for (const f of [...(c.pkFields ?? []), ...(c.fieldsInclude ?? [])]) validateIdentifier(f, 'pkFields');
   const format = c.tableNameFormat ?? '${topic}';
   validateIdentifier(format.replace(TOPIC, 'topic'), 'tableNameFormat');
+  // A format without ${topic} names one table for every topic: it must not be the offsets table either.
+  if (!format.includes('${topic}')) jdbcTableName(format, '', c.offsetsTable ?? DEFAULT_OFFSETS_TABLE);
+}
+
+/**
+ * The table `format` (`table.name.format`) names for `topic`: `${topic}` replaced by it, one plain identifier
+ * ({@link validateIdentifier}: no '.', at most 63 bytes, ...) that is not the sink's offsets table `offsetsTable`
+ * (compared without case: SQLite and MySQL on case-insensitive file systems fold it). Called for every subscribed topic
+ * before anything connects (`kafka-eos run`), at the assignment (JdbcSink.open) and per write.
+ * @throws SinkConfigError with field `tableNameFormat (for topic <topic>)` (`tableNameFormat` for the topic '')
+ */
+export function jdbcTableName(format: string, topic: string, offsetsTable: string = DEFAULT_OFFSETS_TABLE): string {
+  const field = topic === '' ? 'tableNameFormat' : `tableNameFormat (for topic ${topic})`;
+  const name = validateIdentifier(format.replace(TOPIC, () => topic), field);
+  if (name.toLowerCase() === offsetsTable.toLowerCase()) {
+    throw new SinkConfigError(field, `"${name}" is the sink's offsets table (${offsetsTable}), where the positions of every group live: `
+      + 'rows cannot go there; choose another table.name.format (or another offsets table)');
+  }
+  return name;
 }

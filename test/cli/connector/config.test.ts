@@ -35,3 +35,31 @@ test('--print-schema lists the fields with their choices', () => {
   expect(schema).toMatch(/consumer\.groupProtocol +"classic" \| "consumer" +optional .*KIP-848/);
   expect(schema).toMatch(/consumer\.groupRemoteAssignor +"uniform" \| "range" +optional .*group\.remote\.assignor/);
 });
+
+describe('table names are checked before anything connects', () => {
+  const jdbc = (sink: object, topics = ['orders', 'eu.payments']) => {
+    try {
+      const knex = { client: 'sqlite3', connection: { filename: 'x.db' } };
+      validateRunConfig({ ...base, topics, sink: { type: 'jdbc', knex, ...sink } });
+    } catch (e) { return `${(e as ConfigError).code} ${(e as ConfigError).message}`; }
+    return 'accepted';
+  };
+  test('a JDBC sink: the table of every topic is a plain identifier and not the offsets table', () => {
+    expect(jdbc({ tableNameFormat: 'sink_${topic}' })).toMatch(
+      /^CONFIG_INVALID sink\.tableNameFormat: for topic eu\.payments: "sink_eu\.payments" contains '\.'/);
+    expect(jdbc({}, ['orders', 'kafka_eos_offsets'])).toMatch(
+      /^CONFIG_INVALID sink\.tableNameFormat: for topic kafka_eos_offsets: "kafka_eos_offsets" is the sink's offsets table/);
+    expect(jdbc({ offsetsTable: 'Positions' }, ['a', 'positions'])).toMatch(/for topic positions: "positions" is the sink's offsets table/);
+    expect(jdbc({ tableNameFormat: 'Kafka_Eos_Offsets' }, ['a'])).toMatch(
+      /^CONFIG_INVALID sink\.tableNameFormat: "Kafka_Eos_Offsets" is the sink's offsets table/);
+    expect(jdbc({ tableNameFormat: 'sink_${topic}' }, ['orders', 'eu_payments'])).toBe('accepted');
+    expect(jdbc({})).toMatch(/for topic eu\.payments/);
+  });
+  test('a SQL sink: its table is not the offsets table, whatever the case', () => {
+    let message = 'accepted';
+    try {
+      validateRunConfig({ ...base, sink: { ...base.sink, table: 'KAFKA_EOS_OFFSETS' } });
+    } catch (e) { message = (e as Error).message; }
+    expect(message).toMatch(/^sink\.table: "KAFKA_EOS_OFFSETS" is the sink's offsets table \(kafka_eos_offsets, compared without case\)/);
+  });
+});

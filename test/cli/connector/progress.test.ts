@@ -18,3 +18,21 @@ test('what was handled, what Kafka took, and what a stop left uncommitted, by pa
   c.emit('assigned', { partitions: [{ topic: 'u', partition: 0 }] });
   expect(p.unfinished()).toEqual(["u-0 (nothing handled, Kafka's group offset none)"]);
 });
+
+test('the end speaks of the partitions owned when the stop began; those given up earlier are apart', () => {
+  const c = new EventEmitter();
+  const p = new ProgressTracker(c as never);
+  c.emit('assigned', { partitions: [{ topic: 't', partition: 0 }, { topic: 't', partition: 1 }] });
+  c.emit('batch', { topic: 't', partition: 0, nextOffset: 100n });
+  c.emit('batch', { topic: 't', partition: 1, nextOffset: 50n });
+  // A rebalance long ago moved t-1 to another member (its records since are that member's).
+  c.emit('revoked', { partitions: [{ topic: 't', partition: 1 }] });
+  c.emit('batch', { topic: 't', partition: 0, nextOffset: 400n });
+  c.emit('commit', { offsets: [{ topic: 't', partition: 0, offset: 400n }] });
+  p.stopping();
+  // The stop revokes what is owned: still the end's partitions.
+  c.emit('revoked', { partitions: [{ topic: 't', partition: 0 }] });
+  expect(p.handledLine()).toBe('t-0 400');
+  expect(p.givenUpLine()).toBe('t-1 50');
+  expect(p.kafkaBehind()).toEqual([]); // t-1's stale position is no concern of the end
+});

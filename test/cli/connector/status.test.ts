@@ -13,11 +13,10 @@ import { StatusReporter } from '../../../src/cli/connector/status';
 const HOSTILE = 'evil\x1b]0;pwned\x07\x1b[2J\nkafka-eos run: forged line\r';
 
 /** A consumer as the reporter reads it: state, metrics and events. */
-function consumerOf(): GroupConsumer {
+function consumerOf(counts = { processed: 10, tombstones: 0, skipped: 0, deadLettered: 0 }): GroupConsumer {
   const e = new EventEmitter() as EventEmitter & Record<string, unknown>;
   e.state = 'running';
-  e.metrics = () => ({ partitions: [{ topic: 't', partition: 0, lag: 3n }], processedPerSecond: 1.5, processed: 10, skipped: 0,
-    deadLettered: 0 });
+  e.metrics = () => ({ partitions: [{ topic: 't', partition: 0, lag: 3n }], processedPerSecond: 1.5, ...counts });
   return e as unknown as GroupConsumer;
 }
 
@@ -124,4 +123,11 @@ test('stop() waits for an idle-lag query in flight, so the admin client is not u
   release();
   await stopping;
   expect(answered).toBe(true); // the query finished before stop() returned: nothing runs after the disconnect
+});
+
+test('the counts say what became of the records handled: written, tombstones, skipped, dead-lettered (the metrics\' figures)', () => {
+  const r = new StatusReporter(consumerOf({ processed: 10, tombstones: 2, skipped: 3, deadLettered: 1 }), { tty: false, groupId: 'g' });
+  expect(r.format()).toMatch(/ \| 10 total \(1\.5\/s\): 4 written, 2 tombstones, 3 skipped, 1 dead-lettered \| lag t-0:3 \|/);
+  const one = new StatusReporter(consumerOf({ processed: 1, tombstones: 1, skipped: 0, deadLettered: 0 }), { tty: false, groupId: 'g' });
+  expect(one.format()).toContain('1 total (1.5/s): 0 written, 1 tombstone, 0 skipped, 0 dead-lettered');
 });

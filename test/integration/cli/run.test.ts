@@ -8,7 +8,8 @@ import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { MockCluster } from '../../../src/testing/mock-broker';
 import { kafkaOf, produce } from '../../consumer/helpers';
-import { startCliCluster, stopCliCluster } from './helpers';
+import { until } from '../../consumer/helpers';
+import { startCli, startCliCluster, stopCliCluster } from './helpers';
 
 const CLI = path.join(__dirname, '..', '..', '..', 'dist', 'cli', 'index.js');
 jest.setTimeout(60000);
@@ -79,4 +80,39 @@ test('a topic that does not exist is named', async () => {
   const { code, out } = await run(config, dir);
   expect(code).toBe(2);
   expect(out).toMatch(/\[UNKNOWN_TOPIC\] topic "no-such-topic" does not exist/);
+});
+
+test('the stop line speaks of the partitions owned at the end; one a rebalance moved away earlier is named apart', async () => {
+  cluster.createTopic('run-moved', 2);
+  await produce(kafkaOf(cluster), 'run-moved', 0, ['{"id":1}', '{"id":2}']);
+  await produce(kafkaOf(cluster), 'run-moved', 1, ['{"id":3}']);
+  const config = { ...base(), groupId: 'run-moved-g', topics: ['run-moved'] };
+  config.sink = { ...config.sink, table: 'moved_rows' } as never;
+  const file = path.join(dir, 'moved.json');
+  writeFileSync(file, JSON.stringify(config));
+  const a = startCli(['run', file, '--status-interval', '300'], 60000);
+  let b: ReturnType<typeof startCli> | undefined;
+  try {
+    await until(() => /status .* 3 total/.test(a.out()), 'the first process to sink the 3 records', 30000);
+    b = startCli(['run', file, '--status-interval', '300'], 60000);
+    const second = b;
+    // The second member joins: the first gives one partition up (range), then owns the other to the end.
+    await until(() => /kafka-eos run: assigned: run-moved-\d\n/.test(a.out().split('revoked:').slice(1).join('revoked:')),
+      'the first process to keep one partition', 30000);
+    await until(() => /kafka-eos run: assigned: run-moved-\d\n/.test(second.out()), 'the second process to get the other', 30000);
+    a.child.kill('SIGTERM');
+    expect(await a.exited).toBe(0);
+  } finally {
+    a.child.kill('SIGTERM');
+    b?.child.kill('SIGTERM');
+  }
+  expect(await b!.exited).toBe(0);
+  const kept = /kafka-eos run: assigned: run-moved-(\d)\n/.exec(a.out().split('revoked:').slice(1).join('revoked:'))![1]!;
+  const moved = kept === '0' ? '1' : '0';
+  const next = { 0: 2, 1: 1 } as Record<string, number>;
+  const stopped = a.out().split('\n').find((l) => l.startsWith('kafka-eos run: stopped: '))!;
+  expect(stopped).toContain('stopped: moved_rows holds every record handled with its offset '
+    + `(next offsets run-moved-${kept} ${next[kept]}); `);
+  expect(stopped).toMatch(new RegExp(`; given up earlier to another member \\(a rebalance\\), so not this run's to report at the end: `
+    + `partitions run-moved-${moved} \\(handled up to next offset ${next[moved]}\\)$`));
 });

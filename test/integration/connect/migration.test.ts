@@ -110,6 +110,7 @@ async function migrate(t: Target, shape: 'properties' | 'rest-json', hdfsToo: bo
   }
   const knex = openKnex(knexConfig);
   const run = startCli([...args, '--status-interval', '500'], 80000);
+  const counted = new RegExp(`kafka-eos run \\[${name}\\]: status .* 9 total \\([\\d.]+/s\\): 8 written, 1 tombstone, 0 skipped`);
   try {
     const rows = async (table: string) => (await knex(table).select().catch(() => [] as Record<string, unknown>[]))
       .map((r) => ({ ...r, qty: r.qty === undefined ? undefined : Number(r.qty) }))
@@ -127,6 +128,7 @@ async function migrate(t: Target, shape: 'properties' | 'rest-json', hdfsToo: bo
     const names = async () => (await rows(`kafka_${customers}`)).map((r) => [r.id, r.name]);
     await until(async () => JSON.stringify(await rows(`kafka_${orders}`)) === JSON.stringify(want)
       && JSON.stringify(await names()) === JSON.stringify([['c1', 'Ada L.'], ['c2', 'Alan']]), 'the updated orders and customers', 40000);
+    await until(() => counted.test(run.out()), 'a status line counting the 9 records', 20000);
     // The positions live in the database, under the connector's group, Connect's name for it.
     const stored = await knex('kafka_eos_offsets').where({ group_id: `connect-${name}` }).select('topic', 'next_offset');
     expect(stored.map((r) => [r.topic, String(r.next_offset)]).sort()).toEqual([[customers, '3'], [orders, '6']].sort());
@@ -146,7 +148,13 @@ async function migrate(t: Target, shape: 'properties' | 'rest-json', hdfsToo: bo
   expect(run.out()).toContain('info: accepted with no effect here: offset.storage.file.filename, offset.flush.interval.ms, plugin.path');
   expect(run.out()).toMatch(/warning: .*tasks\.max differs from Connect/);
   // Each connector's own truthful last line, under its label (the offsets above are where its sink holds the records).
-  expect(run.out()).toContain(`kafka-eos run [${name}]: stopped: tables kafka_\${topic} holds every record handled with its offset `
+  // The start line names the concrete tables, not the format.
+  expect(run.out()).toContain(`kafka-eos run [${name}]: group connect-${name} consuming ${orders}, ${customers} into tables `
+    + `kafka_${orders}, kafka_${customers} (exactly-once)`);
+  // The tombstone is counted as one, not as a row written.
+  expect(run.out()).toMatch(counted);
+  expect(run.out()).toContain(`kafka-eos run [${name}]: stopped: tables kafka_${orders}, kafka_${customers} holds every record `
+    + 'handled with its offset '
     + `(next offsets ${customers}-0 3, ${orders}-0 6); Kafka's group offsets committed there; left the group`);
   if (hdfsToo) {
     expect(run.out()).toMatch(new RegExp(`kafka-eos run \\[${name}-hdfs\\]: stopped: HDFS .* holds every record handled with its offset `
@@ -186,6 +194,50 @@ describe('Connect files the run refuses or cannot start', () => {
     expect(explained.code).toBe(2);
     expect(explained.stdout).toMatch(/refused {3}pk\.mdoe = kafka {2}— not a key/);
     expect(explained.stdout).toMatch(/"groupId": "connect-refused"/);
+  });
+
+  test('a value Connect\'s ConfigDef refuses (tasks.max=abc, batch.size 10^12 or -1) is named with its message (exit 2)', async () => {
+    const worker = write('typed-worker.properties', WORKER(cluster.bootstrap.join(',')));
+    const bad = write('typed.properties', asProperties({ ...JDBC('typed', `jdbc:sqlite:${path.join(dir, 't.db')}`, ['t']),
+      'tasks.max': 'abc', 'batch.size': '1000000000000' }));
+    const negative = write('negative.properties', asProperties({ ...JDBC('negative', `jdbc:sqlite:${path.join(dir, 'n.db')}`, ['t']),
+      'batch.size': '-1' }));
+    const { code, stderr } = await runCli(['run', worker, bad, negative], 30000);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/\[CONFIG_INVALID\] connect: 3 keys refused/);
+    expect(stderr).toContain('typed.properties: tasks.max = abc: Invalid value abc for configuration tasks.max: Not a number of type INT');
+    expect(stderr).toContain('typed.properties: batch.size = 1000000000000: Invalid value 1000000000000 for configuration batch.size: '
+      + 'Not a number of type INT');
+    expect(stderr).toContain('negative.properties: batch.size = -1: Invalid value -1 for configuration batch.size: '
+      + 'Value must be at least 0');
+  });
+
+  test('a topic whose table name is refused (a dot, the offsets table) stops the run before it joins a group (exit 2)', async () => {
+    const worker = write('tables-worker.properties', WORKER(cluster.bootstrap.join(',')));
+    const dotted = uniqueName('eu.orders');
+    cluster.createTopic(dotted, 1);
+    const file = write('tables.properties', asProperties({ ...JDBC('tables', `jdbc:sqlite:${path.join(dir, 'tables.db')}`,
+      [dotted]), 'table.name.format': '${topic}' }));
+    const listed = await runCli(['run', worker, file], 30000);
+    expect(listed.code).toBe(2);
+    expect(listed.stderr).toMatch(new RegExp(`\\[CONFIG_INVALID\\] connect: 1 key refused[^]*tables\\.properties: table\\.name\\.format = `
+      + `\\$\\{topic\\}: for topic ${dotted.replace(/\./g, '\\.')}, the table name: "${dotted.replace(/\./g, '\\.')}" contains '\\.'`));
+    expect(cluster.inspect.group('connect-tables')).toBeUndefined(); // refused before the consumer joined
+    const offsets = write('offsets.properties', asProperties({ ...JDBC('offsets', `jdbc:sqlite:${path.join(dir, 'o.db')}`,
+      ['kafka_eos_offsets']), 'table.name.format': '${topic}' }));
+    const named = await runCli(['run', worker, offsets], 30000);
+    expect(named.code).toBe(2);
+    expect(named.stderr).toContain('offsets.properties: table.name.format = ${topic}: for topic kafka_eos_offsets, the table name: '
+      + '"kafka_eos_offsets" is the sink\'s offsets table (kafka_eos_offsets)');
+    // topics.regex: the topics are known at the first assignment (within the consumer's start); the run stops there with the config
+    // error's code and exit 2.
+    const regex = write('regex.properties', asProperties({ ...JDBC('regex', `jdbc:sqlite:${path.join(dir, 'regex.db')}`, []),
+      topics: '', 'topics.regex': dotted, 'table.name.format': '${topic}' }));
+    const late = await runCli(['run', worker, regex], 40000);
+    const quoted = dotted.replace(/\./g, '\\.');
+    expect(late.stderr).toMatch(new RegExp(`kafka-eos: \\[CONFIG_INVALID\\] tableNameFormat \\(for topic ${quoted}\\): `
+      + `"${quoted}" contains '\\.'`));
+    expect(late.code).toBe(2);
   });
 
   test('a connector whose database cannot be used stops the process, the other connector with it (exit 2)', async () => {

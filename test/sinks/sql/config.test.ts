@@ -27,6 +27,8 @@ describe('config validation names the field', () => {
     [{ table: 'public.rows' }, 'table'],
     [{ table: 'x'.repeat(64) }, 'table'],
     [{ offsetsTable: 'rows' }, 'offsetsTable'],
+    [{ offsetsTable: 'ROWS' }, 'offsetsTable'], // SQLite and MySQL fold the case: the same table
+    [{ table: 'Kafka_Eos_Offsets' }, 'offsetsTable'],
     [{ mode: 'merge' }, 'mode'],
     [{ mapping: 42 }, 'mapping'],
     [{ mapping: { columns: {} } }, 'mapping.columns'],

@@ -159,5 +159,23 @@ for (const target of targets()) describeOn(target)(`JdbcSink on ${target.name}`,
     expect(() => new JdbcSink({ knex, insertMode: 'upsert' })).toThrow(expect.objectContaining({ field: 'pkMode' }));
     expect(() => new JdbcSink({ knex, deleteEnabled: true, pkMode: 'kafka' })).toThrow(expect.objectContaining({ field: 'deleteEnabled' }));
     expect(() => new JdbcSink({ knex, tableNameFormat: 'app.${topic}' })).toThrow(expect.objectContaining({ field: 'tableNameFormat' }));
+    expect(() => new JdbcSink({ knex, tableNameFormat: 'Kafka_Eos_Offsets' })).toThrow(expect.objectContaining({ field: 'tableNameFormat',
+      message: expect.stringMatching(/"Kafka_Eos_Offsets" is the sink's offsets table/) }));
+  });
+
+  test('open() refuses a topic whose table name is refused (topics.regex learns its topics at the assignment), before any position is read',
+    async () => {
+    const { p, sink: s } = sink('jdbc_open');
+    try {
+      const refused = (topic: string) => s.open('g', [{ topic: 'fine', partition: 0 }, { topic, partition: 1 }]).then(() => 'opened',
+        (e: { code: string; message: string }) => `${e.code} ${e.message}`);
+      expect(await refused('eu.payments')).toMatch(/^CONFIG_INVALID tableNameFormat \(for topic eu\.payments\): .*contains '\.'/);
+      expect(await refused('offsets')).toMatch(new RegExp(`^CONFIG_INVALID tableNameFormat \\(for topic offsets\\): "${p}_offsets" is the `
+        + "sink's offsets table"));
+      expect(await k.schema.hasTable(`${p}_offsets`)).toBe(false); // refused before the offsets table was made
+      expect((await s.open('g', [{ topic: 'fine', partition: 0 }])).size).toBe(1);
+    } finally {
+      await s.close();
+    }
   });
 });
