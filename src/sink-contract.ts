@@ -53,6 +53,13 @@ export interface ExactlyOnceSink {
   flush?(groupId: string, partitions: TopicPartition[]): Promise<WriteResult>;
   /** Drops whatever is staged for these partitions without committing it (partitions lost). Optional. */
   discard?(partitions: TopicPartition[]): Promise<void>;
+  /**
+   * Registers `listener` for durable positions that move outside write() and flush(): a staging sink's wall-clock
+   * rotation (HdfsSink's rotateScheduleIntervalMs) commits open files while the topic is idle. The exactly-once
+   * strategy registers one so that Kafka's monitoring commit follows every rotation. Optional: a sink whose
+   * positions move only in write() and flush() needs none. Returns a function that removes the listener.
+   */
+  onDurable?(listener: (positions: DurablePosition[]) => void): () => void;
   close(): Promise<void>;
 }
 

@@ -5,10 +5,10 @@
  * the wrapped sink: if one partition is fenced or one record rejected, the transaction rolls back,
  * that caller gets its answer, and the others are written again together.
  * Requires a sink whose writes are atomic across partitions ({@link ExactlyOnceSink.atomicAcrossPartitions}
- * not false); flush and discard pass through to it.
+ * not false); flush, discard and onDurable pass through to it.
  */
 import { rejectedRecord, type ExactlyOnceSink, type WriteResult } from '../sink-contract';
-import { type SinkBatch, type TopicPartition } from '../records';
+import { type DurablePosition, type SinkBatch, type TopicPartition } from '../records';
 import { KafkaEosError } from '../errors';
 
 /** Options of {@link GroupCommitSink}. */
@@ -74,6 +74,11 @@ export class GroupCommitSink implements ExactlyOnceSink {
 
   discard(partitions: TopicPartition[]): Promise<void> {
     return this.inner.discard?.(partitions) ?? Promise.resolve();
+  }
+
+  /** The inner sink's durable positions moved outside write() (see ExactlyOnceSink.onDurable); a no-op without it. */
+  onDurable(listener: (positions: DurablePosition[]) => void): () => void {
+    return this.inner.onDurable?.(listener) ?? (() => undefined);
   }
 
   write(groupId: string, batches: SinkBatch[]): Promise<WriteResult> {

@@ -125,5 +125,6 @@ export function guardBlockedSink(sink: ExactlyOnceSink, options: SinkBlockedOpti
   };
   if (sink.flush) guarded.flush = (groupId, partitions) => sink.flush!(groupId, partitions);
   if (sink.discard) guarded.discard = (partitions) => sink.discard!(partitions);
+  if (sink.onDurable) guarded.onDurable = (listener) => sink.onDurable!(listener);
   return guarded;
 }

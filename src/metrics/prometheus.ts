@@ -194,7 +194,7 @@ export class ConsumerPrometheusMetrics {
   /**
    * Wraps a sink so each write() is timed into sink_write_duration_seconds and each committed or
    * staged write counts as a commit (target sink). Everything else is passed through unchanged,
-   * including the optional flush/discard and atomicAcrossPartitions.
+   * including the optional flush/discard/onDurable and atomicAcrossPartitions.
    */
   instrumentSink(sink: ExactlyOnceSink): ExactlyOnceSink {
     const observe = (groupId: string, started: bigint, outcome: string) =>
@@ -219,6 +219,7 @@ export class ConsumerPrometheusMetrics {
     };
     if (sink.flush) wrapped.flush = (groupId, partitions) => sink.flush!(groupId, partitions);
     if (sink.discard) wrapped.discard = (partitions) => sink.discard!(partitions);
+    if (sink.onDurable) wrapped.onDurable = (listener) => sink.onDurable!(listener);
     return wrapped;
   }
 }

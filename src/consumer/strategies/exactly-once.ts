@@ -10,6 +10,8 @@
  *
  * A staging sink (files open until rotation) answers `staged`: the fetch position moves on, the
  * durable position does not, and the monitoring commit to Kafka never passes the durable position.
+ * A staging sink that also makes positions durable outside a write (HdfsSink's wall-clock rotation, through
+ * `onDurable`) has those commits followed too, so Kafka's offsets reach the durable position on an idle topic.
  * On revoke (rebalance, stop) the sink is flushed; on loss, what it staged is discarded.
  */
 import { KafkaEosError } from '../../errors';
@@ -270,12 +272,31 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
     monitorCommit(ctx, durable);
   }
 
+  /**
+   * A staging sink made positions durable outside a write (HdfsSink's scheduled rotation while the topic is idle):
+   * the monitoring commit follows them, as it follows a write's (issue 24: Kafka stayed at the last rotation inside a
+   * write, lag tools showed false lag). Only partitions still owned, and only forward.
+   */
+  let lastCtx: StrategyContext | null = null;
+  sink.onDurable?.((positions) => {
+    const moved: DurablePosition[] = [];
+    for (const p of positions) {
+      const state = states.get(partitionKey(p));
+      if (!state || state.fetch.is('reread') || p.storedOffset <= state.stored) continue;
+      state.stored = p.storedOffset;
+      if (state.staged !== null && state.staged <= p.storedOffset) state.staged = null;
+      moved.push(p);
+    }
+    if (lastCtx && moved.length > 0) monitorCommit(lastCtx, moved);
+  });
+
   return {
     name: 'exactly-once',
     positions() {
       return new Map([...states].map(([k, s]) => [k, s.stored]));
     },
     async onAssigned(ctx, partitions) {
+      lastCtx = ctx;
       let stored: Map<string, bigint>;
       try {
         stored = await sink.open(ctx.groupId, partitions);
@@ -303,6 +324,7 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
       return out;
     },
     async handleBatch(ctx, batch: StrategyBatch, process): Promise<BatchOutcome> {
+      lastCtx = ctx;
       const key = partitionKey(batch);
       // Revoked or lost while the batch waited (for a converter's schema, say): the state it was fetched under is gone.
       if (isDropped(batch)) return { kind: 'dropped' };
