@@ -194,7 +194,7 @@ export class ConsumerPrometheusMetrics {
   /**
    * Wraps a sink so each write() is timed into sink_write_duration_seconds and each committed or
    * staged write counts as a commit (target sink). Everything else is passed through unchanged,
-   * including the optional flush/discard/onDurable and atomicAcrossPartitions.
+   * including the optional flush/discard/onDurable/seek and atomicAcrossPartitions.
    */
   instrumentSink(sink: ExactlyOnceSink): ExactlyOnceSink {
     const observe = (groupId: string, started: bigint, outcome: string) =>
@@ -220,6 +220,7 @@ export class ConsumerPrometheusMetrics {
     if (sink.flush) wrapped.flush = (groupId, partitions) => sink.flush!(groupId, partitions);
     if (sink.discard) wrapped.discard = (partitions) => sink.discard!(partitions);
     if (sink.onDurable) wrapped.onDurable = (listener) => sink.onDurable!(listener);
+    if (sink.seek) wrapped.seek = (groupId, request) => sink.seek!(groupId, request);
     return wrapped;
   }
 }

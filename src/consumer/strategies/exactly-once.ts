@@ -263,11 +263,16 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
       if (result.status === 'fenced' && result.fenced.some(same)) {
         const f = result.fenced.find(same)!;
         options.onFenced?.({ topic: tp.topic, partition: tp.partition, expected: state.staged!, stored: f.storedOffset });
+        state.stored = f.storedOffset;
+        state.staged = null;
         continue;
       }
       const d = result.status === 'staged' ? result.durable.find(same) : undefined;
       const stored = result.status === 'committed' ? state.staged! : d?.storedOffset;
       if (stored !== undefined && stored !== state.stored) durable.push({ topic: tp.topic, partition: tp.partition, storedOffset: stored });
+      // Nothing is staged after a flush (the contract): the state follows, for a seek that flushed first.
+      if (stored !== undefined) state.stored = stored;
+      state.staged = null;
     }
     monitorCommit(ctx, durable);
   }
@@ -349,6 +354,42 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
       } finally {
         for (const tp of partitions) states.delete(partitionKey(tp));
       }
+    },
+    async seek(ctx, tp, offset) {
+      const key = partitionKey(tp);
+      const state = states.get(key);
+      if (!state) throw new KafkaEosError('NOT_ASSIGNED', `cannot seek ${key}: not assigned to this member`);
+      if (!sink.seek) {
+        throw new KafkaEosError('SEEK_UNSUPPORTED', `cannot seek ${key}: under exactly-once a seek moves the sink's stored `
+          + 'position, and this sink cannot move it (no seek()); stop the group and use kafka-eos offsets reset');
+      }
+      // The position to move from: re-read when unknown (an outage), made durable when staged.
+      if (state.fetch.is('reread')) {
+        state.stored = (await sink.open(ctx.groupId, [tp])).get(key) ?? -1n;
+        state.staged = null;
+      }
+      if (state.staged !== null) await flushStaged(ctx, [tp]);
+      const { earliest, latest } = await ctx.offsetRange(tp);
+      if (offset < earliest || offset > latest) {
+        throw new KafkaEosError('INVALID_ARGUMENT', `cannot seek ${key} to ${offset}: outside the log [${earliest}, ${latest}]`);
+      }
+      const expected = state.stored;
+      const result = await sink.seek(ctx.groupId, { topic: tp.topic, partition: tp.partition, expectedOffset: expected, offset });
+      if (result.status === 'fenced' && result.fenced[0]!.storedOffset !== offset) {
+        const f = result.fenced[0]!;
+        options.onFenced?.({ topic: tp.topic, partition: tp.partition, expected, stored: f.storedOffset });
+        state.stored = f.storedOffset;
+        state.staged = null;
+        state.resumeFrom = await resumePoint(ctx, tp, f.storedOffset);
+        state.fetch.to('seeking', `seek fenced: stored ${f.storedOffset}`);
+        throw new KafkaEosError('SEEK_FENCED', `cannot seek ${key} to ${offset}: the sink's position is ${f.storedOffset}, not `
+          + `${expected} as this member knew it (another writer moved it); nothing was moved`);
+      }
+      state.stored = offset;
+      state.staged = null;
+      state.resumeFrom = offset;
+      state.fetch.to('seeking', `seek to ${offset}`);
+      monitorCommit(ctx, [{ topic: tp.topic, partition: tp.partition, storedOffset: offset }]);
     },
     onLost(partitions) {
       for (const tp of partitions) states.delete(partitionKey(tp));
