@@ -82,7 +82,9 @@ export class GroupCommitSink implements ExactlyOnceSink {
    */
   async seek(groupId: string, request: SeekRequest): Promise<WriteResult> {
     await this.flushing;
-    if (!this.inner.seek) throw new KafkaEosError('SEEK_UNSUPPORTED', `${request.topic}:${request.partition}: the sink cannot move its stored position`);
+    if (!this.inner.seek) {
+      throw new KafkaEosError('SEEK_UNSUPPORTED', `${request.topic}:${request.partition}: the sink cannot move its stored position`);
+    }
     return this.inner.seek(groupId, request);
   }
 

@@ -287,8 +287,8 @@ export class GroupConsumer extends EventEmitter {
     switch (o.delivery) {
       case 'at-most-once': return atMostOnce();
       case 'at-least-once': return atLeastOnce({ commitIntervalMs: o.commitIntervalMs });
-      case 'exactly-once':
-        return exactlyOnce({
+      case 'exactly-once': {
+        const eos = exactlyOnce({
           sink: guardBlockedSink(o.groupCommit ? new GroupCommitSink(this.traced(o.sink!), o.groupCommit) : this.traced(o.sink!), {
             timeoutMs: o.sinkBlockedTimeoutMs,
             onBlocked: (info) => this.emit('sink-blocked', info),
@@ -299,6 +299,10 @@ export class GroupConsumer extends EventEmitter {
           onRejected: (batch, record, error) => policeRejectedRecord(this.processor, batch, record, error),
           onSinkUnavailable: (info) => this.emit('sink-unavailable', { ...info, error: toError(info.error) }),
         });
+        // The lag counts from the sink's stored positions, whatever the consumer is doing (paused, waiting for the sink).
+        this.metricsState.storedPositions(() => eos.positions());
+        return eos;
+      }
     }
   }
 
@@ -343,6 +347,7 @@ export class GroupConsumer extends EventEmitter {
     }
     if (this.lifecycle.state === 'starting') this.lifecycle.to('running');
     this.engine.runner.resume();
+    this.engine.startLagRefresh();
     this.installSignalHandlers();
   }
 

@@ -6,7 +6,8 @@
  * Metrics (prefix `kafka_eos_` by default; every one labelled `group`):
  * - `partition_lag`, `partition_position`, `partition_high_watermark` (gauges, records/offsets,
  *   labels topic, partition): read from each consumer's metrics() at scrape time; lag is the high
- *   watermark of the last fetch minus the position (as Kafka's records-lag).
+ *   watermark (the last fetch response, or ListOffsets for a partition not fetched, e.g. paused) minus the position
+ *   (exactly-once: the position the sink stored, whatever the consumer is doing).
  * - `assigned_partitions` (gauge).
  * - `records_processed_total` (topic, partition), `commits_total` (target: kafka | sink),
  *   `fenced_writes_total` (topic, partition), `rebalances_total`, `retries_total`,
@@ -87,9 +88,10 @@ export class ConsumerPrometheusMetrics {
         },
       });
     };
-    partitionGauge('partition_lag', 'High watermark of the last fetch minus the position, records', (x) => x.lag);
-    partitionGauge('partition_position', 'Next offset this member will consume', (x) => x.position);
-    partitionGauge('partition_high_watermark', 'High watermark as of the last fetch', (x) => x.highWatermark);
+    partitionGauge('partition_lag', 'High watermark minus the position (exactly-once: the sink\'s stored one), records', (x) => x.lag);
+    partitionGauge('partition_position', 'The position: the sink\'s stored next offset (exactly-once), else the next offset '
+      + 'after the last handled batch', (x) => x.position);
+    partitionGauge('partition_high_watermark', 'High watermark as last seen (fetch response or ListOffsets)', (x) => x.highWatermark);
     const consumers = this.consumers;
     new Gauge({
       name: p + 'assigned_partitions', help: 'Partitions currently assigned to the attached consumers', labelNames: ['group'], registers,

@@ -43,6 +43,8 @@ export interface FetcherOptions {
   maxBatchRecords?: number;
   /** Most bytes (keys and values) of one batch handed on, at least one record (default unbounded). */
   maxBatchBytes?: number;
+  /** A partition's high watermark as a response told it (records or none): the lag metric's. */
+  onHighWatermark?: (tp: TopicPartition, highWatermark: bigint) => void;
 }
 
 const LEADER_ERRORS = new Set<number>([
@@ -265,6 +267,7 @@ export class Fetcher {
     r: { errorCode: number; highWatermark: bigint; records: Buffer | null; abortedTransactions: AbortedTransaction[] | null },
   ): void {
     if (r.errorCode === ErrorCode.NONE) {
+      if (!p.released) this.options.onHighWatermark?.(p.tp, r.highWatermark);
       if (!p.current(sent)) {
         p.received(sent, null);
         return;
