@@ -50,6 +50,8 @@ export interface EngineHooks {
 }
 
 const DEFAULT_MAX_PROCESSING_MS = 300000;
+/** How long close() waits for a lag query in flight, ms. */
+const LAG_QUERY_WAIT_MS = 2000;
 
 /** The wired parts of a consumer (see the module comment). */
 export class ConsumerEngine {
@@ -283,7 +285,13 @@ export class ConsumerEngine {
   async close(): Promise<void> {
     if (this.lagTimer) clearInterval(this.lagTimer);
     this.lagTimer = undefined;
-    await this.lagQuery;
+    // A lag query in flight finishes before the connections close (it would reopen one), bounded: frozen brokers
+    // never answer it, and stop({ timeoutMs }) bounds the rest.
+    if (this.lagQuery) {
+      let bound: NodeJS.Timeout | undefined;
+      await Promise.race([this.lagQuery, new Promise<void>((resolve) => { bound = setTimeout(resolve, LAG_QUERY_WAIT_MS); })]);
+      clearTimeout(bound);
+    }
     for (const w of this.watches) w.stop();
     await this.fetcher.stop().catch(() => undefined);
     await this.transport.disconnect();
