@@ -130,3 +130,27 @@ for (const delivery of ['at-least-once', 'at-most-once'] as const) {
     await c.stop();
   });
 }
+
+test('a seek during a batch waits for it: the batch finishes, nothing of it is handled after the seek, which then applies', async () => {
+  const topic = 'seek-busy';
+  const group = `${topic}-g`;
+  cluster.createTopic(topic, 1);
+  const tp = { topic, partition: 0 };
+  const seen: { offset: number; at: number }[] = [];
+  await produce(topic, 0, 20);
+  const c = consumerOn(cluster, {
+    groupId: group, topics: [topic], delivery: 'at-least-once', commitIntervalMs: 0, maxBatchRecords: 10,
+    recordHandler: async (r: SinkRecord) => { await new Promise((res) => setTimeout(res, 40)); seen.push({ offset: Number(r.offset), at: Date.now() }); },
+  } as never, consumers);
+  await c.start();
+  await until(() => seen.length >= 2, 'the first batch under way');
+  await c.seek(tp, 3);
+  const seekDone = Date.now();
+  // The batch in hand (0..9) finished before the seek resolved; the seek was committed before anything after it.
+  const before = seen.filter((s) => s.at <= seekDone).map((s) => s.offset);
+  expect(before).toEqual(range(0, 10));
+  expect(cluster.inspect.committedOffset(group, topic, 0)).toBe(3);
+  await until(() => seen.length >= 10 + 17, 'records 3..19 after the seek');
+  expect(seen.filter((s) => s.at > seekDone).map((s) => s.offset)).toEqual(range(3, 20));
+  await c.stop();
+});
