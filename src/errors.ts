@@ -51,8 +51,12 @@ export const ERROR_CODES = {
   ILLEGAL_STATE: row('no', 'a state machine was asked for a move its table forbids', 'a bug: report it with the message'),
   STOP_TIMEOUT: row('no', 'stop({ timeoutMs }) ran out: what was owned then is named; connections were closed',
     'nothing to redo: the next owner consumes again past the last commit'),
-  NOT_ASSIGNED: row('no', 'a partition this member does not own: a batch for it (a bug), or pause()/resume() of it',
+  NOT_ASSIGNED: row('no', 'a partition this member does not own: a batch for it (a bug), or pause()/resume()/seek() of it',
     'pass only partitions of assignment(); a batch for one is a bug: report it'),
+  SEEK_UNSUPPORTED: row('no', 'seek() under exactly-once with a sink that cannot move its stored position (the HDFS sink: its '
+    + 'positions are its files)', 'stop the group and move the positions with kafka-eos offsets reset, or use a SQL sink'),
+  SEEK_FENCED: row('no', 'seek() found the sink\'s stored position moved by another writer: nothing was moved',
+    'nothing to do here: the partition belongs to another member now; seek where it is assigned'),
   UNKNOWN_PARTITION: row('no', 'the partition named does not exist', 'name an existing partition'),
   UNKNOWN_TOPIC: row('no', 'a subscribed or named topic does not exist', 'create the topic or fix its name'),
   UNSUPPORTED_KAFKAJS: row('no', 'the installed KafkaJS is not the version the adapter is pinned to (2.2.4)', 'install kafkajs 2.2.4'),

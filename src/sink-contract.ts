@@ -53,7 +53,28 @@ export interface ExactlyOnceSink {
   flush?(groupId: string, partitions: TopicPartition[]): Promise<WriteResult>;
   /** Drops whatever is staged for these partitions without committing it (partitions lost). Optional. */
   discard?(partitions: TopicPartition[]): Promise<void>;
+  /**
+   * Registers `listener` for durable positions that move outside write() and flush(): a staging sink's wall-clock
+   * rotation (HdfsSink's rotateScheduleIntervalMs) commits open files while the topic is idle. The exactly-once
+   * strategy registers one so that Kafka's monitoring commit follows every rotation. Optional: a sink whose
+   * positions move only in write() and flush() needs none. Returns a function that removes the listener.
+   */
+  onDurable?(listener: (positions: DurablePosition[]) => void): () => void;
+  /**
+   * Moves one partition's stored position by compare-and-set, writing no data: from `expectedOffset` (the durable
+   * position; nothing staged) to `offset`, forward (records skipped) or back (records written again). This is how
+   * GroupConsumer.seek() moves an exactly-once position: only through the sink, so the output and the position never
+   * disagree. Optional: a sink without it refuses seek() (SEEK_UNSUPPORTED; the HDFS sink's positions are its files).
+   * @returns committed, or fenced with the stored offset re-read (another writer moved it: nothing changed).
+   */
+  seek?(groupId: string, request: SeekRequest): Promise<WriteResult>;
   close(): Promise<void>;
+}
+
+/** What {@link ExactlyOnceSink.seek} moves: one partition from `expectedOffset` (-1n: none stored) to `offset` (≥ 0). */
+export interface SeekRequest extends TopicPartition {
+  expectedOffset: bigint;
+  offset: bigint;
 }
 
 /**

@@ -29,6 +29,8 @@ export interface ConnectorRunConfig {
   consumer: ConsumerSettings & { poisonPolicy?: 'fail' | 'skip' | 'dead-letter'; deadLetterTopic?: string };
   keyConverter?: ConverterSettings; valueConverter?: ConverterSettings; schemaRegistry?: RegistrySettings;
   sink: JdbcSinkSettings | HdfsSinkSettings;
+  /** The worker's task.shutdown.graceful.timeout.ms: the bound of the whole process's stop (run's shutdownTimeoutMs). */
+  shutdownTimeoutMs?: number;
 }
 
 /** A translated connector: its name, file and run config. */
@@ -108,7 +110,11 @@ export function readConnectorFile(file: string): Map<string, string> {
   return out;
 }
 
-interface Worker { brokers?: string[]; client: ClientKeys; key: ConverterKeys; value: ConverterKeys; policy: string }
+interface Worker {
+  brokers?: string[]; client: ClientKeys; key: ConverterKeys; value: ConverterKeys; policy: string;
+  /** task.shutdown.graceful.timeout.ms, ms. */
+  shutdownTimeoutMs?: number;
+}
 
 function readWorker(ex: Explanation, values: ReadonlyMap<string, string>): Worker {
   const w: Worker = { client: emptyClientKeys(), key: emptyConverterKeys(), value: emptyConverterKeys(), policy: 'All' };
@@ -126,6 +132,11 @@ function readWorker(ex: Explanation, values: ReadonlyMap<string, string>): Worke
         const p = v.trim().replace(/^.*\./, '').replace(/ConnectorClientConfigOverridePolicy$/, '');
         if (['All', 'Principal', 'None'].includes(p)) w.policy = p;
         else ex.refuse(k, v, 'All, Principal or None');
+      }
+      if (k === 'task.shutdown.graceful.timeout.ms') {
+        const ms = Number(v.trim());
+        if (/^\d+$/.test(v.trim()) && Number.isSafeInteger(ms) && ms >= 1) w.shutdownTimeoutMs = ms;
+        else ex.refuse(k, v, 'a positive number of milliseconds');
       }
     }
   }
@@ -205,6 +216,7 @@ function translateConnector(ex: Explanation, values: Map<string, string>, worker
     ...(topics && topics.length > 0 ? { topics } : { topicsRegex: regex }), ...(kafka ? { kafka } : {}), consumer,
     ...(key.converter ? { keyConverter: key.converter } : {}), ...(value.converter ? { valueConverter: value.converter } : {}),
     ...(registry ? { schemaRegistry: registry } : {}), sink,
+    ...(worker.shutdownTimeoutMs !== undefined ? { shutdownTimeoutMs: worker.shutdownTimeoutMs } : {}),
   };
 }
 

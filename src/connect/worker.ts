@@ -43,7 +43,9 @@ export const WORKER_KEYS: Readonly<Record<string, KeyDoc>> = {
   'worker.unsync.backoff.ms': distributed(INT()), 'heartbeat.interval.ms': distributed(INT()), 'session.timeout.ms': distributed(INT()),
   'rebalance.timeout.ms': distributed(INT()),
   'exactly.once.source.support': SOURCE, 'topic.creation.enable': I('source connectors only', BOOLEAN),
-  'task.shutdown.graceful.timeout.ms': D('a stop ends within 30 s', LONG()),
+  'task.shutdown.graceful.timeout.ms': S('shutdownTimeoutMs: the bound of the whole process\'s stop after SIGINT/SIGTERM, all '
+    + 'connectors together (total, not per task, as in Connect); past it the process exits 3 naming what each connector '
+    + 'left uncommitted. Unset: 30000 (Connect\'s default is 5000)', LONG()),
   'connector.client.config.override.policy': S('All (default), Principal (security keys only) or None: which consumer.override. '
     + 'keys a connector may set'),
   'config.providers': R('config providers (${file:...}) are not resolved: write the values into the files', LIST),

@@ -26,7 +26,7 @@ import { CooperativeMembership } from './membership/cooperative';
 import { EagerMembership } from './membership/eager';
 import { ManualMembership, manualPartitions } from './membership/manual';
 import type { Membership, MembershipTransition } from './membership/types';
-import type { ConsumerMetrics } from './metrics';
+import { LAG_REFRESH_MS, type ConsumerMetrics } from './metrics';
 import type { GroupConsumerOptions } from './options';
 import { OwnedPartitions } from './partitions/owned';
 import type { ProcessorOptions } from './retry';
@@ -50,6 +50,8 @@ export interface EngineHooks {
 }
 
 const DEFAULT_MAX_PROCESSING_MS = 300000;
+/** How long close() waits for a lag query in flight, ms. */
+const LAG_QUERY_WAIT_MS = 2000;
 
 /** The wired parts of a consumer (see the module comment). */
 export class ConsumerEngine {
@@ -63,6 +65,8 @@ export class ConsumerEngine {
   membership: Membership | null = null;
   private readonly watches = new Set<ProcessingWatch>();
   private readonly maxMs: number;
+  private lagTimer: NodeJS.Timeout | undefined;
+  private lagQuery: Promise<void> | undefined;
 
   constructor(
     kafka: Kafka, private readonly options: GroupConsumerOptions, private readonly strategy: CommitStrategy,
@@ -79,6 +83,7 @@ export class ConsumerEngine {
       onChunk: (p) => this.runner.onChunk(p),
       onError: (error, fatal) => (fatal ? hooks.fail(error, true) : hooks.emit('error', error)),
       maxBatchRecords: o.maxBatchRecords, maxBatchBytes: o.maxBatchBytes,
+      onHighWatermark: (tp, hw) => metrics.highWatermark(tp, hw),
     });
     this.partitions = new OwnedPartitions({
       fetcher: this.fetcher, strategy, context: () => this.context(), listeners: o,
@@ -255,8 +260,38 @@ export class ConsumerEngine {
     this.runner.abort(null, reason);
   }
 
+  /**
+   * Keeps the lag metric true for partitions that are not fetched (paused, held by a seek, or their fetches failing):
+   * every LAG_REFRESH_MS, one ListOffsets (no retries: the next round tries again) for the owned partitions whose high
+   * watermark was not seen for that long. Fetched partitions get theirs from each fetch response.
+   */
+  startLagRefresh(): void {
+    if (this.lagTimer) return;
+    this.lagTimer = setInterval(() => {
+      if (this.lagQuery) return;
+      const stale = this.metrics.staleHighWatermarks(LAG_REFRESH_MS);
+      if (stale.length === 0) return;
+      this.lagQuery = this.log.list(stale, 'latest').then((hws) => {
+        for (const tp of stale) {
+          const hw = hws.get(partitionKey(tp));
+          if (hw !== undefined && this.partitions.owns(tp)) this.metrics.highWatermark(tp, hw);
+        }
+      }).catch(() => undefined).finally(() => { this.lagQuery = undefined; });
+    }, LAG_REFRESH_MS);
+    this.lagTimer.unref();
+  }
+
   /** Releases everything: the fetch loop and the connections. Never rejects. */
   async close(): Promise<void> {
+    if (this.lagTimer) clearInterval(this.lagTimer);
+    this.lagTimer = undefined;
+    // A lag query in flight finishes before the connections close (it would reopen one), bounded: frozen brokers
+    // never answer it, and stop({ timeoutMs }) bounds the rest.
+    if (this.lagQuery) {
+      let bound: NodeJS.Timeout | undefined;
+      await Promise.race([this.lagQuery, new Promise<void>((resolve) => { bound = setTimeout(resolve, LAG_QUERY_WAIT_MS); })]);
+      clearTimeout(bound);
+    }
     for (const w of this.watches) w.stop();
     await this.fetcher.stop().catch(() => undefined);
     await this.transport.disconnect();

@@ -5,10 +5,10 @@
  * the wrapped sink: if one partition is fenced or one record rejected, the transaction rolls back,
  * that caller gets its answer, and the others are written again together.
  * Requires a sink whose writes are atomic across partitions ({@link ExactlyOnceSink.atomicAcrossPartitions}
- * not false); flush and discard pass through to it.
+ * not false); flush, discard, onDurable and seek pass through to it.
  */
-import { rejectedRecord, type ExactlyOnceSink, type WriteResult } from '../sink-contract';
-import { type SinkBatch, type TopicPartition } from '../records';
+import { rejectedRecord, type ExactlyOnceSink, type SeekRequest, type WriteResult } from '../sink-contract';
+import { type DurablePosition, type SinkBatch, type TopicPartition } from '../records';
 import { KafkaEosError } from '../errors';
 
 /** Options of {@link GroupCommitSink}. */
@@ -74,6 +74,23 @@ export class GroupCommitSink implements ExactlyOnceSink {
 
   discard(partitions: TopicPartition[]): Promise<void> {
     return this.inner.discard?.(partitions) ?? Promise.resolve();
+  }
+
+  /**
+   * Moves a stored position through the inner sink once the writes queued before it are done (see
+   * ExactlyOnceSink.seek). @throws KafkaEosError SEEK_UNSUPPORTED when the inner sink has no seek().
+   */
+  async seek(groupId: string, request: SeekRequest): Promise<WriteResult> {
+    await this.flushing;
+    if (!this.inner.seek) {
+      throw new KafkaEosError('SEEK_UNSUPPORTED', `${request.topic}:${request.partition}: the sink cannot move its stored position`);
+    }
+    return this.inner.seek(groupId, request);
+  }
+
+  /** The inner sink's durable positions moved outside write() (see ExactlyOnceSink.onDurable); a no-op without it. */
+  onDurable(listener: (positions: DurablePosition[]) => void): () => void {
+    return this.inner.onDurable?.(listener) ?? (() => undefined);
   }
 
   write(groupId: string, batches: SinkBatch[]): Promise<WriteResult> {

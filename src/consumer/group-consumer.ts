@@ -119,6 +119,8 @@ export class GroupConsumer extends EventEmitter {
   /** Settles once start() has connected and created the membership (or given up): stop() waits for it. */
   private connecting: Promise<void> = Promise.resolve();
   private signalHandlers: [NodeJS.Signals, () => void][] = [];
+  /** The seek under way per partition (seek() runs one at a time per partition). */
+  private readonly seeks = new Map<string, Promise<void>>();
   /** Aborted when the consumer fails: commits being retried give up. */
   private readonly commitAbort = new AbortController();
   private readonly logger: ReturnType<ReturnType<Kafka['logger']>['namespace']>;
@@ -207,6 +209,57 @@ export class GroupConsumer extends EventEmitter {
     this.engine.runner.resume();
   }
 
+  /**
+   * Moves `partition`'s position to `offset` (Java's `KafkaConsumer.seek`), with the delivery's guarantee: the batch
+   * of the partition in hand finishes first and none starts until the seek is done; then the position moves where
+   * the delivery keeps it, and fetching resumes from `offset`.
+   * - exactly-once: only through the sink, by compare-and-set on its stored position (no data written), so output
+   *   and position never disagree; a later rebalance resumes from it. `offset` must lie in the log [log start, high
+   *   watermark]. A staging sink is flushed first; a sink without `seek()` (HDFS) is refused.
+   * - at-least-once, at-most-once: committed to the group at once (progress finished before it is not committed
+   *   over it later). A custom strategy without `seek` moves only the fetch position.
+   * Back re-delivers records (and writes them again: an insert-mode table gets them twice); forward skips them.
+   * @param offset the next offset to consume (bigint or a safe integer ≥ 0).
+   * @throws KafkaEosError NOT_RUNNING; NOT_ASSIGNED (not owned, or revoked while the seek waited); INVALID_ARGUMENT
+   *   (a negative or fractional offset; exactly-once: outside the log); SEEK_UNSUPPORTED; SEEK_FENCED (another writer
+   *   moved the sink's position: nothing moved); the sink's or the commit's own errors (nothing moved then either,
+   *   except a commit whose outcome is unknown).
+   */
+  async seek(partition: TopicPartition, offset: bigint | number): Promise<void> {
+    if (this.lifecycle.state !== 'running') throw new KafkaEosError('NOT_RUNNING', `cannot seek in state ${this.lifecycle.state}`);
+    if (typeof offset === 'number' ? !Number.isSafeInteger(offset) || offset < 0 : typeof offset !== 'bigint' || offset < 0n) {
+      throw new KafkaEosError('INVALID_ARGUMENT', `seek offset: a non-negative integer, got ${String(offset)}`);
+    }
+    const at = BigInt(offset);
+    const [key] = this.ownedKeys([partition], 'seek');
+    const tp = { topic: partition.topic, partition: partition.partition };
+    // One seek of a partition at a time, in call order.
+    const previous = this.seeks.get(key!) ?? Promise.resolve();
+    const e = this.engine;
+    const run = previous.catch(() => undefined).then(async () => {
+      const owned = e.partitions.get(tp);
+      if (!owned) throw new KafkaEosError('NOT_ASSIGNED', `cannot seek ${key}: no longer assigned to this member`);
+      e.fetcher.hold(key!);
+      try {
+        await e.runner.idle(new Set([key!]));
+        if (e.partitions.get(tp) !== owned || !owned.current) {
+          throw new KafkaEosError('NOT_ASSIGNED', `cannot seek ${key}: revoked while the seek waited for its batch`);
+        }
+        await this.strategy.seek?.(e.context(), tp, at);
+        if (e.partitions.get(tp) === owned) e.fetcher.seek(owned.fetch, at);
+      } finally {
+        e.fetcher.unhold(key!);
+        e.runner.resume();
+      }
+    });
+    this.seeks.set(key!, run);
+    try {
+      await run;
+    } finally {
+      if (this.seeks.get(key!) === run) this.seeks.delete(key!);
+    }
+  }
+
   /** The owned partitions now paused. */
   paused(): TopicPartition[] {
     return this.engine.partitions.owned().filter((tp) => this.engine.fetcher.isPaused(partitionKey(tp)));
@@ -240,8 +293,8 @@ export class GroupConsumer extends EventEmitter {
     switch (o.delivery) {
       case 'at-most-once': return atMostOnce();
       case 'at-least-once': return atLeastOnce({ commitIntervalMs: o.commitIntervalMs });
-      case 'exactly-once':
-        return exactlyOnce({
+      case 'exactly-once': {
+        const eos = exactlyOnce({
           sink: guardBlockedSink(o.groupCommit ? new GroupCommitSink(this.traced(o.sink!), o.groupCommit) : this.traced(o.sink!), {
             timeoutMs: o.sinkBlockedTimeoutMs,
             onBlocked: (info) => this.emit('sink-blocked', info),
@@ -252,6 +305,10 @@ export class GroupConsumer extends EventEmitter {
           onRejected: (batch, record, error) => policeRejectedRecord(this.processor, batch, record, error),
           onSinkUnavailable: (info) => this.emit('sink-unavailable', { ...info, error: toError(info.error) }),
         });
+        // The lag counts from the sink's stored positions, whatever the consumer is doing (paused, waiting for the sink).
+        this.metricsState.storedPositions(() => eos.positions());
+        return eos;
+      }
     }
   }
 
@@ -296,6 +353,7 @@ export class GroupConsumer extends EventEmitter {
     }
     if (this.lifecycle.state === 'starting') this.lifecycle.to('running');
     this.engine.runner.resume();
+    this.engine.startLagRefresh();
     this.installSignalHandlers();
   }
 

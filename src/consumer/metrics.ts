@@ -1,18 +1,26 @@
 /**
- * Consumer metrics: per-partition lag (high watermark − position, from each fetched batch),
+ * Consumer metrics: per-partition lag (the high watermark minus the partition's position: under exactly-once the
+ * position the sink stored, whatever the consumer is doing: handling batches, paused, or waiting for the sink; the
+ * high watermark from every fetch response, and from ListOffsets for a partition not fetched lately, e.g. paused),
  * records processed per second (over a sliding window), rebalances with their durations (ms, from
  * the start of revocation, or the first join, to the assignment being ready), and error counts.
  */
 import { partitionKey, TopicPartition } from '../records';
 
 export interface PartitionMetrics extends TopicPartition {
-  /** Next offset this member will consume (null until the first batch). */
+  /**
+   * The partition's position: under exactly-once the next offset the sink stored (durable: a staging sink's tail
+   * counts as lag until it is committed); otherwise the next offset after the last handled batch (null until known).
+   */
   position: bigint | null;
-  /** The partition's high watermark as of the last fetch (null until the first batch). */
+  /** The partition's high watermark as last seen (a fetch response, or ListOffsets while it is not fetched; null until then). */
   highWatermark: bigint | null;
-  /** highWatermark − position, ≥ 0 (null until the first batch). */
+  /** highWatermark − position, ≥ 0 (null until both are known). */
   lag: bigint | null;
 }
+
+/** How often partitions not fetched lately (paused, held) get their high watermark by ListOffsets, ms. */
+export const LAG_REFRESH_MS = 2000;
 
 export interface RebalanceRecord {
   /** Epoch ms when revocation (or the first join) began. */
@@ -51,6 +59,10 @@ export class ConsumerMetrics {
   private batches = 0;
   private samples: { at: number; records: number }[] = [];
   private readonly lag = new Map<string, PartitionMetrics>();
+  /** When each partition's high watermark was last seen (epoch ms). */
+  private readonly seenAt = new Map<string, number>();
+  /** The positions the sink stored (exactly-once), keyed `topic:partition` (-1n: none). */
+  private stored: (() => ReadonlyMap<string, bigint>) | null = null;
   readonly counts = { errors: 0, retries: 0, deadLettered: 0, skipped: 0 };
   private tombstonesHandled = 0;
   /** Tombstones the poison policy skipped or dead-lettered (counted in `skipped` / `deadLettered`, not `tombstones`). */
@@ -71,6 +83,28 @@ export class ConsumerMetrics {
     while (this.samples.length > 0 && this.samples[0].at < at - this.windowMs) this.samples.shift();
     const lag = highWatermark > position ? highWatermark - position : 0n;
     this.lag.set(partitionKey(tp), { topic: tp.topic, partition: tp.partition, position, highWatermark, lag });
+    this.seenAt.set(partitionKey(tp), at);
+  }
+
+  /** Under exactly-once: where the sink's stored positions are read (the lag is counted from them). */
+  storedPositions(read: () => ReadonlyMap<string, bigint>): void {
+    this.stored = read;
+  }
+
+  /** A fetch response or a ListOffsets told the high watermark of an owned partition. */
+  highWatermark(tp: TopicPartition, highWatermark: bigint): void {
+    const p = this.lag.get(partitionKey(tp));
+    if (!p) return;
+    p.highWatermark = highWatermark;
+    if (p.position !== null) p.lag = highWatermark > p.position ? highWatermark - p.position : 0n;
+    this.seenAt.set(partitionKey(tp), this.now());
+  }
+
+  /** The owned partitions whose high watermark was not seen for `ms` (or never). */
+  staleHighWatermarks(ms: number): TopicPartition[] {
+    const before = this.now() - ms;
+    return [...this.lag.values()].filter((p) => (this.seenAt.get(partitionKey(p)) ?? 0) < before)
+      .map((p) => ({ topic: p.topic, partition: p.partition }));
   }
 
   /** Partitions newly owned (their figures start empty; partitions already known keep theirs). */
@@ -83,7 +117,10 @@ export class ConsumerMetrics {
 
   /** Partitions no longer owned (revoked or lost). */
   removed(partitions: TopicPartition[]): void {
-    for (const tp of partitions) this.lag.delete(partitionKey(tp));
+    for (const tp of partitions) {
+      this.lag.delete(partitionKey(tp));
+      this.seenAt.delete(partitionKey(tp));
+    }
   }
 
   /** Records the poison policy skipped or dead-lettered, `tombstones` of them with a null value. */
@@ -99,8 +136,17 @@ export class ConsumerMetrics {
     if (this.rebalances.length > 20) this.rebalances.shift();
   }
 
+  /** The next offset after the last handled batch (the fetch side: drain() compares it with the high watermarks). */
   position(tp: TopicPartition): bigint | null {
     return this.lag.get(partitionKey(tp))?.position ?? null;
+  }
+
+  /** A partition as reported: under exactly-once its position is the sink's stored one, and its lag counts from there. */
+  private view(p: PartitionMetrics): PartitionMetrics {
+    const stored = this.stored?.().get(partitionKey(p));
+    const position = stored !== undefined && stored >= 0n ? stored : p.position;
+    const lag = position === null || p.highWatermark === null ? null : p.highWatermark > position ? p.highWatermark - position : 0n;
+    return { ...p, position, lag };
   }
 
   snapshot(): ConsumerMetricsSnapshot {
@@ -119,7 +165,7 @@ export class ConsumerMetrics {
         totalDurationMs: this.rebalanceTotalMs,
         recent: [...this.rebalances],
       },
-      partitions: [...this.lag.values()].map((p) => ({ ...p })),
+      partitions: [...this.lag.values()].map((p) => this.view(p)),
     };
   }
 }

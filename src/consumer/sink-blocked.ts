@@ -125,5 +125,7 @@ export function guardBlockedSink(sink: ExactlyOnceSink, options: SinkBlockedOpti
   };
   if (sink.flush) guarded.flush = (groupId, partitions) => sink.flush!(groupId, partitions);
   if (sink.discard) guarded.discard = (partitions) => sink.discard!(partitions);
+  if (sink.onDurable) guarded.onDurable = (listener) => sink.onDurable!(listener);
+  if (sink.seek) guarded.seek = (groupId, request) => sink.seek!(groupId, request);
   return guarded;
 }

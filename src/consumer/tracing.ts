@@ -171,6 +171,8 @@ export function createTracing(groupId: string, api: Api | null = loadApi()): Con
       };
       if (inner.flush) traced.flush = (g, partitions) => inner.flush!(g, partitions);
       if (inner.discard) traced.discard = (partitions) => inner.discard!(partitions);
+      if (inner.onDurable) traced.onDurable = (listener) => inner.onDurable!(listener);
+      if (inner.seek) traced.seek = (g, request) => inner.seek!(g, request);
       return traced;
     },
   };

@@ -6,7 +6,8 @@
  * Metrics (prefix `kafka_eos_` by default; every one labelled `group`):
  * - `partition_lag`, `partition_position`, `partition_high_watermark` (gauges, records/offsets,
  *   labels topic, partition): read from each consumer's metrics() at scrape time; lag is the high
- *   watermark of the last fetch minus the position (as Kafka's records-lag).
+ *   watermark (the last fetch response, or ListOffsets for a partition not fetched, e.g. paused) minus the position
+ *   (exactly-once: the position the sink stored, whatever the consumer is doing).
  * - `assigned_partitions` (gauge).
  * - `records_processed_total` (topic, partition), `commits_total` (target: kafka | sink),
  *   `fenced_writes_total` (topic, partition), `rebalances_total`, `retries_total`,
@@ -87,9 +88,10 @@ export class ConsumerPrometheusMetrics {
         },
       });
     };
-    partitionGauge('partition_lag', 'High watermark of the last fetch minus the position, records', (x) => x.lag);
-    partitionGauge('partition_position', 'Next offset this member will consume', (x) => x.position);
-    partitionGauge('partition_high_watermark', 'High watermark as of the last fetch', (x) => x.highWatermark);
+    partitionGauge('partition_lag', 'High watermark minus the position (exactly-once: the sink\'s stored one), records', (x) => x.lag);
+    partitionGauge('partition_position', 'The position: the sink\'s stored next offset (exactly-once), else the next offset '
+      + 'after the last handled batch', (x) => x.position);
+    partitionGauge('partition_high_watermark', 'High watermark as last seen (fetch response or ListOffsets)', (x) => x.highWatermark);
     const consumers = this.consumers;
     new Gauge({
       name: p + 'assigned_partitions', help: 'Partitions currently assigned to the attached consumers', labelNames: ['group'], registers,
@@ -194,7 +196,7 @@ export class ConsumerPrometheusMetrics {
   /**
    * Wraps a sink so each write() is timed into sink_write_duration_seconds and each committed or
    * staged write counts as a commit (target sink). Everything else is passed through unchanged,
-   * including the optional flush/discard and atomicAcrossPartitions.
+   * including the optional flush/discard/onDurable/seek and atomicAcrossPartitions.
    */
   instrumentSink(sink: ExactlyOnceSink): ExactlyOnceSink {
     const observe = (groupId: string, started: bigint, outcome: string) =>
@@ -219,6 +221,8 @@ export class ConsumerPrometheusMetrics {
     };
     if (sink.flush) wrapped.flush = (groupId, partitions) => sink.flush!(groupId, partitions);
     if (sink.discard) wrapped.discard = (partitions) => sink.discard!(partitions);
+    if (sink.onDurable) wrapped.onDurable = (listener) => sink.onDurable!(listener);
+    if (sink.seek) wrapped.seek = (groupId, request) => sink.seek!(groupId, request);
     return wrapped;
   }
 }

@@ -249,3 +249,14 @@ test('a table name a subscribed topic makes that is no plain identifier, or is t
   // topics.regex: the topics are known at the assignment (JdbcSink.open checks them then).
   expect(translate(WORKER, { ...JDBC, topics: '', 'topics.regex': 'eu\\..*' }).refused).toEqual([]);
 });
+
+test('task.shutdown.graceful.timeout.ms becomes every connector\'s shutdownTimeoutMs (one bound for the process); a bad value is refused',
+  () => {
+    const t = translate({ ...WORKER, 'task.shutdown.graceful.timeout.ms': '2500' }, JDBC, { ...JDBC, name: 'second' });
+    expect(t.refused).toEqual([]);
+    expect(t.connectors.map((c) => c.config.shutdownTimeoutMs)).toEqual([2500, 2500]);
+    expect(t.lines.find((l) => l.key === 'task.shutdown.graceful.timeout.ms')?.status).toBe('supported');
+    expect(translate(WORKER, JDBC).connectors[0]!.config.shutdownTimeoutMs).toBeUndefined(); // run's default, 30000
+    expect(refusals(translate({ ...WORKER, 'task.shutdown.graceful.timeout.ms': '-5' }, JDBC)))
+      .toEqual(['task.shutdown.graceful.timeout.ms: a positive number of milliseconds']);
+  });

@@ -146,6 +146,7 @@ export function convertingStrategy(inner: CommitStrategy, options: ConvertingOpt
     onProgress: inner.onProgress?.bind(inner),
     onFailed: inner.onFailed?.bind(inner),
     onLost: inner.onLost?.bind(inner),
+    seek: inner.seek?.bind(inner),
     async handleBatch(ctx, batch, process): Promise<BatchOutcome> {
       if (isDropped(batch)) return { kind: 'dropped' };
       // While schemas load, the partition may be revoked or lost: the wrapped strategy drops the batch then.

@@ -43,6 +43,8 @@ export interface FetcherOptions {
   maxBatchRecords?: number;
   /** Most bytes (keys and values) of one batch handed on, at least one record (default unbounded). */
   maxBatchBytes?: number;
+  /** A partition's high watermark as a response told it (records or none): the lag metric's. */
+  onHighWatermark?: (tp: TopicPartition, highWatermark: bigint) => void;
 }
 
 const LEADER_ERRORS = new Set<number>([
@@ -58,6 +60,8 @@ export class Fetcher {
   private readonly partitions = new Map<string, FetchPartition>();
   /** Paused partitions (Java's `KafkaConsumer.pause`): not fetched, their waiting chunk not handed on. */
   private readonly paused = new Set<string>();
+  /** Partitions held by a seek under way (GroupConsumer.seek): their chunks are not handed on; count per key. */
+  private readonly held = new Map<string, number>();
   /** Brokers with a Fetch in flight. */
   private readonly busy = new Set<number>();
   /** Brokers backing off after a failure: node id → time (ms) before which none is sent. */
@@ -108,7 +112,7 @@ export class Fetcher {
 
   /** The runner takes `p`'s chunk (cut to maxBatchRecords / maxBatchBytes); `p` is fetched again once it is all taken. */
   take(p: FetchPartition): ReturnType<FetchPartition['take']> {
-    if (this.paused.has(p.key)) return null;
+    if (this.isStopped(p.key)) return null;
     const chunk = p.take({ maxRecords: this.options.maxBatchRecords, maxBytes: this.options.maxBatchBytes });
     if (chunk) this.schedule();
     return chunk;
@@ -128,6 +132,24 @@ export class Fetcher {
   /** Whether `key` is paused. */
   isPaused(key: string): boolean {
     return this.paused.has(key);
+  }
+
+  /** Hands no chunk of `key` on until as many {@link unhold} (a seek under way; the user's pause is apart). */
+  hold(key: string): void {
+    this.held.set(key, (this.held.get(key) ?? 0) + 1);
+  }
+
+  /** Ends one {@link hold} of `key`. */
+  unhold(key: string): void {
+    const n = (this.held.get(key) ?? 0) - 1;
+    if (n > 0) this.held.set(key, n);
+    else this.held.delete(key);
+    this.schedule();
+  }
+
+  /** Whether chunks of `key` wait (paused by the user or held by a seek). */
+  isStopped(key: string): boolean {
+    return this.paused.has(key) || this.held.has(key);
   }
 
   /** Stops fetching `p` (revoked, lost). */
@@ -245,6 +267,7 @@ export class Fetcher {
     r: { errorCode: number; highWatermark: bigint; records: Buffer | null; abortedTransactions: AbortedTransaction[] | null },
   ): void {
     if (r.errorCode === ErrorCode.NONE) {
+      if (!p.released) this.options.onHighWatermark?.(p.tp, r.highWatermark);
       if (!p.current(sent)) {
         p.received(sent, null);
         return;

@@ -81,7 +81,7 @@ export class BatchRunner {
         this.ready.splice(i, 1);
         continue;
       }
-      if (this.running.has(p.key) || owner.state !== 'active' || this.o.fetcher.isPaused(p.key)) {
+      if (this.running.has(p.key) || owner.state !== 'active' || this.o.fetcher.isStopped(p.key)) {
         i++;
         continue;
       }

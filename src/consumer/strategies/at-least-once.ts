@@ -144,5 +144,14 @@ export function atLeastOnce(options: AtLeastOnceOptions = {}): CommitStrategy {
     onLost(partitions) {
       for (const tp of partitions) forget(partitionKey(tp));
     },
+    // The seek is the partition's committed position at once: progress finished before it is not committed over it
+    // later, and a rebalance right after resumes the next owner from the seek (records before it are skipped forward,
+    // or processed again back: the user asked for it).
+    async seek(ctx, tp, offset) {
+      const key = partitionKey(tp);
+      forget(key);
+      await ctx.commitToKafka([{ topic: tp.topic, partition: tp.partition, offset }]);
+      progress.set(key, { tp: { topic: tp.topic, partition: tp.partition }, finished: offset, committed: offset });
+    },
   };
 }

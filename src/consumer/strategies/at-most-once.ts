@@ -19,5 +19,9 @@ export function atMostOnce(): CommitStrategy {
       // Even when processing stopped early, the rest of the batch is given up: it was committed.
       return { kind: 'done' };
     },
+    // Committed before anything from there is processed, as every batch is.
+    async seek(ctx, tp, offset) {
+      await ctx.commitToKafka([{ topic: tp.topic, partition: tp.partition, offset }]);
+    },
   };
 }

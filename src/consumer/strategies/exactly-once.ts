@@ -10,6 +10,8 @@
  *
  * A staging sink (files open until rotation) answers `staged`: the fetch position moves on, the
  * durable position does not, and the monitoring commit to Kafka never passes the durable position.
+ * A staging sink that also makes positions durable outside a write (HdfsSink's wall-clock rotation, through
+ * `onDurable`) has those commits followed too, so Kafka's offsets reach the durable position on an idle topic.
  * On revoke (rebalance, stop) the sink is flushed; on loss, what it staged is discarded.
  */
 import { KafkaEosError } from '../../errors';
@@ -261,14 +263,37 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
       if (result.status === 'fenced' && result.fenced.some(same)) {
         const f = result.fenced.find(same)!;
         options.onFenced?.({ topic: tp.topic, partition: tp.partition, expected: state.staged!, stored: f.storedOffset });
+        state.stored = f.storedOffset;
+        state.staged = null;
         continue;
       }
       const d = result.status === 'staged' ? result.durable.find(same) : undefined;
       const stored = result.status === 'committed' ? state.staged! : d?.storedOffset;
       if (stored !== undefined && stored !== state.stored) durable.push({ topic: tp.topic, partition: tp.partition, storedOffset: stored });
+      // Nothing is staged after a flush (the contract): the state follows, for a seek that flushed first.
+      if (stored !== undefined) state.stored = stored;
+      state.staged = null;
     }
     monitorCommit(ctx, durable);
   }
+
+  /**
+   * A staging sink made positions durable outside a write (HdfsSink's scheduled rotation while the topic is idle):
+   * the monitoring commit follows them, as it follows a write's (issue 24: Kafka stayed at the last rotation inside a
+   * write, lag tools showed false lag). Only partitions still owned, and only forward.
+   */
+  let lastCtx: StrategyContext | null = null;
+  sink.onDurable?.((positions) => {
+    const moved: DurablePosition[] = [];
+    for (const p of positions) {
+      const state = states.get(partitionKey(p));
+      if (!state || state.fetch.is('reread') || p.storedOffset <= state.stored) continue;
+      state.stored = p.storedOffset;
+      if (state.staged !== null && state.staged <= p.storedOffset) state.staged = null;
+      moved.push(p);
+    }
+    if (lastCtx && moved.length > 0) monitorCommit(lastCtx, moved);
+  });
 
   return {
     name: 'exactly-once',
@@ -276,6 +301,7 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
       return new Map([...states].map(([k, s]) => [k, s.stored]));
     },
     async onAssigned(ctx, partitions) {
+      lastCtx = ctx;
       let stored: Map<string, bigint>;
       try {
         stored = await sink.open(ctx.groupId, partitions);
@@ -303,6 +329,7 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
       return out;
     },
     async handleBatch(ctx, batch: StrategyBatch, process): Promise<BatchOutcome> {
+      lastCtx = ctx;
       const key = partitionKey(batch);
       // Revoked or lost while the batch waited (for a converter's schema, say): the state it was fetched under is gone.
       if (isDropped(batch)) return { kind: 'dropped' };
@@ -327,6 +354,42 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
       } finally {
         for (const tp of partitions) states.delete(partitionKey(tp));
       }
+    },
+    async seek(ctx, tp, offset) {
+      const key = partitionKey(tp);
+      const state = states.get(key);
+      if (!state) throw new KafkaEosError('NOT_ASSIGNED', `cannot seek ${key}: not assigned to this member`);
+      if (!sink.seek) {
+        throw new KafkaEosError('SEEK_UNSUPPORTED', `cannot seek ${key}: under exactly-once a seek moves the sink's stored `
+          + 'position, and this sink cannot move it (no seek()); stop the group and use kafka-eos offsets reset');
+      }
+      // The position to move from: re-read when unknown (an outage), made durable when staged.
+      if (state.fetch.is('reread')) {
+        state.stored = (await sink.open(ctx.groupId, [tp])).get(key) ?? -1n;
+        state.staged = null;
+      }
+      if (state.staged !== null) await flushStaged(ctx, [tp]);
+      const { earliest, latest } = await ctx.offsetRange(tp);
+      if (offset < earliest || offset > latest) {
+        throw new KafkaEosError('INVALID_ARGUMENT', `cannot seek ${key} to ${offset}: outside the log [${earliest}, ${latest}]`);
+      }
+      const expected = state.stored;
+      const result = await sink.seek(ctx.groupId, { topic: tp.topic, partition: tp.partition, expectedOffset: expected, offset });
+      if (result.status === 'fenced' && result.fenced[0]!.storedOffset !== offset) {
+        const f = result.fenced[0]!;
+        options.onFenced?.({ topic: tp.topic, partition: tp.partition, expected, stored: f.storedOffset });
+        state.stored = f.storedOffset;
+        state.staged = null;
+        state.resumeFrom = await resumePoint(ctx, tp, f.storedOffset);
+        state.fetch.to('seeking', `seek fenced: stored ${f.storedOffset}`);
+        throw new KafkaEosError('SEEK_FENCED', `cannot seek ${key} to ${offset}: the sink's position is ${f.storedOffset}, not `
+          + `${expected} as this member knew it (another writer moved it); nothing was moved`);
+      }
+      state.stored = offset;
+      state.staged = null;
+      state.resumeFrom = offset;
+      state.fetch.to('seeking', `seek to ${offset}`);
+      monitorCommit(ctx, [{ topic: tp.topic, partition: tp.partition, storedOffset: offset }]);
     },
     onLost(partitions) {
       for (const tp of partitions) states.delete(partitionKey(tp));

@@ -97,6 +97,13 @@ export interface CommitStrategy {
   onProgress?(ctx: StrategyContext, tp: TopicPartition, processedUpTo: bigint): Promise<void> | void;
   /** Processing of a batch failed with `processedUpTo` records done (policy `fail`): remember them for onRevoked. */
   onFailed?(batch: StrategyBatch, processedUpTo: bigint): void;
+  /**
+   * The user's GroupConsumer.seek(): moves `tp`'s position to `offset` where this strategy keeps positions
+   * (exactly-once: the sink, by compare-and-set; at-least-once and at-most-once: the Kafka group), called while no
+   * batch of `tp` runs and none starts until it settles; the consumer then fetches from `offset`. Throw to refuse
+   * (nothing moved). Optional: without it a seek moves only the fetch position (Java's KafkaConsumer.seek).
+   */
+  seek?(ctx: StrategyContext, tp: TopicPartition, offset: bigint): Promise<void>;
   /** The partitions were lost without a chance to commit (fenced, session lost): forget them, commit nothing. */
   onLost?(partitions: TopicPartition[]): void;
 }

@@ -49,6 +49,10 @@ export class HdfsSink implements ExactlyOnceSink {
   private readonly context: WriterContext;
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
+  /** A scheduled rotation is under way. */
+  private rotating = false;
+  /** Listeners of durable positions moved by the schedule (see {@link onDurable}). */
+  private readonly durableListeners = new Set<(positions: DurablePosition[]) => void>();
 
   /** @throws SinkConfigError (CONFIG_INVALID) naming the field. */
   constructor(config: HdfsSinkConfig) {
@@ -148,9 +152,48 @@ export class HdfsSink implements ExactlyOnceSink {
     return new Map([...this.writers].map(([k, w]) => [k, { durable: w.durable, staged: w.end === w.durable ? null : w.end }]));
   }
 
-  /** Wall-clock rotation: commits every open file set, traffic or not (kafka-connect-hdfs #329). */
+  /**
+   * Registers a listener for the durable positions the wall-clock schedule (rotateScheduleIntervalMs) moves: its
+   * commits happen outside write() and flush(), typically while the topic is idle, and the consumer's monitoring
+   * commit to Kafka follows them (issue 24). Called once per scheduled rotation that made something durable, with
+   * the partitions it moved. Returns a function removing the listener.
+   */
+  onDurable(listener: (positions: DurablePosition[]) => void): () => void {
+    this.durableListeners.add(listener);
+    return () => { this.durableListeners.delete(listener); };
+  }
+
+  /** Wall-clock rotation: commits every open file set, traffic or not (kafka-connect-hdfs #329); reports what moved. */
   private async scheduledRotation(): Promise<void> {
-    for (const writer of this.writers.values()) if (writer.hasOpenFile) await writer.scheduledCommit();
+    // One rotation at a time: a tick while the last one still commits (slow HDFS) is skipped, not queued.
+    if (this.rotating) return;
+    this.rotating = true;
+    try {
+      await this.rotateOpenFiles();
+    } finally {
+      this.rotating = false;
+    }
+  }
+
+  private async rotateOpenFiles(): Promise<void> {
+    const moved: DurablePosition[] = [];
+    for (const [key, writer] of this.writers) {
+      if (!writer.hasOpenFile) continue;
+      const before = writer.durable;
+      await writer.scheduledCommit();
+      // Still this partition's writer (not dropped or reopened meanwhile), and the commit made something durable.
+      if (this.writers.get(key) === writer && writer.durable > before) {
+        moved.push({ topic: writer.tp.topic, partition: writer.tp.partition, storedOffset: writer.durable });
+      }
+    }
+    if (moved.length === 0 || this.closed) return;
+    for (const listener of this.durableListeners) {
+      try {
+        listener(moved);
+      } catch {
+        // A listener's failure is its own: the files are committed either way.
+      }
+    }
   }
 
   private assertOpen(): void {

@@ -18,7 +18,7 @@
  * transaction rolled back: a poison record for the consumer's policy, never a half-written batch.
  */
 import type { Knex } from 'knex';
-import type { ExactlyOnceSink, WriteResult } from '../../sink-contract';
+import type { ExactlyOnceSink, SeekRequest, WriteResult } from '../../sink-contract';
 import type { SinkBatch, SinkRecord, TopicPartition } from '../../records';
 import { KafkaEosError } from '../../errors';
 import { assertQuestionMarksSafe, createKnex, isKnexInstance, rowsPerStatement, type SqlDialect } from './dialect';
@@ -152,6 +152,16 @@ export class JdbcSink implements ExactlyOnceSink {
       if (!(err instanceof KafkaEosError) && isSystemicSqlError(err)) throw refusedWrite('an error no row can cause', err);
       throw err;
     }
+  }
+
+  /**
+   * Moves a partition's stored position (GroupConsumer.seek under exactly-once) by compare-and-set on the offsets
+   * table, writing no rows. @returns committed, or fenced with the stored offset re-read.
+   * @throws SinkWriteError SINK_CLOSED, SINK_BATCH_INVALID, SINK_RETRIES_EXHAUSTED (retriable).
+   */
+  async seek(groupId: string, request: SeekRequest): Promise<WriteResult> {
+    this.assertOpen();
+    return this.offsets.seek(groupId, request, request.expectedOffset, request.offset);
   }
 
   /** Destroys the knex instance if the sink made it. Idempotent. */

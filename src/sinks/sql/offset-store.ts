@@ -171,6 +171,35 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
     return err;
   }
 
+  /**
+   * Moves one stored position by compare-and-set, with no data (ExactlyOnceSink.seek of the SQL sinks): `expected`
+   * → `offset`, forward or back. Transient errors are retried (the CAS is tried again only after the position is
+   * re-read: a lost acknowledgement reads back as `offset`, committed).
+   * @returns committed, or fenced with the stored offset re-read.
+   * @throws SinkWriteError SINK_BATCH_INVALID (offset < 0, expected < -1), SINK_RETRIES_EXHAUSTED (retriable).
+   */
+  async seek(groupId: string, tp: TopicPartition, expected: bigint, offset: bigint): Promise<
+    { status: 'committed' } | { status: 'fenced'; fenced: FencedPartition[] }> {
+    if (typeof offset !== 'bigint' || offset < 0n || typeof expected !== 'bigint' || expected < -1n) {
+      throw new SinkWriteError('SINK_BATCH_INVALID', `${partitionKey(tp)}: cannot move the position from ${expected} to ${offset}`,
+        { topic: tp.topic, partition: tp.partition });
+    }
+    const key = partitionKey(tp);
+    const where = { topic: tp.topic, partition: tp.partition };
+    let tried = false;
+    return this.retrying(async () => {
+      if (tried) {
+        const now = (await this.read(groupId, [tp])).get(key) ?? -1n;
+        if (now === offset) return { status: 'committed' as const };
+        if (now !== expected) return { status: 'fenced' as const, fenced: [{ ...where, storedOffset: now }] };
+      }
+      tried = true;
+      if (await this.compareAndSet(undefined, groupId, tp, expected, offset)) return { status: 'committed' as const };
+      const stored = (await this.read(groupId, [tp])).get(key) ?? -1n;
+      return { status: 'fenced' as const, fenced: [{ ...where, storedOffset: stored }] };
+    });
+  }
+
   /** Reads positions without seeding; absent rows read as -1n. Uses `q` (e.g. a transaction) when given. */
   async read(groupId: string, partitions: TopicPartition[], q: Knex | Knex.Transaction = this.knex): Promise<Map<string, bigint>> {
     const out = new Map<string, bigint>();

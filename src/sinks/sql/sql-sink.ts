@@ -8,7 +8,7 @@
 import { valuesInsert } from './insert';
 import type { Knex } from 'knex';
 import { SqlOffsetStore } from './offset-store';
-import { type ExactlyOnceSink, type WriteResult } from '../../sink-contract';
+import { type ExactlyOnceSink, type SeekRequest, type WriteResult } from '../../sink-contract';
 import { partitionKey, type SinkBatch, type TopicPartition } from '../../records';
 import { validateSqlSinkConfig, type NormalizedSqlSinkConfig, type SqlSinkConfig } from './config';
 import { ensureDataTable } from './ddl';
@@ -153,6 +153,16 @@ export class SqlSink implements ExactlyOnceSink {
     }
     return classifyRejection(this.knex, origins,
       (trx, i) => valuesInsert(trx, this.cfg.table, Object.keys(rows[i]!), [rows[i]!], this.cfg.conflictKey), error.cause ?? error);
+  }
+
+  /**
+   * Moves a partition's stored position (GroupConsumer.seek under exactly-once) by compare-and-set on the offsets
+   * table, writing no rows. @returns committed, or fenced with the stored offset re-read.
+   * @throws SinkWriteError SINK_CLOSED, SINK_BATCH_INVALID, SINK_RETRIES_EXHAUSTED (retriable).
+   */
+  async seek(groupId: string, request: SeekRequest): Promise<WriteResult> {
+    this.assertOpen();
+    return this.offsets.seek(groupId, request, request.expectedOffset, request.offset);
   }
 
   /**

@@ -219,7 +219,8 @@ export class Faults {
     }
     this.rules = this.rules.filter((r) => r.remaining > 0);
     if (delayMs === 0) return verdict;
-    return new Promise((resolve) => setTimeout(() => resolve(verdict), delayMs));
+    // Unref'd: a long delay still pending when the test's cluster stops does not hold the process (jest) open.
+    return new Promise((resolve) => setTimeout(() => resolve(verdict), delayMs).unref());
   }
 
   // ------------------------------------------------------------ topology faults

@@ -6,7 +6,6 @@
  * retries; it waits (no exit, no record lost or doubled) and loads again once the proxy is back.
  * Needs a PostgreSQL server (KAFKA_EOS_PG_URL); reported as skipped without one. (Compiled CLI.)
  */
-import * as net from 'node:net';
 import knexFactory, { type Knex } from 'knex';
 import { stringify } from 'yaml';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,45 +14,11 @@ import * as path from 'node:path';
 import { MockCluster } from '../../../src/testing/mock-broker';
 import { kafkaOf, produce, until } from '../../consumer/helpers';
 import { startCli } from './helpers';
+import { CuttableProxy } from './pg-proxy';
 
 jest.setTimeout(120000);
 
 const pgUrl = process.env.KAFKA_EOS_PG_URL;
-
-/** A TCP proxy on 127.0.0.1 to `target`, that can be cut (listener closed, connections reset) and restored on the same port. */
-class CuttableProxy {
-  private server: net.Server | null = null;
-  private readonly sockets = new Set<net.Socket>();
-  port = 0;
-  constructor(private readonly target: { host: string; port: number }) {}
-
-  async open(): Promise<void> {
-    const server = net.createServer((client) => {
-      const upstream = net.connect(this.target);
-      for (const s of [client, upstream]) {
-        this.sockets.add(s);
-        s.on('close', () => this.sockets.delete(s));
-        s.on('error', () => { client.destroy(); upstream.destroy(); });
-      }
-      client.pipe(upstream);
-      upstream.pipe(client);
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen({ host: '127.0.0.1', port: this.port }, () => resolve());
-    });
-    this.port = (server.address() as net.AddressInfo).port;
-    this.server = server;
-  }
-
-  /** The database host goes away: no new connection is accepted, every open one is reset. */
-  async cut(): Promise<void> {
-    const server = this.server;
-    this.server = null;
-    for (const s of this.sockets) s.resetAndDestroy();
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-}
 
 (pgUrl ? describe : describe.skip)('PostgreSQL outage during run', () => {
   let cluster: MockCluster;

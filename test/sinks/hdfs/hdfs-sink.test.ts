@@ -148,11 +148,16 @@ test('rotation by record time: a record this far past the file\'s first record s
   await s.close();
 });
 
-test('rotation on a wall-clock schedule fires without traffic', async () => {
+test('rotation on a wall-clock schedule fires without traffic and reports the durable position it moved (onDurable)', async () => {
   const s = sink({ flushSize: 1000, rotateScheduleIntervalMs: 100 });
+  const reported: unknown[] = [];
+  const off = s.onDurable((positions) => reported.push(...positions));
   await s.open('g', tp);
   await s.write('g', [batch('orders', 0, -1n, 0n, 5n)]);
   await until(async () => (await committedFiles(s.client, s.layout.topicsDir, 'orders')).length > 0, 'a committed file', 10_000);
+  await until(async () => reported.length > 0, 'the schedule to report', 5_000);
+  expect(reported).toEqual([{ topic: 'orders', partition: 0, storedOffset: 5n }]);
+  off();
   expect((await committedFiles(s.client, s.layout.topicsDir, 'orders')).map((f) => [f.start, f.end])).toEqual([[0n, 4n]]);
   expect(await s.write('g', [batch('orders', 0, 5n, 5n, 6n)])).toEqual({ status: 'staged', durable: [{ topic: 'orders', partition: 0, storedOffset: 5n }] });
   await s.close();
