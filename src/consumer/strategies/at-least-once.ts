@@ -149,6 +149,8 @@ export function atLeastOnce(options: AtLeastOnceOptions = {}): CommitStrategy {
     // or processed again back: the user asked for it).
     async seek(ctx, tp, offset) {
       const key = partitionKey(tp);
+      // A commit waiting for a rebalance to end carries older progress: it goes first, never over the seek.
+      if (afterRebalance) await afterRebalance;
       forget(key);
       await ctx.commitToKafka([{ topic: tp.topic, partition: tp.partition, offset }]);
       progress.set(key, { tp: { topic: tp.topic, partition: tp.partition }, finished: offset, committed: offset });
