@@ -15,8 +15,8 @@ export { createGroupConsumer, GroupConsumer } from './consumer/group-consumer';
 export type { StopOptions } from './consumer/group-consumer';
 export { ConfigError } from './consumer/options';
 export type {
-  BatchHandler, Delivery, GroupConsumerOptions, GroupProtocol, HandlerBatch, ManualAssignment, PoisonPolicy, RebalanceListeners, RecordContext,
-  RecordHandler, RetryOptions,
+  BatchHandler, Delivery, GroupConsumerOptions, GroupProtocol, HandlerBatch, ManualAssignment, PoisonPolicy, RebalanceListeners,
+  RecordContext, RecordHandler, RetryOptions,
 } from './consumer/options';
 export {
   CommitDeferredError, CorruptRecordBatchError, FencedInstanceIdError, MaxProcessingTimeExceededError, PoisonMessageError, UnknownTopicError,

@@ -270,7 +270,8 @@ export class KafkaSink implements ExactlyOnceSink {
       ? context.groupMetadata()
       : { groupId, generationId: -1, memberId: '', groupInstanceId: null };
     if (group === null) {
-      throw new KafkaEosError('KAFKA_TXN_ABORTED', 'KafkaSink: the member has no generation now (a rebalance is under way); written again later');
+      throw new KafkaEosError('KAFKA_TXN_ABORTED',
+        'KafkaSink: the member has no generation now (a rebalance is under way); written again later');
     }
     const producer = await this.ready(groupId, context);
     const outputs: OutputRecord[] = batches.flatMap((b) => b.outputs ?? []);
@@ -281,7 +282,8 @@ export class KafkaSink implements ExactlyOnceSink {
       producer.begin();
       await producer.produce(partitioned);
       if (txn.abortReason) throw new KafkaEosError('KAFKA_TXN_ABORTED', `KafkaSink: ${txn.abortReason}; the transaction was aborted`);
-      await producer.sendOffsets({ ...group, groupId }, batches.map((b) => ({ topic: b.topic, partition: b.partition, offset: b.nextOffset })));
+      const offsets = batches.map((b) => ({ topic: b.topic, partition: b.partition, offset: b.nextOffset }));
+      await producer.sendOffsets({ ...group, groupId }, offsets);
       if (txn.abortReason) throw new KafkaEosError('KAFKA_TXN_ABORTED', `KafkaSink: ${txn.abortReason}; the transaction was aborted`);
       await producer.end(true);
     } catch (e) {
@@ -320,7 +322,8 @@ export class KafkaSink implements ExactlyOnceSink {
     if (producer.state === 'committing' && (kafkaErrorOf(e)?.retriable || isRetriable(e instanceof KafkaCallError ? e.cause : e))) {
       // EndTxn commit past its retries: the outcome is unknown. The next InitProducerId settles it; the positions are re-read.
       producer.markFailed(e, 'EndTxn commit outcome unknown');
-      return new SinkWriteError('SINK_RETRIES_EXHAUSTED', `KafkaSink: EndTxn commit outcome unknown: ${(e as Error).message}`, {}, { cause: e });
+      const message = `KafkaSink: EndTxn commit outcome unknown: ${(e as Error).message}`;
+      return new SinkWriteError('SINK_RETRIES_EXHAUSTED', message, {}, { cause: e });
     }
     await producer.abortQuietly((e as Error).message ?? String(e));
     if (e instanceof KafkaOutputInvalidError || e instanceof KafkaEosError && e.code === 'KAFKA_TXN_ABORTED') return e;
@@ -329,7 +332,8 @@ export class KafkaSink implements ExactlyOnceSink {
       const now = context?.groupMetadata();
       // The generation moved on while the offsets were on their way (a rebalance, not a zombie): write again.
       if (now && (now.generationId !== sent.generationId || now.memberId !== sent.memberId) && k.name !== 'FENCED_INSTANCE_ID') {
-        return new KafkaEosError('KAFKA_TXN_ABORTED', `KafkaSink: the generation moved on during the write (${k.name}); aborted`, { cause: e });
+        const message = `KafkaSink: the generation moved on during the write (${k.name}); aborted`;
+        return new KafkaEosError('KAFKA_TXN_ABORTED', message, { cause: e });
       }
       const error = new KafkaTxnError(`TxnOffsetCommit of group ${groupId} refused the member`, e);
       if (needsRejoin(e)) context?.generationLost(error);
@@ -339,7 +343,8 @@ export class KafkaSink implements ExactlyOnceSink {
       return new KafkaEosError('KAFKA_TXN_ABORTED', `KafkaSink: ${k.name}; the transaction was aborted`, { cause: e });
     }
     if (k?.retriable || isRetriable(e instanceof KafkaCallError ? e.cause : e)) {
-      return new SinkWriteError('SINK_RETRIES_EXHAUSTED', `KafkaSink: ${(e as Error).message}; the transaction was aborted`, {}, { cause: e });
+      const message = `KafkaSink: ${(e as Error).message}; the transaction was aborted`;
+      return new SinkWriteError('SINK_RETRIES_EXHAUSTED', message, {}, { cause: e });
     }
     if (e instanceof KafkaProducerFencedError || e instanceof KafkaTxnError) return e;
     return new KafkaTxnError('KafkaSink write', e);

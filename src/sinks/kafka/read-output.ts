@@ -38,7 +38,9 @@ export class KafkaOutputUnstableError extends KafkaEosError {
   }
 }
 
-async function listOffsets(transport: KafkaTransport, tps: TopicPartition[], isolationLevel: 0 | 1, timestamp: bigint): Promise<Map<string, bigint>> {
+async function listOffsets(
+  transport: KafkaTransport, tps: TopicPartition[], isolationLevel: 0 | 1, timestamp: bigint,
+): Promise<Map<string, bigint>> {
   const out = new Map<string, bigint>();
   for (const tp of tps) {
     const leader = transport.partitionsOf(tp.topic).find((p) => p.partition === tp.partition)?.leader ?? -1;

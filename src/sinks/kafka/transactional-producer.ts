@@ -81,8 +81,14 @@ export function isProducerFenced(error: unknown): boolean {
   return k !== undefined && FENCING.includes(k.name);
 }
 
-const toBuffer = (v: Buffer | string | null | undefined): Buffer | null =>
-  v === null || v === undefined ? null : typeof v === 'string' ? Buffer.from(v) : v;
+/** Bytes of a key, value or header value (null: none). Throws KafkaOutputInvalidError for anything but bytes or a string. */
+function toBuffer(v: unknown, what: string, topic: string): Buffer | null {
+  if (v === null || v === undefined) return null;
+  if (typeof v === 'string') return Buffer.from(v);
+  if (Buffer.isBuffer(v)) return v;
+  if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+  throw new KafkaOutputInvalidError(`an output record to '${topic}' has a ${what} that is neither bytes nor a string (${typeof v})`);
+}
 
 interface PartitionBatch extends TopicPartition {
   records: { key: Buffer | null; value: Buffer | null; headers: RecordHeader[]; timestamp?: bigint; bytes: number }[];
@@ -183,22 +189,34 @@ export class TransactionalProducer {
 
   /** Puts `records` into partitions (their own, or the default partitioner's: murmur2 of the key, as Java and KafkaJS). */
   async partition(records: readonly OutputRecord[]): Promise<PartitionBatch[]> {
-    const topics = [...new Set(records.map((r) => r.topic))];
+    const topics = [...new Set(records.map((r) => (r as OutputRecord | null)?.topic))];
     for (const t of topics) {
-      if (typeof t !== 'string' || t === '') throw new KafkaOutputInvalidError(`an output record has no topic: ${JSON.stringify(t)}`);
+      if (typeof t !== 'string' || t === '') throw new KafkaOutputInvalidError(`an output record has no topic: ${String(t)}`);
     }
-    const fresh = topics.filter((t) => !this.watched.has(t));
+    const fresh = (topics as string[]).filter((t) => !this.watched.has(t));
     if (fresh.length > 0) {
-      await this.call('Metadata', () => this.transport.watchTopics(fresh), () => undefined);
+      try {
+        await this.call('Metadata', () => this.transport.watchTopics(fresh), () => undefined);
+      } catch (e) {
+        // Still unknown after retryTimeoutMs of retries (a topic just created has had time to appear): a wrong name.
+        if (kafkaErrorOf(e)?.name === 'UNKNOWN_TOPIC_OR_PARTITION') {
+          throw new KafkaOutputInvalidError(`an output topic does not exist: ${fresh.join(', ')}`);
+        }
+        throw e;
+      }
       for (const t of fresh) this.watched.add(t);
     }
     const out = new Map<string, PartitionBatch>();
     for (const r of records) {
       const meta = this.transport.partitionMetadata(r.topic);
       if (meta.length === 0) throw new KafkaOutputInvalidError(`output topic '${r.topic}' does not exist`);
-      const key = toBuffer(r.key);
-      const value = toBuffer(r.value);
-      if (r.value !== null && value === null) throw new KafkaOutputInvalidError(`an output record to '${r.topic}' has no value`);
+      if (r === null || typeof r !== 'object') throw new KafkaOutputInvalidError(`an output record is not an object: ${String(r)}`);
+      const key = toBuffer(r.key, 'key', r.topic);
+      if (r.value === undefined) throw new KafkaOutputInvalidError(`an output record to '${r.topic}' has no value (null for a tombstone)`);
+      const value = toBuffer(r.value, 'value', r.topic);
+      if (r.timestamp !== undefined && typeof r.timestamp !== 'bigint') {
+        throw new KafkaOutputInvalidError(`an output record to '${r.topic}' has a timestamp that is not a bigint (ms since the epoch)`);
+      }
       let partition = r.partition;
       if (partition === undefined) {
         partition = this.partitioner({ topic: r.topic, partitionMetadata: meta as never, message: { key, value } });
@@ -206,7 +224,8 @@ export class TransactionalProducer {
       if (!Number.isInteger(partition) || !meta.some((p) => p.partitionId === partition)) {
         throw new KafkaOutputInvalidError(`output topic '${r.topic}' has no partition ${partition}`);
       }
-      const headers: RecordHeader[] = Object.entries(r.headers ?? {}).map(([k, v]) => ({ key: k, value: toBuffer(v) }));
+      const headers: RecordHeader[] = Object.entries(r.headers ?? {})
+        .map(([k, v]) => ({ key: k, value: toBuffer(v, `header ${k}`, r.topic) }));
       const bytes = (key?.length ?? 0) + (value?.length ?? 0) + headers.reduce((n, h) => n + h.key.length + (h.value?.length ?? 0), 0);
       const tp = { topic: r.topic, partition };
       let batch = out.get(partitionKey(tp));
@@ -229,7 +248,8 @@ export class TransactionalProducer {
       }, { maxVersion: 3 });
       // One error decides: a partition answered OPERATION_NOT_ATTEMPTED only because another failed.
       let first: { code: number; where: string } | undefined;
-      const results = response.resultsByTopic as { name: string; resultsByPartition: { partitionIndex: number; partitionErrorCode: number }[] }[];
+      type TopicResult = { name: string; resultsByPartition: { partitionIndex: number; partitionErrorCode: number }[] };
+      const results = response.resultsByTopic as TopicResult[];
       for (const t of results) {
         for (const p of t.resultsByPartition) {
           const code = p.partitionErrorCode;
@@ -338,7 +358,8 @@ export class TransactionalProducer {
     }
     const byTopic = new Map<string, { partitionIndex: number; committedOffset: bigint; committedMetadata: null }[]>();
     for (const o of offsets) {
-      byTopic.set(o.topic, [...(byTopic.get(o.topic) ?? []), { partitionIndex: o.partition, committedOffset: o.offset, committedMetadata: null }]);
+      const entry = { partitionIndex: o.partition, committedOffset: o.offset, committedMetadata: null };
+      byTopic.set(o.topic, [...(byTopic.get(o.topic) ?? []), entry]);
     }
     const withMember = group.generationId >= 0 || group.memberId !== '' || group.groupInstanceId !== null;
     await this.call('TxnOffsetCommit', async () => {
@@ -373,7 +394,9 @@ export class TransactionalProducer {
       const { response } = await this.transport.request(coordinator, EndTxn, {
         transactionalId: this.options.transactionalId, producerId: this.producerId, producerEpoch: this.producerEpoch, committed: commit,
       });
-      if (response.errorCode !== ErrorCode.NONE) throw KafkaProtocolError.answered(`EndTxn ${commit ? 'commit' : 'abort'}`, response.errorCode);
+      if (response.errorCode !== ErrorCode.NONE) {
+        throw KafkaProtocolError.answered(`EndTxn ${commit ? 'commit' : 'abort'}`, response.errorCode);
+      }
     });
     this.inTxn.clear();
     this.offsetsAdded = false;

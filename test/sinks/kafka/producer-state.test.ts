@@ -51,7 +51,8 @@ test('the producer refuses to produce, send offsets or commit outside a transact
     transactionalId: 'tx-guard', transactionTimeoutMs: 1000, retryTimeoutMs: 100, requestTimeoutMs: 100, maxBatchBytes: 1000,
   });
   await expect(p.produce([{ topic: 't', partition: 0, records: [] }])).rejects.toMatchObject({ code: 'ILLEGAL_STATE' });
-  await expect(p.sendOffsets({ groupId: 'g', generationId: 1, memberId: 'm', groupInstanceId: null }, [{ topic: 't', partition: 0, offset: 1n }]))
+  const group = { groupId: 'g', generationId: 1, memberId: 'm', groupInstanceId: null };
+  await expect(p.sendOffsets(group, [{ topic: 't', partition: 0, offset: 1n }]))
     .rejects.toMatchObject({ code: 'ILLEGAL_STATE' });
   await expect(p.end(true)).rejects.toMatchObject({ code: 'ILLEGAL_STATE' });
   expect(() => p.begin()).toThrow(expect.objectContaining({ code: 'ILLEGAL_STATE' }));

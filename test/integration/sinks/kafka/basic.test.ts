@@ -36,3 +36,27 @@ test('each input record becomes its output exactly once, and the group offsets a
   // Every output record is transactional, and every transaction of the sink committed.
   expect(fx.cluster.events.entries({ type: 'txn.markers-written' }).every((e) => e.data.result === 'COMMIT')).toBe(true);
 });
+
+test('an output record the sink cannot produce fails the write by name (KAFKA_OUTPUT_INVALID) before any transaction begins', async () => {
+  fx.cluster.createTopic('inv-in', 1);
+  fx.cluster.createTopic('inv-out', 2);
+  const sink = new KafkaSink({ kafka: kafkaOf(fx.cluster), transactionalId: 'tx-inv', retryTimeoutMs: 1500 });
+  try {
+    await sink.open('inv', [{ topic: 'inv-in', partition: 0 }]);
+    const write = (outputs: unknown[]) => sink.write('inv', [{
+      topic: 'inv-in', partition: 0, expectedOffset: -1n, nextOffset: 1n, records: [], outputs: outputs as never,
+    }]).catch((e: unknown) => e);
+    expect(await write([{ topic: 'inv-out', value: 42 }]))
+      .toMatchObject({ code: 'KAFKA_OUTPUT_INVALID', message: expect.stringContaining('value') });
+    expect(await write([{ topic: 'no-such-topic', value: 'x' }]))
+      .toMatchObject({ code: 'KAFKA_OUTPUT_INVALID', message: expect.stringContaining('no-such-topic') });
+    expect(await write([{ topic: 'inv-out', value: 'x', partition: 7 }])).toMatchObject({ code: 'KAFKA_OUTPUT_INVALID' });
+    expect(await write([{ value: 'x' }])).toMatchObject({ code: 'KAFKA_OUTPUT_INVALID' });
+    expect(fx.cluster.inspect.transaction('tx-inv')?.state).toBe('Empty');
+    expect(sink.producerState).toBe('ready');
+    // The same sink writes a valid record afterwards.
+    expect(await write([{ topic: 'inv-out', value: 'ok', key: 'k' }])).toEqual({ status: 'committed' });
+  } finally {
+    await sink.close();
+  }
+});

@@ -49,7 +49,8 @@ for (const assignors of [['range'], ['cooperative-sticky']] as const) {
     await until(() => first.metrics().processed + second.metrics().processed >= 300, 'some of the second round');
     await first.stop();
     await until(() => second.assignment().length === 4, 'the second member to own every partition');
-    await until(() => [0, 1, 2, 3].every((p) => fx.cluster.inspect.committedOffset(group, input, p) === 150), 'every input committed', 60000);
+    const committed = () => [0, 1, 2, 3].every((p) => fx.cluster.inspect.committedOffset(group, input, p) === 150);
+    await until(committed, 'every input committed', 60000);
     const out = await outputOf(fx.cluster, output);
     expectExactlyOnce(out, [0, 1, 2, 3].flatMap((p) => range(0, 150).map((o) => `${p}:${o}`)));
     expect(first.failure).toBeNull();

@@ -184,10 +184,11 @@ test('open() reads with require_stable: it waits for a pending transactional off
   try {
     await other.init();
     other.begin();
-    await other.sendOffsets({ groupId: 'rs', generationId: -1, memberId: '', groupInstanceId: null }, [{ topic: 'rs-in', partition: 0, offset: 7n }]);
+    const simple: GroupMetadata = { groupId: 'rs', generationId: -1, memberId: '', groupInstanceId: null };
+    await other.sendOffsets(simple, [{ topic: 'rs-in', partition: 0, offset: 7n }]);
     const sink = sinkOf({ transactionalId: 'tx-rs' });
     let positions: Map<string, bigint> | undefined;
-    const opening = sink.open('rs', [{ topic: 'rs-in', partition: 0 }], contextOf({ groupId: 'rs', generationId: -1, memberId: '', groupInstanceId: null }))
+    const opening = sink.open('rs', [{ topic: 'rs-in', partition: 0 }], contextOf(simple))
       .then((p) => { positions = p; });
     await sleep(500);
     expect(positions).toBeUndefined(); // UNSTABLE_OFFSET_COMMIT, retried
@@ -202,7 +203,7 @@ test('open() reads with require_stable: it waits for a pending transactional off
   await until(() => true, 'nothing');
 });
 
-test("static membership: a restarted member's transactional id is its predecessor's, whose open transaction its InitProducerId aborts at once", async () => {
+test('static membership: a restarted member takes over its transactional id, and its InitProducerId aborts the open transaction', async () => {
   fx.cluster.createTopic('sm-in', 1);
   fx.cluster.createTopic('sm-out', 1);
   const meta: GroupMetadata = { groupId: 'sm', generationId: -1, memberId: '', groupInstanceId: 'sm-host-1' };

@@ -31,7 +31,8 @@ test('a frozen member whose offsets reach the coordinator after the rebalance is
     cluster.createTopic('kz-out', 1);
     await produce(kafkaOf(cluster), 'kz', 0, range(0, 500).map((i) => `r${i}`));
 
-    zombie = fork(ZOMBIE_WORKER, [cluster.bootstrap.join(','), 'kzg', 'kz', 'kafka', 'kz-out'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const args = [cluster.bootstrap.join(','), 'kzg', 'kz', 'kafka', 'kz-out'];
+    zombie = fork(ZOMBIE_WORKER, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const transitions: { to: string; reason: string }[] = [];
     zombie.on('message', (m: { type: string; to: string; reason: string }) => { if (m.type === 'txn') transitions.push(m); });
     const holding = await waitFor<{ records: number }>(zombie, 'holding');
