@@ -25,7 +25,7 @@
 import { hostname } from 'node:os';
 import { Kafka, logLevel } from 'kafkajs';
 import { KafkaEosError } from '../../errors';
-import { isRetriable, kafkaErrorOf, needsRejoin } from '../../protocol/kafka-errors';
+import { isRetriable, kafkaErrorOf, needsRejoin, type KafkaErrorName } from '../../protocol/kafka-errors';
 import { partitionKey, type DurablePosition, type OutputRecord, type SinkBatch, type TopicPartition } from '../../records';
 import type { ExactlyOnceSink, GroupMetadata, SinkContext, WriteResult } from '../../sink-contract';
 import { GroupOffsets } from '../../consumer/commit/offsets';
@@ -78,6 +78,12 @@ export interface KafkaSinkOptions {
   /** Most bytes of keys, values and headers in one record batch of one partition (default 900000, under max.message.bytes). */
   maxBatchBytes?: number;
 }
+
+/**
+ * The group coordinator's answers to a TxnOffsetCommit of a member that is no longer one (KIP-447; FENCED_MEMBER_EPOCH:
+ * a KIP-848 member fenced by the coordinator).
+ */
+const ZOMBIE_ERRORS: readonly KafkaErrorName[] = ['ILLEGAL_GENERATION', 'UNKNOWN_MEMBER_ID', 'FENCED_INSTANCE_ID', 'FENCED_MEMBER_EPOCH'];
 
 /** Counts KafkaSinks per group in this process, for derived transactional ids. */
 const sinksPerGroup = new Map<string, number>();
@@ -328,7 +334,7 @@ export class KafkaSink implements ExactlyOnceSink {
     await producer.abortQuietly((e as Error).message ?? String(e));
     if (e instanceof KafkaOutputInvalidError || e instanceof KafkaEosError && e.code === 'KAFKA_TXN_ABORTED') return e;
     const k = kafkaErrorOf(e);
-    if (k && (k.name === 'ILLEGAL_GENERATION' || k.name === 'UNKNOWN_MEMBER_ID' || k.name === 'FENCED_INSTANCE_ID')) {
+    if (k && ZOMBIE_ERRORS.includes(k.name)) {
       const now = context?.groupMetadata();
       // The generation moved on while the offsets were on their way (a rebalance, not a zombie): write again.
       if (now && (now.generationId !== sent.generationId || now.memberId !== sent.memberId) && k.name !== 'FENCED_INSTANCE_ID') {
@@ -339,7 +345,8 @@ export class KafkaSink implements ExactlyOnceSink {
       if (needsRejoin(e)) context?.generationLost(error);
       return error;
     }
-    if (k?.name === 'REBALANCE_IN_PROGRESS') {
+    // A rebalance under way (classic), or a KIP-848 member whose epoch moved on during the write: not a zombie.
+    if (k?.name === 'REBALANCE_IN_PROGRESS' || k?.name === 'STALE_MEMBER_EPOCH') {
       return new KafkaEosError('KAFKA_TXN_ABORTED', `KafkaSink: ${k.name}; the transaction was aborted`, { cause: e });
     }
     if (k?.retriable || isRetriable(e instanceof KafkaCallError ? e.cause : e)) {

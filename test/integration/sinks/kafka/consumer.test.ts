@@ -107,3 +107,24 @@ test('dead letters go into the same transaction as the outputs (poisonPolicy dea
   // Transactional: written by the sink's producer (a producer id, the transactional attribute), not a producer of its own.
   expect(fx.cluster.inspect.batches('dl-in.dlq', 0).filter((b) => !b.isControl).every((b) => b.isTransactional)).toBe(true);
 });
+
+test('a KIP-848 consumer-group member commits with its member epoch (TxnOffsetCommit v3+), across a second member joining', async () => {
+  fx.cluster.createTopic('kc-in', 2);
+  fx.cluster.createTopic('kc-out', 1);
+  const kafka = kafkaOf(fx.cluster);
+  for (let p = 0; p < 2; p++) await produce(kafka, 'kc-in', p, range(0, 60).map(String));
+  const options = {
+    groupId: 'kc', topics: ['kc-in'], delivery: 'exactly-once' as const, groupProtocol: 'consumer' as const,
+    recordHandler: transform('kc-out'), maxBatchRecords: 10,
+  };
+  const first = consumerOn(fx.cluster, { ...options, sink: sink() }, consumers);
+  await first.start();
+  await until(() => first.metrics().processed >= 20, 'the first member under way');
+  const second = consumerOn(fx.cluster, { ...options, sink: sink() }, consumers);
+  await second.start();
+  for (let p = 0; p < 2; p++) await produce(kafka, 'kc-in', p, range(60, 80).map(String));
+  await until(() => [0, 1].every((p) => fx.cluster.inspect.committedOffset('kc', 'kc-in', p) === 80), 'every input committed', 60000);
+  expect(fx.cluster.inspect.group('kc')?.groupType).toBe('consumer');
+  expectExactlyOnce(await outputOf(fx.cluster, 'kc-out'), [0, 1].flatMap((p) => range(0, 80).map((o) => `${p}:${o}`)));
+  expect([first.failure, second.failure]).toEqual([null, null]);
+});
