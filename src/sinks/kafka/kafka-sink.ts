@@ -286,10 +286,14 @@ export class KafkaSink implements ExactlyOnceSink {
     try {
       const partitioned = await producer.partition(outputs);
       producer.begin();
-      await producer.produce(partitioned);
-      if (txn.abortReason) throw new KafkaEosError('KAFKA_TXN_ABORTED', `KafkaSink: ${txn.abortReason}; the transaction was aborted`);
       const offsets = batches.map((b) => ({ topic: b.topic, partition: b.partition, offset: b.nextOffset }));
-      await producer.sendOffsets({ ...group, groupId }, offsets);
+      // The outputs and the offsets go at once (as Java's producer pipelines them); EndTxn waits for both to settle,
+      // and nothing ends the transaction while a request of it is still in flight.
+      const [produced, sent] = await Promise.allSettled([
+        producer.produce(partitioned), producer.sendOffsets({ ...group, groupId }, offsets),
+      ]);
+      if (sent.status === 'rejected') throw sent.reason;
+      if (produced.status === 'rejected') throw produced.reason;
       if (txn.abortReason) throw new KafkaEosError('KAFKA_TXN_ABORTED', `KafkaSink: ${txn.abortReason}; the transaction was aborted`);
       await producer.end(true);
     } catch (e) {
