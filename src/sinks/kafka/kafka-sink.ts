@@ -272,6 +272,8 @@ export class KafkaSink implements ExactlyOnceSink {
       if (known !== undefined && known !== b.expectedOffset) fenced.push({ topic: b.topic, partition: b.partition, storedOffset: known });
     }
     if (fenced.length > 0) return { status: 'fenced', fenced };
+    const producer = await this.ready(groupId, context);
+    // The metadata of the moment the transaction begins (InitProducerId may have taken a while).
     const group: GroupMetadata | null = context
       ? context.groupMetadata()
       : { groupId, generationId: -1, memberId: '', groupInstanceId: null };
@@ -279,7 +281,6 @@ export class KafkaSink implements ExactlyOnceSink {
       throw new KafkaEosError('KAFKA_TXN_ABORTED',
         'KafkaSink: the member has no generation now (a rebalance is under way); written again later');
     }
-    const producer = await this.ready(groupId, context);
     const outputs: OutputRecord[] = batches.flatMap((b) => b.outputs ?? []);
     const txn: OpenTxn = { partitions: new Set(batches.map(partitionKey)), abortReason: null };
     this.open_ = txn;
