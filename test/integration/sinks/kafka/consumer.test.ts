@@ -128,3 +128,23 @@ test('a KIP-848 consumer-group member commits with its member epoch (TxnOffsetCo
   expectExactlyOnce(await outputOf(fx.cluster, 'kc-out'), [0, 1].flatMap((p) => range(0, 80).map((o) => `${p}:${o}`)));
   expect([first.failure, second.failure]).toEqual([null, null]);
 });
+
+test('groupCommit: concurrent writes of several partitions share one transaction, each input exactly once', async () => {
+  fx.cluster.createTopic('gc-in', 4);
+  fx.cluster.createTopic('gc-out', 1);
+  const kafka = kafkaOf(fx.cluster);
+  for (let p = 0; p < 4; p++) await produce(kafka, 'gc-in', p, range(0, 50).map(String));
+  const s = sink({ transactionalId: 'tx-gc' });
+  const c = consumerOn(fx.cluster, {
+    groupId: 'gc', topics: ['gc-in'], delivery: 'exactly-once', sink: s, recordHandler: transform('gc-out'),
+    groupCommit: { lingerMs: 5 }, partitionsConsumedConcurrently: 4, maxBatchRecords: 10,
+  }, consumers);
+  await c.start();
+  await until(() => [0, 1, 2, 3].every((p) => fx.cluster.inspect.committedOffset('gc', 'gc-in', p) === 50), 'every input committed');
+  expectExactlyOnce(await outputOf(fx.cluster, 'gc-out'), [0, 1, 2, 3].flatMap((p) => range(0, 50).map((o) => `${p}:${o}`)));
+  // Fewer transactions than batches: some commits carried the offsets of several input partitions.
+  const commits = fx.cluster.events.entries({ type: 'offsets.committed', groupId: 'gc' });
+  expect(commits.some((e) => (e.data.partitions as unknown[]).length > 1)).toBe(true);
+  expect(fx.cluster.events.entries({ type: 'txn.markers-written' }).filter((e) => e.data.transactionalId === 'tx-gc')
+    .every((e) => e.data.result === 'COMMIT')).toBe(true);
+});
