@@ -157,6 +157,8 @@ export class GroupConsumer extends EventEmitter {
       poisonPolicy: options.poisonPolicy,
       deadLetterTopic: options.deadLetterTopic,
       producer: () => this.deadLetterProducer(),
+      // KafkaSink: a dead letter is a record of the sink's transaction, committed with the input's offsets.
+      deadLetterInTransaction: options.delivery === 'exactly-once' && options.sink?.transactionalOutput === true,
       onDeadLetter: ({ tombstone, ...info }) => {
         this.metricsState.policed('deadLettered', 1, tombstone ? 1 : 0);
         this.emit('dead-letter', info);

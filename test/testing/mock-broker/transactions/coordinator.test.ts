@@ -131,6 +131,15 @@ describe('transaction coordinator', () => {
     expect(tc.endTxn('tx', p.producerId, 0, true)).toBe(ErrorCode.PRODUCER_FENCED);
   });
 
+  test('a producer fenced by its transaction timeout: its own InitProducerId is PRODUCER_FENCED, a new instance is not', async () => {
+    const p = init('tx', null, 100);
+    tc.addPartitions('tx', p.producerId, 0, [{ topic: 't', partition: 0 }]);
+    await until(() => tc.transaction('tx')!.state === 'CompleteAbort', 'the timeout to abort the transaction', 10_000);
+    // TransactionMetadata.prepareFenceProducerEpoch sets lastProducerEpoch to -1: the old epoch is neither current nor last.
+    expect(init('tx', { producerId: p.producerId, producerEpoch: 0 }, 100).errorCode).toBe(ErrorCode.PRODUCER_FENCED);
+    expect(init('tx', null, 100)).toMatchObject({ errorCode: ErrorCode.NONE, producerId: p.producerId, producerEpoch: 2 });
+  });
+
   test('group offsets in a transaction become visible only on commit', () => {
     const { producerId } = init('tx');
     expect(tc.addOffsets('tx', producerId, 0, 'g')).toBe(0);
