@@ -57,6 +57,16 @@ function sinkType(v: string): 'sql' | 'hdfs' {
   return v;
 }
 
+/** `host:port[,host:port...]` as a list; InvalidArgumentError for an entry without a port. */
+function brokerList(v: string): string[] {
+  const list = v.split(',').map((b) => b.trim()).filter(Boolean);
+  const bad = list.find((b) => !/^[^\s:]+:\d{1,5}$/.test(b) && !/^\[[0-9a-fA-F:.]+\]:\d{1,5}$/.test(b));
+  if (list.length === 0 || bad !== undefined) {
+    throw new InvalidArgumentError(`--brokers must be host:port[,host:port...]${bad ? ` (not ${bad})` : ''}`);
+  }
+  return list;
+}
+
 const program = new Command();
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { version } = require('../../package.json') as { version: string };
@@ -87,13 +97,15 @@ program.command('demo')
   .option('--compression <codec>', 'the producer compresses the flights with none, gzip, snappy, lz4 or zstd', compressionCodec, 'none')
   .option('--group-protocol <protocol>', 'the consumers\' group protocol: classic (eager, range), cooperative (KIP-429, '
     + 'cooperative-sticky) or consumer (KIP-848)', groupProtocol, 'classic')
+  .option('--brokers <list>', 'run against this cluster (host:port,... : a kafka-eos broker process, or Kafka) instead of the embedded '
+    + 'one; the demo\'s topics must not exist there', brokerList)
   .option('--connect', 'the Kafka Connect way: write a Connect worker and a JDBC sink connector .properties, print them, and run '
     + 'each consumer process as kafka-eos run <worker> <connector> (SQL sink, classic protocol)')
   .action(async (o) => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { runDemo } = require('./demo/demo') as typeof import('./demo/demo');
     process.exitCode = await runDemo({
-      connect: o.connect === true,
+      connect: o.connect === true, brokers: o.brokers,
       sink: o.sink, hdfs: o.hdfs, timeline: o.timeline, compression: o.compression, groupProtocol: o.groupProtocol,
       rows: o.rows, db: o.db, table: o.table, consumers: o.consumers, partitions: o.partitions, kills: o.kills, seed: o.seed,
       sessionTimeoutMs: o.sessionTimeout, timeoutMs: o.timeout, quiet: o.quiet,

@@ -1,7 +1,7 @@
 /**
  * `kafka-eos demo`: the main job end to end on real data.
  *
- * 1. Starts the embedded 3-broker cluster and creates topic `flights` (6 partitions).
+ * 1. Starts the embedded 3-broker cluster (or connects to --brokers: cluster.ts) and creates topic `flights` (6 partitions).
  * 2. Starts a group of consumer processes (default 3), each sinking exactly once into SQL.
  * 3. Produces the flight records from a producer process of its own (producer.ts), keyed by
  *    distance so that order within a key is kept; while kill points are pending, production stays
@@ -17,9 +17,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { SingleBar } from 'cli-progress';
-import { Kafka, logLevel } from 'kafkajs';
 import knexFactory from 'knex';
-import { MockCluster } from '../../testing/mock-broker';
+import type { MockCluster } from '../../testing/mock-broker';
 import { mulberry32 } from '../../util/prng';
 import { SqlSink } from '../../sinks/sql';
 import { SqlOffsetStore } from '../../sinks/sql/offset-store';
@@ -35,6 +34,8 @@ import { startHdfsDemo, type HdfsDemo } from './hdfs';
 import {
   checkConnectOptions, CONNECT_COORDINATES, formatConnectFiles, spawnConnectWorker, sunkRows, writeConnectFiles, type DemoConnectFiles,
 } from './connect';
+import { startDemoCluster, type DemoCluster } from './cluster';
+import { KafkaEosError } from '../../errors';
 import { timelineFromMockEvents, type TimelineEvent } from '../../timeline/model';
 import { renderTimelineHtml } from '../../timeline/render';
 
@@ -74,6 +75,13 @@ export interface DemoOptions {
    * classic protocol only (ConfigError CONFIG_INVALID otherwise).
    */
   connect?: boolean;
+  /**
+   * Run against this external cluster (bootstrap `host:port` list: a `kafka-eos broker` process, or Apache Kafka) instead of
+   * the embedded one. The demo's topics must not exist there (DemoTopicError DEMO_TOPIC_REFUSED). The group settings are
+   * the cluster's own (group.min.session.timeout.ms must admit `sessionTimeoutMs`); the checks that read the embedded
+   * mock's state (stored codec, generations, --timeline) are not made.
+   */
+  brokers?: string[];
 }
 
 const TOPIC = 'flights';
@@ -101,6 +109,10 @@ export async function runDemo(o: DemoOptions): Promise<number> {
   const log = (s: string) => { if (!o.quiet) process.stdout.write(`${s}\n`); };
   const TABLE = validateDemoTable(o.table ?? 'flights', OFFSETS_TABLE);
   checkConnectOptions(o);
+  if (o.brokers && o.timeline) {
+    throw new KafkaEosError('CONFIG_INVALID', '--timeline needs the embedded cluster (it reads the mock\'s event log): '
+      + 'drop --brokers or --timeline');
+  }
   const started = Date.now();
   // Node's start-up and loading the CLI's modules happened before runDemo (npx's own start-up before that, in another process).
   const startupSeconds = process.uptime(); // s since this Node process started
@@ -116,8 +128,8 @@ export async function runDemo(o: DemoOptions): Promise<number> {
   const hdfs: HdfsDemo | null = o.sink === 'hdfs' ? await startHdfsDemo(o.hdfs, groupId) : null;
   const target = hdfs ? hdfs.description : databaseName(db);
   const codec = o.compression ?? 'none';
-  log(`kafka-eos demo: ${N} flight records${codec === 'none' ? '' : ` (${codec} batches)`} → ${o.partitions} partitions → `
-    + `${o.consumers} consumer processes → ${target}`);
+  log(`kafka-eos demo: ${N} flight records${codec === 'none' ? '' : ` (${codec} batches)`} → ${o.partitions} partitions`
+    + `${o.brokers ? ` on ${o.brokers.join(',')}` : ''} → ${o.consumers} consumer processes → ${target}`);
   log(`seed ${o.seed}; SIGKILL at rows sunk ≥ ${killAt.join(', ') || '(none)'}; group protocol ${o.groupProtocol ?? 'classic'}`);
 
   const knex = knexFactory(knexConfig(db));
@@ -140,19 +152,20 @@ export async function runDemo(o: DemoOptions): Promise<number> {
   }
   const protocol = o.groupProtocol ?? 'classic';
   const heartbeatIntervalMs = Math.max(100, Math.floor(o.sessionTimeoutMs / 6));
-  // KIP-848: the broker sets the session timeout and heartbeat interval (group.consumer.*).
-  const cluster = await MockCluster.start({ brokers: 3, group: {
-    initialRebalanceDelayMs: 500, minSessionTimeoutMs: 1000, consumerSessionTimeoutMs: o.sessionTimeoutMs,
-    consumerHeartbeatIntervalMs: heartbeatIntervalMs,
-  } });
-  const kafka = new Kafka({ clientId: 'kafka-eos-demo', brokers: cluster.bootstrap, logLevel: logLevel.NOTHING });
-  const admin = kafka.admin();
+  let cluster: DemoCluster;
+  try {
+    cluster = await startDemoCluster(o.brokers, { sessionTimeoutMs: o.sessionTimeoutMs, heartbeatIntervalMs });
+  } catch (e) {
+    await Promise.allSettled([knex.destroy(), hdfs?.stop()]);
+    if (!keepDb) for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });
+    throw e;
+  }
+  const embedded = cluster.embedded;
   const workers: Worker[] = [];
   const killMarks: (TimelineEvent & { clientId?: string })[] = [];
   let bar: SingleBar | null = null;
   try {
-    await admin.connect();
-    await admin.createTopics({ topics: [{ topic: TOPIC, numPartitions: o.partitions, replicationFactor: 3 }], waitForLeaders: true });
+    await cluster.createTopics([{ topic: TOPIC, partitions: o.partitions }]);
 
     let sunk = 0;
     let fenced = 0;
@@ -274,7 +287,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
         }
       }
       if (produced) {
-        const hw = new Map(cluster.partitions(TOPIC).map((p) => [p.partition, p.highWatermark]));
+        const hw = await cluster.highWatermarks(TOPIC);
         const rows = hdfs
           ? [...(await hdfs.positions([...hw.keys()]))].map(([partition, next]) => ({ partition, next_offset: next }))
           : await knex(OFFSETS_TABLE).where({ group_id: groupId, topic: TOPIC }).select('partition', 'next_offset');
@@ -302,17 +315,19 @@ export async function runDemo(o: DemoOptions): Promise<number> {
 
     await stopWorkers(workers);
     phases.start('verify');
-    const hw = new Map(cluster.partitions(TOPIC).map((p) => [p.partition, p.highWatermark]));
+    const hw = await cluster.highWatermarks(TOPIC);
     const verified = hdfs ? await hdfs.verify(TOPIC, flights, hw) : null;
     const checks = verified ? verified.checks
       : await verify(knex, TABLE, OFFSETS_TABLE, groupId, TOPIC, flights, hw, connectFiles ? CONNECT_COORDINATES : undefined);
-    checks.unshift(codecCheck(cluster, TOPIC, o.partitions, codec));
+    if (embedded) checks.unshift(codecCheck(embedded, TOPIC, o.partitions, codec));
     phases.end('verify');
     // Kills are the experiment, not the data: kill points the run finished before are reported, not failed.
     const missedKills = killAt.length - kills;
     const written = verified ? verified.rows : (await knex(TABLE).count({ n: '*' }))[0]!.n;
     // A KIP-848 group has epochs where a classic group has generations.
-    const generations = cluster.events.entries({ type: protocol === 'consumer' ? 'group.epoch' : 'group.generation', groupId }).length;
+    const generations = embedded
+      ? embedded.events.entries({ type: protocol === 'consumer' ? 'group.epoch' : 'group.generation', groupId }).length
+      : 'not known (external cluster)';
     log('');
     log(formatChecks(checks));
     log('');
@@ -320,6 +335,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     const rounds = protocol === 'consumer' ? 'epochs' : 'generations';
     log(`consumer processes: ${workers.length} started, ${kills} killed with SIGKILL; group ${rounds}: ${generations};`
       + ` fenced writes refused: ${connectFiles ? 'not reported by kafka-eos run' : fenced}`);
+    if (!embedded && codec !== 'none') log(`note: the codec of the stored batches is not checked on an external cluster`);
     if (missedKills > 0) {
       log(`note: ${missedKills} of ${killAt.length} planned kills did not happen: the run finished (or no member owned partitions) `
         + `before kill point${missedKills > 1 ? 's' : ''} ${killAt.slice(kills).join(', ')}; this is not a data failure`);
@@ -341,14 +357,14 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     const shutdownFrom = Date.now();
     bar?.stop();
     await stopWorkers(workers);
-    if (o.timeline) {
+    if (o.timeline && embedded) {
       const t = timelineFromMockEvents(
-        cluster.events.entries({ groupId }), groupId, { title: `kafka-eos demo: group ${groupId}, topic ${TOPIC}`, extra: killMarks },
+        embedded.events.entries({ groupId }), groupId, { title: `kafka-eos demo: group ${groupId}, topic ${TOPIC}`, extra: killMarks },
       );
       writeFileSync(o.timeline, renderTimelineHtml(t));
       if (!o.quiet) process.stdout.write(`rebalance timeline written to ${o.timeline}\n`);
     }
-    await Promise.allSettled([admin.disconnect(), knex.destroy(), hdfs?.stop()]);
+    await Promise.allSettled([knex.destroy(), hdfs?.stop()]);
     await cluster.stop();
     if (!keepDb) for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });
     if (!o.quiet) {
