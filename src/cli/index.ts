@@ -52,8 +52,8 @@ function groupProtocol(v: string): 'classic' | 'cooperative' | 'consumer' {
   return v;
 }
 
-function sinkType(v: string): 'sql' | 'hdfs' {
-  if (v !== 'sql' && v !== 'hdfs') throw new InvalidArgumentError('--sink must be sql or hdfs');
+function sinkType(v: string): 'sql' | 'hdfs' | 'kafka' {
+  if (v !== 'sql' && v !== 'hdfs' && v !== 'kafka') throw new InvalidArgumentError('--sink must be sql, hdfs or kafka');
   return v;
 }
 
@@ -91,7 +91,8 @@ program.command('demo')
   .option('--session-timeout <ms>', 'consumer session timeout', nonNegativeInt('--session-timeout', 1000, 300000), 6000)
   .option('--timeout <ms>', 'give up after this long', nonNegativeInt('--timeout', 10000, 86400000), 600000)
   .option('--quiet', 'print nothing but errors')
-  .option('--sink <type>', 'sink: sql (SQLite or --db) or hdfs (the embedded WebHDFS server, or --hdfs)', sinkType, 'sql')
+  .option('--sink <type>', 'sink: sql (SQLite or --db), hdfs (the embedded WebHDFS server, or --hdfs) or kafka (KafkaSink into the '
+    + 'topic flights-out, verified read_committed)', sinkType, 'sql')
   .option('--hdfs <url>', 'with --sink hdfs: a NameNode URL (http://namenode:9870) instead of the embedded WebHDFS server')
   .option('--timeline <file.html>', "write the group's rebalance timeline (HTML + SVG) here at the end")
   .option('--compression <codec>', 'the producer compresses the flights with none, gzip, snappy, lz4 or zstd', compressionCodec, 'none')

@@ -35,6 +35,7 @@ import {
   checkConnectOptions, CONNECT_COORDINATES, formatConnectFiles, spawnConnectWorker, sunkRows, writeConnectFiles, type DemoConnectFiles,
 } from './connect';
 import { startDemoCluster, type DemoCluster } from './cluster';
+import { OUTPUT_TOPIC, verifyKafkaOutput, type KafkaOutputSummary } from './kafka';
 import { KafkaEosError } from '../../errors';
 import { timelineFromMockEvents, type TimelineEvent } from '../../timeline/model';
 import { renderTimelineHtml } from '../../timeline/render';
@@ -56,8 +57,11 @@ export interface DemoOptions {
   /** Give up after this long, ms. */
   timeoutMs: number;
   quiet?: boolean;
-  /** Where the consumers sink: 'sql' (default) or 'hdfs' (the embedded WebHDFS server, or `hdfs`). */
-  sink?: 'sql' | 'hdfs';
+  /**
+   * Where the consumers sink: 'sql' (default), 'hdfs' (the embedded WebHDFS server, or `hdfs`) or 'kafka' (KafkaSink: the
+   * topic `flights-out`, one transaction per write with the consumed offsets, verified read_committed: kafka.ts).
+   */
+  sink?: 'sql' | 'hdfs' | 'kafka';
   /** NameNode URL for `sink: 'hdfs'` (default: the embedded WebHDFS server). */
   hdfs?: string;
   /** Write the group's rebalance timeline (HTML + SVG, from the mock's event log and the kills) here at the end. */
@@ -126,14 +130,16 @@ export async function runDemo(o: DemoOptions): Promise<number> {
   const random = mulberry32(o.seed);
   const killAt = Array.from({ length: o.kills }, () => 0.15 + random() * 0.7).sort((a, b) => a - b).map((f) => Math.floor(f * N));
   const hdfs: HdfsDemo | null = o.sink === 'hdfs' ? await startHdfsDemo(o.hdfs, groupId) : null;
-  const target = hdfs ? hdfs.description : databaseName(db);
+  const toKafka = o.sink === 'kafka';
+  const target = hdfs ? hdfs.description
+    : toKafka ? `Kafka topic ${OUTPUT_TOPIC} (KafkaSink: one transaction per write with the consumed offsets)` : databaseName(db);
   const codec = o.compression ?? 'none';
   log(`kafka-eos demo: ${N} flight records${codec === 'none' ? '' : ` (${codec} batches)`} → ${o.partitions} partitions`
     + `${o.brokers ? ` on ${o.brokers.join(',')}` : ''} → ${o.consumers} consumer processes → ${target}`);
   log(`seed ${o.seed}; SIGKILL at rows sunk ≥ ${killAt.join(', ') || '(none)'}; group protocol ${o.groupProtocol ?? 'classic'}`);
 
   const knex = knexFactory(knexConfig(db));
-  if (!hdfs) {
+  if (!hdfs && !toKafka) {
     try {
       // Before anything else: the demo only drops a table it created itself.
       await dropOwnDemoTable(knex, TABLE);
@@ -165,7 +171,12 @@ export async function runDemo(o: DemoOptions): Promise<number> {
   const killMarks: (TimelineEvent & { clientId?: string })[] = [];
   let bar: SingleBar | null = null;
   try {
-    await cluster.createTopics([{ topic: TOPIC, partitions: o.partitions }]);
+    // --sink kafka: as many output partitions as input ones (each output record goes to its source record's partition number).
+    const output = toKafka ? [{ topic: OUTPUT_TOPIC, partitions: o.partitions }] : [];
+    await cluster.createTopics([{ topic: TOPIC, partitions: o.partitions }, ...output]);
+    if (toKafka) {
+      log(`output topic: ${OUTPUT_TOPIC} (keys "<source partition>:<source offset>"; read it with isolation.level=read_committed)`);
+    }
 
     let sunk = 0;
     let fenced = 0;
@@ -173,6 +184,9 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     const errors: string[] = [];
     const workerConfig: WorkerConfig = {
       bootstrap: cluster.bootstrap, groupId, topic: TOPIC, db, table: TABLE, hdfs: hdfs?.sinkConfig,
+      // A SIGKILLed member's open transaction holds its partitions' committed offsets (require_stable) and the output's LSO
+      // until the coordinator aborts it: bounded here like the session timeout.
+      kafka: toKafka ? { outputTopic: OUTPUT_TOPIC, transactionTimeoutMs: o.sessionTimeoutMs } : undefined,
       sessionTimeoutMs: o.sessionTimeoutMs, heartbeatIntervalMs, groupProtocol: protocol,
     };
     let connectFiles: DemoConnectFiles | null = null;
@@ -290,6 +304,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
         const hw = await cluster.highWatermarks(TOPIC);
         const rows = hdfs
           ? [...(await hdfs.positions([...hw.keys()]))].map(([partition, next]) => ({ partition, next_offset: next }))
+          : toKafka ? [...(await groupOffsets(cluster, groupId))].map(([partition, next]) => ({ partition, next_offset: next }))
           : await knex(OFFSETS_TABLE).where({ group_id: groupId, topic: TOPIC }).select('partition', 'next_offset');
         const done = rows.length === hw.size && rows.every((r) => Number(r.next_offset) === hw.get(Number(r.partition)));
         if (done) break;
@@ -317,19 +332,29 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     phases.start('verify');
     const hw = await cluster.highWatermarks(TOPIC);
     const verified = hdfs ? await hdfs.verify(TOPIC, flights, hw) : null;
-    const checks = verified ? verified.checks
+    // --sink kafka: a SIGKILLed member's transaction holds the output's LSO until its timeout (the session timeout here).
+    const kafkaVerified = toKafka
+      ? await verifyKafkaOutput(cluster.bootstrap, TOPIC, flights, await groupOffsets(cluster, groupId), 2 * o.sessionTimeoutMs + 30000)
+      : null;
+    const kafkaSummary: KafkaOutputSummary | null = kafkaVerified?.summary ?? null;
+    const checks = verified ? verified.checks : kafkaVerified ? kafkaVerified.checks
       : await verify(knex, TABLE, OFFSETS_TABLE, groupId, TOPIC, flights, hw, connectFiles ? CONNECT_COORDINATES : undefined);
     if (embedded) checks.unshift(codecCheck(embedded, TOPIC, o.partitions, codec));
     phases.end('verify');
     // Kills are the experiment, not the data: kill points the run finished before are reported, not failed.
     const missedKills = killAt.length - kills;
-    const written = verified ? verified.rows : (await knex(TABLE).count({ n: '*' }))[0]!.n;
+    const written = verified ? verified.rows : kafkaSummary ? kafkaSummary.committed : (await knex(TABLE).count({ n: '*' }))[0]!.n;
     // A KIP-848 group has epochs where a classic group has generations.
     const generations = embedded
       ? embedded.events.entries({ type: protocol === 'consumer' ? 'group.epoch' : 'group.generation', groupId }).length
       : 'not known (external cluster)';
     log('');
     log(formatChecks(checks));
+    if (kafkaSummary) {
+      log(`\noutput topic ${OUTPUT_TOPIC}: ${kafkaSummary.committed} records read with isolation.level=read_committed; `
+        + `${kafkaSummary.aborted} records of aborted transactions in its log, skipped by read_committed; `
+        + `waited ${kafkaSummary.lsoWaitSeconds.toFixed(1)} s for its LSO to reach the high watermark`);
+    }
     log('');
     const wall = (Date.now() - started) / 1000;
     const rounds = protocol === 'consumer' ? 'epochs' : 'generations';
@@ -373,6 +398,12 @@ export async function runDemo(o: DemoOptions): Promise<number> {
       );
     }
   }
+}
+
+/** The group's committed offsets of the source topic (OffsetFetch), partition → next offset (-1: none). */
+async function groupOffsets(cluster: DemoCluster, groupId: string): Promise<Map<number, number>> {
+  const [topic] = await cluster.admin.fetchOffsets({ groupId, topics: [TOPIC] });
+  return new Map((topic?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]));
 }
 
 /**
