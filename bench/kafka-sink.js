@@ -89,6 +89,26 @@ async function atLeastOnce(kafka, admin, writes) {
   return s;
 }
 
+/**
+ * KafkaSink.write of the same writes (the outputs built in the clock, as a record handler returns them), one
+ * transaction each, with generation -1 (no group member: as the baseline's TxnOffsetCommit, which carries none).
+ * open() (InitProducerId, OffsetFetch) before the clock.
+ */
+async function kafkaSink(KafkaSink, kafka, admin, writes) {
+  const run = await fresh(admin);
+  const sink = new KafkaSink({ kafka, transactionalId: run.transactionalId });
+  const tps = [...Array(PARTITIONS).keys()].map((partition) => ({ topic: INPUT, partition }));
+  await sink.open(run.group, tps);
+  const t0 = clock();
+  for (const w of writes) {
+    const res = await sink.write(run.group, [{ ...w, outputs: outputs(w).map((o) => ({ topic: run.topic, key: o.key, value: o.value })) }]);
+    if (res.status !== 'committed') throw new Error(`KafkaSink answered ${JSON.stringify(res)}`);
+  }
+  const s = elapsed(t0);
+  await sink.close();
+  return s;
+}
+
 /** KafkaSink of this build, or null when the build has none (src/sinks/kafka not merged yet). */
 function kafkaSinkModule() {
   try {
@@ -112,10 +132,20 @@ async function runKafkaSink({ rows = 40000, batch = 2000, rounds = 5, log = () =
     const variants = {
       kafkajsTxn: () => kafkajsTxn(kafka, admin, writes),
       atLeastOnce: () => atLeastOnce(kafka, admin, writes),
+      ...(sinkModule ? { kafkaSink: () => kafkaSink(sinkModule.KafkaSink, kafka, admin, writes) } : {}),
     };
     const times = await interleave(variants, rounds, log, variants);
     const cpu = (name, ours, base, a, b) => ({ ...figure(name, 'rows/s', rows, ours, base, a, b), rateUnit: false });
+    const sinkFigures = !sinkModule ? [] : [
+      figure('Kafka sink (exactly-once, one transaction per write) vs a hand-written KafkaJS transactional loop', 'rows/s', rows,
+        'KafkaSink', 'KafkaJS txn + sendOffsets', times.kafkaSink, times.kafkajsTxn, 1.0),
+      cpu('  the same, CPU seconds of this process', 'KafkaSink', 'KafkaJS txn + sendOffsets', times.cpu.kafkaSink, times.cpu.kafkajsTxn),
+      figure('Kafka sink (exactly-once) vs at-least-once produce of the same records', 'rows/s', rows,
+        'KafkaSink', 'KafkaJS idempotent send', times.kafkaSink, times.atLeastOnce),
+      cpu('  the same, CPU seconds of this process', 'KafkaSink', 'KafkaJS idempotent send', times.cpu.kafkaSink, times.cpu.atLeastOnce),
+    ];
     return [
+      ...sinkFigures,
       figure('KafkaJS transactional loop (exactly-once produce) vs at-least-once produce of the same records', 'rows/s', rows,
         'KafkaJS txn + sendOffsets', 'KafkaJS idempotent send', times.kafkajsTxn, times.atLeastOnce),
       cpu('  the same, CPU seconds of this process', 'KafkaJS txn + sendOffsets', 'KafkaJS idempotent send',
