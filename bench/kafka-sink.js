@@ -9,10 +9,12 @@
  *
  * Workload: `rows` flight records (JSON values, ~100 bytes) as the consumer hands them to a sink: writes of `batch`
  * records of one input partition (6 partitions in turn), contiguous offsets. Each write becomes one output record
- * per input record on topic `flights-out` (6 partitions), keyed "<source partition>:<source offset>" (the demo's
+ * per input record on an output topic of 6 partitions, keyed "<source partition>:<source offset>" (the demo's
  * key), the value passed through; the transform runs inside every variant's clock. Each variant produces to a fresh
- * output topic and commits to a fresh group (for the input topic `flights`, which exists), both made before its clock; its producer is connected (and, when
- * transactional, InitProducerId done) before the clock; the clock stops after the last commit (or acknowledgement).
+ * output topic (`flights-out-<pid>-<n>`) and commits to a fresh group (offsets of the input topic `flights`, which
+ * exists), both made before its clock; its producer is connected (and, when transactional, InitProducerId done) before
+ * the clock; the clock stops after the last commit (or acknowledgement). Output partitions: the default partitioner
+ * (murmur2 of the key) for every variant.
  *
  * Variants:
  * - `kafkajsTxn` (the baseline): one KafkaJS 2.2.4 transactional producer (idempotent, maxInFlightRequests 1), per
