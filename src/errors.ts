@@ -98,6 +98,18 @@ export const ERROR_CODES = {
     + 'required field, a new field with auto.evolve off); the error names the table, column and field; the connector stops',
     'change the table yourself (ALTER TABLE) or the producer, then start again'),
   DRIVER_MISSING: row('no', 'the database driver a config needs is not installed', 'npm install the package named'),
+  KAFKA_TXN_ABORTED: row('yes', "KafkaSink's transaction was aborted before it committed (its own transaction timeout, a "
+    + 'revoke or loss of a partition in it, a retriable error past its retries); nothing of it is visible',
+  'none: the consumer re-reads the committed positions and writes the batch again'),
+  KAFKA_TXN_FAILED: row('per-error', "a call of KafkaSink's transactional producer was refused (the Kafka error is its cause); "
+    + 'the transaction was aborted', 'read the Kafka error in its cause (authorization, configuration)'),
+  KAFKA_PRODUCER_FENCED: row('no', "another producer took over KafkaSink's transactional.id (PRODUCER_FENCED, INVALID_PRODUCER_EPOCH "
+    + 'after re-initialising failed): a second instance with the same id', 'run one member per transactionalId; stop this one'),
+  KAFKA_OUTPUT_INVALID: row('no', 'a handler returned an output record KafkaSink cannot produce (no topic, an unknown topic or '
+    + 'partition, a value that is not bytes or a string)', 'fix the handler; the error names the record'),
+  KAFKA_OUTPUT_UNSTABLE: row('yes', "readKafkaSinkOutput: the partition's last stable offset did not reach its high watermark in "
+    + 'stableTimeoutMs (a transaction is still open, e.g. of a killed member until transaction.timeout.ms)',
+  'wait longer (stableTimeoutMs), or restart the member so that InitProducerId aborts its transaction'),
   HDFS_REQUEST_FAILED: row('per-error', 'a WebHDFS request failed (retriable: no answer or 5xx)',
     'read the RemoteException; check the NameNode'),
   HDFS_FILE_UNREADABLE: row('no', 'a committed HDFS sink file does not parse in its format (readHdfsSinkOutput)',

@@ -4,6 +4,7 @@
  * - {@link createGroupConsumer}: a consumer-group client with pluggable commit strategies.
  * - Assignors with Java's protocol names: `range`, `roundrobin`, `sticky`.
  * - {@link SqlSink}: output and offsets in one transaction, fenced by compare-and-set.
+ * - {@link KafkaSink}: consume, transform, produce exactly once: output and offsets in one Kafka transaction (KIP-447).
  * - {@link SqlOffsetStore}: the SQL offsets table on its own, for hand-written transactions.
  * - {@link createConverter}, {@link SchemaRegistryClient}: Connect's converters and Confluent's registry client
  *   (the `keyConverter` / `valueConverter` / `schemaRegistry` options; docs/converters.md).
@@ -14,7 +15,8 @@ export { createGroupConsumer, GroupConsumer } from './consumer/group-consumer';
 export type { StopOptions } from './consumer/group-consumer';
 export { ConfigError } from './consumer/options';
 export type {
-  Delivery, GroupConsumerOptions, GroupProtocol, HandlerBatch, ManualAssignment, PoisonPolicy, RebalanceListeners, RecordContext, RetryOptions,
+  BatchHandler, Delivery, GroupConsumerOptions, GroupProtocol, HandlerBatch, ManualAssignment, PoisonPolicy, RebalanceListeners, RecordContext,
+  RecordHandler, RetryOptions,
 } from './consumer/options';
 export {
   CommitDeferredError, CorruptRecordBatchError, FencedInstanceIdError, MaxProcessingTimeExceededError, PoisonMessageError, UnknownTopicError,
@@ -36,8 +38,8 @@ export { exactlyOnce } from './consumer/strategies/exactly-once';
 export type { BatchOutcome, CommitStrategy, ProcessResult, StrategyBatch, StrategyContext } from './consumer/strategies/types';
 export type { AtLeastOnceOptions } from './consumer/strategies/at-least-once';
 export * from './consumer/assignors';
-export type { ExactlyOnceSink, WriteResult } from './sink-contract';
-export type { RecordSchema, RecordSchemaType, SchemaAndValue, SinkBatch, SinkRecord, TopicPartition } from './records';
+export type { ExactlyOnceSink, GroupMetadata, SinkContext, WriteResult } from './sink-contract';
+export type { OutputRecord, RecordSchema, RecordSchemaType, SchemaAndValue, SinkBatch, SinkRecord, TopicPartition } from './records';
 export { CONVERTER_NAMES, createConverter } from './consumer/converters/converter';
 export type { ConverterConfig, ConverterName, RecordConverter } from './consumer/converters/converter';
 export { SchemaRegistryClient, SchemaRegistryError, subjectName } from './consumer/converters/registry-client';
@@ -73,6 +75,7 @@ export type { SinkPositionStore } from './offsets/group-offsets';
 export { HdfsPositionStore } from './offsets/hdfs-positions';
 export type { HdfsMove, HdfsPositionsOptions } from './offsets/hdfs-positions';
 export * from './sinks/hdfs';
+export * from './sinks/kafka';
 export { timelineFromMockEvents, TimelineRecorder } from './timeline/model';
 export type {
   MockEventEntry, OwnershipSpan, RebalanceBand, Timeline, TimelineEvent, TimelineEventKind, TimelineMember,

@@ -60,7 +60,27 @@ export interface SchemaAndValue { schema: RecordSchema | null; value: unknown; s
 export interface SinkBatch { topic: string; partition: number;
   expectedOffset: bigint;  // the stored next_offset this writer believes is current; -1n = no position stored yet
   nextOffset: bigint;      // last offset of the batch + 1 (offsets may be non-contiguous: never derive from a record count)
-  records: SinkRecord[] }  // may be empty (e.g. only control records): still advances the offset by CAS
+  records: SinkRecord[];   // may be empty (e.g. only control records): still advances the offset by CAS
+  /**
+   * The records the handler produced from `records` (and, for a sink that writes them in its transaction, the
+   * dead letters), in order. Only a sink that produces records (KafkaSink, `transactionalOutput`) reads them.
+   */
+  outputs?: OutputRecord[] }
+
+/**
+ * One record a handler returns for a sink that produces to Kafka (KafkaSink): 0..n per input record. `key`,
+ * `value` and header values are bytes or UTF-8 strings. Without `partition` the partition is chosen as Java's
+ * and KafkaJS's default partitioners do (murmur2 of the key; no key: spread). `timestamp`: ms since the epoch
+ * (default: now, CreateTime).
+ */
+export interface OutputRecord {
+  topic: string;
+  key?: Buffer | string | null;
+  value: Buffer | string | null;
+  headers?: Record<string, Buffer | string>;
+  partition?: number;
+  timestamp?: bigint;
+}
 
 /** A partition's durable position after a write or flush: the stored next offset (-1n = none stored). */
 export interface DurablePosition { topic: string; partition: number; storedOffset: bigint }

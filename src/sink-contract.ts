@@ -23,6 +23,39 @@ export type WriteResult =
   | { status: 'fenced'; fenced: DurablePosition[] };
 
 /**
+ * A member's group metadata, as Java's `consumer.groupMetadata()` hands it to `sendOffsetsToTransaction`
+ * (KIP-447): what a TxnOffsetCommit v3+ carries so that the group coordinator fences a zombie member.
+ * Classic groups: the generation id; KIP-848 groups: the member epoch.
+ */
+export interface GroupMetadata {
+  readonly groupId: string;
+  /** Classic: the generation id; KIP-848: the member epoch; -1: none (manual assignment). */
+  readonly generationId: number;
+  /** The member id ('' without group management). */
+  readonly memberId: string;
+  /** group.instance.id (static membership, KIP-345), or null. */
+  readonly groupInstanceId: string | null;
+}
+
+/**
+ * What the consumer tells a sink about itself on each open() and write(). A sink that stores nothing in
+ * Kafka ignores it; KafkaSink uses it for its transactional producer and the group metadata of its offsets.
+ */
+export interface SinkContext {
+  /** The consumer's KafkaJS client (a sink that writes to Kafka may use it; typed `unknown` to keep this layer free of KafkaJS). */
+  readonly kafka?: unknown;
+  /** The group.instance.id the consumer was given (static membership), known before it joins; null when none. */
+  readonly groupInstanceId: string | null;
+  /** The member's group metadata now, or null when it has none (between generations). */
+  groupMetadata(): GroupMetadata | null;
+  /**
+   * The group coordinator refused this member's generation (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID): the member
+   * loses its partitions and rejoins, as after a refused OffsetCommit.
+   */
+  generationLost(error: Error): void;
+}
+
+/**
  * A sink that stores each partition's next offset with its data (compare-and-set on `expectedOffset`), so the
  * consumer's exactly-once delivery reads positions from it rather than from Kafka. Implemented by SqlSink and HdfsSink.
  */
@@ -34,17 +67,28 @@ export interface ExactlyOnceSink {
    */
   readonly atomicAcrossPartitions?: boolean;
   /**
+   * True when the stored positions are the Kafka group's committed offsets, committed in the sink's own
+   * transaction (KafkaSink): the strategy then sends no monitoring OffsetCommit of its own.
+   */
+  readonly offsetsInGroup?: boolean;
+  /**
+   * True when the sink produces the handler's returned records ({@link SinkBatch}'s `outputs`) in its
+   * transaction (KafkaSink): dead letters then go into the same transaction as outputs, not through a producer
+   * of their own.
+   */
+  readonly transactionalOutput?: boolean;
+  /**
    * Reads the stored positions for these partitions (seeding absent rows with -1n, insert-if-absent). Key = `${topic}:${partition}`.
    * A staging sink also discards whatever it staged for them and recovers their state (e.g. orphaned temp files).
    */
-  open(groupId: string, partitions: TopicPartition[]): Promise<Map<string, bigint>>;
+  open(groupId: string, partitions: TopicPartition[], context?: SinkContext): Promise<Map<string, bigint>>;
   /**
    * Writes all batches and their CAS offset updates. `expectedOffset` is where the batch continues from: the
    * durable position, or for a staging sink, the end of what it staged. Any CAS that fails → nothing of that
    * partition written, 'fenced' with re-read stored offsets. Nothing half-written, ever. Atomic across
    * partitions only when {@link atomicAcrossPartitions} is not false.
    */
-  write(groupId: string, batches: SinkBatch[]): Promise<WriteResult>;
+  write(groupId: string, batches: SinkBatch[], context?: SinkContext): Promise<WriteResult>;
   /**
    * Makes everything staged for these partitions durable (or discards it when fenced), before the member gives
    * them up (revoke, stop). Optional: a sink whose writes always commit needs none. Afterwards nothing is staged

@@ -12,7 +12,8 @@ const ROOT = path.join(__dirname, '..');
 const ENTRIES = ['index.ts', 'mock-broker.ts', 'webhdfs-server.ts', 'schema-registry.ts'];
 /** Names the docs mention that are Kafka's (API names, Java classes) and happen to name a module of ours too. */
 const KAFKA_NAMES = ['ApiVersions', 'DeleteRecords', 'DescribeGroups', 'JoinGroup', 'LeaveGroup', 'ListOffsets', 'OffsetCommit',
-  'SyncGroup', 'StickyAssignorUserData', 'ConsumerGroup', 'Broker', 'ClusterState', 'OwnedPartitions', 'ConsumerGroupHeartbeat'];
+  'SyncGroup', 'StickyAssignorUserData', 'ConsumerGroup', 'Broker', 'ClusterState', 'OwnedPartitions', 'ConsumerGroupHeartbeat',
+  'InitProducerId', 'AddPartitionsToTxn', 'AddOffsetsToTxn', 'EndTxn', 'TxnOffsetCommit', 'OffsetFetch', 'Produce', 'Fetch'];
 /**
  * Internal names the docs mention today as a map of the code (mock broker internals, a sink's steps), not as API to
  * import: listed so a new mention fails; each is to be either exported or reworded.

@@ -11,6 +11,7 @@ import type { Kafka, PartitionAssigner } from 'kafkajs';
 import { KafkaEosError } from '../errors';
 import { KafkaProtocolError } from '../protocol/kafka-errors';
 import { partitionKey, TopicPartition } from '../records';
+import type { SinkContext } from '../sink-contract';
 import { Committer } from './commit/committer';
 import { GroupOffsets, LogOffsets, PartitionOffset } from './commit/offsets';
 import { MaxProcessingTimeExceededError, UnknownTopicError } from './errors';
@@ -65,7 +66,7 @@ export class ConsumerEngine {
   private readonly maxMs: number;
 
   constructor(
-    kafka: Kafka, private readonly options: GroupConsumerOptions, private readonly strategy: CommitStrategy,
+    private readonly kafka: Kafka, private readonly options: GroupConsumerOptions, private readonly strategy: CommitStrategy,
     processor: ProcessorOptions, private readonly metrics: ConsumerMetrics, private readonly hooks: EngineHooks,
   ) {
     const o = options;
@@ -121,6 +122,25 @@ export class ConsumerEngine {
       earliestOffset: async (tp) => (await this.offsetRange(tp)).earliest,
       offsetRange: (tp) => this.offsetRange(tp),
       startFrom: this.startFrom(),
+      sinkContext: this.sinkContext(),
+    };
+  }
+
+  /** What the sink is told about the consumer (sink-contract.ts SinkContext): its client and group metadata (KIP-447). */
+  private sinkContextValue: SinkContext | null = null;
+  private sinkContext(): SinkContext {
+    return this.sinkContextValue ??= {
+      kafka: this.kafka,
+      groupInstanceId: this.options.groupInstanceId ?? null,
+      groupMetadata: () => {
+        const identity = this.membership?.commitIdentity();
+        if (!identity) return null;
+        return {
+          groupId: this.options.groupId, generationId: identity.generationId, memberId: identity.memberId,
+          groupInstanceId: identity.groupInstanceId,
+        };
+      },
+      generationLost: (error) => this.membership?.generationLost(error),
     };
   }
 

@@ -7,7 +7,7 @@
  * Requires a sink whose writes are atomic across partitions ({@link ExactlyOnceSink.atomicAcrossPartitions}
  * not false); flush and discard pass through to it.
  */
-import { rejectedRecord, type ExactlyOnceSink, type WriteResult } from '../sink-contract';
+import { rejectedRecord, type ExactlyOnceSink, type SinkContext, type WriteResult } from '../sink-contract';
 import { type SinkBatch, type TopicPartition } from '../records';
 import { KafkaEosError } from '../errors';
 
@@ -25,6 +25,8 @@ interface Pending {
   rows: number;
   resolve: (r: WriteResult) => void;
   reject: (e: unknown) => void;
+  /** The consumer's context (the same for every write of one consumer). */
+  context: SinkContext | undefined;
 }
 
 const rowsOf = (batches: SinkBatch[]) => batches.reduce((n, b) => n + b.records.length, 0);
@@ -44,6 +46,10 @@ export class GroupCommitSink implements ExactlyOnceSink {
   private readonly lingerMs: number;
 
   readonly atomicAcrossPartitions = true;
+  /** The inner sink's (see ExactlyOnceSink). */
+  readonly offsetsInGroup: boolean | undefined;
+  /** The inner sink's (see ExactlyOnceSink). */
+  readonly transactionalOutput: boolean | undefined;
 
   /** Throws KafkaEosError CONFIG_INVALID for a bad maxRows or lingerMs, or a sink not atomic across partitions. */
   constructor(readonly inner: ExactlyOnceSink, options: GroupCommitOptions = {}) {
@@ -54,6 +60,8 @@ export class GroupCommitSink implements ExactlyOnceSink {
           + ' group commit needs one that does',
       );
     }
+    this.offsetsInGroup = inner.offsetsInGroup;
+    this.transactionalOutput = inner.transactionalOutput;
     this.maxRows = options.maxRows ?? 5000;
     this.lingerMs = options.lingerMs ?? 0;
     if (!Number.isInteger(this.maxRows) || this.maxRows < 1) {
@@ -64,8 +72,8 @@ export class GroupCommitSink implements ExactlyOnceSink {
     }
   }
 
-  open(groupId: string, partitions: TopicPartition[]): Promise<Map<string, bigint>> {
-    return this.inner.open(groupId, partitions);
+  open(groupId: string, partitions: TopicPartition[], context?: SinkContext): Promise<Map<string, bigint>> {
+    return this.inner.open(groupId, partitions, context);
   }
 
   flush(groupId: string, partitions: TopicPartition[]): Promise<WriteResult> {
@@ -76,9 +84,9 @@ export class GroupCommitSink implements ExactlyOnceSink {
     return this.inner.discard?.(partitions) ?? Promise.resolve();
   }
 
-  write(groupId: string, batches: SinkBatch[]): Promise<WriteResult> {
+  write(groupId: string, batches: SinkBatch[], context?: SinkContext): Promise<WriteResult> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ groupId, batches, rows: rowsOf(batches), resolve, reject });
+      this.queue.push({ groupId, batches, rows: rowsOf(batches), resolve, reject, context });
       this.schedule();
     });
   }
@@ -109,16 +117,16 @@ export class GroupCommitSink implements ExactlyOnceSink {
         for (const b of p.batches) partitions.add(key(b));
         return false;
       });
-      await this.writeTogether(groupId, taken);
+      await this.writeTogether(groupId, taken, taken[taken.length - 1]?.context);
     }
   }
 
-  private async writeTogether(groupId: string, items: Pending[]): Promise<void> {
+  private async writeTogether(groupId: string, items: Pending[], context: SinkContext | undefined): Promise<void> {
     let remaining = items;
     while (remaining.length > 0) {
       let result: WriteResult;
       try {
-        result = await this.inner.write(groupId, remaining.flatMap((p) => p.batches));
+        result = await this.inner.write(groupId, remaining.flatMap((p) => p.batches), context);
       } catch (e) {
         const owner = remaining.length > 1 ? ownerOfRejected(e, remaining) : undefined;
         if (!owner) {

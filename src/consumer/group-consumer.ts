@@ -155,6 +155,8 @@ export class GroupConsumer extends EventEmitter {
       poisonPolicy: options.poisonPolicy,
       deadLetterTopic: options.deadLetterTopic,
       producer: () => this.deadLetterProducer(),
+      // KafkaSink: a dead letter is a record of the sink's transaction, committed with the input's offsets.
+      deadLetterInTransaction: options.delivery === 'exactly-once' && options.sink?.transactionalOutput === true,
       onDeadLetter: (info) => { this.metricsState.counts.deadLettered += 1; this.emit('dead-letter', info); },
       onRetry: (info) => { this.metricsState.counts.retries += 1; this.emit('retry', info); },
       onSkip: (info) => { this.metricsState.counts.skipped += info.records; this.emit('skipped', info); },

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { Kafka, logCreator, logLevel, PartitionAssigner } from 'kafkajs';
 import { KafkaEosError } from '../errors';
 import type { ExactlyOnceSink } from '../sink-contract';
-import type { SinkRecord, TopicPartition } from '../records';
+import type { OutputRecord, SinkRecord, TopicPartition } from '../records';
 import type { CommitStrategy } from './strategies/types';
 import type { GroupCommitOptions } from './group-commit';
 import type { ConverterConfig, RecordConverter } from './converters/converter';
@@ -52,6 +52,16 @@ export interface HandlerBatch {
    */
   signal: AbortSignal;
 }
+
+/**
+ * A handler of single records. With exactly-once delivery and a sink that produces (KafkaSink), the records it
+ * returns (0..n per input record; see OutputRecord) are produced in the same Kafka transaction as the input's
+ * offsets; other sinks and strategies ignore a return value.
+ */
+export type RecordHandler = (record: SinkRecord, context: RecordContext) => Promise<OutputRecord[] | void> | OutputRecord[] | void;
+
+/** A handler of whole batches; like {@link RecordHandler}, what it returns is produced by a sink that produces (KafkaSink). */
+export type BatchHandler = (batch: HandlerBatch) => Promise<OutputRecord[] | void> | OutputRecord[] | void;
 
 /** Context of one record handed to a record handler. */
 export interface RecordContext {
@@ -139,12 +149,13 @@ export interface GroupConsumerOptions extends RebalanceListeners {
   /** Required for exactly-once: where output and offsets are written together. */
   sink?: ExactlyOnceSink;
   /** A handler of whole batches. Required (this or `recordHandler`) for at-most-once and at-least-once. */
-  handler?: (batch: HandlerBatch) => Promise<void>;
+  handler?: BatchHandler;
   /**
    * A handler of single records: retried and poison-handled per record, and at-least-once commits
-   * each finished record. In exactly-once mode, a hook run before the sink write.
+   * each finished record. In exactly-once mode, a hook run before the sink write; with KafkaSink, the
+   * transform: the records it returns are produced in the transaction that commits the input's offsets.
    */
-  recordHandler?: (record: SinkRecord, context: RecordContext) => Promise<void>;
+  recordHandler?: RecordHandler;
   /** A custom commit strategy instead of the built-in one named by `delivery`. */
   strategy?: CommitStrategy;
   /**

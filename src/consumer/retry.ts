@@ -11,10 +11,10 @@
  */
 import { pRetry } from '../util/vendored';
 import type { Producer } from 'kafkajs';
-import type { SinkRecord } from '../records';
+import type { OutputRecord, SinkRecord } from '../records';
 import { isRetriable } from '../protocol/kafka-errors';
 import { PoisonMessageError } from './errors';
-import type { HandlerBatch, PoisonPolicy, RecordContext, RetryOptions } from './options';
+import type { BatchHandler, PoisonPolicy, RecordContext, RecordHandler, RetryOptions } from './options';
 import type { ProcessResult, StrategyBatch } from './strategies/types';
 
 /** Header names of a dead letter. Values are UTF-8 strings. */
@@ -27,9 +27,14 @@ export const DEAD_LETTER_HEADERS = {
 
 /** What {@link processBatch} runs and how it retries and polices failures; the `on*` callbacks feed events and metrics. */
 export interface ProcessorOptions {
-  handler?: (batch: HandlerBatch) => Promise<void>;
-  recordHandler?: (record: SinkRecord, context: RecordContext) => Promise<void>;
+  handler?: BatchHandler;
+  recordHandler?: RecordHandler;
   retry?: RetryOptions;
+  /**
+   * Dead letters are records of the sink's transaction (a sink with `transactionalOutput`, KafkaSink): they go
+   * into the result's `produced`, in order, instead of through `producer`.
+   */
+  deadLetterInTransaction?: boolean;
   poisonPolicy?: PoisonPolicy;
   deadLetterTopic?: string | ((sourceTopic: string) => string);
   /** Lazily connected producer for dead letters. */
@@ -38,6 +43,14 @@ export interface ProcessorOptions {
   onRetry?: (info: { topic: string; partition: number; offset: bigint; attempt: number; error: unknown }) => void;
   /** Called for each record (or the batch's first record, batch handler) the `skip` policy steps over. */
   onSkip?: (info: { topic: string; partition: number; offset: bigint; records: number; error: unknown }) => void;
+}
+
+/**
+ * What a handler returned as output records: an array (KafkaSink's transform), else none. Anything else a handler
+ * returns (a count, a boolean: handlers written before outputs existed) is ignored; KafkaSink checks each record.
+ */
+function outputsOf(returned: unknown): OutputRecord[] {
+  return Array.isArray(returned) ? (returned as OutputRecord[]) : [];
 }
 
 function errorMessage(error: unknown): string {
@@ -86,6 +99,30 @@ async function withRetry(
   });
 }
 
+/** The dead letters of `records`, as records of the sink's transaction. */
+function deadLetterRecords(options: ProcessorOptions, records: SinkRecord[], error: unknown): OutputRecord[] {
+  if (records.length === 0) return [];
+  const topic = deadLetterTopicFor(options, records[0].topic);
+  const out = records.map((r): OutputRecord => {
+    const headers: Record<string, Buffer | string> = {};
+    for (const [k, v] of Object.entries(r.headers)) if (v !== undefined) headers[k] = v;
+    return {
+      topic, key: r.key, value: r.value, timestamp: r.timestamp,
+      headers: {
+        ...headers,
+        [DEAD_LETTER_HEADERS.topic]: r.topic,
+        [DEAD_LETTER_HEADERS.partition]: String(r.partition),
+        [DEAD_LETTER_HEADERS.offset]: r.offset.toString(),
+        [DEAD_LETTER_HEADERS.error]: errorMessage(error),
+      },
+    };
+  });
+  for (const r of records) {
+    options.onDeadLetter?.({ topic: r.topic, partition: r.partition, offset: r.offset, deadLetterTopic: topic, error });
+  }
+  return out;
+}
+
 async function deadLetter(options: ProcessorOptions, records: SinkRecord[], error: unknown): Promise<void> {
   if (!options.producer || records.length === 0) return;
   const producer = await options.producer();
@@ -111,10 +148,13 @@ async function deadLetter(options: ProcessorOptions, records: SinkRecord[], erro
   }
 }
 
-/** Applies the poison policy to `records` that failed with `error`. Throws PoisonMessageError for `fail`. */
+/**
+ * Applies the poison policy to `records` that failed with `error`. Throws PoisonMessageError for `fail`.
+ * Returns the dead letters when they belong to the sink's transaction (`deadLetterInTransaction`).
+ */
 async function poison(
   options: ProcessorOptions, batch: StrategyBatch, records: SinkRecord[], processedUpTo: bigint, error: unknown,
-): Promise<void> {
+): Promise<OutputRecord[] | void> {
   const policy = options.poisonPolicy ?? 'fail';
   if (policy === 'skip') {
     options.onSkip?.({
@@ -123,7 +163,10 @@ async function poison(
     });
     return;
   }
-  if (policy === 'dead-letter') return deadLetter(options, records, error);
+  if (policy === 'dead-letter') {
+    if (options.deadLetterInTransaction) return deadLetterRecords(options, records, error);
+    return deadLetter(options, records, error);
+  }
   const offset = records[0]?.offset ?? batch.fetchOffset;
   throw new PoisonMessageError(batch.topic, batch.partition, offset, processedUpTo, (error as { original?: unknown })?.original ?? error);
 }
@@ -133,8 +176,10 @@ async function poison(
  * database refused its row). `skip` and `dead-letter` resolve, and the caller writes the batch
  * without it; `fail` throws PoisonMessageError. Nothing of the batch has been written.
  */
-export function policeRejectedRecord(options: ProcessorOptions, batch: StrategyBatch, record: SinkRecord, error: unknown): Promise<void> {
-  return poison(options, batch, [record], record.offset, error);
+export async function policeRejectedRecord(
+  options: ProcessorOptions, batch: StrategyBatch, record: SinkRecord, error: unknown,
+): Promise<void> {
+  await poison({ ...options, deadLetterInTransaction: false }, batch, [record], record.offset, error);
 }
 
 /**
@@ -160,29 +205,37 @@ export async function processBatch(
   if (options.recordHandler) {
     const handler = options.recordHandler;
     const output: SinkRecord[] = [];
+    // Only built when the handler returns records (KafkaSink's transform) or dead letters join the transaction.
+    let produced: OutputRecord[] | undefined;
+    const add = (out: OutputRecord[] | void) => {
+      if (out && out.length > 0) (produced ??= []).push(...out);
+    };
     const firstTry: RecordContext = Object.freeze({ signal, attempt: 1 });
     for (let i = 0; i < records.length; i++) {
       const record = records[i];
-      if (shouldStop()) return { processedUpTo: record.offset, complete: false, output };
+      if (shouldStop()) return { processedUpTo: record.offset, complete: false, output, produced };
       let failure: { error: unknown } | undefined;
+      let returned: OutputRecord[] | void = undefined;
       try {
-        await handler(record, firstTry);
+        returned = await handler(record, firstTry);
       } catch (error) {
         failure = { error };
       }
       if (failure === undefined) {
         output.push(record);
+        add(outputsOf(returned));
       } else {
         const first = failure.error;
         try {
-          await withRetry(options, signal, record, (attempt) => {
+          await withRetry(options, signal, record, async (attempt) => {
             if (attempt === 1) throw first;
-            return handler(record, { signal, attempt });
+            returned = await handler(record, { signal, attempt });
           });
           output.push(record);
+          add(outputsOf(returned));
         } catch (e) {
-          if (shouldStop()) return { processedUpTo: record.offset, complete: false, output };
-          await poison(options, batch, [record], record.offset, e);
+          if (shouldStop()) return { processedUpTo: record.offset, complete: false, output, produced };
+          add(await poison(options, batch, [record], record.offset, e));
         }
       }
       if (onRecordDone !== undefined) {
@@ -190,21 +243,24 @@ export async function processBatch(
         if (progress !== undefined) await progress;
       }
     }
-    return { processedUpTo: batch.nextOffset, complete: true, output };
+    return { processedUpTo: batch.nextOffset, complete: true, output, produced };
   }
   // A chunk of only control records or aborted data: nothing for a handler, but the position moves over it.
   if (options.handler && records.length > 0) {
     const handler = options.handler;
     const first = records[0]?.offset ?? batch.fetchOffset;
+    let returned: OutputRecord[] | void = undefined;
     try {
-      await withRetry(options, signal, { topic: batch.topic, partition: batch.partition, offset: first }, () =>
-        handler({ topic: batch.topic, partition: batch.partition, records, nextOffset: batch.nextOffset, signal }));
+      await withRetry(options, signal, { topic: batch.topic, partition: batch.partition, offset: first }, async () => {
+        returned = await handler({ topic: batch.topic, partition: batch.partition, records, nextOffset: batch.nextOffset, signal });
+      });
     } catch (e) {
       if (shouldStop()) return { processedUpTo: batch.fetchOffset, complete: false, output: [] };
-      await poison(options, batch, records, batch.fetchOffset, e);
-      return { processedUpTo: batch.nextOffset, complete: true, output: [] };
+      const letters = await poison(options, batch, records, batch.fetchOffset, e);
+      return { processedUpTo: batch.nextOffset, complete: true, output: [], produced: letters || undefined };
     }
-    return { processedUpTo: batch.nextOffset, complete: true, output: records };
+    const produced = outputsOf(returned);
+    return { processedUpTo: batch.nextOffset, complete: true, output: records, produced: produced.length > 0 ? produced : undefined };
   }
   return { processedUpTo: batch.nextOffset, complete: true, output: records };
 }

@@ -119,8 +119,10 @@ export function guardBlockedSink(sink: ExactlyOnceSink, options: SinkBlockedOpti
   };
   const guarded: ExactlyOnceSink = {
     get atomicAcrossPartitions() { return sink.atomicAcrossPartitions; },
-    open: (groupId, partitions) => watch(() => sink.open(groupId, partitions), false),
-    write: (groupId, batches) => watch(() => sink.write(groupId, batches), true),
+    get offsetsInGroup() { return sink.offsetsInGroup; },
+    get transactionalOutput() { return sink.transactionalOutput; },
+    open: (groupId, partitions, context) => watch(() => sink.open(groupId, partitions, context), false),
+    write: (groupId, batches, context) => watch(() => sink.write(groupId, batches, context), true),
     close: () => sink.close(),
   };
   if (sink.flush) guarded.flush = (groupId, partitions) => sink.flush!(groupId, partitions);

@@ -17,7 +17,7 @@
  */
 import type * as OtelApi from '@opentelemetry/api';
 import type { SinkBatch, SinkRecord } from '../records';
-import type { ExactlyOnceSink } from '../sink-contract';
+import type { ExactlyOnceSink, SinkContext } from '../sink-contract';
 import type { CommitStrategy, StrategyBatch } from './strategies/types';
 
 /** Links per span at most (OpenTelemetry SDK's default `linkCountLimit`). */
@@ -130,9 +130,9 @@ export function createTracing(groupId: string, api: Api | null = loadApi()): Con
     return links;
   }
 
-  const write = async (sink: ExactlyOnceSink, groupIdOfWrite: string, batches: SinkBatch[]) => {
+  const write = async (sink: ExactlyOnceSink, groupIdOfWrite: string, batches: SinkBatch[], context?: SinkContext) => {
     const spans = batches.map((b) => inFlight.get(`${b.topic}:${b.partition}`)).filter((s): s is OtelApi.Span => s !== undefined);
-    if (spans.length === 0) return sink.write(groupIdOfWrite, batches); // no recording batch span: nothing to trace
+    if (spans.length === 0) return sink.write(groupIdOfWrite, batches, context); // no recording batch span: nothing to trace
     const topics = [...new Set(batches.map((b) => b.topic))];
     const span = tracer.startSpan('sink write', {
       kind: api.SpanKind.INTERNAL,
@@ -145,7 +145,7 @@ export function createTracing(groupId: string, api: Api | null = loadApi()): Con
       links: spans.slice(1, MAX_LINKS + 1).map((s) => ({ context: s.spanContext() })),
     }, api.trace.setSpan(api.context.active(), spans[0]!));
     try {
-      const result = await sink.write(groupIdOfWrite, batches);
+      const result = await sink.write(groupIdOfWrite, batches, context);
       span.setAttribute('kafka_eos.sink.status', result.status);
       return result;
     } catch (e) {
@@ -165,8 +165,10 @@ export function createTracing(groupId: string, api: Api | null = loadApi()): Con
     sink(inner) {
       const traced: ExactlyOnceSink = {
         get atomicAcrossPartitions() { return inner.atomicAcrossPartitions; },
-        open: (g, partitions) => inner.open(g, partitions),
-        write: (g, batches) => write(inner, g, batches),
+        get offsetsInGroup() { return inner.offsetsInGroup; },
+        get transactionalOutput() { return inner.transactionalOutput; },
+        open: (g, partitions, context) => inner.open(g, partitions, context),
+        write: (g, batches, context) => write(inner, g, batches, context),
         close: () => inner.close(),
       };
       if (inner.flush) traced.flush = (g, partitions) => inner.flush!(g, partitions);

@@ -19,7 +19,7 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { GroupConsumer } from '../consumer/group-consumer';
 import type { RebalanceRecord } from '../consumer/metrics';
-import type { ExactlyOnceSink, WriteResult } from '../sink-contract';
+import type { ExactlyOnceSink, SinkContext, WriteResult } from '../sink-contract';
 import type { SinkBatch, TopicPartition } from '../records';
 import { HEALTH_STATES, type ConsumerHealth } from './health';
 
@@ -201,12 +201,14 @@ export class ConsumerPrometheusMetrics {
       this.sinkWriteSeconds.observe({ group: groupId, outcome }, Number(process.hrtime.bigint() - started) / 1e9);
     const wrapped: ExactlyOnceSink = {
       get atomicAcrossPartitions() { return sink.atomicAcrossPartitions; },
-      open: (groupId, partitions) => sink.open(groupId, partitions),
-      write: async (groupId: string, batches: SinkBatch[]): Promise<WriteResult> => {
+      get offsetsInGroup() { return sink.offsetsInGroup; },
+      get transactionalOutput() { return sink.transactionalOutput; },
+      open: (groupId, partitions, context) => sink.open(groupId, partitions, context),
+      write: async (groupId: string, batches: SinkBatch[], context?: SinkContext): Promise<WriteResult> => {
         const started = process.hrtime.bigint();
         let result: WriteResult;
         try {
-          result = await sink.write(groupId, batches);
+          result = await sink.write(groupId, batches, context);
         } catch (e) {
           observe(groupId, started, 'error');
           throw e;

@@ -161,6 +161,41 @@ export class KafkaTransport {
     this.coordinators.delete(groupId);
   }
 
+  /**
+   * The transaction coordinator of `transactionalId` (FindCoordinator keyType 1, KIP-98), cached until
+   * {@link forgetTxnCoordinator}. Throws KafkaJS's coordinator and connection errors.
+   */
+  txnCoordinator(transactionalId: string): Promise<BrokerRef> {
+    const cacheKey = `txn\0${transactionalId}`;
+    let found = this.coordinators.get(cacheKey);
+    if (!found) {
+      found = (async () => {
+        await Promise.resolve(this.cluster.refreshMetadataIfNecessary()).catch(() => undefined);
+        return (await this.cluster.findGroupCoordinator({ groupId: transactionalId, coordinatorType: 1 })) as BrokerRef;
+      })();
+      this.coordinators.set(cacheKey, found);
+      found.catch(() => { if (this.coordinators.get(cacheKey) === found) this.coordinators.delete(cacheKey); });
+    }
+    return found;
+  }
+
+  /** The transaction coordinator moved (NOT_COORDINATOR, a dropped connection): look it up again next time. */
+  forgetTxnCoordinator(transactionalId: string): void {
+    this.coordinators.delete(`txn\0${transactionalId}`);
+  }
+
+  /**
+   * KafkaJS's partition metadata of a watched topic in the shape its partitioners take
+   * (`{ partitionId, leader }[]`; [] for a topic unknown to the metadata).
+   */
+  partitionMetadata(topic: string): { partitionId: number; leader: number }[] {
+    try {
+      return this.cluster.findTopicPartitionMetadata(topic) as { partitionId: number; leader: number }[];
+    } catch {
+      return [];
+    }
+  }
+
   /** The version `broker` and the caller agree on for `schema`, or throws UNSUPPORTED_VERSION naming both ranges. */
   versionFor(broker: BrokerRef, schema: MessageSchema, options: SendOptions = {}): number {
     const ours = {

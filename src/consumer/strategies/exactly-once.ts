@@ -115,7 +115,8 @@ const MONITOR_RETRY_DELAY_MS = 300;
  */
 export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { positions(): ReadonlyMap<string, bigint> } {
   const { sink } = options;
-  const monitor = options.commitToKafkaForMonitoring ?? true;
+  // A sink whose positions are the group's committed offsets (KafkaSink) commits them itself, in its transaction.
+  const monitor = (options.commitToKafkaForMonitoring ?? true) && sink.offsetsInGroup !== true;
   // Partitions come and go one by one (incremental rebalancing): this map is only ever added to and deleted from.
   const states = new Map<string, PartitionState>();
 
@@ -141,7 +142,7 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
     ctx: StrategyContext, batch: StrategyBatch, state: PartitionState, process: () => Promise<ProcessResult>,
   ): Promise<BatchOutcome> {
     if (state.fetch.is('reread')) {
-      const stored = (await sink.open(ctx.groupId, [batch])).get(partitionKey(batch)) ?? -1n;
+      const stored = (await sink.open(ctx.groupId, [batch], ctx.sinkContext)).get(partitionKey(batch)) ?? -1n;
       // The unknown outcome was a commit (a lost acknowledgement): the position moved on.
       if (stored !== state.stored) monitorCommit(ctx, [{ topic: batch.topic, partition: batch.partition, storedOffset: stored }]);
       state.stored = stored;
@@ -173,7 +174,8 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
         result = await sink.write(ctx.groupId, [{
           topic: batch.topic, partition: batch.partition,
           expectedOffset: state.staged ?? state.stored, nextOffset: processed.processedUpTo, records: output,
-        }]);
+          ...(processed.produced ? { outputs: processed.produced } : {}),
+        }], ctx.sinkContext);
         break;
       } catch (e) {
         // A poison record the sink refused: apply the policy, then write the rest (the CAS
@@ -278,7 +280,7 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
     async onAssigned(ctx, partitions) {
       let stored: Map<string, bigint>;
       try {
-        stored = await sink.open(ctx.groupId, partitions);
+        stored = await sink.open(ctx.groupId, partitions, ctx.sinkContext);
       } catch (e) {
         if (!isRetriable(e)) throw e;
         // The database is down during the rebalance: keep the partitions and read their positions
@@ -312,6 +314,8 @@ export function exactlyOnce(options: ExactlyOnceOptions): CommitStrategy & { pos
         return await writeBatch(ctx, batch, state, process);
       } catch (e) {
         if (!isRetriable(e)) throw e;
+        // Revoked or lost meanwhile (a transaction aborted because its partition was lost): the new owner writes it.
+        if (isDropped(batch)) return { kind: 'dropped' };
         // The sink is down (its own retries are spent): keep the partition, re-read its position
         // when the sink is back, and fetch again from there. Never write on a guess.
         state.fetch.to('reread', `the sink is unavailable: ${(e as Error).message}`);

@@ -4,7 +4,8 @@
  * Users can write their own; the three built in are at-most-once, at-least-once and
  * exactly-once. Offsets are "next offset to consume" (last processed + 1), as Kafka commits them.
  */
-import type { SinkRecord, TopicPartition } from '../../records';
+import type { OutputRecord, SinkRecord, TopicPartition } from '../../records';
+import type { SinkContext } from '../../sink-contract';
 
 /** One fetched batch of one partition, as a strategy sees it. Offsets are bigint. */
 export interface StrategyBatch extends TopicPartition {
@@ -40,6 +41,11 @@ export interface ProcessResult {
   complete: boolean;
   /** The records that were processed (not skipped, not dead-lettered): what a sink should write. */
   output: SinkRecord[];
+  /**
+   * The records the handler returned for the processed records (record handler: 0..n each; batch handler: its
+   * array), in order, and the dead letters when the sink writes them in its transaction. Absent: none returned.
+   */
+  produced?: OutputRecord[];
 }
 
 /** What the strategy asks of the consumer after a batch. */
@@ -67,6 +73,8 @@ export interface StrategyContext {
   offsetRange(tp: TopicPartition): Promise<{ earliest: bigint; latest: bigint }>;
   /** Where a partition with no stored position starts: 'earliest' (fromBeginning, the default) or 'latest'. */
   readonly startFrom: 'earliest' | 'latest';
+  /** What a sink is told about the consumer (its KafkaJS client, its group metadata); absent in a context built by hand. */
+  readonly sinkContext?: SinkContext;
 }
 
 export interface CommitStrategy {

@@ -150,10 +150,14 @@ export class OffsetApi {
         errorCode: ErrorCode.NONE,
         topics: this.deps.offsets.all(req.groupId).map(([name, parts]) => ({
           name,
-          partitions: parts.map(([partitionIndex, o]) => ({
-            partitionIndex, committedOffset: o.committedOffset, committedLeaderEpoch: o.committedLeaderEpoch,
-            metadata: o.metadata, errorCode: ErrorCode.NONE,
-          })),
+          partitions: parts.map(([partitionIndex, o]): OffsetFetchResponsePartition => {
+            const unstable = req.requireStable && this.deps.offsets.hasPending(req.groupId, name, partitionIndex);
+            if (unstable) return { ...none(partitionIndex), errorCode: ErrorCode.UNSTABLE_OFFSET_COMMIT }; // KIP-447
+            return {
+              partitionIndex, committedOffset: o.committedOffset, committedLeaderEpoch: o.committedLeaderEpoch,
+              metadata: o.metadata, errorCode: ErrorCode.NONE,
+            };
+          }),
         })),
       };
     }
@@ -162,7 +166,7 @@ export class OffsetApi {
       topics: req.topics.map((t) => ({
         name: t.name,
         partitions: t.partitionIndexes.map((partitionIndex) => {
-          if ((req as { requireStable?: boolean }).requireStable && this.deps.offsets.hasPending(req.groupId, t.name, partitionIndex)) {
+          if (req.requireStable && this.deps.offsets.hasPending(req.groupId, t.name, partitionIndex)) {
             return { ...none(partitionIndex), errorCode: ErrorCode.UNSTABLE_OFFSET_COMMIT }; // KIP-447
           }
           const o = known ? this.deps.offsets.get(req.groupId, t.name, partitionIndex) : undefined;

@@ -1,0 +1,416 @@
+/**
+ * KafkaSink's transactional producer, on the SDK's own protocol layer (src/protocol/messages: InitProducerId,
+ * AddPartitionsToTxn, Produce, AddOffsetsToTxn, TxnOffsetCommit, EndTxn) sent on KafkaJS's connections
+ * (consumer/kafka/transport.ts). KafkaJS's own transactional producer is bypassed: its `sendOffsets` sends
+ * TxnOffsetCommit without the group's generation, member id and instance id (no KIP-447, so zombie members are
+ * not fenced by the group coordinator), and back-to-back transactions hit CONCURRENT_TRANSACTIONS and
+ * OUT_OF_ORDER_SEQUENCE_NUMBER (tulios/kafkajs #430, #1068, #1315, #598). See docs/kafka-sink.md.
+ *
+ * One transaction at a time; the caller (KafkaSink) serialises writes. Each call's retriable errors
+ * (CONCURRENT_TRANSACTIONS, COORDINATOR_LOAD_IN_PROGRESS, NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE,
+ * NOT_LEADER_OR_FOLLOWER, dropped connections) are retried with backoff (kafkaCall), looking the coordinator or
+ * leader up again when the error says it moved. Record batches carry the producer id, epoch, a base sequence per
+ * partition (reset to 0 with each new epoch) and the transactional attribute; a retried Produce resends the same
+ * bytes, so the partition leader recognises a duplicate.
+ */
+import { Partitioners } from 'kafkajs';
+import { KafkaEosError } from '../../errors';
+import { KafkaProtocolError, kafkaErrorOf, type KafkaErrorName } from '../../protocol/kafka-errors';
+import { ErrorCode } from '../../protocol/error-codes';
+import { encodeBatch, type RecordHeader } from '../../protocol/record-batch';
+import { Produce } from '../../protocol/messages/data';
+import { AddOffsetsToTxn, AddPartitionsToTxn, EndTxn, InitProducerId, TxnOffsetCommit } from '../../protocol/messages/transactions';
+import { partitionKey, type OutputRecord, type TopicPartition } from '../../records';
+import type { GroupMetadata } from '../../sink-contract';
+import { kafkaCall } from '../../consumer/kafka-calls';
+import type { BrokerRef, KafkaTransport } from '../../consumer/kafka/transport';
+import type { StateMachine } from '../../util/state-machine';
+import { txnProducerStateMachine, type TxnProducerState } from './producer-state';
+
+/** Options of {@link TransactionalProducer}. Times in ms. */
+export interface TransactionalProducerOptions {
+  transactionalId: string;
+  /** transaction.timeout.ms: the coordinator aborts a transaction open longer than this. */
+  transactionTimeoutMs: number;
+  /** How long one call's retriable errors are retried. */
+  retryTimeoutMs: number;
+  /** Produce's timeout (acks = all). */
+  requestTimeoutMs: number;
+  /** Largest record bytes (keys, values, headers) put into one batch of one partition. */
+  maxBatchBytes: number;
+  /** Called on every transition of the producer's state (logging, tests). */
+  onTransition?: (from: TxnProducerState, to: TxnProducerState, reason: string) => void;
+}
+
+/** A transactional call was refused; the Kafka error is `cause` (KAFKA_TXN_FAILED, not retriable). */
+export class KafkaTxnError extends KafkaEosError {
+  constructor(readonly call: string, cause: unknown) {
+    super('KAFKA_TXN_FAILED', `${call}: ${(cause as Error)?.message ?? String(cause)}`, { cause, retriable: false });
+  }
+}
+
+/** The producer was fenced: another instance holds its transactional id with a newer epoch (KAFKA_PRODUCER_FENCED). */
+export class KafkaProducerFencedError extends KafkaEosError {
+  constructor(readonly transactionalId: string, cause: unknown) {
+    super('KAFKA_PRODUCER_FENCED', `transactional.id '${transactionalId}' was taken over by another producer: `
+      + `${(cause as Error)?.message ?? String(cause)}`, { cause });
+  }
+}
+
+/** An output record the producer cannot send (KAFKA_OUTPUT_INVALID). */
+export class KafkaOutputInvalidError extends KafkaEosError {
+  constructor(message: string) {
+    super('KAFKA_OUTPUT_INVALID', message);
+  }
+}
+
+/** AddPartitionsToTxn's answer for a partition not tried because another one failed. */
+const OPERATION_NOT_ATTEMPTED = 55;
+
+const FENCING: readonly KafkaErrorName[] = ['PRODUCER_FENCED', 'INVALID_PRODUCER_EPOCH', 'TRANSACTION_COORDINATOR_FENCED'];
+
+/** Whether `error` says this producer's epoch is no longer current (PRODUCER_FENCED, INVALID_PRODUCER_EPOCH). */
+export function isProducerFenced(error: unknown): boolean {
+  const k = kafkaErrorOf(error);
+  return k !== undefined && FENCING.includes(k.name);
+}
+
+const toBuffer = (v: Buffer | string | null | undefined): Buffer | null =>
+  v === null || v === undefined ? null : typeof v === 'string' ? Buffer.from(v) : v;
+
+interface PartitionBatch extends TopicPartition {
+  records: { key: Buffer | null; value: Buffer | null; headers: RecordHeader[]; timestamp?: bigint; bytes: number }[];
+}
+
+/** The transactional producer (see the module comment). */
+export class TransactionalProducer {
+  readonly machine: StateMachine<TxnProducerState>;
+  private producerId = -1n;
+  private producerEpoch = -1;
+  /** Next sequence per partition, for the current epoch. */
+  private readonly sequences = new Map<string, number>();
+  /** Partitions added to the open transaction. */
+  private readonly inTxn = new Set<string>();
+  private offsetsAdded = false;
+  /** When the last transaction began (epoch ms; 0: none yet). */
+  beganAt = 0;
+  private readonly partitioner = Partitioners.DefaultPartitioner();
+  private readonly watched = new Set<string>();
+
+  constructor(private readonly transport: KafkaTransport, readonly options: TransactionalProducerOptions) {
+    this.machine = txnProducerStateMachine(options.transactionalId, (t) => options.onTransition?.(t.from, t.to, t.reason));
+  }
+
+  /** The producer id and epoch in use (-1n / -1 before InitProducerId). */
+  get identity(): { producerId: bigint; producerEpoch: number } {
+    return { producerId: this.producerId, producerEpoch: this.producerEpoch };
+  }
+
+  get state(): TxnProducerState {
+    return this.machine.state;
+  }
+
+  /** Retries `fn`'s retriable errors; the coordinator is looked up again when it moved. */
+  private call<T>(name: string, fn: () => Promise<T>, refresh: () => void): Promise<T> {
+    return kafkaCall(`${name} (transactional.id ${this.options.transactionalId})`, fn, {
+      retries: Infinity, maxRetryTimeMs: this.options.retryTimeoutMs, minTimeoutMs: 20, maxTimeoutMs: 1000,
+      refresh: async () => {
+        refresh();
+        await this.transport.refreshMetadata().catch(() => undefined);
+      },
+    });
+  }
+
+  private txnCall<T>(name: string, fn: (coordinator: BrokerRef) => Promise<T>): Promise<T> {
+    const id = this.options.transactionalId;
+    return this.call(name, async () => fn(await this.transport.txnCoordinator(id)), () => this.transport.forgetTxnCoordinator(id));
+  }
+
+  /**
+   * InitProducerId (from `uninitialized` or `fenced`): fences an older instance's open transaction (the coordinator
+   * aborts it; CONCURRENT_TRANSACTIONS is retried meanwhile) and gets a new epoch. With a producer id and epoch
+   * already held, sends them (KIP-360, KIP-588): after this producer's own transaction timed out the coordinator
+   * accepts and bumps again where it kept the epoch before the bump (Kafka's coordinator does not: its epoch fence
+   * forgets it, so such a producer is PRODUCER_FENCED); after another instance took over it answers PRODUCER_FENCED.
+   * `asNewInstance` sends none: the coordinator bumps whatever epoch it holds (what a new producer does).
+   * Throws KafkaProducerFencedError, KafkaTxnError.
+   */
+  async init(options: { asNewInstance?: boolean } = {}): Promise<void> {
+    if (options.asNewInstance) {
+      // Java's answer to a fenced producer: close it and start a new one (Kafka Streams' StreamsProducer.resetProducer).
+      this.producerId = -1n;
+      this.producerEpoch = -1;
+    }
+    this.machine.to('initializing', this.producerId >= 0n ? 'InitProducerId with the last producer id and epoch' : 'InitProducerId');
+    try {
+      const { response } = await this.txnCall('InitProducerId', async (coordinator) => {
+        const r = await this.transport.request(coordinator, InitProducerId, {
+          transactionalId: this.options.transactionalId, transactionTimeoutMs: this.options.transactionTimeoutMs,
+          producerId: this.producerId, producerEpoch: this.producerEpoch,
+        }, { minVersion: this.producerId >= 0n ? 3 : 0 });
+        if (r.response.errorCode !== ErrorCode.NONE) throw KafkaProtocolError.answered('InitProducerId', r.response.errorCode);
+        return r;
+      });
+      this.producerId = response.producerId;
+      this.producerEpoch = response.producerEpoch;
+      this.sequences.clear();
+      this.inTxn.clear();
+      this.offsetsAdded = false;
+      this.machine.to('ready', `producer id ${this.producerId}, epoch ${this.producerEpoch}`);
+    } catch (e) {
+      if (isProducerFenced(e)) {
+        this.machine.to('fenced', 'InitProducerId refused: another instance holds the transactional id');
+        throw new KafkaProducerFencedError(this.options.transactionalId, e);
+      }
+      this.machine.to('uninitialized', `InitProducerId failed: ${(e as Error).message}`);
+      throw new KafkaTxnError('InitProducerId', e);
+    }
+  }
+
+  /** Begins a transaction (local, as Java's beginTransaction: the coordinator learns of it with the first Add*). */
+  begin(): void {
+    this.beganAt = Date.now();
+    this.inTxn.clear();
+    this.offsetsAdded = false;
+    this.machine.to('in-transaction', 'begin');
+  }
+
+  /** Puts `records` into partitions (their own, or the default partitioner's: murmur2 of the key, as Java and KafkaJS). */
+  async partition(records: readonly OutputRecord[]): Promise<PartitionBatch[]> {
+    const topics = [...new Set(records.map((r) => r.topic))];
+    for (const t of topics) {
+      if (typeof t !== 'string' || t === '') throw new KafkaOutputInvalidError(`an output record has no topic: ${JSON.stringify(t)}`);
+    }
+    const fresh = topics.filter((t) => !this.watched.has(t));
+    if (fresh.length > 0) {
+      await this.call('Metadata', () => this.transport.watchTopics(fresh), () => undefined);
+      for (const t of fresh) this.watched.add(t);
+    }
+    const out = new Map<string, PartitionBatch>();
+    for (const r of records) {
+      const meta = this.transport.partitionMetadata(r.topic);
+      if (meta.length === 0) throw new KafkaOutputInvalidError(`output topic '${r.topic}' does not exist`);
+      const key = toBuffer(r.key);
+      const value = toBuffer(r.value);
+      if (r.value !== null && value === null) throw new KafkaOutputInvalidError(`an output record to '${r.topic}' has no value`);
+      let partition = r.partition;
+      if (partition === undefined) {
+        partition = this.partitioner({ topic: r.topic, partitionMetadata: meta as never, message: { key, value } });
+      }
+      if (!Number.isInteger(partition) || !meta.some((p) => p.partitionId === partition)) {
+        throw new KafkaOutputInvalidError(`output topic '${r.topic}' has no partition ${partition}`);
+      }
+      const headers: RecordHeader[] = Object.entries(r.headers ?? {}).map(([k, v]) => ({ key: k, value: toBuffer(v) }));
+      const bytes = (key?.length ?? 0) + (value?.length ?? 0) + headers.reduce((n, h) => n + h.key.length + (h.value?.length ?? 0), 0);
+      const tp = { topic: r.topic, partition };
+      let batch = out.get(partitionKey(tp));
+      if (!batch) out.set(partitionKey(tp), batch = { ...tp, records: [] });
+      batch.records.push({ key, value, headers, timestamp: r.timestamp, bytes });
+    }
+    return [...out.values()];
+  }
+
+  /** AddPartitionsToTxn for the partitions not yet in the transaction. Throws (see {@link classify}). */
+  private async addPartitions(partitions: readonly TopicPartition[]): Promise<void> {
+    const added = partitions.filter((tp) => !this.inTxn.has(partitionKey(tp)));
+    if (added.length === 0) return;
+    const byTopic = new Map<string, number[]>();
+    for (const tp of added) byTopic.set(tp.topic, [...(byTopic.get(tp.topic) ?? []), tp.partition]);
+    await this.txnCall('AddPartitionsToTxn', async (coordinator) => {
+      const { response } = await this.transport.request(coordinator, AddPartitionsToTxn, {
+        transactionalId: this.options.transactionalId, producerId: this.producerId, producerEpoch: this.producerEpoch,
+        topics: [...byTopic].map(([name, ps]) => ({ name, partitions: ps })), transactions: [],
+      }, { maxVersion: 3 });
+      // One error decides: a partition answered OPERATION_NOT_ATTEMPTED only because another failed.
+      let first: { code: number; where: string } | undefined;
+      const results = response.resultsByTopic as { name: string; resultsByPartition: { partitionIndex: number; partitionErrorCode: number }[] }[];
+      for (const t of results) {
+        for (const p of t.resultsByPartition) {
+          const code = p.partitionErrorCode;
+          if (code !== ErrorCode.NONE && code !== OPERATION_NOT_ATTEMPTED && !first) {
+            first = { code, where: `${t.name}:${p.partitionIndex}` };
+          }
+        }
+      }
+      if (first) throw KafkaProtocolError.answered(`AddPartitionsToTxn ${first.where}`, first.code);
+    });
+    for (const tp of added) this.inTxn.add(partitionKey(tp));
+  }
+
+  /**
+   * Produces `batches` in the open transaction: AddPartitionsToTxn, then one Produce per leader (acks = all), each
+   * partition's records in batches of at most `maxBatchBytes`, in order. Throws (see {@link classify}).
+   */
+  async produce(batches: readonly PartitionBatch[]): Promise<void> {
+    this.machine.assertIn(['in-transaction'], 'produce');
+    if (batches.length === 0) return;
+    await this.addPartitions(batches);
+    // Split each partition's records into chunks; round r sends every partition's r-th chunk.
+    const chunks = batches.map((b) => {
+      const parts: PartitionBatch[] = [];
+      let cur: PartitionBatch | null = null;
+      let bytes = 0;
+      for (const r of b.records) {
+        if (!cur || (cur.records.length > 0 && bytes + r.bytes > this.options.maxBatchBytes)) {
+          parts.push(cur = { topic: b.topic, partition: b.partition, records: [] });
+          bytes = 0;
+        }
+        cur.records.push(r);
+        bytes += r.bytes;
+      }
+      return parts;
+    });
+    for (let round = 0; chunks.some((c) => c.length > round); round++) {
+      await this.produceRound(chunks.filter((c) => c.length > round).map((c) => c[round]));
+    }
+  }
+
+  /** One batch per partition, each sequenced; retried as the same bytes until every partition has acknowledged it. */
+  private async produceRound(batches: PartitionBatch[]): Promise<void> {
+    const encoded = batches.map((b) => {
+      const key = partitionKey(b);
+      const baseSequence = this.sequences.get(key) ?? 0;
+      const bytes = encodeBatch({
+        records: b.records.map((r) => ({ key: r.key, value: r.value, headers: r.headers, timestamp: r.timestamp })),
+        producerId: this.producerId, producerEpoch: this.producerEpoch, baseSequence, isTransactional: true,
+      });
+      return { tp: { topic: b.topic, partition: b.partition }, bytes, count: b.records.length, baseSequence };
+    });
+    let pending = encoded;
+    await this.call('Produce', async () => {
+      const byLeader = new Map<number, typeof pending>();
+      for (const e of pending) {
+        const leader = this.transport.partitionMetadata(e.tp.topic).find((p) => p.partitionId === e.tp.partition)?.leader ?? -1;
+        if (leader < 0) throw KafkaProtocolError.answered(`Produce ${partitionKey(e.tp)}`, ErrorCode.LEADER_NOT_AVAILABLE);
+        byLeader.set(leader, [...(byLeader.get(leader) ?? []), e]);
+      }
+      const failures: { e: (typeof pending)[number]; error: KafkaProtocolError }[] = [];
+      await Promise.all([...byLeader].map(async ([leader, list]) => {
+        const broker = await this.transport.broker(leader);
+        const topics = new Map<string, { index: number; records: Buffer }[]>();
+        for (const e of list) topics.set(e.tp.topic, [...(topics.get(e.tp.topic) ?? []), { index: e.tp.partition, records: e.bytes }]);
+        const { response } = await this.transport.request(broker, Produce, {
+          transactionalId: this.options.transactionalId, acks: -1, timeoutMs: this.options.requestTimeoutMs,
+          topicData: [...topics].map(([name, partitionData]) => ({ name, partitionData })),
+        }, { minVersion: 3, timeoutMs: this.options.requestTimeoutMs + 5000 });
+        const codes = new Map<string, number>();
+        for (const t of response.responses) {
+          for (const p of t.partitionResponses) codes.set(partitionKey({ topic: t.name, partition: p.index }), p.errorCode);
+        }
+        for (const e of list) {
+          const code = codes.get(partitionKey(e.tp)) ?? ErrorCode.UNKNOWN_SERVER_ERROR;
+          // A duplicate of a batch already written (a retry whose first answer was lost) is a success.
+          if (code !== ErrorCode.NONE && code !== ErrorCode.DUPLICATE_SEQUENCE_NUMBER) {
+            failures.push({ e, error: KafkaProtocolError.answered(`Produce ${partitionKey(e.tp)}`, code) });
+          }
+        }
+      }));
+      pending = failures.map((f) => f.e);
+      if (failures.length > 0) throw failures.find((f) => !f.error.retriable)?.error ?? failures[0].error;
+    }, () => undefined);
+    for (const e of encoded) this.sequences.set(partitionKey(e.tp), e.baseSequence + e.count);
+  }
+
+  /**
+   * Adds the consumed offsets to the transaction with the group's metadata (Java's `sendOffsetsToTransaction(offsets,
+   * groupMetadata)`): AddOffsetsToTxn to the transaction coordinator, then TxnOffsetCommit v3+ (KIP-447) to the
+   * group coordinator, which refuses a zombie member (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID).
+   * Throws (see {@link classify}).
+   */
+  async sendOffsets(group: GroupMetadata, offsets: readonly (TopicPartition & { offset: bigint })[]): Promise<void> {
+    this.machine.assertIn(['in-transaction'], 'send offsets');
+    if (offsets.length === 0) return;
+    const { groupId } = group;
+    if (!this.offsetsAdded) {
+      await this.txnCall('AddOffsetsToTxn', async (coordinator) => {
+        const { response } = await this.transport.request(coordinator, AddOffsetsToTxn, {
+          transactionalId: this.options.transactionalId, producerId: this.producerId, producerEpoch: this.producerEpoch, groupId,
+        });
+        if (response.errorCode !== ErrorCode.NONE) throw KafkaProtocolError.answered(`AddOffsetsToTxn ${groupId}`, response.errorCode);
+      });
+      this.offsetsAdded = true;
+    }
+    const byTopic = new Map<string, { partitionIndex: number; committedOffset: bigint; committedMetadata: null }[]>();
+    for (const o of offsets) {
+      byTopic.set(o.topic, [...(byTopic.get(o.topic) ?? []), { partitionIndex: o.partition, committedOffset: o.offset, committedMetadata: null }]);
+    }
+    const withMember = group.generationId >= 0 || group.memberId !== '' || group.groupInstanceId !== null;
+    await this.call('TxnOffsetCommit', async () => {
+      const coordinator = await this.transport.coordinator(groupId);
+      const { response } = await this.transport.request(coordinator, TxnOffsetCommit, {
+        transactionalId: this.options.transactionalId, groupId, producerId: this.producerId, producerEpoch: this.producerEpoch,
+        generationId: group.generationId, memberId: group.memberId, groupInstanceId: group.groupInstanceId,
+        topics: [...byTopic].map(([name, partitions]) => ({ name, partitions })),
+      }, { minVersion: withMember ? 3 : 0 });
+      for (const t of response.topics) {
+        for (const p of t.partitions) {
+          if (p.errorCode !== ErrorCode.NONE) {
+            throw KafkaProtocolError.answered(`TxnOffsetCommit ${groupId} ${t.name}:${p.partitionIndex}`, p.errorCode);
+          }
+        }
+      }
+    }, () => this.transport.forgetCoordinator(groupId));
+  }
+
+  /**
+   * EndTxn commit (or abort). A commit whose retries ran out leaves its outcome unknown: the producer goes back to
+   * `uninitialized` (the next InitProducerId settles it) and the error is thrown. Throws (see {@link classify}).
+   */
+  async end(commit: boolean): Promise<void> {
+    this.machine.to(commit ? 'committing' : 'aborting', commit ? 'EndTxn commit' : 'EndTxn abort');
+    // Nothing reached the coordinator: there is nothing to end (Java's TransactionManager skips EndTxn too).
+    if (this.inTxn.size === 0 && !this.offsetsAdded) {
+      this.machine.to('ready', 'nothing was added to the transaction');
+      return;
+    }
+    await this.txnCall('EndTxn', async (coordinator) => {
+      const { response } = await this.transport.request(coordinator, EndTxn, {
+        transactionalId: this.options.transactionalId, producerId: this.producerId, producerEpoch: this.producerEpoch, committed: commit,
+      });
+      if (response.errorCode !== ErrorCode.NONE) throw KafkaProtocolError.answered(`EndTxn ${commit ? 'commit' : 'abort'}`, response.errorCode);
+    });
+    this.inTxn.clear();
+    this.offsetsAdded = false;
+    this.machine.to('ready', commit ? 'committed' : 'aborted');
+  }
+
+  /**
+   * Aborts the open transaction as well as it can, never throwing: fenced → `fenced`; any other failure →
+   * `uninitialized` (InitProducerId with the same producer id and epoch then aborts what the coordinator holds).
+   */
+  async abortQuietly(reason: string): Promise<void> {
+    if (!this.machine.is('in-transaction', 'committing')) return;
+    if (this.machine.is('committing')) this.machine.to('aborting', reason);
+    else this.machine.to('aborting', reason);
+    try {
+      if (this.inTxn.size > 0 || this.offsetsAdded) {
+        await this.txnCall('EndTxn', async (coordinator) => {
+          const { response } = await this.transport.request(coordinator, EndTxn, {
+            transactionalId: this.options.transactionalId, producerId: this.producerId, producerEpoch: this.producerEpoch, committed: false,
+          });
+          if (response.errorCode !== ErrorCode.NONE) throw KafkaProtocolError.answered('EndTxn abort', response.errorCode);
+        });
+      }
+      this.inTxn.clear();
+      this.offsetsAdded = false;
+      this.machine.to('ready', `aborted: ${reason}`);
+    } catch (e) {
+      this.markFailed(e, `abort failed: ${(e as Error).message}`);
+    }
+  }
+
+  /** After a failed call: `fenced` for a fencing error, else `uninitialized` (InitProducerId next). */
+  markFailed(error: unknown, reason: string): void {
+    if (this.machine.is('fenced', 'uninitialized', 'closed')) return;
+    if (isProducerFenced(error)) this.machine.to('fenced', reason);
+    else this.machine.to('uninitialized', reason);
+  }
+
+  /** Closes the producer (an open transaction is left to its timeout or the next instance's InitProducerId). */
+  close(): void {
+    if (!this.machine.is('closed')) {
+      if (this.machine.is('in-transaction', 'committing', 'aborting')) this.machine.to('uninitialized', 'closing');
+      this.machine.to('closed', 'close()');
+    }
+  }
+}
