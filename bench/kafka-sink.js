@@ -55,6 +55,20 @@ async function fresh(admin) {
   return { topic, group: `bench-kafka-sink-${process.pid}-${n}`, transactionalId: `bench-txn-${process.pid}-${n}` };
 }
 
+/**
+ * After a run, outside its clock: the run's output topic holds at least `rows` offsets (records, plus markers when
+ * transactional) and, when the run committed offsets, the group's committed offsets add up to `rows` (each partition's
+ * last next offset). A variant that did less work would not be compared.
+ */
+async function checkRun(admin, run, rows, committed) {
+  const out = (await admin.fetchTopicOffsets(run.topic)).reduce((n, p) => n + Number(p.high), 0);
+  if (out < rows) throw new Error(`${run.topic}: ${out} offsets, expected at least ${rows}`);
+  if (!committed) return;
+  const [t] = await admin.fetchOffsets({ groupId: run.group, topics: [INPUT] });
+  const sum = t.partitions.reduce((n, p) => n + Math.max(0, Number(p.offset)), 0);
+  if (sum !== rows) throw new Error(`${run.group}: committed offsets add up to ${sum}, expected ${rows}`);
+}
+
 /** The hand-written KafkaJS transactional loop. */
 async function kafkajsTxn(kafka, admin, writes) {
   const run = await fresh(admin);
@@ -76,6 +90,7 @@ async function kafkajsTxn(kafka, admin, writes) {
   }
   const s = elapsed(t0);
   await producer.disconnect();
+  await checkRun(admin, run, writes.reduce((n, w) => n + w.records.length, 0), true);
   return s;
 }
 
@@ -88,6 +103,7 @@ async function atLeastOnce(kafka, admin, writes) {
   for (const w of writes) await producer.send({ topic: run.topic, acks: -1, messages: outputs(w) });
   const s = elapsed(t0);
   await producer.disconnect();
+  await checkRun(admin, run, writes.reduce((n, w) => n + w.records.length, 0), false);
   return s;
 }
 
@@ -108,6 +124,7 @@ async function kafkaSink(KafkaSink, kafka, admin, writes) {
   }
   const s = elapsed(t0);
   await sink.close();
+  await checkRun(admin, run, writes.reduce((n, w) => n + w.records.length, 0), true);
   return s;
 }
 
