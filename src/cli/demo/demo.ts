@@ -394,7 +394,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     if (!keepDb) for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });
     if (!o.quiet) {
       process.stdout.write(
-        `shut down (workers, cluster, ${hdfs ? "WebHDFS server" : "database"}) in ${((Date.now() - shutdownFrom) / 1000).toFixed(1)} s\n`,
+        `shut down (workers, cluster, ${hdfs ? "WebHDFS server" : toKafka ? "admin client" : "database"}) in ${((Date.now() - shutdownFrom) / 1000).toFixed(1)} s\n`,
       );
     }
   }
