@@ -1,5 +1,5 @@
 /**
- * `kafka-eos run --config connector.(json|yaml)`: runs a SQL or HDFS sink from a config file against any
+ * `kafka-eos run --config connector.(json|yaml)`: runs a SQL, HDFS or Kafka sink from a config file against any
  * Kafka cluster, until SIGINT or SIGTERM, then stops cleanly (finishes the batch in hand, commits
  * and leaves the group). The config is validated up front; errors name the field (see
  * connector/config.ts and `kafka-eos run --print-schema`).
@@ -27,6 +27,8 @@ import { ConfigError, validateOptions } from '../consumer/options';
 import { kafkaEosErrorOf, type KafkaEosError } from '../errors';
 import { SqlSink } from '../sinks/sql';
 import type { ExactlyOnceSink } from '../sink-contract';
+import type { OutputRecord, SinkRecord } from '../records';
+import type { KafkaSinkConfig } from './connector/kafka-sink-schema';
 import { ConsumerPrometheusMetrics } from '../metrics/prometheus';
 import { serveMetrics } from '../metrics/server';
 import { CleanupStack, type CleanupFailure } from './cleanup';
@@ -86,6 +88,27 @@ function plainWriterFor(sink: ExactlyOnceSink, config: RunConfig) {
   }
   const { type: _type, ...sqlConfig } = config.sink;
   return plainRecordWriter(sink.knex, { ...sqlConfig, knex: sink.knex });
+}
+
+/**
+ * The transform of a `sink: { type: kafka }` run: each input record copied to the output topic with its value and
+ * headers, keyed by its key or by `<source partition>:<source offset>` (`key: source`), partitioned by the default
+ * partitioner or as its source (`partition: source`).
+ */
+function kafkaCopy(sink: KafkaSinkConfig): (record: SinkRecord) => OutputRecord[] {
+  return (record) => {
+    const headers: Record<string, Buffer | string> = {};
+    // A header repeated in the input (an array, as KafkaJS reads it) keeps its last value.
+    for (const [k, v] of Object.entries(record.headers) as [string, unknown][]) {
+      const last = Array.isArray(v) ? v[v.length - 1] : v;
+      if (typeof last === 'string' || Buffer.isBuffer(last)) headers[k] = last;
+    }
+    return [{
+      topic: sink.topic, value: record.value, headers, timestamp: record.timestamp,
+      key: sink.key === 'source' ? `${record.partition}:${record.offset}` : record.key,
+      ...(sink.partition === 'source' ? { partition: record.partition } : {}),
+    }];
+  };
 }
 
 /** How long a stop after SIGINT/SIGTERM may take before the process exits anyway, ms (`shutdownTimeoutMs`'s default). */
@@ -283,7 +306,7 @@ async function runUntilStopped(
     ...(deadLetterTopic ? { deadLetterTopic } : {}),
     delivery,
     ...(delivery === 'exactly-once'
-      ? { sink: prom.instrumentSink(sink) }
+      ? { sink: prom.instrumentSink(sink), ...(config.sink.type === 'kafka' ? { recordHandler: kafkaCopy(config.sink) } : {}) }
       : { recordHandler: plainWriterFor(sink, config) }),
   });
   prom.attach(consumer, config.groupId);

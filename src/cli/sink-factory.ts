@@ -22,14 +22,16 @@ import { hdfsSinkConfigSchema } from '../sinks/hdfs/config';
 import { quietKnexLog } from './knex-log';
 import { jdbcSinkSchema } from './connector/jdbc-sink-schema';
 import { sqlSinkSchema } from './connector/sql-sink-schema';
+import { kafkaSinkSchema } from './connector/kafka-sink-schema';
+import { KafkaSink } from '../sinks/kafka/kafka-sink';
 
 /**
  * `sink` of a run config: `{ "type": "sql", ... }` (SqlSinkConfig), `{ "type": "jdbc", ... }` (JdbcSinkConfig) or
- * `{ "type": "hdfs", ... }` (HdfsSinkConfig).
+ * `{ "type": "hdfs", ... }` (HdfsSinkConfig) or `{ "type": "kafka", ... }` (KafkaSinkConfig).
  */
 export const sinkConfigSchema = z.discriminatedUnion('type', [sqlSinkSchema, jdbcSinkSchema, hdfsSinkConfigSchema.extend({
   type: z.literal('hdfs').describe('an exactly-once HDFS sink over WebHDFS'),
-})]);
+}), kafkaSinkSchema]);
 
 export type SinkConfig = z.infer<typeof sinkConfigSchema>;
 
@@ -63,6 +65,11 @@ export async function openSink(
       throw new KafkaEosError('SINK_UNAVAILABLE', `cannot use HDFS at ${config.url}: ${(e as Error).message}`, { cause: e });
     }
     return { sink, description: `HDFS ${config.url}${sink.layout.topicsDir}`, store: 'HDFS' };
+  }
+  if (config.type === 'kafka') {
+    // No store to check up front: the producer connects on the first assignment (on the run's client without `brokers`).
+    const { type: _type, topic, key: _key, partition: _partition, ...kafkaConfig } = config;
+    return { sink: new KafkaSink(kafkaConfig), description: `topic ${topic}`, store: 'Kafka output' };
   }
   if (config.type === 'jdbc') {
     const { type: _type, ...jdbcConfig } = config;

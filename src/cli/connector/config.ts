@@ -97,7 +97,8 @@ export const runConfigSchema = z.object({
     .describe("topics matching this regular expression (whole name) when the consumer starts (Connect's topics.regex)"),
   kafka: kafkaClientSchema.optional().describe('KafkaJS client settings passed through: ssl, sasl, timeouts, retry'),
   consumer: consumerSchema.optional().describe('consumer group and processing settings'),
-  sink: sinkConfigSchema.describe('where records go: { type: sql, ... } or { type: hdfs, ... } (docs/sql-sink.md, docs/hdfs-sink.md)'),
+  sink: sinkConfigSchema.describe('where records go: { type: sql, ... }, { type: hdfs, ... } or { type: kafka, ... } '
+    + '(docs/sql-sink.md, docs/hdfs-sink.md, docs/kafka-sink.md)'),
   keyConverter: converterSchema.optional().describe("how record keys become data (Kafka Connect's key.converter; default: bytes as text)"),
   valueConverter: converterSchema.optional().describe("how record values become data (Kafka Connect's value.converter; default: JSON)"),
   schemaRegistry: z.object({

@@ -15,14 +15,14 @@
  */
 import { Partitioners } from 'kafkajs';
 import { KafkaEosError } from '../../errors';
-import { KafkaProtocolError, kafkaErrorOf, type KafkaErrorName } from '../../protocol/kafka-errors';
+import { isRetriable, KafkaProtocolError, kafkaErrorOf, type KafkaErrorName } from '../../protocol/kafka-errors';
 import { ErrorCode } from '../../protocol/error-codes';
 import { encodeBatch, type RecordHeader } from '../../protocol/record-batch';
 import { Produce } from '../../protocol/messages/data';
 import { AddOffsetsToTxn, AddPartitionsToTxn, EndTxn, InitProducerId, TxnOffsetCommit } from '../../protocol/messages/transactions';
 import { partitionKey, type OutputRecord, type TopicPartition } from '../../records';
 import type { GroupMetadata } from '../../sink-contract';
-import { kafkaCall } from '../../consumer/kafka-calls';
+import { kafkaCall, KafkaCallError } from '../../consumer/kafka-calls';
 import type { BrokerRef, KafkaTransport } from '../../consumer/kafka/transport';
 import type { StateMachine } from '../../util/state-machine';
 import { txnProducerStateMachine, type TxnProducerState } from './producer-state';
@@ -42,10 +42,16 @@ export interface TransactionalProducerOptions {
   onTransition?: (from: TxnProducerState, to: TxnProducerState, reason: string) => void;
 }
 
-/** A transactional call was refused; the Kafka error is `cause` (KAFKA_TXN_FAILED, not retriable). */
+/**
+ * A transactional call failed; the Kafka (or connection) error is `cause` (KAFKA_TXN_FAILED). Retriable only when the
+ * cause is (a coordinator unavailable past the retries): the consumer then re-reads its positions and tries again.
+ */
 export class KafkaTxnError extends KafkaEosError {
   constructor(readonly call: string, cause: unknown) {
-    super('KAFKA_TXN_FAILED', `${call}: ${(cause as Error)?.message ?? String(cause)}`, { cause, retriable: false });
+    const inner = cause instanceof KafkaCallError ? cause.cause : cause;
+    super('KAFKA_TXN_FAILED', `${call}: ${(cause as Error)?.message ?? String(cause)}`, {
+      cause, retriable: isRetriable(inner),
+    });
   }
 }
 
@@ -380,8 +386,7 @@ export class TransactionalProducer {
    */
   async abortQuietly(reason: string): Promise<void> {
     if (!this.machine.is('in-transaction', 'committing')) return;
-    if (this.machine.is('committing')) this.machine.to('aborting', reason);
-    else this.machine.to('aborting', reason);
+    this.machine.to('aborting', reason);
     try {
       if (this.inTxn.size > 0 || this.offsetsAdded) {
         await this.txnCall('EndTxn', async (coordinator) => {
