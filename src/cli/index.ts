@@ -76,8 +76,8 @@ program.name('kafka-eos').version(version).description('Exactly-once Kafka consu
 program.exitOverride((e) => process.exit(e.exitCode === 0 ? 0 : 2));
 
 program.command('demo')
-  .description('the main job on real data: embedded 3-broker cluster → consumer group (child processes, one SIGKILLed) '
-    + '→ exactly-once SQL sink, then verify')
+  .description('the main job on real data: embedded 3-broker cluster (or --brokers) → consumer group (child processes, one '
+    + 'SIGKILLed) → exactly-once SQL, HDFS or Kafka sink, then verify')
   .option('--rows <n>', 'number of flight records (default: all 200000)', nonNegativeInt('--rows', 1, 200000))
   .option('--db <path|url>',
     'SQLite file to keep, postgresql://user:pass@host:port/db or mysql://user:pass@host:port/db (MySQL / MariaDB; the demo '
