@@ -27,7 +27,10 @@ export interface DemoCluster {
   readonly description: string;
   /** An admin client, connected. */
   readonly admin: Admin;
-  /** Creates the topics (replication min(3, brokers)); on an external cluster refuses any that exists already. */
+  /**
+   * Creates the topics (replication min(3, brokers)); on an external cluster refuses any that exists already.
+   * @throws DemoTopicError (DEMO_TOPIC_REFUSED) before creating any; KafkaJS's admin errors.
+   */
   createTopics(topics: { topic: string; partitions: number }[]): Promise<void>;
   /** High watermark per partition (ListOffsets latest). */
   highWatermarks(topic: string): Promise<Map<number, number>>;
@@ -37,7 +40,10 @@ export interface DemoCluster {
 /** The cluster options the demo sets on the embedded mock (an external cluster has its own). */
 export interface EmbeddedGroupConfig { sessionTimeoutMs: number; heartbeatIntervalMs: number }
 
-/** Starts the embedded mock, or connects to `brokers`. */
+/**
+ * Starts the embedded mock, or connects to `brokers`.
+ * @throws KafkaEosError KAFKA_UNAVAILABLE when the admin client cannot connect (the embedded mock is stopped again).
+ */
 export async function startDemoCluster(brokers: string[] | undefined, group: EmbeddedGroupConfig): Promise<DemoCluster> {
   // KIP-848: the broker sets the session timeout and heartbeat interval (group.consumer.*).
   const embedded = brokers ? null : await MockCluster.start({ brokers: 3, group: {

@@ -38,14 +38,17 @@ function check(name: string, expected: unknown, actual: unknown): Check {
 export class TopicReader {
   private readonly transport: KafkaTransport;
 
+  /** `bootstrap`: `host:port` seeds. Nothing connects before {@link connect}. */
   constructor(bootstrap: string[]) {
     this.transport = new KafkaTransport(new Kafka({ clientId: 'kafka-eos-demo-verify', brokers: bootstrap, logLevel: logLevel.NOTHING }));
   }
 
+  /** Connects to a seed broker and reads the cluster's metadata. Throws KafkaJS's connection errors. */
   async connect(): Promise<void> {
     await this.transport.connect();
   }
 
+  /** Closes every connection; never rejects. */
   async disconnect(): Promise<void> {
     await this.transport.disconnect();
   }
