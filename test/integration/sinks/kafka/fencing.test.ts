@@ -201,3 +201,25 @@ test('open() reads with require_stable: it waits for a pending transactional off
   }
   await until(() => true, 'nothing');
 });
+
+test("static membership: a restarted member's transactional id is its predecessor's, whose open transaction its InitProducerId aborts at once", async () => {
+  fx.cluster.createTopic('sm-in', 1);
+  fx.cluster.createTopic('sm-out', 1);
+  const meta: GroupMetadata = { groupId: 'sm', generationId: -1, memberId: '', groupInstanceId: 'sm-host-1' };
+  const before = sinkOf({ transactionTimeoutMs: 60000 });
+  await before.open('sm', [{ topic: 'sm-in', partition: 0 }], contextOf(meta));
+  expect(before.transactionalId).toBe('kafka-eos-sm-sm-host-1');
+  // The predecessor is stuck in its transaction (its TxnOffsetCommit held), as a process killed mid-write would be.
+  fx.cluster.faults.delay({ apiKey: 'TxnOffsetCommit', ms: 3000, count: 1 });
+  const stuck = before.write('sm', [batch('sm-in', -1n, 5n, 'sm-out', 'predecessor')], contextOf(meta)).catch((e: unknown) => e);
+  await until(() => fx.cluster.inspect.transaction('kafka-eos-sm-sm-host-1')?.state === 'Ongoing', 'the open transaction');
+  const started = Date.now();
+  const after = sinkOf({ transactionTimeoutMs: 60000 });
+  expect(await after.open('sm', [{ topic: 'sm-in', partition: 0 }], contextOf(meta))).toEqual(new Map([['sm-in:0', -1n]]));
+  expect(Date.now() - started).toBeLessThan(2500); // not the predecessor's 60 s transaction timeout
+  expect(after.transactionalId).toBe('kafka-eos-sm-sm-host-1');
+  expect(markers('kafka-eos-sm-sm-host-1')).toEqual(['ABORT']);
+  expect(await after.write('sm', [batch('sm-in', -1n, 5n, 'sm-out', 'successor')], contextOf(meta))).toEqual({ status: 'committed' });
+  expect(await stuck).toMatchObject({ code: 'KAFKA_PRODUCER_FENCED' });
+  expect((await outputOf(fx.cluster, 'sm-out')).map((r) => r.key?.toString())).toEqual(['successor']);
+});
