@@ -146,7 +146,10 @@ export interface GroupConsumerOptions extends RebalanceListeners {
   assign?: ManualAssignment[];
   /** `exactly-once` (output and next offset in one sink transaction), `at-least-once` or `at-most-once`. Required. */
   delivery: Delivery;
-  /** Required for exactly-once: where output and offsets are written together. */
+  /**
+   * Required for exactly-once: where output and offsets are written together. Refused (CONFIG_INVALID) with another
+   * delivery, which would never write it.
+   */
   sink?: ExactlyOnceSink;
   /** A handler of whole batches. Required (this or `recordHandler`) for at-most-once and at-least-once. */
   handler?: BatchHandler;
@@ -357,6 +360,11 @@ export function validateOptions(options: GroupConsumerOptions): GroupConsumerOpt
   }
   if (options.delivery === 'exactly-once' && !options.sink && !options.strategy) {
     throw new ConfigError('sink', 'exactly-once delivery needs a sink that stores offsets with the output');
+  }
+  if (options.sink && options.delivery !== 'exactly-once') {
+    // A sink is written only by the exactly-once strategy: under another delivery it would be ignored, the records
+    // handled and their offsets committed with nothing written (a KafkaSink's outputs dropped).
+    throw new ConfigError('sink', `only written by exactly-once delivery; with ${options.delivery} write the output in the handler`);
   }
   if (options.delivery !== 'exactly-once' && !options.handler && !options.recordHandler) {
     throw new ConfigError('handler', `${options.delivery} delivery needs a handler or recordHandler`);

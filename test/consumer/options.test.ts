@@ -23,6 +23,8 @@ describe('options are validated up front, naming the field', () => {
     [{ assign: [{ topic: 't', partitions: [0] }] }, 'topics'],
     [{ delivery: 'twice' }, 'delivery'],
     [{ delivery: 'exactly-once' }, 'sink'],
+    // A sink under another delivery would never be written (a newcomer's KafkaSink with at-least-once dropped every output).
+    [{ sink: { open: async () => new Map(), write: async () => ({ status: 'committed' }), close: async () => undefined } }, 'sink'],
     [{ handler: undefined }, 'handler'],
     [{ recordHandler: async () => undefined }, 'recordHandler'],
     [{ heartbeatIntervalMs: 40000 }, 'heartbeatIntervalMs'],
