@@ -18,6 +18,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { SingleBar } from 'cli-progress';
 import knexFactory from 'knex';
+import { assertDriverInstalled } from '../../sinks/sql/dialect';
 import type { MockCluster } from '../../testing/mock-broker';
 import { mulberry32 } from '../../util/prng';
 import { SqlSink } from '../../sinks/sql';
@@ -121,7 +122,9 @@ export async function runDemo(o: DemoOptions): Promise<number> {
   // Node's start-up and loading the CLI's modules happened before runDemo (npx's own start-up before that, in another process).
   const startupSeconds = process.uptime(); // s since this Node process started
   const phases = new PhaseTimes();
-  phases.start('setup (table, cluster, topic)', started);
+  // What the setup makes: the SQL sink's table, or the HDFS directory, or the Kafka sink's output topic.
+  const setupPhase = `setup (${o.sink === 'kafka' ? 'cluster, topics' : o.sink === 'hdfs' ? 'WebHDFS, cluster, topic' : 'table, cluster, topic'})`;
+  phases.start(setupPhase, started);
   const flights: Flight[] = loadFlights(o.rows);
   const N = flights.length;
   const db = o.db ?? path.join(os.tmpdir(), `kafka-eos-demo-${process.pid}.sqlite`);
@@ -138,8 +141,13 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     + `${o.brokers ? ` on ${o.brokers.join(',')}` : ''} → ${o.consumers} consumer processes → ${target}`);
   log(`seed ${o.seed}; SIGKILL at rows sunk ≥ ${killAt.join(', ') || '(none)'}; group protocol ${o.groupProtocol ?? 'classic'}`);
 
-  const knex = knexFactory(knexConfig(db));
-  if (!hdfs && !toKafka) {
+  // Only the SQL sink's demo opens a database: --sink kafka and --sink hdfs run without the sqlite3 package. A missing
+  // driver is DRIVER_MISSING (named), not knex's own "run npm install" error.
+  const sqlDemo = !hdfs && !toKafka;
+  if (sqlDemo) assertDriverInstalled(String(knexConfig(db).client));
+  const sqlKnex = sqlDemo ? knexFactory(knexConfig(db)) : null;
+  if (sqlKnex) {
+    const knex = sqlKnex;
     try {
       // Before anything else: the demo only drops a table it created itself.
       await dropOwnDemoTable(knex, TABLE);
@@ -151,7 +159,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
       if (!o.connect) await setup.open(groupId, []);
       else await new SqlOffsetStore({ knex, table: OFFSETS_TABLE }).ensureTable(); // the demo reads positions from the start
     } catch (e) {
-      await knex.destroy();
+      await sqlKnex.destroy();
       if (!keepDb) for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });
       throw e;
     }
@@ -162,7 +170,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
   try {
     cluster = await startDemoCluster(o.brokers, { sessionTimeoutMs: o.sessionTimeoutMs, heartbeatIntervalMs });
   } catch (e) {
-    await Promise.allSettled([knex.destroy(), hdfs?.stop()]);
+    await Promise.allSettled([sqlKnex?.destroy(), hdfs?.stop()]);
     if (!keepDb) for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });
     throw e;
   }
@@ -229,7 +237,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
       child.on('exit', () => { if (w.state === 'running') w.state = 'exited'; });
       workers.push(w);
     };
-    phases.end('setup (table, cluster, topic)');
+    phases.end(setupPhase);
 
     // The producer runs in a process of its own. While kill points are pending it stays at most
     // `window` records ahead of what is sunk (and of the next kill point), so that a consumer
@@ -277,7 +285,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     for (;;) {
       await new Promise((r) => setTimeout(r, 250));
       // `kafka-eos run` has no channel to the demo: what it sunk is what its transactions stored.
-      if (connectFiles) { sunk = await sunkRows(knex, OFFSETS_TABLE, groupId, TOPIC); allowProduction(); }
+      if (connectFiles) { sunk = await sunkRows(sqlKnex!, OFFSETS_TABLE, groupId, TOPIC); allowProduction(); }
       const elapsed = (Date.now() - consumeStart) / 1000;
       bar?.update(Math.min(sunk, N), { rate: Math.round(sunk / Math.max(elapsed, 0.001)), members: members() });
       // At most one kill per tick, so that every kill point is a distinct moment.
@@ -305,7 +313,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
         const rows = hdfs
           ? [...(await hdfs.positions([...hw.keys()]))].map(([partition, next]) => ({ partition, next_offset: next }))
           : toKafka ? [...(await groupOffsets(cluster, groupId))].map(([partition, next]) => ({ partition, next_offset: next }))
-          : await knex(OFFSETS_TABLE).where({ group_id: groupId, topic: TOPIC }).select('partition', 'next_offset');
+          : await sqlKnex!(OFFSETS_TABLE).where({ group_id: groupId, topic: TOPIC }).select('partition', 'next_offset');
         const done = rows.length === hw.size && rows.every((r) => Number(r.next_offset) === hw.get(Number(r.partition)));
         if (done) break;
       }
@@ -338,12 +346,12 @@ export async function runDemo(o: DemoOptions): Promise<number> {
       : null;
     const kafkaSummary: KafkaOutputSummary | null = kafkaVerified?.summary ?? null;
     const checks = verified ? verified.checks : kafkaVerified ? kafkaVerified.checks
-      : await verify(knex, TABLE, OFFSETS_TABLE, groupId, TOPIC, flights, hw, connectFiles ? CONNECT_COORDINATES : undefined);
+      : await verify(sqlKnex!, TABLE, OFFSETS_TABLE, groupId, TOPIC, flights, hw, connectFiles ? CONNECT_COORDINATES : undefined);
     if (embedded) checks.unshift(codecCheck(embedded, TOPIC, o.partitions, codec));
     phases.end('verify');
     // Kills are the experiment, not the data: kill points the run finished before are reported, not failed.
     const missedKills = killAt.length - kills;
-    const written = verified ? verified.rows : kafkaSummary ? kafkaSummary.committed : (await knex(TABLE).count({ n: '*' }))[0]!.n;
+    const written = verified ? verified.rows : kafkaSummary ? kafkaSummary.committed : (await sqlKnex!(TABLE).count({ n: '*' }))[0]!.n;
     // A KIP-848 group has epochs where a classic group has generations.
     const generations = embedded
       ? embedded.events.entries({ type: protocol === 'consumer' ? 'group.epoch' : 'group.generation', groupId }).length
@@ -389,7 +397,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
       writeFileSync(o.timeline, renderTimelineHtml(t));
       if (!o.quiet) process.stdout.write(`rebalance timeline written to ${o.timeline}\n`);
     }
-    await Promise.allSettled([knex.destroy(), hdfs?.stop()]);
+    await Promise.allSettled([sqlKnex?.destroy(), hdfs?.stop()]);
     await cluster.stop();
     if (!keepDb) for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });
     if (!o.quiet) {
