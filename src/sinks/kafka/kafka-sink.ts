@@ -129,6 +129,11 @@ export class KafkaSink implements ExactlyOnceSink {
   private closed = false;
   /** This sink's number among the process's KafkaSinks of its group (-1: not derived yet). */
   private instance = -1;
+  /**
+   * Whether the transactional id may be held by a live replacement of this member: given explicitly or derived from
+   * the static group.instance.id. A fence is then fatal (see {@link reinitAfterFence}).
+   */
+  private idMayBeShared = false;
   /** Transitions of the producer's state, oldest first (at most 100): for logs and tests. */
   readonly transitions: { from: TxnProducerState; to: TxnProducerState; reason: string; at: number }[] = [];
 
@@ -187,10 +192,12 @@ export class KafkaSink implements ExactlyOnceSink {
 
   /** The transactional id for this member (see {@link KafkaSinkOptions.transactionalId}). */
   private transactionalIdFor(groupId: string, context: SinkContext | undefined): string {
+    this.idMayBeShared = true;
     if (this.options.transactionalId) return this.options.transactionalId;
     const prefix = this.options.transactionalIdPrefix ?? DEFAULT_TRANSACTIONAL_ID_PREFIX;
     const instanceId = context?.groupInstanceId ?? null;
     if (instanceId !== null) return `${prefix}${groupId}-${instanceId}`;
+    this.idMayBeShared = false;
     if (this.instance < 0) {
       const n = (sinksPerGroup.get(groupId) ?? 0) + 1;
       sinksPerGroup.set(groupId, n);
@@ -216,8 +223,37 @@ export class KafkaSink implements ExactlyOnceSink {
       });
     }
     const p = this.producer;
+    if (p.pendingEndTxn !== null) {
+      // The EndTxn whose outcome is unknown goes first, as often as it takes (InitProducerId would be PRODUCER_FENCED).
+      try {
+        await p.settlePendingEnd();
+      } catch (e) {
+        if (!(e instanceof KafkaProducerFencedError)) throw e;
+        // The coordinator aborted that transaction itself (its timeout): re-initialise as after any own timeout.
+        await this.reinitAfterFence(p, true);
+      }
+    }
     if (p.state === 'uninitialized' || p.state === 'fenced') await p.init();
+    else if (p.state === 'ready' && p.epochBumpRequired) await p.init(); // KIP-360: sequences restart at 0
     return p;
+  }
+
+  /**
+   * After a fence: InitProducerId with the producer id and epoch held (KIP-360/588), which succeeds only when no other
+   * instance took the transactional id over. Kafka's coordinator forgets a fenced epoch (prepareFenceProducerEpoch),
+   * so after the producer's own transaction timed out that is PRODUCER_FENCED too; then, when `ownTimeout`, the
+   * producer starts again as a new instance (Kafka Streams' StreamsProducer.resetProducer) — only when its
+   * transactional id cannot be held by a live replacement (the generated per-process id). With an explicit or
+   * static (group.instance.id) id a fence is fatal, as Java's ProducerFencedException: a new instance would fence
+   * the live producer that fenced this one. Throws KafkaProducerFencedError, KafkaTxnError.
+   */
+  private async reinitAfterFence(producer: TransactionalProducer, ownTimeout: boolean): Promise<void> {
+    try {
+      await producer.init();
+    } catch (initError) {
+      if (!(initError instanceof KafkaProducerFencedError) || !ownTimeout || this.idMayBeShared) throw initError;
+      await producer.init({ asNewInstance: true });
+    }
   }
 
   /** Runs `fn` after the writes queued before it. */
@@ -312,26 +348,20 @@ export class KafkaSink implements ExactlyOnceSink {
   ): Promise<unknown> {
     if (isProducerFenced(e)) {
       producer.markFailed(e, `fenced: ${(e as Error).message}`);
-      // After this producer's own transaction timed out: KIP-360/588's InitProducerId with its id and epoch. Kafka's
-      // coordinator forgets the fenced epoch (PrepareEpochFence), so that answers PRODUCER_FENCED there; when the
-      // transaction was open past its timeout, the fence is its own: start as a new instance, as Java applications
-      // and Kafka Streams (StreamsProducer.resetProducer) do. Otherwise another instance holds the id: fail.
+      // KIP-360/588's InitProducerId with its id and epoch; a new instance only when the fence may be its own
+      // transaction's timeout and the id is not shareable (see reinitAfterFence). Otherwise: fail.
       const timedOut = Date.now() - producer.beganAt >= this.transactionTimeoutMs;
       try {
-        await producer.init();
+        await this.reinitAfterFence(producer, timedOut);
       } catch (initError) {
-        if (!(initError instanceof KafkaProducerFencedError) || !timedOut) return initError;
-        try {
-          await producer.init({ asNewInstance: true });
-        } catch (again) {
-          return again;
-        }
+        return initError;
       }
       return new KafkaEosError('KAFKA_TXN_ABORTED', `KafkaSink: the transaction was aborted by the coordinator (${(e as Error).message}); `
         + `the producer re-initialised with epoch ${producer.identity.producerEpoch}`, { cause: e });
     }
     if (producer.state === 'committing' && (kafkaErrorOf(e)?.retriable || isRetriable(e instanceof KafkaCallError ? e.cause : e))) {
-      // EndTxn commit past its retries: the outcome is unknown. The next InitProducerId settles it; the positions are re-read.
+      // EndTxn commit past its retries: the outcome is unknown. The same EndTxn is sent again before anything else
+      // (ready → settlePendingEnd); the positions are re-read after it.
       producer.markFailed(e, 'EndTxn commit outcome unknown');
       const message = `KafkaSink: EndTxn commit outcome unknown: ${(e as Error).message}`;
       return new SinkWriteError('SINK_RETRIES_EXHAUSTED', message, {}, { cause: e });
