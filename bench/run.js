@@ -4,7 +4,7 @@
  * runs), raw numbers in bench/results/latest.json. Run `npm run build` first.
  *
  *   node bench/run.js [--rows 40000] [--rounds 5] [--e2e-rows 50000] [--messages 100000]
- *     [--only sql,hdfs,hdfs-e2e,e2e,mock,converters,fetch,rebalance,record]
+ *     [--only sql,kafka,hdfs,hdfs-e2e,e2e,mock,converters,fetch,rebalance,record]
  *     [--record-rows 300000] [--hdfs-e2e-rows 60000] [--record-compression none|lz4] [--record-before other/dist] [--fetch-messages 300000] [--rr-rounds 2] [--rr-rate 30000]
  *
  * PostgreSQL figures need KAFKA_EOS_PG_URL (or --pg). The mock-broker figure needs /usr/bin/python3 with
@@ -32,7 +32,7 @@ function hasRdkafka() {
 }
 
 (async () => {
-  const only = new Set((arg('--only', 'sql,hdfs,hdfs-e2e,e2e,mock,converters,fetch,rebalance,record')).split(','));
+  const only = new Set((arg('--only', 'sql,kafka,hdfs,hdfs-e2e,e2e,mock,converters,fetch,rebalance,record')).split(','));
   const rows = Number(arg('--rows', 40000));
   const rounds = Number(arg('--rounds', 5));
   const pgUrl = arg('--pg', process.env.KAFKA_EOS_PG_URL);
@@ -45,6 +45,10 @@ function hasRdkafka() {
     figures.push(...await require('./sql-sink.js').runSqlSink({ rows, batch: Number(arg('--batch', 2000)), rounds, pgUrl, mariadbUrl, log }));
     if (!pgUrl) notes.push('PostgreSQL figures skipped: KAFKA_EOS_PG_URL not set');
     if (!mariadbUrl) notes.push('MariaDB figures skipped: KAFKA_EOS_MARIADB_URL not set');
+  }
+  if (only.has('kafka')) {
+    log('== Kafka sink');
+    figures.push(...await require('./kafka-sink.js').runKafkaSink({ rows, batch: Number(arg('--batch', 2000)), rounds, log }));
   }
   if (only.has('hdfs')) {
     log('== HDFS sink');

@@ -132,6 +132,8 @@ export const ERROR_CODES = {
     'fix the subject (register a version that reads the older ones) or turn useLatestVersion off'),
   // ---- CLI and offsets tools
   DEMO_DATA_MISSING: row('no', "the demo's dataset package is not installed", 'npm install the package named'),
+  DEMO_TOPIC_REFUSED: row('no', 'the demo will not create its topics on an external cluster where they exist already',
+    'delete the topics named, or use another cluster'),
   DEMO_TABLE_REFUSED: row('no', 'the demo will not write into a table it did not create', 'name another table or drop it'),
   GROUP_ACTIVE: row('no', 'the group has active members; offsets cannot be moved under them', 'stop the members, then retry'),
   OFFSETS_STORE_MISSING: row('no', 'the offsets table or directory named does not exist; nothing changed', 'check the store named'),

@@ -52,9 +52,19 @@ function groupProtocol(v: string): 'classic' | 'cooperative' | 'consumer' {
   return v;
 }
 
-function sinkType(v: string): 'sql' | 'hdfs' {
-  if (v !== 'sql' && v !== 'hdfs') throw new InvalidArgumentError('--sink must be sql or hdfs');
+function sinkType(v: string): 'sql' | 'hdfs' | 'kafka' {
+  if (v !== 'sql' && v !== 'hdfs' && v !== 'kafka') throw new InvalidArgumentError('--sink must be sql, hdfs or kafka');
   return v;
+}
+
+/** `host:port[,host:port...]` as a list; InvalidArgumentError for an entry without a port. */
+function brokerList(v: string): string[] {
+  const list = v.split(',').map((b) => b.trim()).filter(Boolean);
+  const bad = list.find((b) => !/^[^\s:]+:\d{1,5}$/.test(b) && !/^\[[0-9a-fA-F:.]+\]:\d{1,5}$/.test(b));
+  if (list.length === 0 || bad !== undefined) {
+    throw new InvalidArgumentError(`--brokers must be host:port[,host:port...]${bad ? ` (not ${bad})` : ''}`);
+  }
+  return list;
 }
 
 const program = new Command();
@@ -66,8 +76,8 @@ program.name('kafka-eos').version(version).description('Exactly-once Kafka consu
 program.exitOverride((e) => process.exit(e.exitCode === 0 ? 0 : 2));
 
 program.command('demo')
-  .description('the main job on real data: embedded 3-broker cluster → consumer group (child processes, one SIGKILLed) '
-    + '→ exactly-once SQL sink, then verify')
+  .description('the main job on real data: embedded 3-broker cluster (or --brokers) → consumer group (child processes, one '
+    + 'SIGKILLed) → exactly-once SQL, HDFS or Kafka sink, then verify')
   .option('--rows <n>', 'number of flight records (default: all 200000)', nonNegativeInt('--rows', 1, 200000))
   .option('--db <path|url>',
     'SQLite file to keep, postgresql://user:pass@host:port/db or mysql://user:pass@host:port/db (MySQL / MariaDB; the demo '
@@ -81,19 +91,22 @@ program.command('demo')
   .option('--session-timeout <ms>', 'consumer session timeout', nonNegativeInt('--session-timeout', 1000, 300000), 6000)
   .option('--timeout <ms>', 'give up after this long', nonNegativeInt('--timeout', 10000, 86400000), 600000)
   .option('--quiet', 'print nothing but errors')
-  .option('--sink <type>', 'sink: sql (SQLite or --db) or hdfs (the embedded WebHDFS server, or --hdfs)', sinkType, 'sql')
+  .option('--sink <type>', 'sink: sql (SQLite or --db), hdfs (the embedded WebHDFS server, or --hdfs) or kafka (KafkaSink into the '
+    + 'topic flights-out, verified read_committed)', sinkType, 'sql')
   .option('--hdfs <url>', 'with --sink hdfs: a NameNode URL (http://namenode:9870) instead of the embedded WebHDFS server')
   .option('--timeline <file.html>', "write the group's rebalance timeline (HTML + SVG) here at the end")
   .option('--compression <codec>', 'the producer compresses the flights with none, gzip, snappy, lz4 or zstd', compressionCodec, 'none')
   .option('--group-protocol <protocol>', 'the consumers\' group protocol: classic (eager, range), cooperative (KIP-429, '
     + 'cooperative-sticky) or consumer (KIP-848)', groupProtocol, 'classic')
+  .option('--brokers <list>', 'run against this cluster (host:port,... : a kafka-eos broker process, or Kafka) instead of the embedded '
+    + 'one; the demo\'s topics must not exist there', brokerList)
   .option('--connect', 'the Kafka Connect way: write a Connect worker and a JDBC sink connector .properties, print them, and run '
     + 'each consumer process as kafka-eos run <worker> <connector> (SQL sink, classic protocol)')
   .action(async (o) => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { runDemo } = require('./demo/demo') as typeof import('./demo/demo');
     process.exitCode = await runDemo({
-      connect: o.connect === true,
+      connect: o.connect === true, brokers: o.brokers,
       sink: o.sink, hdfs: o.hdfs, timeline: o.timeline, compression: o.compression, groupProtocol: o.groupProtocol,
       rows: o.rows, db: o.db, table: o.table, consumers: o.consumers, partitions: o.partitions, kills: o.kills, seed: o.seed,
       sessionTimeoutMs: o.sessionTimeout, timeoutMs: o.timeout, quiet: o.quiet,

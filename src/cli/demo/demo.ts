@@ -1,7 +1,7 @@
 /**
  * `kafka-eos demo`: the main job end to end on real data.
  *
- * 1. Starts the embedded 3-broker cluster and creates topic `flights` (6 partitions).
+ * 1. Starts the embedded 3-broker cluster (or connects to --brokers: cluster.ts) and creates topic `flights` (6 partitions).
  * 2. Starts a group of consumer processes (default 3), each sinking exactly once into SQL.
  * 3. Produces the flight records from a producer process of its own (producer.ts), keyed by
  *    distance so that order within a key is kept; while kill points are pending, production stays
@@ -17,9 +17,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { SingleBar } from 'cli-progress';
-import { Kafka, logLevel } from 'kafkajs';
 import knexFactory from 'knex';
-import { MockCluster } from '../../testing/mock-broker';
+import type { MockCluster } from '../../testing/mock-broker';
 import { mulberry32 } from '../../util/prng';
 import { SqlSink } from '../../sinks/sql';
 import { SqlOffsetStore } from '../../sinks/sql/offset-store';
@@ -35,6 +34,9 @@ import { startHdfsDemo, type HdfsDemo } from './hdfs';
 import {
   checkConnectOptions, CONNECT_COORDINATES, formatConnectFiles, spawnConnectWorker, sunkRows, writeConnectFiles, type DemoConnectFiles,
 } from './connect';
+import { startDemoCluster, type DemoCluster } from './cluster';
+import { OUTPUT_TOPIC, verifyKafkaOutput, type KafkaOutputSummary } from './kafka';
+import { KafkaEosError } from '../../errors';
 import { timelineFromMockEvents, type TimelineEvent } from '../../timeline/model';
 import { renderTimelineHtml } from '../../timeline/render';
 
@@ -55,8 +57,11 @@ export interface DemoOptions {
   /** Give up after this long, ms. */
   timeoutMs: number;
   quiet?: boolean;
-  /** Where the consumers sink: 'sql' (default) or 'hdfs' (the embedded WebHDFS server, or `hdfs`). */
-  sink?: 'sql' | 'hdfs';
+  /**
+   * Where the consumers sink: 'sql' (default), 'hdfs' (the embedded WebHDFS server, or `hdfs`) or 'kafka' (KafkaSink: the
+   * topic `flights-out`, one transaction per write with the consumed offsets, verified read_committed: kafka.ts).
+   */
+  sink?: 'sql' | 'hdfs' | 'kafka';
   /** NameNode URL for `sink: 'hdfs'` (default: the embedded WebHDFS server). */
   hdfs?: string;
   /** Write the group's rebalance timeline (HTML + SVG, from the mock's event log and the kills) here at the end. */
@@ -74,6 +79,13 @@ export interface DemoOptions {
    * classic protocol only (ConfigError CONFIG_INVALID otherwise).
    */
   connect?: boolean;
+  /**
+   * Run against this external cluster (bootstrap `host:port` list: a `kafka-eos broker` process, or Apache Kafka) instead of
+   * the embedded one. The demo's topics must not exist there (DemoTopicError DEMO_TOPIC_REFUSED). The group settings are
+   * the cluster's own (group.min.session.timeout.ms must admit `sessionTimeoutMs`); the checks that read the embedded
+   * mock's state (stored codec, generations, --timeline) are not made.
+   */
+  brokers?: string[];
 }
 
 const TOPIC = 'flights';
@@ -101,6 +113,10 @@ export async function runDemo(o: DemoOptions): Promise<number> {
   const log = (s: string) => { if (!o.quiet) process.stdout.write(`${s}\n`); };
   const TABLE = validateDemoTable(o.table ?? 'flights', OFFSETS_TABLE);
   checkConnectOptions(o);
+  if (o.brokers && o.timeline) {
+    throw new KafkaEosError('CONFIG_INVALID', '--timeline needs the embedded cluster (it reads the mock\'s event log): '
+      + 'drop --brokers or --timeline');
+  }
   const started = Date.now();
   // Node's start-up and loading the CLI's modules happened before runDemo (npx's own start-up before that, in another process).
   const startupSeconds = process.uptime(); // s since this Node process started
@@ -114,14 +130,16 @@ export async function runDemo(o: DemoOptions): Promise<number> {
   const random = mulberry32(o.seed);
   const killAt = Array.from({ length: o.kills }, () => 0.15 + random() * 0.7).sort((a, b) => a - b).map((f) => Math.floor(f * N));
   const hdfs: HdfsDemo | null = o.sink === 'hdfs' ? await startHdfsDemo(o.hdfs, groupId) : null;
-  const target = hdfs ? hdfs.description : databaseName(db);
+  const toKafka = o.sink === 'kafka';
+  const target = hdfs ? hdfs.description
+    : toKafka ? `Kafka topic ${OUTPUT_TOPIC} (KafkaSink: one transaction per write with the consumed offsets)` : databaseName(db);
   const codec = o.compression ?? 'none';
-  log(`kafka-eos demo: ${N} flight records${codec === 'none' ? '' : ` (${codec} batches)`} → ${o.partitions} partitions → `
-    + `${o.consumers} consumer processes → ${target}`);
+  log(`kafka-eos demo: ${N} flight records${codec === 'none' ? '' : ` (${codec} batches)`} → ${o.partitions} partitions`
+    + `${o.brokers ? ` on ${o.brokers.join(',')}` : ''} → ${o.consumers} consumer processes → ${target}`);
   log(`seed ${o.seed}; SIGKILL at rows sunk ≥ ${killAt.join(', ') || '(none)'}; group protocol ${o.groupProtocol ?? 'classic'}`);
 
   const knex = knexFactory(knexConfig(db));
-  if (!hdfs) {
+  if (!hdfs && !toKafka) {
     try {
       // Before anything else: the demo only drops a table it created itself.
       await dropOwnDemoTable(knex, TABLE);
@@ -140,19 +158,25 @@ export async function runDemo(o: DemoOptions): Promise<number> {
   }
   const protocol = o.groupProtocol ?? 'classic';
   const heartbeatIntervalMs = Math.max(100, Math.floor(o.sessionTimeoutMs / 6));
-  // KIP-848: the broker sets the session timeout and heartbeat interval (group.consumer.*).
-  const cluster = await MockCluster.start({ brokers: 3, group: {
-    initialRebalanceDelayMs: 500, minSessionTimeoutMs: 1000, consumerSessionTimeoutMs: o.sessionTimeoutMs,
-    consumerHeartbeatIntervalMs: heartbeatIntervalMs,
-  } });
-  const kafka = new Kafka({ clientId: 'kafka-eos-demo', brokers: cluster.bootstrap, logLevel: logLevel.NOTHING });
-  const admin = kafka.admin();
+  let cluster: DemoCluster;
+  try {
+    cluster = await startDemoCluster(o.brokers, { sessionTimeoutMs: o.sessionTimeoutMs, heartbeatIntervalMs });
+  } catch (e) {
+    await Promise.allSettled([knex.destroy(), hdfs?.stop()]);
+    if (!keepDb) for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });
+    throw e;
+  }
+  const embedded = cluster.embedded;
   const workers: Worker[] = [];
   const killMarks: (TimelineEvent & { clientId?: string })[] = [];
   let bar: SingleBar | null = null;
   try {
-    await admin.connect();
-    await admin.createTopics({ topics: [{ topic: TOPIC, numPartitions: o.partitions, replicationFactor: 3 }], waitForLeaders: true });
+    // --sink kafka: as many output partitions as input ones (each output record goes to its source record's partition number).
+    const output = toKafka ? [{ topic: OUTPUT_TOPIC, partitions: o.partitions }] : [];
+    await cluster.createTopics([{ topic: TOPIC, partitions: o.partitions }, ...output]);
+    if (toKafka) {
+      log(`output topic: ${OUTPUT_TOPIC} (keys "<source partition>:<source offset>"; read it with isolation.level=read_committed)`);
+    }
 
     let sunk = 0;
     let fenced = 0;
@@ -160,6 +184,9 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     const errors: string[] = [];
     const workerConfig: WorkerConfig = {
       bootstrap: cluster.bootstrap, groupId, topic: TOPIC, db, table: TABLE, hdfs: hdfs?.sinkConfig,
+      // A SIGKILLed member's open transaction holds its partitions' committed offsets (require_stable) and the output's LSO
+      // until the coordinator aborts it: bounded here like the session timeout.
+      kafka: toKafka ? { outputTopic: OUTPUT_TOPIC, transactionTimeoutMs: o.sessionTimeoutMs } : undefined,
       sessionTimeoutMs: o.sessionTimeoutMs, heartbeatIntervalMs, groupProtocol: protocol,
     };
     let connectFiles: DemoConnectFiles | null = null;
@@ -274,9 +301,10 @@ export async function runDemo(o: DemoOptions): Promise<number> {
         }
       }
       if (produced) {
-        const hw = new Map(cluster.partitions(TOPIC).map((p) => [p.partition, p.highWatermark]));
+        const hw = await cluster.highWatermarks(TOPIC);
         const rows = hdfs
           ? [...(await hdfs.positions([...hw.keys()]))].map(([partition, next]) => ({ partition, next_offset: next }))
+          : toKafka ? [...(await groupOffsets(cluster, groupId))].map(([partition, next]) => ({ partition, next_offset: next }))
           : await knex(OFFSETS_TABLE).where({ group_id: groupId, topic: TOPIC }).select('partition', 'next_offset');
         const done = rows.length === hw.size && rows.every((r) => Number(r.next_offset) === hw.get(Number(r.partition)));
         if (done) break;
@@ -302,24 +330,37 @@ export async function runDemo(o: DemoOptions): Promise<number> {
 
     await stopWorkers(workers);
     phases.start('verify');
-    const hw = new Map(cluster.partitions(TOPIC).map((p) => [p.partition, p.highWatermark]));
+    const hw = await cluster.highWatermarks(TOPIC);
     const verified = hdfs ? await hdfs.verify(TOPIC, flights, hw) : null;
-    const checks = verified ? verified.checks
+    // --sink kafka: a SIGKILLed member's transaction holds the output's LSO until its timeout (the session timeout here).
+    const kafkaVerified = toKafka
+      ? await verifyKafkaOutput(cluster.bootstrap, TOPIC, flights, await groupOffsets(cluster, groupId), 2 * o.sessionTimeoutMs + 30000)
+      : null;
+    const kafkaSummary: KafkaOutputSummary | null = kafkaVerified?.summary ?? null;
+    const checks = verified ? verified.checks : kafkaVerified ? kafkaVerified.checks
       : await verify(knex, TABLE, OFFSETS_TABLE, groupId, TOPIC, flights, hw, connectFiles ? CONNECT_COORDINATES : undefined);
-    checks.unshift(codecCheck(cluster, TOPIC, o.partitions, codec));
+    if (embedded) checks.unshift(codecCheck(embedded, TOPIC, o.partitions, codec));
     phases.end('verify');
     // Kills are the experiment, not the data: kill points the run finished before are reported, not failed.
     const missedKills = killAt.length - kills;
-    const written = verified ? verified.rows : (await knex(TABLE).count({ n: '*' }))[0]!.n;
+    const written = verified ? verified.rows : kafkaSummary ? kafkaSummary.committed : (await knex(TABLE).count({ n: '*' }))[0]!.n;
     // A KIP-848 group has epochs where a classic group has generations.
-    const generations = cluster.events.entries({ type: protocol === 'consumer' ? 'group.epoch' : 'group.generation', groupId }).length;
+    const generations = embedded
+      ? embedded.events.entries({ type: protocol === 'consumer' ? 'group.epoch' : 'group.generation', groupId }).length
+      : 'not known (external cluster)';
     log('');
     log(formatChecks(checks));
+    if (kafkaSummary) {
+      log(`\noutput topic ${OUTPUT_TOPIC}: ${kafkaSummary.committed} records read with isolation.level=read_committed; `
+        + `${kafkaSummary.aborted} records of aborted transactions in its log, skipped by read_committed; `
+        + `waited ${kafkaSummary.lsoWaitSeconds.toFixed(1)} s for its LSO to reach the high watermark`);
+    }
     log('');
     const wall = (Date.now() - started) / 1000;
     const rounds = protocol === 'consumer' ? 'epochs' : 'generations';
     log(`consumer processes: ${workers.length} started, ${kills} killed with SIGKILL; group ${rounds}: ${generations};`
       + ` fenced writes refused: ${connectFiles ? 'not reported by kafka-eos run' : fenced}`);
+    if (!embedded && codec !== 'none') log(`note: the codec of the stored batches is not checked on an external cluster`);
     if (missedKills > 0) {
       log(`note: ${missedKills} of ${killAt.length} planned kills did not happen: the run finished (or no member owned partitions) `
         + `before kill point${missedKills > 1 ? 's' : ''} ${killAt.slice(kills).join(', ')}; this is not a data failure`);
@@ -341,22 +382,28 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     const shutdownFrom = Date.now();
     bar?.stop();
     await stopWorkers(workers);
-    if (o.timeline) {
+    if (o.timeline && embedded) {
       const t = timelineFromMockEvents(
-        cluster.events.entries({ groupId }), groupId, { title: `kafka-eos demo: group ${groupId}, topic ${TOPIC}`, extra: killMarks },
+        embedded.events.entries({ groupId }), groupId, { title: `kafka-eos demo: group ${groupId}, topic ${TOPIC}`, extra: killMarks },
       );
       writeFileSync(o.timeline, renderTimelineHtml(t));
       if (!o.quiet) process.stdout.write(`rebalance timeline written to ${o.timeline}\n`);
     }
-    await Promise.allSettled([admin.disconnect(), knex.destroy(), hdfs?.stop()]);
+    await Promise.allSettled([knex.destroy(), hdfs?.stop()]);
     await cluster.stop();
     if (!keepDb) for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });
     if (!o.quiet) {
       process.stdout.write(
-        `shut down (workers, cluster, ${hdfs ? "WebHDFS server" : "database"}) in ${((Date.now() - shutdownFrom) / 1000).toFixed(1)} s\n`,
+        `shut down (workers, cluster, ${hdfs ? "WebHDFS server" : toKafka ? "admin client" : "database"}) in ${((Date.now() - shutdownFrom) / 1000).toFixed(1)} s\n`,
       );
     }
   }
+}
+
+/** The group's committed offsets of the source topic (OffsetFetch), partition → next offset (-1: none). */
+async function groupOffsets(cluster: DemoCluster, groupId: string): Promise<Map<number, number>> {
+  const [topic] = await cluster.admin.fetchOffsets({ groupId, topics: [TOPIC] });
+  return new Map((topic?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]));
 }
 
 /**

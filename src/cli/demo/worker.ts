@@ -7,6 +7,7 @@
 import { createGroupConsumer } from '../../consumer/group-consumer';
 import type { HdfsSinkConfig } from '../../sinks/hdfs/config';
 import type { ExactlyOnceSink } from '../../sink-contract';
+import type { OutputRecord, SinkRecord } from '../../records';
 import { FLIGHT_MAPPING, knexConfig } from './db';
 
 /** The demo's group protocols: classic eager (range), cooperative (KIP-429, cooperative-sticky), consumer (KIP-848). */
@@ -22,6 +23,11 @@ export interface WorkerConfig {
   heartbeatIntervalMs: number;
   /** Sink into HDFS with this config instead of SQL. */
   hdfs?: HdfsSinkConfig;
+  /**
+   * Sink into Kafka instead (KafkaSink): each flight to `outputTopic`, keyed "<source partition>:<source offset>", on
+   * the source record's partition number, in one transaction with the consumed offsets; transaction.timeout.ms.
+   */
+  kafka?: { outputTopic: string; transactionTimeoutMs: number };
   groupProtocol: DemoGroupProtocol;
 }
 
@@ -33,6 +39,11 @@ export type WorkerMessage =
   | { type: 'fenced'; partition: number; expected: string; stored: string }
   | { type: 'error'; message: string };
 
+/** The demo's transform for KafkaSink: one output record per source record, keyed "<partition>:<offset>", same partition. */
+function kafkaTransform(outputTopic: string): (r: SinkRecord) => OutputRecord[] {
+  return (r) => [{ topic: outputTopic, key: `${r.partition}:${r.offset}`, value: r.value, partition: r.partition }];
+}
+
 function send(msg: WorkerMessage): void {
   if (process.send && process.connected) process.send(msg);
 }
@@ -41,7 +52,11 @@ async function main(): Promise<void> {
   const config = JSON.parse(process.argv[2]) as WorkerConfig;
   // Only the sink this run uses is loaded (each costs a few hundred ms of require at start-up).
   /* eslint-disable @typescript-eslint/no-require-imports */
-  const sink: ExactlyOnceSink = config.hdfs
+  const sink: ExactlyOnceSink = config.kafka
+    ? new (require('../../sinks/kafka') as typeof import('../../sinks/kafka')).KafkaSink({
+      brokers: config.bootstrap, clientId: `demo-worker-${process.pid}-sink`, transactionTimeoutMs: config.kafka.transactionTimeoutMs,
+    })
+    : config.hdfs
     ? new (require('../../sinks/hdfs/hdfs-sink') as typeof import('../../sinks/hdfs/hdfs-sink')).HdfsSink(config.hdfs)
     : new (require('../../sinks/sql/sql-sink') as typeof import('../../sinks/sql/sql-sink')).SqlSink({
       knex: knexConfig(config.db), table: config.table, mode: 'insert', mapping: FLIGHT_MAPPING, autoCreate: true,
@@ -56,6 +71,8 @@ async function main(): Promise<void> {
     topics: [config.topic],
     delivery: 'exactly-once',
     sink,
+    // KafkaSink: the transform. One output record per flight, keyed by its source coordinates, the value as it came.
+    ...(config.kafka ? { recordHandler: kafkaTransform(config.kafka.outputTopic) } : {}),
     maxWaitTimeMs: 200,
     ...(config.groupProtocol === 'consumer'
       ? { groupProtocol: 'consumer' as const }

@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { MockCluster } from '../../../src/testing/mock-broker';
@@ -84,4 +85,50 @@ export async function startCliCluster(prefix: string): Promise<{ cluster: MockCl
 export async function stopCliCluster(cluster: MockCluster | undefined, dir: string | undefined): Promise<void> {
   await cluster?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
+}
+
+/** Whether `port` on 127.0.0.1 can be listened on now. */
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.once('error', () => resolve(false));
+    s.listen({ host: '127.0.0.1', port, exclusive: true }, () => s.close(() => resolve(true)));
+  });
+}
+
+/** A port p such that p .. p+n-1 are free now. */
+export async function freePorts(n: number): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const p = 20000 + Math.floor(Math.random() * 30000);
+    let free = true;
+    for (let i = 0; i < n && free; i++) free = await portFree(p + i);
+    if (free) return p;
+  }
+  throw new Error(`no ${n} consecutive free ports`);
+}
+
+/** A `kafka-eos broker` process of {@link startBrokerProcess}: its bootstrap list, its output, and stop(). */
+export interface BrokerProcess { bootstrap: string[]; child: ChildProcess; out: () => string; stop(): Promise<void> }
+
+/**
+ * Starts `kafka-eos broker --brokers <n>` (the compiled CLI) on free ports with fast group settings
+ * (group.min.session.timeout.ms 1000, no initial rebalance delay) plus `args`; resolves once it prints its summary.
+ */
+export async function startBrokerProcess(brokers = 3, args: string[] = []): Promise<BrokerProcess> {
+  const port = await freePorts(brokers);
+  const run = startCli(['broker', '--port', String(port), '--brokers', String(brokers), '--min-session-timeout', '1000',
+    '--initial-rebalance-delay', '0', ...args], 3_600_000);
+  await until(() => /PLAINTEXT +\S+/.test(run.out()) || run.child.exitCode !== null, 'the broker\'s summary', 30000);
+  if (run.child.exitCode !== null) throw new Error(`kafka-eos broker exited: ${run.out()}`);
+  return {
+    bootstrap: Array.from({ length: brokers }, (_, i) => `127.0.0.1:${port + i}`),
+    child: run.child,
+    out: run.out,
+    async stop() {
+      if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill('SIGINT');
+      const timer = setTimeout(() => run.child.kill('SIGKILL'), 10000);
+      await run.exited;
+      clearTimeout(timer);
+    },
+  };
 }
