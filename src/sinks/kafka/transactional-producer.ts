@@ -450,6 +450,7 @@ export class TransactionalProducer {
    * Throws (see {@link classify}).
    */
   async end(commit: boolean): Promise<void> {
+    this.machine.assertIn(['in-transaction'], commit ? 'commit' : 'abort');
     this.machine.to(commit ? 'committing' : 'aborting', commit ? 'EndTxn commit' : 'EndTxn abort');
     // Nothing reached the coordinator: there is nothing to end (Java's TransactionManager skips EndTxn too).
     if (this.inTxn.size === 0 && !this.offsetsAdded) {

@@ -1,9 +1,12 @@
 /**
- * Breaker repro (branch kbreak): a transient broker fault on one output partition's leader, past retryTimeoutMs,
+ * Breaker repros (branch kbreak), now the guarantees they check (fixed on branch kfix): a transient broker fault on
+ * one output partition's leader, past retryTimeoutMs,
  * while the other output partition's Produce succeeded. The aborted transaction's sequences are not advanced, so
  * the next transaction's batch to the healthy partition reuses a sequence the leader already holds: it is
  * answered as a duplicate and its records are silently not written, though the offsets commit. Kafka's Java
- * producer bumps the epoch after an aborted transaction with failed batches (KIP-360), so no sequence is reused.
+ * producer bumps the epoch after an aborted transaction with failed batches (KIP-360), so no sequence is reused;
+ * KafkaSink now does too. And an EndTxn commit of unknown outcome is sent again (same epoch) before anything else,
+ * not settled by an InitProducerId that Kafka's coordinator would answer PRODUCER_FENCED.
  */
 import { MockCluster } from '../../../../src/testing/mock-broker';
 import type { GroupMetadata, SinkContext } from '../../../../src/sink-contract';
@@ -28,7 +31,7 @@ const batch = (topic: string, expected: bigint, next: bigint, outputs: OutputRec
   topic, partition: 0, expectedOffset: expected, nextOffset: next, records: [], outputs,
 });
 
-test('NOT_LEADER_OR_FOLLOWER on one output partition past the retries, then the redo: every committed input has its output', async () => {
+test('NOT_LEADER_OR_FOLLOWER on one output partition past the retries: redone under a bumped epoch, nothing lost', async () => {
   fx.cluster.createTopic('fin', 1);
   fx.cluster.createTopic('fout', 3);
   const leaders = fx.cluster.inspect.partitions('fout').map((p) => p.leader);
@@ -43,17 +46,21 @@ test('NOT_LEADER_OR_FOLLOWER on one output partition past the retries, then the 
   const out = (tag: string): OutputRecord[] => [
     { topic: 'fout', partition: a, key: `${tag}-a`, value: tag }, { topic: 'fout', partition: b, key: `${tag}-b`, value: tag },
   ];
+  const epoch = sink.producerIdentity.producerEpoch;
   const first = await sink.write('fg', [batch('fin', -1n, 1n, out('try1'))], ctx).then(() => 'committed', (e) => e.code);
   expect(first).toBe('SINK_RETRIES_EXHAUSTED');
   rule.cancel();
   // The consumer re-reads the positions and writes the same input again (same outputs: a deterministic handler).
   expect(await sink.write('fg', [batch('fin', -1n, 1n, out('try2'))], ctx)).toEqual({ status: 'committed' });
   expect(fx.cluster.inspect.committedOffset('fg', 'fin', 0)).toBe(1);
+  // KIP-360: the abort left sequences on partition a; the redo went out under the next epoch (sequences from 0).
+  expect(sink.producerIdentity.producerEpoch).toBe(epoch + 1);
+  expect(sink.transitions.some((t) => t.from === 'ready' && t.to === 'initializing')).toBe(true);
   const keys = (await outputOf(fx.cluster, 'fout')).map((r) => r.key?.toString()).sort();
   expect(keys).toEqual(['try2-a', 'try2-b']);
 });
 
-test('EndTxn commit outcome unknown (coordinator unavailable past the retries), then re-open and redo: exactly once', async () => {
+test('EndTxn commit of unknown outcome (coordinator unavailable past the retries) is sent again first on re-open', async () => {
   fx.cluster.createTopic('ein', 1);
   fx.cluster.createTopic('eout', 1);
   const sink = new KafkaSink({ kafka: kafkaOf(fx.cluster, 'sink'), transactionTimeoutMs: 5000, retryTimeoutMs: 400 });
@@ -61,14 +68,20 @@ test('EndTxn commit outcome unknown (coordinator unavailable past the retries), 
   const ctx = simple('eg');
   await sink.open('eg', [{ topic: 'ein', partition: 0 }], ctx);
   fx.cluster.faults.dropNext({ apiKey: 'EndTxn' });
-  expect(await sink.write('eg', [batch('ein', -1n, 1n, [{ topic: 'eout', key: 'one', value: '1' }])], ctx)).toEqual({ status: 'committed' });
+  expect(await sink.write('eg', [batch('ein', -1n, 1n, [{ topic: 'eout', key: 'one', value: '1' }])], ctx))
+    .toEqual({ status: 'committed' });
   const rule = fx.cluster.faults.failNext({ apiKey: 'EndTxn', errorCode: 'COORDINATOR_NOT_AVAILABLE', count: 1000 });
-  const err = await sink.write('eg', [batch('ein', 1n, 2n, [{ topic: 'eout', key: 'two', value: '2' }])], ctx).then(() => null, (e) => e.code);
+  const err = await sink.write('eg', [batch('ein', 1n, 2n, [{ topic: 'eout', key: 'two', value: '2' }])], ctx)
+    .then(() => null, (e) => e.code);
   expect(err).toBe('SINK_RETRIES_EXHAUSTED');
   rule.cancel();
+  const epoch = sink.producerIdentity.producerEpoch;
   const positions = await sink.open('eg', [{ topic: 'ein', partition: 0 }], ctx);
+  // The commit was sent again with the same epoch and completed: nothing to redo, no InitProducerId, no fence.
+  expect(sink.transitions.some((t) => t.from === 'uninitialized' && t.to === 'committing')).toBe(true);
+  expect({ state: sink.producerState, epoch: sink.producerIdentity.producerEpoch }).toEqual({ state: 'ready', epoch });
   const at = positions.get('ein:0')!;
-  if (at === 1n) expect(await sink.write('eg', [batch('ein', 1n, 2n, [{ topic: 'eout', key: 'two', value: '2' }])], ctx)).toEqual({ status: 'committed' });
+  expect(at).toBe(2n);
   const keys = (await outputOf(fx.cluster, 'eout')).map((r) => r.key?.toString());
   expect(keys).toEqual(['one', 'two']);
   expect(fx.cluster.inspect.committedOffset('eg', 'ein', 0)).toBe(2);
