@@ -85,6 +85,11 @@ export interface KafkaSinkOptions {
  */
 const ZOMBIE_ERRORS: readonly KafkaErrorName[] = ['ILLEGAL_GENERATION', 'UNKNOWN_MEMBER_ID', 'FENCED_INSTANCE_ID', 'FENCED_MEMBER_EPOCH'];
 
+/** Errors after which the transaction is aborted and written again (KAFKA_TXN_ABORTED): no one's fault, no fence. */
+const ABORTABLE_ERRORS: readonly KafkaErrorName[] = [
+  'REBALANCE_IN_PROGRESS', 'STALE_MEMBER_EPOCH', 'DUPLICATE_SEQUENCE_NUMBER', 'OUT_OF_ORDER_SEQUENCE_NUMBER',
+];
+
 /** Counts KafkaSinks per group in this process, for derived transactional ids. */
 const sinksPerGroup = new Map<string, number>();
 
@@ -381,7 +386,9 @@ export class KafkaSink implements ExactlyOnceSink {
       return error;
     }
     // A rebalance under way (classic), or a KIP-848 member whose epoch moved on during the write: not a zombie.
-    if (k?.name === 'REBALANCE_IN_PROGRESS' || k?.name === 'STALE_MEMBER_EPOCH') {
+    // A sequence the leader did not expect (a first send answered DUPLICATE_SEQUENCE_NUMBER, OUT_OF_ORDER_SEQUENCE_NUMBER):
+    // abortable, as KIP-360 made it; the next transaction bumps the epoch, so its sequences start again at 0.
+    if (k && ABORTABLE_ERRORS.includes(k.name)) {
       return new KafkaEosError('KAFKA_TXN_ABORTED', `KafkaSink: ${k.name}; the transaction was aborted`, { cause: e });
     }
     if (k?.retriable || isRetriable(e instanceof KafkaCallError ? e.cause : e)) {

@@ -86,3 +86,21 @@ test('EndTxn commit of unknown outcome (coordinator unavailable past the retries
   expect(keys).toEqual(['one', 'two']);
   expect(fx.cluster.inspect.committedOffset('eg', 'ein', 0)).toBe(2);
 });
+
+test('DUPLICATE_SEQUENCE_NUMBER on a first send is not "written": aborted (retriable), redone under a bumped epoch', async () => {
+  fx.cluster.createTopic('din', 1);
+  fx.cluster.createTopic('dout', 1);
+  const sink = new KafkaSink({ kafka: kafkaOf(fx.cluster, 'sink'), transactionTimeoutMs: 5000, retryTimeoutMs: 500 });
+  sinks.push(sink);
+  const ctx = simple('dg');
+  await sink.open('dg', [{ topic: 'din', partition: 0 }], ctx);
+  const epoch = sink.producerIdentity.producerEpoch;
+  // The leader answers the batch's first send as a duplicate of one it holds (a reused sequence): nothing was appended.
+  fx.cluster.faults.failNext({ apiKey: 'Produce', errorCode: 'DUPLICATE_SEQUENCE_NUMBER' });
+  const err = await sink.write('dg', [batch('din', -1n, 1n, [{ topic: 'dout', key: 'k', value: 'v' }])], ctx).catch((e) => e);
+  expect({ code: err.code, retriable: err.retriable }).toEqual({ code: 'KAFKA_TXN_ABORTED', retriable: true });
+  expect(fx.cluster.inspect.committedOffset('dg', 'din', 0)).not.toBe(1);
+  expect(await sink.write('dg', [batch('din', -1n, 1n, [{ topic: 'dout', key: 'k', value: 'v' }])], ctx)).toEqual({ status: 'committed' });
+  expect(sink.producerIdentity.producerEpoch).toBe(epoch + 1);
+  expect((await outputOf(fx.cluster, 'dout')).map((r) => r.key?.toString())).toEqual(['k']);
+});
