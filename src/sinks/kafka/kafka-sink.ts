@@ -11,10 +11,12 @@
  *   coordinator on TxnOffsetCommit (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID): the transaction
  *   is aborted, the member loses its partitions and rejoins (FENCED_INSTANCE_ID: the consumer fails, as for any
  *   fenced static member);
- * - a producer whose epoch is old (PRODUCER_FENCED, INVALID_PRODUCER_EPOCH) commits nothing. If its own transaction
- *   timed out, InitProducerId with its producer id and epoch (KIP-588) re-initialises it and the batch is written
- *   again (KAFKA_TXN_ABORTED, retriable: the strategy re-reads the positions first); if another instance took its
- *   transactional id over, that InitProducerId is refused and the consumer fails (KAFKA_PRODUCER_FENCED).
+ * - a producer whose epoch is old (PRODUCER_FENCED, INVALID_PRODUCER_EPOCH) commits nothing. InitProducerId with its
+ *   producer id and epoch (KIP-588) re-initialises it where no other instance took the id over; else, with the
+ *   generated per-process transactional id and a transaction older than its timeout, it starts as a new instance
+ *   and the batch is written again (KAFKA_TXN_ABORTED, retriable: the strategy re-reads the positions first). With
+ *   an explicit or static (group.instance.id) transactional id a fence is fatal (KAFKA_PRODUCER_FENCED), as Java's
+ *   ProducerFencedException: a live replacement may hold the id, and a new instance would fence it.
  * A partition lost while its transaction is open (session expired) aborts the transaction instead of committing it
  * (as franz-go's GroupTransactSession); the new owner writes the batch. A revocation waits for the batch in
  * flight, whose transaction commits under the generation that still owns it.
@@ -61,6 +63,8 @@ export interface KafkaSinkOptions {
    * unique among live members, stable for the process's life (KIP-447 makes per-partition ids unnecessary), and
    * stable across a restart where the hostname and pid repeat (a container restarted in its pod). A crashed member
    * whose id does not come back has its open transaction aborted by the coordinator after `transactionTimeoutMs`.
+   * With an id given here or derived from group.instance.id, a fence (PRODUCER_FENCED) is fatal, even one caused by
+   * the producer's own transaction timeout: a live replacement may hold the id (docs/kafka-sink.md, Fencing).
    */
   transactionalId?: string;
   /** Prefix of a derived transactional id (default `kafka-eos-`). */
