@@ -1,5 +1,8 @@
 /**
- * Breaker repros for KafkaSink (branch kbreak): each test states what Kafka's Java producer would do.
+ * Breaker repros for KafkaSink (branch kbreak): each test states what Kafka's Java producer would do. Kept as the
+ * guarantees they check: no sequence reused after an abort (KIP-360 epoch bump), STALE_MEMBER_EPOCH aborts and is
+ * redone, a fenced zombie with an explicit transactional id stays fenced (branch kfix). The output validation and
+ * batch size ones are branch kout's.
  */
 import { MockCluster } from '../../../../src/testing/mock-broker';
 import type { GroupMetadata, SinkContext } from '../../../../src/sink-contract';
