@@ -11,10 +11,12 @@
  *   coordinator on TxnOffsetCommit (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID): the transaction
  *   is aborted, the member loses its partitions and rejoins (FENCED_INSTANCE_ID: the consumer fails, as for any
  *   fenced static member);
- * - a producer whose epoch is old (PRODUCER_FENCED, INVALID_PRODUCER_EPOCH) commits nothing. If its own transaction
- *   timed out, InitProducerId with its producer id and epoch (KIP-588) re-initialises it and the batch is written
- *   again (KAFKA_TXN_ABORTED, retriable: the strategy re-reads the positions first); if another instance took its
- *   transactional id over, that InitProducerId is refused and the consumer fails (KAFKA_PRODUCER_FENCED).
+ * - a producer whose epoch is old (PRODUCER_FENCED, INVALID_PRODUCER_EPOCH) commits nothing. InitProducerId with its
+ *   producer id and epoch (KIP-588) re-initialises it where no other instance took the id over; else, with the
+ *   generated per-process transactional id and a transaction older than its timeout, it starts as a new instance
+ *   and the batch is written again (KAFKA_TXN_ABORTED, retriable: the strategy re-reads the positions first). With
+ *   an explicit or static (group.instance.id) transactional id a fence is fatal (KAFKA_PRODUCER_FENCED), as Java's
+ *   ProducerFencedException: a live replacement may hold the id, and a new instance would fence it.
  * A partition lost while its transaction is open (session expired) aborts the transaction instead of committing it
  * (as franz-go's GroupTransactSession); the new owner writes the batch. A revocation waits for the batch in
  * flight, whose transaction commits under the generation that still owns it.
@@ -61,6 +63,8 @@ export interface KafkaSinkOptions {
    * unique among live members, stable for the process's life (KIP-447 makes per-partition ids unnecessary), and
    * stable across a restart where the hostname and pid repeat (a container restarted in its pod). A crashed member
    * whose id does not come back has its open transaction aborted by the coordinator after `transactionTimeoutMs`.
+   * With an id given here or derived from group.instance.id, a fence (PRODUCER_FENCED) is fatal, even one caused by
+   * the producer's own transaction timeout: a live replacement may hold the id (docs/kafka-sink.md, Fencing).
    */
   transactionalId?: string;
   /** Prefix of a derived transactional id (default `kafka-eos-`). */
@@ -84,6 +88,11 @@ export interface KafkaSinkOptions {
  * a KIP-848 member fenced by the coordinator).
  */
 const ZOMBIE_ERRORS: readonly KafkaErrorName[] = ['ILLEGAL_GENERATION', 'UNKNOWN_MEMBER_ID', 'FENCED_INSTANCE_ID', 'FENCED_MEMBER_EPOCH'];
+
+/** Errors after which the transaction is aborted and written again (KAFKA_TXN_ABORTED): no one's fault, no fence. */
+const ABORTABLE_ERRORS: readonly KafkaErrorName[] = [
+  'REBALANCE_IN_PROGRESS', 'STALE_MEMBER_EPOCH', 'DUPLICATE_SEQUENCE_NUMBER', 'OUT_OF_ORDER_SEQUENCE_NUMBER',
+];
 
 /** Counts KafkaSinks per group in this process, for derived transactional ids. */
 const sinksPerGroup = new Map<string, number>();
@@ -129,6 +138,11 @@ export class KafkaSink implements ExactlyOnceSink {
   private closed = false;
   /** This sink's number among the process's KafkaSinks of its group (-1: not derived yet). */
   private instance = -1;
+  /**
+   * Whether the transactional id may be held by a live replacement of this member: given explicitly or derived from
+   * the static group.instance.id. A fence is then fatal (see {@link reinitAfterFence}).
+   */
+  private idMayBeShared = false;
   /** Transitions of the producer's state, oldest first (at most 100): for logs and tests. */
   readonly transitions: { from: TxnProducerState; to: TxnProducerState; reason: string; at: number }[] = [];
 
@@ -187,10 +201,12 @@ export class KafkaSink implements ExactlyOnceSink {
 
   /** The transactional id for this member (see {@link KafkaSinkOptions.transactionalId}). */
   private transactionalIdFor(groupId: string, context: SinkContext | undefined): string {
+    this.idMayBeShared = true;
     if (this.options.transactionalId) return this.options.transactionalId;
     const prefix = this.options.transactionalIdPrefix ?? DEFAULT_TRANSACTIONAL_ID_PREFIX;
     const instanceId = context?.groupInstanceId ?? null;
     if (instanceId !== null) return `${prefix}${groupId}-${instanceId}`;
+    this.idMayBeShared = false;
     if (this.instance < 0) {
       const n = (sinksPerGroup.get(groupId) ?? 0) + 1;
       sinksPerGroup.set(groupId, n);
@@ -216,8 +232,37 @@ export class KafkaSink implements ExactlyOnceSink {
       });
     }
     const p = this.producer;
+    if (p.pendingEndTxn !== null) {
+      // The EndTxn whose outcome is unknown goes first, as often as it takes (InitProducerId would be PRODUCER_FENCED).
+      try {
+        await p.settlePendingEnd();
+      } catch (e) {
+        if (!(e instanceof KafkaProducerFencedError)) throw e;
+        // The coordinator aborted that transaction itself (its timeout): re-initialise as after any own timeout.
+        await this.reinitAfterFence(p, true);
+      }
+    }
     if (p.state === 'uninitialized' || p.state === 'fenced') await p.init();
+    else if (p.state === 'ready' && p.epochBumpRequired) await p.init(); // KIP-360: sequences restart at 0
     return p;
+  }
+
+  /**
+   * After a fence: InitProducerId with the producer id and epoch held (KIP-360/588), which succeeds only when no other
+   * instance took the transactional id over. Kafka's coordinator forgets a fenced epoch (prepareFenceProducerEpoch),
+   * so after the producer's own transaction timed out that is PRODUCER_FENCED too; then, when `ownTimeout`, the
+   * producer starts again as a new instance (Kafka Streams' StreamsProducer.resetProducer) — only when its
+   * transactional id cannot be held by a live replacement (the generated per-process id). With an explicit or
+   * static (group.instance.id) id a fence is fatal, as Java's ProducerFencedException: a new instance would fence
+   * the live producer that fenced this one. Throws KafkaProducerFencedError, KafkaTxnError.
+   */
+  private async reinitAfterFence(producer: TransactionalProducer, ownTimeout: boolean): Promise<void> {
+    try {
+      await producer.init();
+    } catch (initError) {
+      if (!(initError instanceof KafkaProducerFencedError) || !ownTimeout || this.idMayBeShared) throw initError;
+      await producer.init({ asNewInstance: true });
+    }
   }
 
   /** Runs `fn` after the writes queued before it. */
@@ -312,26 +357,20 @@ export class KafkaSink implements ExactlyOnceSink {
   ): Promise<unknown> {
     if (isProducerFenced(e)) {
       producer.markFailed(e, `fenced: ${(e as Error).message}`);
-      // After this producer's own transaction timed out: KIP-360/588's InitProducerId with its id and epoch. Kafka's
-      // coordinator forgets the fenced epoch (PrepareEpochFence), so that answers PRODUCER_FENCED there; when the
-      // transaction was open past its timeout, the fence is its own: start as a new instance, as Java applications
-      // and Kafka Streams (StreamsProducer.resetProducer) do. Otherwise another instance holds the id: fail.
+      // KIP-360/588's InitProducerId with its id and epoch; a new instance only when the fence may be its own
+      // transaction's timeout and the id is not shareable (see reinitAfterFence). Otherwise: fail.
       const timedOut = Date.now() - producer.beganAt >= this.transactionTimeoutMs;
       try {
-        await producer.init();
+        await this.reinitAfterFence(producer, timedOut);
       } catch (initError) {
-        if (!(initError instanceof KafkaProducerFencedError) || !timedOut) return initError;
-        try {
-          await producer.init({ asNewInstance: true });
-        } catch (again) {
-          return again;
-        }
+        return initError;
       }
       return new KafkaEosError('KAFKA_TXN_ABORTED', `KafkaSink: the transaction was aborted by the coordinator (${(e as Error).message}); `
         + `the producer re-initialised with epoch ${producer.identity.producerEpoch}`, { cause: e });
     }
     if (producer.state === 'committing' && (kafkaErrorOf(e)?.retriable || isRetriable(e instanceof KafkaCallError ? e.cause : e))) {
-      // EndTxn commit past its retries: the outcome is unknown. The next InitProducerId settles it; the positions are re-read.
+      // EndTxn commit past its retries: the outcome is unknown. The same EndTxn is sent again before anything else
+      // (ready → settlePendingEnd); the positions are re-read after it.
       producer.markFailed(e, 'EndTxn commit outcome unknown');
       const message = `KafkaSink: EndTxn commit outcome unknown: ${(e as Error).message}`;
       return new SinkWriteError('SINK_RETRIES_EXHAUSTED', message, {}, { cause: e });
@@ -351,7 +390,9 @@ export class KafkaSink implements ExactlyOnceSink {
       return error;
     }
     // A rebalance under way (classic), or a KIP-848 member whose epoch moved on during the write: not a zombie.
-    if (k?.name === 'REBALANCE_IN_PROGRESS' || k?.name === 'STALE_MEMBER_EPOCH') {
+    // A sequence the leader did not expect (a first send answered DUPLICATE_SEQUENCE_NUMBER, OUT_OF_ORDER_SEQUENCE_NUMBER):
+    // abortable, as KIP-360 made it; the next transaction bumps the epoch, so its sequences start again at 0.
+    if (k && ABORTABLE_ERRORS.includes(k.name)) {
       return new KafkaEosError('KAFKA_TXN_ABORTED', `KafkaSink: ${k.name}; the transaction was aborted`, { cause: e });
     }
     if (k?.retriable || isRetriable(e instanceof KafkaCallError ? e.cause : e)) {

@@ -4,9 +4,9 @@
  * needs and no more:
  *
  * - `uninitialized`: it has no producer id and epoch it may use: before the first InitProducerId, and after a
- *   transaction whose outcome is unknown (retries of EndTxn spent) or an abort that failed. The next write first
- *   calls InitProducerId, with the last producer id and epoch when it had them (KIP-360), which also finishes or
- *   aborts whatever the coordinator still holds for it.
+ *   transaction whose outcome is unknown (retries of EndTxn spent) or an abort that failed. An EndTxn whose outcome
+ *   is unknown is sent again first (→ `committing` / `aborting`, same epoch); then InitProducerId, with the last
+ *   producer id and epoch when it had them (KIP-360).
  * - `initializing`: InitProducerId under way (CONCURRENT_TRANSACTIONS retried while an older instance's transaction
  *   is being fenced and aborted).
  * - `ready`: no transaction open; a write may begin one.
@@ -25,7 +25,7 @@ export type TxnProducerState =
 
 /** The transition table: from → allowed next states. */
 export const TXN_PRODUCER_TRANSITIONS: Readonly<Record<TxnProducerState, readonly TxnProducerState[]>> = {
-  uninitialized: ['initializing', 'closed'],
+  uninitialized: ['initializing', 'committing', 'aborting', 'closed'],
   initializing: ['ready', 'uninitialized', 'fenced', 'closed'],
   ready: ['in-transaction', 'initializing', 'closed'],
   'in-transaction': ['committing', 'aborting', 'uninitialized', 'fenced'],

@@ -12,6 +12,14 @@
  * leader up again when the error says it moved. Record batches carry the producer id, epoch, a base sequence per
  * partition (reset to 0 with each new epoch) and the transactional attribute; a retried Produce resends the same
  * bytes, so the partition leader recognises a duplicate.
+ *
+ * Sequences are never reused (KIP-360, Java's `TransactionManager.epochBumpRequired`): after a transaction that is
+ * aborted once it added partitions (a Produce may have been written on one partition and failed on another), the
+ * next transaction first bumps the epoch (InitProducerId v3+ with the producer id and epoch held), which restarts
+ * every sequence at 0. DUPLICATE_SEQUENCE_NUMBER counts as written only for a batch resent in the same call (a
+ * retry whose first answer was lost); a first send answered so is an error. An EndTxn whose outcome is unknown
+ * (retries spent) is remembered and sent again, the same decision with the same epoch, before anything else
+ * ({@link TransactionalProducer.settlePendingEnd}; Java lets commitTransaction be called again after a timeout).
  */
 import { Partitioners } from 'kafkajs';
 import { KafkaEosError } from '../../errors';
@@ -104,6 +112,10 @@ export class TransactionalProducer {
   /** Partitions added to the open transaction. */
   private readonly inTxn = new Set<string>();
   private offsetsAdded = false;
+  /** An aborted transaction may have left sequences the leaders hold: bump the epoch before the next one (KIP-360). */
+  private bumpRequired = false;
+  /** The EndTxn decision (true: commit) whose outcome is unknown, to send again before anything else; null: none. */
+  private pendingEnd: boolean | null = null;
   /** When the last transaction began (epoch ms; 0: none yet). */
   beganAt = 0;
   private readonly partitioner = Partitioners.DefaultPartitioner();
@@ -120,6 +132,16 @@ export class TransactionalProducer {
 
   get state(): TxnProducerState {
     return this.machine.state;
+  }
+
+  /** Whether the epoch must be bumped (InitProducerId) before the next transaction (see the module comment). */
+  get epochBumpRequired(): boolean {
+    return this.bumpRequired;
+  }
+
+  /** The EndTxn decision (true: commit, false: abort) whose outcome is unknown, or null. */
+  get pendingEndTxn(): boolean | null {
+    return this.pendingEnd;
   }
 
   /** Retries `fn`'s retriable errors; the coordinator is looked up again when it moved. */
@@ -165,6 +187,7 @@ export class TransactionalProducer {
       });
       this.producerId = response.producerId;
       this.producerEpoch = response.producerEpoch;
+      this.bumpRequired = false;
       this.sequences.clear();
       this.inTxn.clear();
       this.offsetsAdded = false;
@@ -181,6 +204,8 @@ export class TransactionalProducer {
 
   /** Begins a transaction (local, as Java's beginTransaction: the coordinator learns of it with the first Add*). */
   begin(): void {
+    this.machine.assertIn(['ready'], 'begin');
+    if (this.bumpRequired) throw new KafkaEosError('KAFKA_TXN_FAILED', 'begin: the epoch must be bumped first (InitProducerId)');
     this.beganAt = Date.now();
     this.inTxn.clear();
     this.offsetsAdded = false;
@@ -286,8 +311,14 @@ export class TransactionalProducer {
       }
       return parts;
     });
-    for (let round = 0; chunks.some((c) => c.length > round); round++) {
-      await this.produceRound(chunks.filter((c) => c.length > round).map((c) => c[round]));
+    try {
+      for (let round = 0; chunks.some((c) => c.length > round); round++) {
+        await this.produceRound(chunks.filter((c) => c.length > round).map((c) => c[round]));
+      }
+    } catch (e) {
+      // Some batches of the round may be written: their sequences must not be sent again in this epoch.
+      this.bumpRequired = true;
+      throw e;
     }
   }
 
@@ -300,7 +331,7 @@ export class TransactionalProducer {
         records: b.records.map((r) => ({ key: r.key, value: r.value, headers: r.headers, timestamp: r.timestamp })),
         producerId: this.producerId, producerEpoch: this.producerEpoch, baseSequence, isTransactional: true,
       });
-      return { tp: { topic: b.topic, partition: b.partition }, bytes, count: b.records.length, baseSequence };
+      return { tp: { topic: b.topic, partition: b.partition }, bytes, count: b.records.length, baseSequence, sends: 0 };
     });
     let pending = encoded;
     await this.call('Produce', async () => {
@@ -314,7 +345,10 @@ export class TransactionalProducer {
       await Promise.all([...byLeader].map(async ([leader, list]) => {
         const broker = await this.transport.broker(leader);
         const topics = new Map<string, { index: number; records: Buffer }[]>();
-        for (const e of list) topics.set(e.tp.topic, [...(topics.get(e.tp.topic) ?? []), { index: e.tp.partition, records: e.bytes }]);
+        for (const e of list) {
+          topics.set(e.tp.topic, [...(topics.get(e.tp.topic) ?? []), { index: e.tp.partition, records: e.bytes }]);
+          e.sends += 1;
+        }
         const { response } = await this.transport.request(broker, Produce, {
           transactionalId: this.options.transactionalId, acks: -1, timeoutMs: this.options.requestTimeoutMs,
           topicData: [...topics].map(([name, partitionData]) => ({ name, partitionData })),
@@ -325,8 +359,10 @@ export class TransactionalProducer {
         }
         for (const e of list) {
           const code = codes.get(partitionKey(e.tp)) ?? ErrorCode.UNKNOWN_SERVER_ERROR;
-          // A duplicate of a batch already written (a retry whose first answer was lost) is a success.
-          if (code !== ErrorCode.NONE && code !== ErrorCode.DUPLICATE_SEQUENCE_NUMBER) {
+          // A duplicate of this very batch, sent before in this call (a retry whose first answer was lost), is written;
+          // a first send answered so means a sequence was reused: an error, never a success.
+          const retried = code === ErrorCode.DUPLICATE_SEQUENCE_NUMBER && e.sends > 1;
+          if (code !== ErrorCode.NONE && !retried) {
             failures.push({ e, error: KafkaProtocolError.answered(`Produce ${partitionKey(e.tp)}`, code) });
           }
         }
@@ -379,17 +415,8 @@ export class TransactionalProducer {
     }, () => this.transport.forgetCoordinator(groupId));
   }
 
-  /**
-   * EndTxn commit (or abort). A commit whose retries ran out leaves its outcome unknown: the producer goes back to
-   * `uninitialized` (the next InitProducerId settles it) and the error is thrown. Throws (see {@link classify}).
-   */
-  async end(commit: boolean): Promise<void> {
-    this.machine.to(commit ? 'committing' : 'aborting', commit ? 'EndTxn commit' : 'EndTxn abort');
-    // Nothing reached the coordinator: there is nothing to end (Java's TransactionManager skips EndTxn too).
-    if (this.inTxn.size === 0 && !this.offsetsAdded) {
-      this.machine.to('ready', 'nothing was added to the transaction');
-      return;
-    }
+  /** Sends EndTxn with the current producer id and epoch. Throws what the call threw (see {@link classify}). */
+  private async sendEndTxn(commit: boolean): Promise<void> {
     await this.txnCall('EndTxn', async (coordinator) => {
       const { response } = await this.transport.request(coordinator, EndTxn, {
         transactionalId: this.options.transactionalId, producerId: this.producerId, producerEpoch: this.producerEpoch, committed: commit,
@@ -398,31 +425,89 @@ export class TransactionalProducer {
         throw KafkaProtocolError.answered(`EndTxn ${commit ? 'commit' : 'abort'}`, response.errorCode);
       }
     });
+  }
+
+  /** After EndTxn: partitions were added, so the leaders may hold sequences of this epoch that an abort leaves behind. */
+  private ended(commit: boolean): void {
+    if (!commit && this.inTxn.size > 0) this.bumpRequired = true;
     this.inTxn.clear();
     this.offsetsAdded = false;
+    this.pendingEnd = null;
+  }
+
+  /** A failed EndTxn: unless the answer was a refusal, its outcome is unknown and the same EndTxn is owed. */
+  private endFailed(commit: boolean, error: unknown): void {
+    const inner = error instanceof KafkaCallError ? error.cause : error;
+    if (!isProducerFenced(error) && (kafkaErrorOf(error)?.retriable || isRetriable(inner))) {
+      this.pendingEnd = commit;
+      if (!commit && this.inTxn.size > 0) this.bumpRequired = true;
+    }
+  }
+
+  /**
+   * EndTxn commit (or abort). A call whose retries ran out leaves its outcome unknown: the decision is remembered
+   * ({@link pendingEndTxn}) and {@link settlePendingEnd} sends it again before anything else; the error is thrown.
+   * Throws (see {@link classify}).
+   */
+  async end(commit: boolean): Promise<void> {
+    this.machine.assertIn(['in-transaction'], commit ? 'commit' : 'abort');
+    this.machine.to(commit ? 'committing' : 'aborting', commit ? 'EndTxn commit' : 'EndTxn abort');
+    // Nothing reached the coordinator: there is nothing to end (Java's TransactionManager skips EndTxn too).
+    if (this.inTxn.size === 0 && !this.offsetsAdded) {
+      this.machine.to('ready', 'nothing was added to the transaction');
+      return;
+    }
+    try {
+      await this.sendEndTxn(commit);
+    } catch (e) {
+      this.endFailed(commit, e);
+      throw e;
+    }
+    this.ended(commit);
     this.machine.to('ready', commit ? 'committed' : 'aborted');
   }
 
   /**
+   * Sends the EndTxn whose outcome was unknown again, the same decision with the same producer id and epoch (as Java's
+   * commitTransaction called again after a TimeoutException): the coordinator completes it, or answers the outcome
+   * of the one it completed. InitProducerId must not come first: Kafka's coordinator would fence the open
+   * transaction, forget this epoch (prepareFenceProducerEpoch) and answer PRODUCER_FENCED. No-op when none is owed.
+   * Throws KafkaTxnError (outcome still unknown: owed still; retriable) or KafkaProducerFencedError (the coordinator
+   * had aborted the transaction and bumped the epoch, e.g. on its timeout: nothing is owed any more; `fenced`).
+   */
+  async settlePendingEnd(): Promise<void> {
+    const commit = this.pendingEnd;
+    if (commit === null) return;
+    this.machine.to(commit ? 'committing' : 'aborting', `EndTxn ${commit ? 'commit' : 'abort'} again: its outcome was unknown`);
+    try {
+      await this.sendEndTxn(commit);
+    } catch (e) {
+      if (isProducerFenced(e)) {
+        this.pendingEnd = null;
+        this.machine.to('fenced', `EndTxn again refused: ${(e as Error).message}`);
+        throw new KafkaProducerFencedError(this.options.transactionalId, e);
+      }
+      this.endFailed(commit, e);
+      this.machine.to('uninitialized', `EndTxn again failed: ${(e as Error).message}`);
+      throw new KafkaTxnError('EndTxn', e);
+    }
+    this.ended(commit);
+    this.machine.to('ready', commit ? 'committed (EndTxn sent again)' : 'aborted (EndTxn sent again)');
+  }
+
+  /**
    * Aborts the open transaction as well as it can, never throwing: fenced → `fenced`; any other failure →
-   * `uninitialized` (InitProducerId with the same producer id and epoch then aborts what the coordinator holds).
+   * `uninitialized`, with the abort owed ({@link settlePendingEnd}) when its outcome is unknown.
    */
   async abortQuietly(reason: string): Promise<void> {
     if (!this.machine.is('in-transaction', 'committing')) return;
     this.machine.to('aborting', reason);
     try {
-      if (this.inTxn.size > 0 || this.offsetsAdded) {
-        await this.txnCall('EndTxn', async (coordinator) => {
-          const { response } = await this.transport.request(coordinator, EndTxn, {
-            transactionalId: this.options.transactionalId, producerId: this.producerId, producerEpoch: this.producerEpoch, committed: false,
-          });
-          if (response.errorCode !== ErrorCode.NONE) throw KafkaProtocolError.answered('EndTxn abort', response.errorCode);
-        });
-      }
-      this.inTxn.clear();
-      this.offsetsAdded = false;
+      if (this.inTxn.size > 0 || this.offsetsAdded) await this.sendEndTxn(false);
+      this.ended(false);
       this.machine.to('ready', `aborted: ${reason}`);
     } catch (e) {
+      this.endFailed(false, e);
       this.markFailed(e, `abort failed: ${(e as Error).message}`);
     }
   }

@@ -18,6 +18,12 @@ test('the paths a producer takes are allowed', () => {
   expect(walk(['initializing', 'ready', 'in-transaction', 'committing', 'ready'])).toBe('ready');
   expect(walk(['initializing', 'ready', 'in-transaction', 'aborting', 'ready'])).toBe('ready');
   expect(walk(['initializing', 'ready', 'in-transaction', 'committing', 'uninitialized', 'initializing', 'ready'])).toBe('ready');
+  // an EndTxn of unknown outcome sent again (same epoch) before anything else; an abort of unknown outcome likewise
+  expect(walk(['initializing', 'ready', 'in-transaction', 'committing', 'uninitialized', 'committing', 'ready'])).toBe('ready');
+  expect(walk(['initializing', 'ready', 'in-transaction', 'aborting', 'uninitialized', 'aborting', 'uninitialized', 'aborting', 'ready']))
+    .toBe('ready');
+  // KIP-360: after an abort, the epoch is bumped from `ready`
+  expect(walk(['initializing', 'ready', 'in-transaction', 'aborting', 'ready', 'initializing', 'ready'])).toBe('ready');
   expect(walk(['initializing', 'ready', 'in-transaction', 'fenced', 'initializing', 'fenced', 'initializing', 'ready'])).toBe('ready');
   expect(walk(['initializing', 'ready', 'closed'])).toBe('closed');
 });

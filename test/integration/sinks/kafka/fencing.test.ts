@@ -139,22 +139,44 @@ test('INVALID_PRODUCER_EPOCH on EndTxn: the transaction never commits (InitProdu
   expect(fx.cluster.inspect.committedOffset('ie', 'ie-in', 0)).toBeUndefined();
 });
 
-test("fenced by its own transaction timeout: aborted by the coordinator, re-initialised, and the batch can be written again", async () => {
-  fx.cluster.createTopic('to-in', 1);
-  fx.cluster.createTopic('to-out', 1);
-  const simple = contextOf({ groupId: 'to', generationId: -1, memberId: '', groupInstanceId: null });
+test('fenced by its own transaction timeout, generated transactional id: aborted by the coordinator, re-initialised, written again',
+  async () => {
+    fx.cluster.createTopic('to-in', 1);
+    fx.cluster.createTopic('to-out', 1);
+    const simple = contextOf({ groupId: 'to', generationId: -1, memberId: '', groupInstanceId: null });
+    // No transactionalId, no group.instance.id: the per-process id, which no live replacement can hold.
+    const sink = sinkOf({ transactionTimeoutMs: 400 });
+    await sink.open('to', [{ topic: 'to-in', partition: 0 }], simple);
+    const id = sink.transactionalId!;
+    expect(id).toContain(`-${process.pid}-`);
+    const before = sink.producerIdentity;
+    fx.cluster.faults.delay({ apiKey: 'TxnOffsetCommit', ms: 900, count: 1 });
+    const err = await sink.write('to', [batch('to-in', -1n, 6n, 'to-out', 'slow')], simple).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'KAFKA_TXN_ABORTED', retriable: true });
+    expect(sink.producerState).toBe('ready');
+    expect(sink.producerIdentity.producerEpoch).toBeGreaterThan(before.producerEpoch + 1);
+    expect(fx.cluster.events.entries({ type: 'txn.transition' })
+      .some((e) => e.data.transactionalId === id && String(e.data.reason).includes('timeout'))).toBe(true);
+    expect(await sink.write('to', [batch('to-in', -1n, 6n, 'to-out', 'again')], simple)).toEqual({ status: 'committed' });
+    expect((await outputOf(fx.cluster, 'to-out')).map((r) => r.key?.toString())).toEqual(['again']);
+  });
+
+test('fenced by its own transaction timeout, explicit transactional id: fatal (KAFKA_PRODUCER_FENCED), as Java', async () => {
+  fx.cluster.createTopic('tx-in', 1);
+  fx.cluster.createTopic('tx-out', 1);
+  const simple = contextOf({ groupId: 'tx', generationId: -1, memberId: '', groupInstanceId: null });
   const sink = sinkOf({ transactionalId: 'tx-to', transactionTimeoutMs: 400 });
-  await sink.open('to', [{ topic: 'to-in', partition: 0 }], simple);
+  await sink.open('tx', [{ topic: 'tx-in', partition: 0 }], simple);
   const before = sink.producerIdentity;
   fx.cluster.faults.delay({ apiKey: 'TxnOffsetCommit', ms: 900, count: 1 });
-  const err = await sink.write('to', [batch('to-in', -1n, 6n, 'to-out', 'slow')], simple).catch((e: unknown) => e);
-  expect(err).toMatchObject({ code: 'KAFKA_TXN_ABORTED', retriable: true });
-  expect(sink.producerState).toBe('ready');
-  expect(sink.producerIdentity.producerEpoch).toBeGreaterThan(before.producerEpoch + 1);
-  expect(fx.cluster.events.entries({ type: 'txn.transition' })
-    .some((e) => e.data.transactionalId === 'tx-to' && String(e.data.reason).includes('timeout'))).toBe(true);
-  expect(await sink.write('to', [batch('to-in', -1n, 6n, 'to-out', 'again')], simple)).toEqual({ status: 'committed' });
-  expect((await outputOf(fx.cluster, 'to-out')).map((r) => r.key?.toString())).toEqual(['again']);
+  const err = await sink.write('tx', [batch('tx-in', -1n, 6n, 'tx-out', 'slow')], simple).catch((e: unknown) => e);
+  // A live replacement may hold 'tx-to': initialising as a new instance could fence it.
+  expect(err).toMatchObject({ code: 'KAFKA_PRODUCER_FENCED' });
+  expect(sink.producerState).toBe('fenced');
+  // Only the coordinator's own bump (the timeout): this producer bumped nothing.
+  expect(fx.cluster.events.entries({ type: 'producer.id-allocated' })
+    .filter((e) => e.data.transactionalId === 'tx-to').map((e) => e.data.producerEpoch)).toEqual([before.producerEpoch]);
+  expect(markers('tx-to')).toEqual(['ABORT']);
 });
 
 test('a partition lost while its transaction is open: the transaction aborts instead of committing', async () => {
