@@ -72,7 +72,7 @@ async function runHdfsEndToEnd({ rows = 100000, rounds = 5, flush = 10000, log =
   }
 }
 
-module.exports = { runHdfsEndToEnd };
+module.exports = { runHdfsEndToEnd, produce };
 
 if (require.main === module) {
   runHdfsEndToEnd({ rows: Number(arg('--rows', 100000)), rounds: Number(arg('--rounds', 5)), flush: Number(arg('--flush', 10000)), log: (l) => console.error(l) })

@@ -56,15 +56,16 @@ let seq = 0;
 const names = () => { const t = `bench_${process.pid}_${seq++}`; return { table: t, offsets: `${t}_o`, group: `g_${t}` }; };
 
 /** Creates the data and offsets tables (and seeds the positions) as the sink does, outside any clock. */
-async function prepareTables(knex, n, mode = 'insert') {
-  const sink = new SqlSink({ knex, table: n.table, offsetsTable: n.offsets, mode, mapping: FLIGHT_MAPPING, autoCreate: true, upsertKey: mode === 'upsert' ? ['seq'] : undefined });
+async function prepareTables(knex, n, mode = 'insert', Sink = SqlSink) {
+  const sink = new Sink({ knex, table: n.table, offsetsTable: n.offsets, mode, mapping: FLIGHT_MAPPING, autoCreate: true, upsertKey: mode === 'upsert' ? ['seq'] : undefined });
   await sink.open(n.group, tp);
   return sink;
 }
 
-async function sinkRun(knex, writes, mode) {
+/** The sink's run; `Sink`: the SqlSink class of another build (the code before a change), or this build's. */
+async function sinkRun(knex, writes, mode, Sink = SqlSink) {
   const n = names();
-  const sink = await prepareTables(knex, n, mode);
+  const sink = await prepareTables(knex, n, mode, Sink);
   const t0 = clock();
   for (const w of writes) {
     const res = await sink.write(n.group, [w]);
@@ -225,10 +226,10 @@ async function withSqliteFile(dir, fn) {
   try { return await fn(file); } finally { for (const s of ['', '-wal', '-shm']) rmSync(file + s, { force: true }); }
 }
 
-async function sqliteSinkRun(dir, writes, mode = 'insert') {
+async function sqliteSinkRun(dir, writes, mode = 'insert', Sink = SqlSink) {
   return withSqliteFile(dir, async (file) => {
     const knex = sqliteKnex(file);
-    try { return await sinkRun(knex, writes, mode); } finally { await knex.destroy(); }
+    try { return await sinkRun(knex, writes, mode, Sink); } finally { await knex.destroy(); }
   });
 }
 

@@ -84,6 +84,39 @@ export function encodeCopyRows(rows: readonly Record<string, unknown>[], columns
   return out;
 }
 
+/**
+ * Rows `[from, to)` of a flat array of values (row after row, `width` values each, in column order) as COPY
+ * text-format lines: the same text as {@link encodeCopyRows} of the same rows as objects.
+ */
+export function encodeCopyValues(values: readonly unknown[], width: number, from: number, to: number): string {
+  let out = '';
+  let previous: string | undefined;
+  let previousText = '';
+  const last = width - 1;
+  for (let p = from * width, end = to * width, c = 0; p < end; p++) {
+    const v = values[p];
+    if (typeof v === 'number') {
+      out += v;
+    } else if (typeof v === 'string') {
+      if (v !== previous) {
+        previous = v;
+        previousText = escapeCopyText(v);
+      }
+      out += previousText;
+    } else {
+      out += encodeCopyValue(v);
+    }
+    if (c === last) {
+      out += '\n';
+      c = 0;
+    } else {
+      out += '\t';
+      c++;
+    }
+  }
+  return out;
+}
+
 /** Rows encoded per COPY data message: about 100 KB of text for typical rows, bounded memory for large writes. */
 const ROWS_PER_CHUNK = 1000;
 
@@ -92,8 +125,25 @@ const ROWS_PER_CHUNK = 1000;
  * the rows commit or roll back with it). Resolves when PostgreSQL has accepted every row (CommandComplete).
  * @throws the pg error of the first row PostgreSQL rejects (its `where` names the COPY line); connection errors.
  */
-export async function copyRows(
+export function copyRows(
   client: ClientBase, table: string, columns: readonly string[], rows: readonly Record<string, unknown>[],
+): Promise<void> {
+  return copyEncoded(client, table, columns, rows.length, (from, to) => encodeCopyRows(rows, columns, from, to));
+}
+
+/**
+ * {@link copyRows} of `count` rows held as one flat array of values (row after row, in `columns` order).
+ * @throws as copyRows.
+ */
+export function copyValues(
+  client: ClientBase, table: string, columns: readonly string[], values: readonly unknown[], count: number,
+): Promise<void> {
+  return copyEncoded(client, table, columns, count, (from, to) => encodeCopyValues(values, columns.length, from, to));
+}
+
+/** Streams `count` rows, encoded `ROWS_PER_CHUNK` at a time by `encode(from, to)`, through one COPY FROM STDIN. */
+async function copyEncoded(
+  client: ClientBase, table: string, columns: readonly string[], count: number, encode: (from: number, to: number) => string,
 ): Promise<void> {
   const sql = `COPY ${quoteIdentifier(table)} (${columns.map(quoteIdentifier).join(', ')}) FROM STDIN`;
   const stream = client.query(copyFrom(sql));
@@ -103,8 +153,8 @@ export async function copyRows(
     stream.on('finish', () => resolve());
   });
   done.catch(() => undefined);
-  for (let i = 0; i < rows.length && failure === undefined; i += ROWS_PER_CHUNK) {
-    if (!stream.write(encodeCopyRows(rows, columns, i, Math.min(rows.length, i + ROWS_PER_CHUNK)))) {
+  for (let i = 0; i < count && failure === undefined; i += ROWS_PER_CHUNK) {
+    if (!stream.write(encode(i, Math.min(count, i + ROWS_PER_CHUNK)))) {
       await Promise.race([new Promise((r) => stream.once('drain', r)), done]);
     }
   }

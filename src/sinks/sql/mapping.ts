@@ -52,6 +52,12 @@ export interface CompiledMapping {
   readonly columns: string[] | undefined;
   /** Maps one record; throws {@link SinkMappingError}. */
   toRow(record: SinkRecord): Row;
+  /**
+   * Declarative mappings only: writes the record's bind values into `out[at .. at + columns.length)`, in `columns`
+   * order: the values {@link CompiledMapping.toRow}'s row holds, without building the row object (the sink's bulk
+   * paths read them from one flat array per write). @throws SinkMappingError, as toRow does.
+   */
+  toValues?(record: SinkRecord, out: unknown[], at: number): void;
 }
 
 /** A value that does not fit its column type: the message says why (reported as a SinkMappingError naming the record). */
@@ -159,6 +165,24 @@ function refuseNul(): never {
   throw new ColumnValueError('PostgreSQL text and jsonb cannot hold the character U+0000');
 }
 
+/**
+ * {@link convert} for one column type, with the common case first (a number for a numeric column, a string for a text
+ * column): the same result and the same errors as `convert(v, type, dialect)`.
+ */
+function converter(type: ColumnType, dialect: SqlDialect): (v: unknown) => unknown {
+  switch (type) {
+    case 'integer':
+      return (v) => (typeof v === 'number' && Number.isInteger(v) && v >= INT32_MIN && v <= INT32_MAX ? v : convert(v, type, dialect));
+    case 'float':
+      return (v) => (typeof v === 'number' && Number.isFinite(v) ? v : convert(v, type, dialect));
+    case 'string':
+      if (dialect !== 'postgres') return (v) => (typeof v === 'string' ? v : convert(v, type, dialect));
+      return (v) => (typeof v === 'string' && !v.includes('\u0000') ? v : convert(v, type, dialect));
+    default:
+      return (v) => convert(v, type, dialect);
+  }
+}
+
 /** JSON text for a json column on `dialect` (see refuseNul). @throws ColumnValueError */
 export function jsonText(text: string, dialect: SqlDialect): string {
   return dialect === 'postgres' && JSON_NUL.test(text) ? refuseNul() : text;
@@ -223,49 +247,54 @@ export function compileMapping(mapping: SinkMapping, dialect: SqlDialect, includ
     };
   }
   const cols = Object.entries(mapping.columns).map(([name, spec]) => ({
-    name, type: spec.type, nullable: spec.nullable ?? false, source: compileSource(spec.path ?? name, name),
+    name, nullable: spec.nullable ?? false, source: compileSource(spec.path ?? name, name), convert: converter(spec.type, dialect),
   }));
   const readsValue = cols.some((c) => c.source.readsValue);
+  const columns = [...(includeKafkaCoordinates ? ['kafka_topic', 'kafka_partition', 'kafka_offset'] : []), ...cols.map((c) => c.name)];
+  const where = (record: SinkRecord, column?: string) => (column === undefined
+    ? { topic: record.topic, partition: record.partition, offset: record.offset }
+    : { topic: record.topic, partition: record.partition, offset: record.offset, column });
+  /** The record's value, JSON-parsed once up front when any column reads it (as reading it lazily would, for every record). */
+  const parsed = (record: SinkRecord): unknown => {
+    if (!readsValue || record.value === null) return readsValue ? null : undefined;
+    try {
+      return JSON.parse(record.value.toString('utf8'));
+    } catch (err) {
+      throw new SinkMappingError(`value is not valid JSON: ${(err as Error).message}`, where(record), err);
+    }
+  };
+  const toValues = (record: SinkRecord, out: unknown[], at: number): void => {
+    const value = parsed(record);
+    let i = at;
+    if (includeKafkaCoordinates) {
+      out[i++] = record.topic;
+      out[i++] = record.partition;
+      out[i++] = bindBigint(record.offset);
+    }
+    for (let k = 0; k < cols.length; k++) {
+      const c = cols[k]!;
+      const raw = c.source(record, value);
+      if (raw === undefined || raw === null) {
+        if (!c.nullable) throw new SinkMappingError('missing value for non-nullable column', where(record, c.name));
+        out[i++] = null;
+        continue;
+      }
+      try {
+        out[i++] = c.convert(raw);
+      } catch (err) {
+        if (!(err instanceof ColumnValueError)) throw err;
+        throw new SinkMappingError(err.message, where(record, c.name));
+      }
+    }
+  };
   return {
-    columns: [...(includeKafkaCoordinates ? ['kafka_topic', 'kafka_partition', 'kafka_offset'] : []), ...cols.map((c) => c.name)],
+    columns,
+    toValues,
     toRow(record) {
-      // Parsed once, up front, when any column reads the value (as reading it lazily would, for every record).
-      let value: unknown;
-      if (readsValue && record.value !== null) {
-        try {
-          value = JSON.parse(record.value.toString('utf8'));
-        } catch (err) {
-          throw new SinkMappingError(
-            `value is not valid JSON: ${(err as Error).message}`,
-            { topic: record.topic, partition: record.partition, offset: record.offset },
-            err,
-          );
-        }
-      } else if (readsValue) {
-        value = null;
-      }
-      const row: Row = includeKafkaCoordinates ? coordinates(record) : {};
-      for (const c of cols) {
-        const raw = c.source(record, value);
-        if (raw === undefined || raw === null) {
-          if (!c.nullable) {
-            throw new SinkMappingError(
-              'missing value for non-nullable column',
-              { topic: record.topic, partition: record.partition, offset: record.offset, column: c.name },
-            );
-          }
-          row[c.name] = null;
-          continue;
-        }
-        try {
-          row[c.name] = convert(raw, c.type, dialect);
-        } catch (err) {
-          if (!(err instanceof ColumnValueError)) throw err;
-          throw new SinkMappingError(
-            err.message, { topic: record.topic, partition: record.partition, offset: record.offset, column: c.name },
-          );
-        }
-      }
+      const values: unknown[] = [];
+      toValues(record, values, 0);
+      const row: Row = {};
+      for (let k = 0; k < columns.length; k++) row[columns[k]!] = values[k];
       return row;
     },
   };
