@@ -7,6 +7,7 @@ import type { SinkRecord } from '../../records';
 import { bindBigint, type SqlDialect } from './dialect';
 import { SinkMappingError } from './errors';
 import { headerText, type SchemaColumnsOptions } from '../schema-columns';
+import { COPY_NULL, encodeCopyValue, escapeCopyText } from './copy-text';
 
 export type ColumnType = 'string' | 'integer' | 'bigint' | 'float' | 'boolean' | 'json' | 'timestamp' | 'numeric' | 'bytes';
 export const COLUMN_TYPES: readonly ColumnType[] = ['string', 'integer', 'bigint', 'float', 'boolean', 'json', 'timestamp', 'numeric', 'bytes'];
@@ -58,6 +59,12 @@ export interface CompiledMapping {
    * paths read them from one flat array per write). @throws SinkMappingError, as toRow does.
    */
   toValues?(record: SinkRecord, out: unknown[], at: number): void;
+  /**
+   * Declarative mappings on PostgreSQL only: records `[from, to)` as COPY text-format lines in `columns` order, straight
+   * from the records (no row object, no array of values): the same text as `encodeCopyRows` (copy.ts) of their rows.
+   * @throws SinkMappingError, as toRow does, for the first record that cannot be mapped.
+   */
+  toCopyText?(records: readonly SinkRecord[], from: number, to: number): string;
 }
 
 /** A value that does not fit its column type: the message says why (reported as a SinkMappingError naming the record). */
@@ -183,6 +190,21 @@ function converter(type: ColumnType, dialect: SqlDialect): (v: unknown) => unkno
   }
 }
 
+/**
+ * A converted PostgreSQL bind value of `type` as a COPY text field: what `encodeCopyValue` gives, with the cases the
+ * type allows written out (integer, float: a number; bigint: a number or a decimal string; text: escaped).
+ */
+function copyField(type: ColumnType): (v: unknown) => string | number {
+  switch (type) {
+    case 'integer': case 'float': case 'bigint':
+      return (v) => (typeof v === 'number' ? v : encodeCopyValue(v));
+    case 'string': case 'json': case 'numeric':
+      return (v) => (typeof v === 'string' ? escapeCopyText(v) : encodeCopyValue(v));
+    default:
+      return encodeCopyValue;
+  }
+}
+
 /** JSON text for a json column on `dialect` (see refuseNul). @throws ColumnValueError */
 export function jsonText(text: string, dialect: SqlDialect): string {
   return dialect === 'postgres' && JSON_NUL.test(text) ? refuseNul() : text;
@@ -248,6 +270,7 @@ export function compileMapping(mapping: SinkMapping, dialect: SqlDialect, includ
   }
   const cols = Object.entries(mapping.columns).map(([name, spec]) => ({
     name, nullable: spec.nullable ?? false, source: compileSource(spec.path ?? name, name), convert: converter(spec.type, dialect),
+    copyField: copyField(spec.type),
   }));
   const readsValue = cols.some((c) => c.source.readsValue);
   const columns = [...(includeKafkaCoordinates ? ['kafka_topic', 'kafka_partition', 'kafka_offset'] : []), ...cols.map((c) => c.name)];
@@ -287,9 +310,52 @@ export function compileMapping(mapping: SinkMapping, dialect: SqlDialect, includ
       }
     }
   };
+  /** The COPY text of records [from, to): toValues's conversions, each value appended as its COPY field (copy-text.ts). */
+  const toCopyText = (records: readonly SinkRecord[], from: number, to: number): string => {
+    let out = '';
+    let topic: string | undefined;
+    let topicText = '';
+    const last = cols.length - 1;
+    for (let n = from; n < to; n++) {
+      const record = records[n]!;
+      const value = parsed(record);
+      if (includeKafkaCoordinates) {
+        if (record.topic !== topic) {
+          topic = record.topic;
+          topicText = escapeCopyText(topic);
+        }
+        out += topicText;
+        out += '\t';
+        out += record.partition;
+        out += '\t';
+        out += bindBigint(record.offset);
+        out += last < 0 ? '\n' : '\t';
+      }
+      for (let k = 0; k <= last; k++) {
+        const c = cols[k]!;
+        const raw = c.source(record, value);
+        if (raw === undefined || raw === null) {
+          if (!c.nullable) throw new SinkMappingError('missing value for non-nullable column', where(record, c.name));
+          out += COPY_NULL;
+        } else {
+          let v: unknown;
+          try {
+            v = c.convert(raw);
+          } catch (err) {
+            if (!(err instanceof ColumnValueError)) throw err;
+            throw new SinkMappingError(err.message, where(record, c.name));
+          }
+          out += c.copyField(v);
+        }
+        out += k === last ? '\n' : '\t';
+      }
+    }
+    return out;
+  };
   return {
     columns,
     toValues,
+    ...(dialect === 'postgres' ? { toCopyText } : {}),
     toRow(record) {
       const values: unknown[] = [];
       toValues(record, values, 0);

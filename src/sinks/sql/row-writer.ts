@@ -19,7 +19,7 @@ import { KafkaEosError } from '../../errors';
 import type { Knex } from 'knex';
 import type { ClientBase } from 'pg';
 import type { Database } from 'sqlite3';
-import { copyRows, copyValues } from './copy';
+import { copyRows, copyText, copyValues } from './copy';
 import { quoteIdentifier, type SqlDialect } from './dialect';
 import { isTransientSqlError } from './errors';
 import { runStatement, SqliteStatementCache } from './sqlite-statements';
@@ -36,12 +36,23 @@ export interface FlatRows {
   readonly count: number;
 }
 
-/** Row objects, or the same rows as one {@link FlatRows} array. */
-export type RowSet = readonly Row[] | FlatRows;
+/**
+ * PostgreSQL: the rows of a write already encoded as COPY text-format lines in the target's column order (a
+ * declarative mapping's `toCopyText`, mapping.ts), in chunks of whole lines, each sent as one COPY data message.
+ */
+export interface CopyTextRows {
+  readonly copyText: readonly string[];
+  /** Rows (lines) held. */
+  readonly count: number;
+}
 
-/** Whether `rows` is a {@link FlatRows} (not an array of row objects). */
-const isFlat = (rows: RowSet): rows is FlatRows => !Array.isArray(rows);
-const rowCount = (rows: RowSet): number => (isFlat(rows) ? rows.count : rows.length);
+/** Row objects, or the same rows as one {@link FlatRows} array, or as {@link CopyTextRows} (PostgreSQL only). */
+export type RowSet = readonly Row[] | FlatRows | CopyTextRows;
+
+/** Whether `rows` is a {@link FlatRows}. */
+const isFlat = (rows: RowSet): rows is FlatRows => 'values' in rows && !Array.isArray(rows);
+const isCopyText = (rows: RowSet): rows is CopyTextRows => 'copyText' in rows;
+const rowCount = (rows: RowSet): number => (Array.isArray(rows) ? rows.length : (rows as FlatRows | CopyTextRows).count);
 
 /** Where the rows go and how conflicts are handled. */
 export interface RowTarget {
@@ -204,6 +215,7 @@ export class RowWriter {
 /** Fills `params` with the values of rows `[from, from + n)` in `columns` order (a missing value is NULL). */
 function fillParams(params: unknown[], rows: RowSet, columns: readonly string[], from: number, n: number): void {
   const width = columns.length;
+  if (isCopyText(rows)) throw new KafkaEosError('INTERNAL_ERROR', 'COPY text rows reached a statement path');
   if (isFlat(rows)) {
     const { values } = rows;
     const base = from * width;
@@ -212,14 +224,15 @@ function fillParams(params: unknown[], rows: RowSet, columns: readonly string[],
   }
   let p = 0;
   for (let r = from; r < from + n; r++) {
-    const row = rows[r]!;
+    const row = (rows as readonly Row[])[r]!;
     for (let c = 0; c < width; c++) params[p++] = row[columns[c]!] ?? null;
   }
 }
 
-/** COPY of row objects or of flat values (copy.ts). */
+/** COPY of row objects, flat values or encoded lines (copy.ts). */
 function copy(client: ClientBase, table: string, columns: readonly string[], rows: RowSet): Promise<void> {
-  return isFlat(rows) ? copyValues(client, table, columns, rows.values, rows.count) : copyRows(client, table, columns, rows);
+  if (isCopyText(rows)) return copyText(client, table, columns, rows.copyText);
+  return isFlat(rows) ? copyValues(client, table, columns, rows.values, rows.count) : copyRows(client, table, columns, rows as readonly Row[]);
 }
 
 /** Runs `fn`; a non-transient error becomes RowsRejected for rows [first, first + count). */

@@ -18,7 +18,8 @@ import type { CompiledMapping, Row } from './mapping';
 import { compileSinkMapping } from './schema-mapping';
 import { classifyRejection, isSystemicSqlError, isUniqueViolation, refusedWrite, type RowOrigin } from './rejection';
 import { KafkaEosError } from '../../errors';
-import { RowsRejected, RowWriter, type FlatRows, type RowSet } from './row-writer';
+import { RowsRejected, RowWriter, type CopyTextRows, type FlatRows, type RowSet } from './row-writer';
+import { ROWS_PER_CHUNK } from './copy';
 import type { CompiledSchemaMapping } from './schema-mapping';
 import { SchemaTable, tombstonesHandled } from './schema-table';
 
@@ -26,11 +27,12 @@ import { SchemaTable, tombstonesHandled } from './schema-table';
 interface MappedBatch { batch: SinkBatch; rows: Row[] | undefined; offsets: bigint[] }
 /**
  * The rows of one write. A declarative mapping (outside upsert, whose duplicate keys are collapsed on row objects)
- * gives `flat`: every row's bind values in one array, straight from the records, in the mapping's column order.
+ * gives `flat`: every row's bind values in one array, straight from the records, in the mapping's column order; on
+ * PostgreSQL, the COPY text lines themselves (no array of values either).
  */
 /** A batch mapped to row objects. */
 type RowBatch = MappedBatch & { rows: Row[] };
-interface MappedWrite { batches: MappedBatch[]; flat: (FlatRows & { columns: string[] }) | undefined }
+interface MappedWrite { batches: MappedBatch[]; flat: ((FlatRows | CopyTextRows) & { columns: string[] }) | undefined }
 
 /** The SQL sink (see the module comment). Atomic across partitions: one write() is one transaction. */
 export class SqlSink implements ExactlyOnceSink {
@@ -151,7 +153,10 @@ export class SqlSink implements ExactlyOnceSink {
    * always rolled back.
    */
   private async classifyRefusal(mapped: MappedWrite, error: SinkWriteError): Promise<SinkWriteError> {
-    const rows: Row[] = mapped.flat ? flatRowObjects(mapped.flat) : mapped.batches.flatMap((m) => m.rows!);
+    const { flat } = mapped;
+    const rows: Row[] = !flat ? mapped.batches.flatMap((m) => m.rows!)
+      : 'values' in flat ? flatRowObjects(flat)
+        : mapped.batches.flatMap((m) => m.batch.records.map((r) => this.mapper.toRow(r))); // the lines' rows, mapped again
     const origins: RowOrigin[] = [];
     for (const { batch, offsets } of mapped.batches) {
       for (const offset of offsets) origins.push({ topic: batch.topic, partition: batch.partition, offset });
@@ -200,7 +205,19 @@ export class SqlSink implements ExactlyOnceSink {
   private mapAll(batches: SinkBatch[]): MappedWrite {
     const handled = batches.map((b) => (this.cfg.behaviorOnNullValues
       ? { ...b, records: tombstonesHandled(b.records, this.cfg.behaviorOnNullValues) } : b));
-    const { columns, toValues } = this.mapper;
+    const { columns, toValues, toCopyText } = this.mapper;
+    if (columns && toCopyText && this.cfg.mode !== 'upsert') {
+      // PostgreSQL: the COPY lines straight from the records, in chunks of whole lines (copy.ts copyText).
+      let count = 0;
+      const copyText: string[] = [];
+      const out = handled.map((batch) => {
+        const { records } = batch;
+        for (let i = 0; i < records.length; i += ROWS_PER_CHUNK) copyText.push(toCopyText(records, i, Math.min(records.length, i + ROWS_PER_CHUNK)));
+        count += records.length;
+        return { batch, rows: undefined, offsets: records.map((r) => r.offset) };
+      });
+      return { batches: out, flat: { copyText, count, columns } };
+    }
     if (columns && toValues && this.cfg.mode !== 'upsert') {
       // Declarative: the bind values straight from the records into one array, no row object (row-writer.ts FlatRows).
       let count = 0;
@@ -319,7 +336,7 @@ function unionColumns(mapped: RowBatch[]): string[] {
 }
 
 /** Flat rows as row objects (the row-by-row replay of a refused write binds row objects). */
-function flatRowObjects({ values, count, columns }: FlatRows & { columns: string[] }): Row[] {
+function flatRowObjects({ values, count, columns }: FlatRows & { columns: readonly string[] }): Row[] {
   const rows: Row[] = [];
   for (let r = 0, p = 0; r < count; r++) {
     const row: Row = {};

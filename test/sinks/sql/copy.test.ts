@@ -74,12 +74,14 @@ describe('COPY lines straight from records (declarative mapping, no row objects)
   } };
   const m = compileMapping(mapping, 'postgres', true);
   const cols = m.columns!;
-  /** The COPY text of `values` records through toValues and encodeCopyValues. */
-  const direct = (recs: ReturnType<typeof record>[]): string => {
+  /** The COPY text of records through toValues and encodeCopyValues (the flat values path). */
+  const viaValues = (recs: ReturnType<typeof record>[], mm = m): string => {
     const flat: unknown[] = [];
-    recs.forEach((r, i) => m.toValues!(r, flat, i * cols.length));
-    return encodeCopyValues(flat, cols.length, 0, recs.length);
+    recs.forEach((r, i) => mm.toValues!(r, flat, i * mm.columns!.length));
+    return encodeCopyValues(flat, mm.columns!.length, 0, recs.length);
   };
+  /** The COPY text straight from the records (what the sink sends on PostgreSQL). */
+  const direct = (recs: ReturnType<typeof record>[]): string => m.toCopyText!(recs, 0, recs.length);
   const rec = (offset: bigint, s: unknown, extra: Record<string, unknown> = {}, key: string | null = null) =>
     record('topic\tweird\\', 3, offset, { a: { s }, i: 7, f: -1.25, big: '9223372036854775807', ok: true, n: '12.50', ...extra }, key);
 
@@ -113,7 +115,29 @@ describe('COPY lines straight from records (declarative mapping, no row objects)
   test('the same text as the row objects through encodeCopyRows, for every record and value type', () => {
     const recs = [rec(1n, 'x'), rec(2n, 'x'), rec(9_007_199_254_740_993n, 'y\tz', { ok: false, f: '3.5', i: '-12', big: 5 }, 'key\n'),
       rec(10n, 42, { n: 7 }), rec(11n, true, { a: [1, { q: '"\\' }], n: null })];
-    expect(direct(recs)).toBe(encodeCopyRows(recs.map((r) => m.toRow(r)), cols));
+    const expected = encodeCopyRows(recs.map((r) => m.toRow(r)), cols);
+    expect(direct(recs)).toBe(expected);
+    expect(viaValues(recs)).toBe(expected);
+    expect(m.toCopyText!(recs, 1, 4)).toBe(encodeCopyRows(recs.map((r) => m.toRow(r)), cols, 1, 4));
+  });
+
+  test('timestamps, bytes, booleans and a mapping without the coordinates: the same text as the rows, line by line', () => {
+    const other = compileMapping({ columns: {
+      ts: { path: 'ts', type: 'timestamp' }, bin: { path: 'bin', type: 'bytes', nullable: true }, b: { path: 'b', type: 'boolean' },
+      v: { path: '$value', type: 'json' }, h: { path: '$headers.h', type: 'string', nullable: true },
+    } }, 'postgres', false);
+    const recs = [record('t', 0, 1n, { ts: 1_700_000_000_123, bin: 'AAEC/w==', b: false }), record('t', 0, 2n, { ts: '2024-02-29T23:59:59.999Z', b: true })];
+    recs[1]!.headers = { h: Buffer.from('x\ty') };
+    const expected = encodeCopyRows(recs.map((r) => other.toRow(r)), other.columns!);
+    expect(other.toCopyText!(recs, 0, 2)).toBe(expected);
+    expect(viaValues(recs, other)).toBe(expected);
+    expect(expected.split('\n')[1]!.split('\t')[4]).toBe('x\\ty');
+  });
+
+  test('toCopyText is offered on PostgreSQL only (SQLite and MariaDB bind values)', () => {
+    expect(compileMapping(mapping, 'sqlite', true).toCopyText).toBeUndefined();
+    expect(compileMapping(mapping, 'mysql', true).toCopyText).toBeUndefined();
+    expect(compileMapping(() => ({}), 'postgres', true).toCopyText).toBeUndefined();
   });
 });
 
@@ -204,6 +228,28 @@ describePg('COPY on PostgreSQL', () => {
       expect(await sink.write('g', [b])).toEqual({ status: 'committed' });
       expect(await countRows(k, table)).toBe(1500);
       expect(await k(table).where({ kafka_offset: 1234 }).first()).toMatchObject({ id: 'ok', n: 999, kafka_topic: 't' });
+    } finally {
+      await sink.close();
+    }
+  });
+
+  test('declarative mapping: awkward text round-trips exactly through the sink\'s COPY lines (two partitions in one write)', async () => {
+    const table = uniqueName('copy_decl_rt');
+    const offsets = uniqueName('copy_decl_offs');
+    tables.push(table, offsets);
+    const awkward = ['', '\\N', 'a\\b', 'tab\there', 'nl\nand\r\ncr', `quote ' " , ;`, '東京 🚀 e\u0301', '\\.', '\\u0000', 'x'.repeat(70_000)];
+    const mapping = { columns: { s: { type: 'string' as const, nullable: true }, j: { path: '$value', type: 'json' as const } } };
+    const sink = new SqlSink({ knex: k, table, offsetsTable: offsets, mode: 'insert', mapping, autoCreate: true });
+    try {
+      const b0 = batch('topic\twith\\escapes', 0, -1n, 0n, BigInt(awkward.length));
+      b0.records = awkward.map((v, i) => record(b0.topic, 0, BigInt(i), { s: v }));
+      const b1 = batch('topic\twith\\escapes', 1, -1n, 0n, 1n);
+      b1.records = [record(b1.topic, 1, 0n, { s: null })];
+      expect(await sink.write('g', [b0, b1])).toEqual({ status: 'committed' });
+      const back = await k(table).select('*').orderBy([{ column: 'kafka_partition' }, { column: 'kafka_offset' }]);
+      expect(back.map((r) => r.s)).toEqual([...awkward, null]);
+      expect(back.map((r) => r.j)).toEqual([...awkward.map((v) => ({ s: v })), { s: null }]);
+      expect(new Set(back.map((r) => r.kafka_topic))).toEqual(new Set(['topic\twith\\escapes']));
     } finally {
       await sink.close();
     }
