@@ -25,11 +25,12 @@ const { arg } = require('./lib/figures.js');
 
 const VALGRIND = ['--tool=callgrind', '--callgrind-out-file=/dev/null'];
 /**
- * V8 without its background threads (garbage collection and compilation on the main thread), and gc() before each pass:
- * the same work, done in an order that repeats from run to run, so a count moves by a fraction of a percent, not by
- * a concurrent marking's worth.
+ * V8 without its background threads (garbage collection and compilation on the main thread), a fixed GC schedule, an
+ * old generation large enough that no full collection starts inside a pass, and gc() before each pass: the same work,
+ * done in an order that repeats from run to run, so a count moves by a fraction of a percent, not by a concurrent
+ * marking's worth. Young-generation collections (what a row's garbage costs) are counted; full ones are not.
  */
-const NODE_FLAGS = ['--single-threaded', '--predictable-gc-schedule', '--expose-gc'];
+const NODE_FLAGS = ['--single-threaded', '--predictable-gc-schedule', '--initial-old-space-size=2048', '--expose-gc'];
 
 /** Runs `node args` under callgrind; @returns the instructions collected (the "Collected :" line). */
 function callgrind(args, env = process.env) {
