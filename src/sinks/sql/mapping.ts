@@ -318,50 +318,50 @@ export function compileMapping(mapping: SinkMapping, dialect: SqlDialect, includ
     }
   };
   /** The COPY text of records [from, to): toValues's conversions, each value appended as its COPY field (copy-text.ts). */
+  /** The COPY field of column `c`'s raw value: convert + copyField, with their common cases inline (no calls). */
+  const field = (c: (typeof cols)[number], raw: unknown, record: SinkRecord): string | number => {
+    if (raw === undefined || raw === null) {
+      if (!c.nullable) throw new SinkMappingError('missing value for non-nullable column', where(record, c.name));
+      return COPY_NULL;
+    }
+    if (c.fast === FAST_NUMBER_INT32 && typeof raw === 'number' && Number.isInteger(raw) && raw >= INT32_MIN && raw <= INT32_MAX) return raw;
+    if (c.fast === FAST_NUMBER_FINITE && typeof raw === 'number' && Number.isFinite(raw)) return raw;
+    if (c.fast === FAST_TEXT && typeof raw === 'string' && !raw.includes('\u0000')) return escapeCopyText(raw);
+    let v: unknown;
+    try {
+      v = c.convert(raw);
+    } catch (err) {
+      if (!(err instanceof ColumnValueError)) throw err;
+      throw new SinkMappingError(err.message, where(record, c.name));
+    }
+    return c.copyField(v);
+  };
+  /**
+   * The COPY text of records [from, to): toValues's conversions, each value appended as its COPY field (copy-text.ts).
+   * Each line is built as `line + field + separator` and then added to the text: fewer string pieces to flatten
+   * when the text is sent than appending every field and separator to the text itself (measured with callgrind).
+   */
   const toCopyText = (records: readonly SinkRecord[], from: number, to: number): string => {
     let out = '';
     let topic: string | undefined;
-    let topicText = '';
+    let head = '';
     const last = cols.length - 1;
     for (let n = from; n < to; n++) {
       const record = records[n]!;
       const value = parsed(record);
+      let line = '';
       if (includeKafkaCoordinates) {
         if (record.topic !== topic) {
           topic = record.topic;
-          topicText = escapeCopyText(topic);
+          head = `${escapeCopyText(topic)}\t`;
         }
-        out += topicText;
-        out += '\t';
-        out += record.partition;
-        out += '\t';
-        out += bindBigint(record.offset);
-        out += last < 0 ? '\n' : '\t';
+        line = head + record.partition + '\t' + bindBigint(record.offset) + (last < 0 ? '\n' : '\t');
       }
       for (let k = 0; k <= last; k++) {
         const c = cols[k]!;
-        const raw = c.source(record, value);
-        if (raw === undefined || raw === null) {
-          if (!c.nullable) throw new SinkMappingError('missing value for non-nullable column', where(record, c.name));
-          out += COPY_NULL;
-        } else if (c.fast === FAST_NUMBER_INT32 && typeof raw === 'number' && Number.isInteger(raw) && raw >= INT32_MIN && raw <= INT32_MAX) {
-          out += raw; // the common cases of convert + copyField, without their calls
-        } else if (c.fast === FAST_NUMBER_FINITE && typeof raw === 'number' && Number.isFinite(raw)) {
-          out += raw;
-        } else if (c.fast === FAST_TEXT && typeof raw === 'string' && !raw.includes('\u0000')) {
-          out += escapeCopyText(raw);
-        } else {
-          let v: unknown;
-          try {
-            v = c.convert(raw);
-          } catch (err) {
-            if (!(err instanceof ColumnValueError)) throw err;
-            throw new SinkMappingError(err.message, where(record, c.name));
-          }
-          out += c.copyField(v);
-        }
-        out += k === last ? '\n' : '\t';
+        line = line + field(c, c.source(record, value), record) + (k === last ? '\n' : '\t');
       }
+      out += line;
     }
     return out;
   };
