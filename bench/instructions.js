@@ -25,12 +25,12 @@ const { arg } = require('./lib/figures.js');
 
 const VALGRIND = ['--tool=callgrind', '--callgrind-out-file=/dev/null'];
 /**
- * V8 without its background threads (garbage collection and compilation on the main thread), a fixed GC schedule, an
- * old generation large enough that no full collection starts inside a pass, and gc() before each pass: the same work,
- * done in an order that repeats from run to run, so a count moves by a fraction of a percent, not by a concurrent
- * marking's worth. Young-generation collections (what a row's garbage costs) are counted; full ones are not.
+ * V8 without its background threads (garbage collection and compilation on the main thread), a fixed GC schedule
+ * (--predictable-gc-schedule) and gc() before each pass: the same work, done in an order that repeats from run to run,
+ * so a count moves by 1-3%, not by a concurrent marking's worth. Every collection inside a pass is counted (garbage is
+ * part of a row's cost; an old generation too large to collect hides it).
  */
-const NODE_FLAGS = ['--single-threaded', '--predictable-gc-schedule', '--initial-old-space-size=2048', '--expose-gc'];
+const NODE_FLAGS = ['--single-threaded', '--predictable-gc-schedule', '--expose-gc'];
 
 /** Runs `node args` under callgrind; @returns the instructions collected (the "Collected :" line). */
 function callgrind(args, env = process.env) {

@@ -101,16 +101,16 @@ export function copyValues(
 }
 
 /**
- * {@link copyRows} of rows already encoded as COPY text-format lines: each chunk (whole lines) is one data message.
- * @throws as copyRows.
+ * {@link copyRows} of rows already encoded as COPY text-format lines (UTF-8 bytes): each chunk (whole lines) is one
+ * data message. @throws as copyRows.
  */
-export function copyText(client: ClientBase, table: string, columns: readonly string[], chunks: readonly string[]): Promise<void> {
+export function copyText(client: ClientBase, table: string, columns: readonly string[], chunks: readonly Buffer[]): Promise<void> {
   return copyEncoded(client, table, columns, chunks.length, (from) => chunks[from]!, 1);
 }
 
 /** Streams `count` rows, encoded `per` rows at a time by `encode(from, to)`, through one COPY FROM STDIN. */
 async function copyEncoded(
-  client: ClientBase, table: string, columns: readonly string[], count: number, encode: (from: number, to: number) => string,
+  client: ClientBase, table: string, columns: readonly string[], count: number, encode: (from: number, to: number) => string | Buffer,
   per = ROWS_PER_CHUNK,
 ): Promise<void> {
   const sql = `COPY ${quoteIdentifier(table)} (${columns.map(quoteIdentifier).join(', ')}) FROM STDIN`;

@@ -38,10 +38,12 @@ export interface FlatRows {
 
 /**
  * PostgreSQL: the rows of a write already encoded as COPY text-format lines in the target's column order (a
- * declarative mapping's `toCopyText`, mapping.ts), in chunks of whole lines, each sent as one COPY data message.
+ * declarative mapping's `toCopyText`, mapping.ts), as UTF-8 bytes in chunks of whole lines, each sent as one COPY
+ * data message. Bytes, not strings: a text built line by line is a tree of string pieces, which would stay on the
+ * heap (copied by every young collection, then promoted) while the transaction's first round trips run.
  */
 export interface CopyTextRows {
-  readonly copyText: readonly string[];
+  readonly copyText: readonly Buffer[];
   /** Rows (lines) held. */
   readonly count: number;
 }

@@ -209,10 +209,13 @@ export class SqlSink implements ExactlyOnceSink {
     if (columns && toCopyText && this.cfg.mode !== 'upsert') {
       // PostgreSQL: the COPY lines straight from the records, in chunks of whole lines (copy.ts copyText).
       let count = 0;
-      const copyText: string[] = [];
+      const copyText: Buffer[] = [];
       const out = handled.map((batch) => {
         const { records } = batch;
-        for (let i = 0; i < records.length; i += ROWS_PER_CHUNK) copyText.push(toCopyText(records, i, Math.min(records.length, i + ROWS_PER_CHUNK)));
+        for (let i = 0; i < records.length; i += ROWS_PER_CHUNK) {
+          // As bytes at once (what the COPY stream sends anyway): the string's pieces die young (row-writer.ts CopyTextRows).
+          copyText.push(Buffer.from(toCopyText(records, i, Math.min(records.length, i + ROWS_PER_CHUNK)), 'utf8'));
+        }
         count += records.length;
         return { batch, rows: undefined, offsets: records.map((r) => r.offset) };
       });
