@@ -10,7 +10,8 @@
  * 2 x rows records, running an unmeasured warm-up pass over its first 4,000 rows (JIT), then one pass over the first
  * `rows` records, or over all 2 x `rows` (each pass on fresh tables, as one bench round). (I(2 x rows) - I(rows)) / rows
  * is the instructions per row of a warmed-up pass: start-up, module loading, building the workload, the warm-up and
- * each pass's fixed cost (connecting, creating and dropping tables) cancel out. Counted: every instruction of the Node process, all threads (sqlite3 works on
+ * each pass's fixed cost (connecting, creating and dropping tables) cancel out.
+ * Counted: every instruction of the Node process, all threads (sqlite3 works on
  * libuv's threads); not the PostgreSQL server (another process), so the PostgreSQL figure is "Node CPU per row".
  * HDFS end to end: the consumer child of bench/hdfs-end-to-end.js under callgrind, with `rows` and 2 x `rows`
  * records to consume (mock cluster and WebHDFS server in their own processes, not counted).

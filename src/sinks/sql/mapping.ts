@@ -324,7 +324,9 @@ export function compileMapping(mapping: SinkMapping, dialect: SqlDialect, includ
       if (!c.nullable) throw new SinkMappingError('missing value for non-nullable column', where(record, c.name));
       return COPY_NULL;
     }
-    if (c.fast === FAST_NUMBER_INT32 && typeof raw === 'number' && Number.isInteger(raw) && raw >= INT32_MIN && raw <= INT32_MAX) return raw;
+    if (c.fast === FAST_NUMBER_INT32 && typeof raw === 'number' && Number.isInteger(raw) && raw >= INT32_MIN && raw <= INT32_MAX) {
+      return raw;
+    }
     if (c.fast === FAST_NUMBER_FINITE && typeof raw === 'number' && Number.isFinite(raw)) return raw;
     if (c.fast === FAST_TEXT && typeof raw === 'string' && !raw.includes('\u0000')) return escapeCopyText(raw);
     let v: unknown;

@@ -234,7 +234,8 @@ function fillParams(params: unknown[], rows: RowSet, columns: readonly string[],
 /** COPY of row objects, flat values or encoded lines (copy.ts). */
 function copy(client: ClientBase, table: string, columns: readonly string[], rows: RowSet): Promise<void> {
   if (isCopyText(rows)) return copyText(client, table, columns, rows.copyText);
-  return isFlat(rows) ? copyValues(client, table, columns, rows.values, rows.count) : copyRows(client, table, columns, rows as readonly Row[]);
+  if (isFlat(rows)) return copyValues(client, table, columns, rows.values, rows.count);
+  return copyRows(client, table, columns, rows as readonly Row[]);
 }
 
 /** Runs `fn`; a non-transient error becomes RowsRejected for rows [first, first + count). */

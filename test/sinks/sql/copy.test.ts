@@ -51,7 +51,8 @@ describe('COPY text-format encoder', () => {
   });
 
   test('flat values (row after row) encode to the same lines as the same rows as objects', () => {
-    const values: unknown[] = ['a\tb', 'a\tb', 'plain', 'a\tb', '', '\\N', 0, -0, 1.5, -2e-7, 1e21, NaN, 12n, false, null, Buffer.from([1, 255]),
+    const values: unknown[] = ['a\tb', 'a\tb', 'plain', 'a\tb', '', '\\N', 0, -0, 1.5, -2e-7, 1e21, NaN, 12n, false, null,
+      Buffer.from([1, 255]),
       undefined, 'l1\nl2\r\n', 'back\\slash', '東京 🚀 e\u0301', new Date(Date.UTC(2024, 0, 2, 3, 4, 5, 6)), { j: 'x\ty' }];
     const rows = values.map((v, i) => ({ v, w: values[(i + 5) % values.length], t: 'topic\n' }));
     const flat = rows.flatMap((r) => [r.v, r.w, r.t]);
@@ -96,13 +97,15 @@ describe('COPY lines straight from records (declarative mapping, no row objects)
   ])('%s: escaped as COPY text format requires', (_what, s, escaped) => {
     const line = direct([rec(5n, s)]);
     // topic (escaped), partition, offset, s, i, f, big, j (the JSON text, escaped), ok, n, k (no key: NULL)
-    expect(line).toBe(`topic\\tweird\\\\\t3\t5\t${escaped}\t7\t-1.25\t9223372036854775807\t${escapeCopyText(JSON.stringify({ s }))}\tt\t12.50\t\\N\n`);
+    const json = escapeCopyText(JSON.stringify({ s }));
+    expect(line).toBe(`topic\\tweird\\\\\t3\t5\t${escaped}\t7\t-1.25\t9223372036854775807\t${json}\tt\t12.50\t\\N\n`);
   });
 
   test('null and missing nullable values are \\N; a missing non-nullable value is the record\'s fault', () => {
     expect(direct([rec(1n, null, { ok: null, n: undefined })])).toBe(
       'topic\\tweird\\\\\t3\t1\t\\N\t7\t-1.25\t9223372036854775807\t{"s":null}\t\\N\t\\N\t\\N\n');
-    expect(() => direct([rec(2n, 'x', { i: null })])).toThrow(expect.objectContaining({ code: 'SINK_MAPPING_FAILED', column: 'i', offset: 2n }));
+    expect(() => direct([rec(2n, 'x', { i: null })]))
+      .toThrow(expect.objectContaining({ code: 'SINK_MAPPING_FAILED', column: 'i', offset: 2n }));
   });
 
   test('NUL (U+0000) is refused for PostgreSQL text and json, as the record\'s fault naming the column', () => {
@@ -126,7 +129,8 @@ describe('COPY lines straight from records (declarative mapping, no row objects)
       ts: { path: 'ts', type: 'timestamp' }, bin: { path: 'bin', type: 'bytes', nullable: true }, b: { path: 'b', type: 'boolean' },
       v: { path: '$value', type: 'json' }, h: { path: '$headers.h', type: 'string', nullable: true },
     } }, 'postgres', false);
-    const recs = [record('t', 0, 1n, { ts: 1_700_000_000_123, bin: 'AAEC/w==', b: false }), record('t', 0, 2n, { ts: '2024-02-29T23:59:59.999Z', b: true })];
+    const recs = [record('t', 0, 1n, { ts: 1_700_000_000_123, bin: 'AAEC/w==', b: false }),
+      record('t', 0, 2n, { ts: '2024-02-29T23:59:59.999Z', b: true })];
     recs[1]!.headers = { h: Buffer.from('x\ty') };
     const expected = encodeCopyRows(recs.map((r) => other.toRow(r)), other.columns!);
     expect(other.toCopyText!(recs, 0, 2)).toBe(expected);
@@ -153,7 +157,8 @@ describePg('COPY on PostgreSQL', () => {
     await k.destroy();
   });
 
-  test.each(['row objects', 'flat values'])('awkward values round-trip exactly from %s: NULLs, escapes, unicode, 64-bit integers, json, bytea, timestamps, floats', async (how) => {
+  test.each(['row objects', 'flat values'])(
+    'awkward values round-trip exactly from %s: NULLs, escapes, unicode, 64-bit integers, json, bytea, timestamps, floats', async (how) => {
     const table = uniqueName('copy_rt');
     tables.push(table);
     await k.schema.createTable(table, (t) => {
@@ -222,7 +227,8 @@ describePg('COPY on PostgreSQL', () => {
       const b = batch('t', 0, -1n, 0n, 1500n);
       b.records = b.records.map((r) => record('t', 0, r.offset, { id: `r${r.offset}`, n: 1 }));
       b.records[1234] = record('t', 0, 1234n, { id: 'bad', n: 5000 });
-      await expect(sink.write('g', [b])).rejects.toMatchObject({ code: 'SINK_WRITE_FAILED', topic: 't', partition: 0, offset: 1234n, lastOffset: 1234n });
+      await expect(sink.write('g', [b]))
+        .rejects.toMatchObject({ code: 'SINK_WRITE_FAILED', topic: 't', partition: 0, offset: 1234n, lastOffset: 1234n });
       expect(await countRows(k, table)).toBe(0);
       b.records[1234] = record('t', 0, 1234n, { id: 'ok', n: 999 });
       expect(await sink.write('g', [b])).toEqual({ status: 'committed' });
@@ -237,7 +243,8 @@ describePg('COPY on PostgreSQL', () => {
     const table = uniqueName('copy_decl_rt');
     const offsets = uniqueName('copy_decl_offs');
     tables.push(table, offsets);
-    const awkward = ['', '\\N', 'a\\b', 'tab\there', 'nl\nand\r\ncr', `quote ' " , ;`, '東京 🚀 e\u0301', '\\.', '\\u0000', 'x'.repeat(70_000)];
+    const awkward = ['', '\\N', 'a\\b', 'tab\there', 'nl\nand\r\ncr', `quote ' " , ;`, '東京 🚀 e\u0301', '\\.', '\\u0000',
+      'x'.repeat(70_000)];
     const mapping = { columns: { s: { type: 'string' as const, nullable: true }, j: { path: '$value', type: 'json' as const } } };
     const sink = new SqlSink({ knex: k, table, offsetsTable: offsets, mode: 'insert', mapping, autoCreate: true });
     try {
