@@ -8,7 +8,7 @@
  * the consumer connects until every record is durable in a file. Variants interleaved, order rotated, medians of
  * per-round ratios; the load average is printed with every run.
  *
- *   npm run build && node bench/hdfs-end-to-end.js [--rows 100000] [--rounds 5] [--flush 10000]
+ *   npm run build && node bench/hdfs-end-to-end.js [--rows 100000] [--rounds 5] [--flush 10000] [--before other/dist]
  */
 /* eslint-disable @typescript-eslint/no-require-imports */
 const { fork } = require('node:child_process');
@@ -23,9 +23,9 @@ const PARTITIONS = 6;
 const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
 
 
-function runChild(args) {
+function runChild(args, env = process.env) {
   return new Promise((resolve, reject) => {
-    const child = fork(path.join(__dirname, 'lib', 'hdfs-e2e-child.js'), args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(path.join(__dirname, 'lib', 'hdfs-e2e-child.js'), args, { env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     let result;
     child.on('message', (m) => { result = m; });
     child.on('exit', (code) => (code === 0 && result ? resolve(result) : reject(new Error(`${args[0]} child exited ${code}`))));
@@ -45,26 +45,34 @@ async function produce(bootstrap, topic, n) {
 }
 
 /** Exactly-once HdfsSink consumer vs the hand-written one. @returns the figures (rows/s and rows per CPU-second). */
-async function runHdfsEndToEnd({ rows = 100000, rounds = 5, flush = 10000, log = () => undefined } = {}) {
+async function runHdfsEndToEnd({ rows = 100000, rounds = 5, flush = 10000, beforeDist, log = () => undefined } = {}) {
   const topic = 'hdfs-e2e';
   const mock = await startOursChild([[topic, PARTITIONS]], { group: { initialRebalanceDelayMs: 0 } });
   const hdfs = await startWebHdfsChild();
   let run = 0;
   try {
     await produce(mock.bootstrap, topic, rows);
-    const cpu = { eos: [], raw: [] };
+    const cpu = { eos: [], raw: [], 'eos-before': [] };
     const variant = (mode) => async () => {
-      const res = await runChild([mode, mock.bootstrap.join(','), topic, hdfs.url, `/bench/e2e-${mode}-${run++}`, String(rows), String(flush)]);
+      const env = mode === 'eos-before' ? { ...process.env, KAFKA_EOS_BENCH_DIST: beforeDist } : process.env;
+      const res = await runChild([mode === 'eos-before' ? 'eos' : mode, mock.bootstrap.join(','), topic, hdfs.url, `/bench/e2e-${mode}-${run++}`,
+        String(rows), String(flush)], env);
       cpu[mode].push(res.cpu);
       log(`    ${mode}: ${res.s.toFixed(3)} s, cpu ${res.cpu.toFixed(3)} s${res.files ? `, ${res.files} files` : ''}, load ${load()}`);
       return res.s;
     };
-    const t = await interleave({ eos: variant('eos'), raw: variant('raw') }, rounds, log);
+    const t = await interleave({ eos: variant('eos'), raw: variant('raw'), ...(beforeDist ? { 'eos-before': variant('eos-before') } : {}) }, rounds, log);
     const what = `${rows} rows, ${PARTITIONS} partitions, JSON lines, one member, child processes`;
     const base = 'hand-written KafkaJS eachBatch, one file per batch (at-least-once)';
     return [
       figure(`HDFS end to end (${what})`, 'rows/s', rows, `exactly-once + HdfsSink (flushSize ${flush})`, base, t.eos, t.raw, 1.0),
       figure('HDFS end to end, per CPU-second of the consumer process', 'rows/CPU-s', rows, 'exactly-once + HdfsSink', base, cpu.eos, cpu.raw, 1.0),
+      ...(beforeDist ? [
+        figure('HDFS end to end, now vs before (--before dist)', 'rows/s', rows, 'HdfsSink', 'HdfsSink before', t.eos, t['eos-before']),
+        figure('HDFS end to end, now vs before, per CPU-second', 'rows/CPU-s', rows, 'HdfsSink', 'HdfsSink before', cpu.eos, cpu['eos-before']),
+        figure('HDFS end to end before vs the hand-written consumer', 'rows/s', rows, 'HdfsSink before', base, t['eos-before'], t.raw),
+        figure('HDFS end to end before, per CPU-second', 'rows/CPU-s', rows, 'HdfsSink before', base, cpu['eos-before'], cpu.raw),
+      ] : []),
     ];
   } finally {
     await hdfs.stop();
@@ -72,9 +80,12 @@ async function runHdfsEndToEnd({ rows = 100000, rounds = 5, flush = 10000, log =
   }
 }
 
-module.exports = { runHdfsEndToEnd };
+module.exports = { runHdfsEndToEnd, produce };
 
 if (require.main === module) {
-  runHdfsEndToEnd({ rows: Number(arg('--rows', 100000)), rounds: Number(arg('--rounds', 5)), flush: Number(arg('--flush', 10000)), log: (l) => console.error(l) })
+  runHdfsEndToEnd({
+    rows: Number(arg('--rows', 100000)), rounds: Number(arg('--rounds', 5)), flush: Number(arg('--flush', 10000)),
+    beforeDist: arg('--before') && path.resolve(arg('--before')), log: (l) => console.error(l),
+  })
     .then((f) => { console.log(table(f)); console.log(`load average at the end: ${load()}`); process.exit(0); }, (e) => { console.error(e); process.exit(1); });
 }

@@ -5,7 +5,8 @@
  *
  *   node bench/run.js [--rows 40000] [--rounds 5] [--e2e-rows 50000] [--messages 100000]
  *     [--only sql,kafka,hdfs,hdfs-e2e,e2e,mock,converters,fetch,rebalance,record]
- *     [--record-rows 300000] [--hdfs-e2e-rows 60000] [--record-compression none|lz4] [--record-before other/dist] [--fetch-messages 300000] [--rr-rounds 2] [--rr-rate 30000]
+ *     [--record-rows 300000] [--hdfs-e2e-rows 60000] [--record-compression none|lz4] [--record-before other/dist] [--sql-before other/dist]
+ *     [--fetch-messages 300000] [--rr-rounds 2] [--rr-rate 30000]
  *
  * PostgreSQL figures need KAFKA_EOS_PG_URL (or --pg). The mock-broker figure needs /usr/bin/python3 with
  * confluent_kafka (librdkafka's mock is the baseline); without it that row is skipped and says so.
@@ -42,7 +43,9 @@ function hasRdkafka() {
   if (only.has('sql')) {
     log('== SQL sink');
     const mariadbUrl = arg('--mariadb', process.env.KAFKA_EOS_MARIADB_URL);
-    figures.push(...await require('./sql-sink.js').runSqlSink({ rows, batch: Number(arg('--batch', 2000)), rounds, pgUrl, mariadbUrl, log }));
+    figures.push(...await require('./sql-sink.js').runSqlSink({
+      rows, batch: Number(arg('--batch', 2000)), rounds, pgUrl, mariadbUrl, log, beforeDist: arg('--sql-before') && path.resolve(arg('--sql-before')),
+    }));
     if (!pgUrl) notes.push('PostgreSQL figures skipped: KAFKA_EOS_PG_URL not set');
     if (!mariadbUrl) notes.push('MariaDB figures skipped: KAFKA_EOS_MARIADB_URL not set');
   }

@@ -4,6 +4,7 @@
  * interleaved (order rotated each round), medians of per-round ratios.
  *
  *   npm run build && node bench/sql-sink.js [--rows 100000] [--batch 2000] [--rounds 5] [--pg postgresql://...]
+ *     [--before other/dist]   (also the SqlSink of another build, e.g. the code before a change, interleaved)
  *
  * Workload: `rows` flight records (JSON values, 7 columns with the Kafka coordinates), written in writes of
  * `batch` records of one partition each (6 partitions in turn), each write one transaction with its offset
@@ -56,15 +57,16 @@ let seq = 0;
 const names = () => { const t = `bench_${process.pid}_${seq++}`; return { table: t, offsets: `${t}_o`, group: `g_${t}` }; };
 
 /** Creates the data and offsets tables (and seeds the positions) as the sink does, outside any clock. */
-async function prepareTables(knex, n, mode = 'insert') {
-  const sink = new SqlSink({ knex, table: n.table, offsetsTable: n.offsets, mode, mapping: FLIGHT_MAPPING, autoCreate: true, upsertKey: mode === 'upsert' ? ['seq'] : undefined });
+async function prepareTables(knex, n, mode = 'insert', Sink = SqlSink) {
+  const sink = new Sink({ knex, table: n.table, offsetsTable: n.offsets, mode, mapping: FLIGHT_MAPPING, autoCreate: true, upsertKey: mode === 'upsert' ? ['seq'] : undefined });
   await sink.open(n.group, tp);
   return sink;
 }
 
-async function sinkRun(knex, writes, mode) {
+/** The sink's run; `Sink`: the SqlSink class of another build (the code before a change), or this build's. */
+async function sinkRun(knex, writes, mode, Sink = SqlSink) {
   const n = names();
-  const sink = await prepareTables(knex, n, mode);
+  const sink = await prepareTables(knex, n, mode, Sink);
   const t0 = clock();
   for (const w of writes) {
     const res = await sink.write(n.group, [w]);
@@ -225,10 +227,10 @@ async function withSqliteFile(dir, fn) {
   try { return await fn(file); } finally { for (const s of ['', '-wal', '-shm']) rmSync(file + s, { force: true }); }
 }
 
-async function sqliteSinkRun(dir, writes, mode = 'insert') {
+async function sqliteSinkRun(dir, writes, mode = 'insert', Sink = SqlSink) {
   return withSqliteFile(dir, async (file) => {
     const knex = sqliteKnex(file);
-    try { return await sinkRun(knex, writes, mode); } finally { await knex.destroy(); }
+    try { return await sinkRun(knex, writes, mode, Sink); } finally { await knex.destroy(); }
   });
 }
 
@@ -297,7 +299,10 @@ async function sqliteImportRun(dir, csv) {
 }
 
 /** Runs the SQL sink benchmarks. @returns figures (see lib/figures.js). */
-async function runSqlSink({ rows = 100000, batch = 2000, rounds = 5, pgUrl, mariadbUrl, only, log = () => undefined } = {}) {
+async function runSqlSink({ rows = 100000, batch = 2000, rounds = 5, pgUrl, mariadbUrl, only, beforeDist, log = () => undefined } = {}) {
+  // --before: the SqlSink of another build (the code before a change), run as one more interleaved variant.
+  const Before = beforeDist ? require(beforeDist).SqlSink : undefined;
+  const before = (v) => (Before ? v : {});
   const writes = workload(rows, batch);
   const warm = writes.slice(0, Math.min(writes.length, 12));
   const dir = mkdtempSync(path.join(os.tmpdir(), 'kafka-eos-bench-'));
@@ -315,12 +320,19 @@ async function runSqlSink({ rows = 100000, batch = 2000, rounds = 5, pgUrl, mari
       'prepared-upsert': () => sqlitePreparedRun(dir, w, 'upsert'),
       knex: () => sqliteKnexRun(dir, w),
       cli: () => sqliteImportRun(dir, csv),
+      ...before({ 'sink-before': () => sqliteSinkRun(dir, w, 'insert', Before) }),
     });
     const s = await interleave(sv(writes), rounds, log, sv(warm));
     out.push(figure(`SQLite sink, insert (${suffix})`, 'rows/s', rows, 'SqlSink', 'reused 1000-row prepared statement + CAS', s.sink, s.prepared, 0.9));
     // In-process CPU time (both run in this process; sqlite3's work is on libuv's threads, counted too):
     // the machine's load moves wall times a lot, CPU time much less.
     out.push(figure('SQLite sink, insert: CPU time of this process (less sensitive to machine load)', 'rows/CPU-s', rows, 'SqlSink', 'reused prepared statement + CAS', s.cpu.sink, s.cpu.prepared, 0.9));
+    if (Before) {
+      out.push(figure('SQLite sink, insert: now vs before (--before dist)', 'rows/s', rows, 'SqlSink', 'SqlSink before', s.sink, s['sink-before']));
+      out.push(figure('SQLite sink, insert: now vs before, CPU time', 'rows/CPU-s', rows, 'SqlSink', 'SqlSink before', s.cpu.sink, s.cpu['sink-before']));
+      out.push(figure('SQLite sink before vs reused prepared statement + CAS', 'rows/s', rows, 'SqlSink before', 'reused 1000-row prepared statement + CAS', s['sink-before'], s.prepared));
+      out.push(figure('SQLite sink before vs prepared, CPU time', 'rows/CPU-s', rows, 'SqlSink before', 'reused prepared statement + CAS', s.cpu['sink-before'], s.cpu.prepared));
+    }
     out.push(figure('SQLite sink, upsert (primary key seq, both sides)', 'rows/s', rows, 'SqlSink', 'reused 1000-row prepared INSERT ON CONFLICT DO UPDATE + CAS', s['sink-upsert'], s['prepared-upsert']));
     out.push(figure('SQLite sink, upsert: CPU time of this process', 'rows/CPU-s', rows, 'SqlSink', 'reused prepared upsert + CAS', s.cpu['sink-upsert'], s.cpu['prepared-upsert']));
     out.push(figure('SQLite sink vs raw knex', 'rows/s', rows, 'SqlSink', 'knex trx + CAS + insert(500)', s.sink, s.knex));
@@ -343,12 +355,19 @@ async function runSqlSink({ rows = 100000, batch = 2000, rounds = 5, pgUrl, mari
           knex: () => knexRun(knex, w, 1000),
           'knex-upsert': () => knexRun(knex, w, 1000, 'upsert'),
           psql: () => psqlCopyRun(knex, pgUrl, csv),
+          ...before({ 'insert-before': () => sinkRun(knex, w, 'insert', Before) }),
         });
         const p = await interleave(pv(writes), rounds, log, pv(warm));
         const base = 'BEGIN; CAS; COPY; COMMIT (raw pg)';
         out.push(figure(`PostgreSQL sink, insert (${suffix})`, 'rows/s', rows, 'SqlSink', base, p.insert, p['copycas-insert'], 1.0));
         // Node CPU per row (this process, all threads): goal ours ≤ 1.2× the lean client's, i.e. this ratio ≥ 1 / 1.2.
         out.push(figure('PostgreSQL sink, insert: Node CPU (ratio ≥ 0.83 = at most 1.2× the CPU per row)', 'rows/CPU-s', rows, 'SqlSink', base, p.cpu.insert, p.cpu['copycas-insert'], 0.83));
+        if (Before) {
+          out.push(figure('PostgreSQL sink, insert: now vs before (--before dist)', 'rows/s', rows, 'SqlSink', 'SqlSink before', p.insert, p['insert-before']));
+          out.push(figure('PostgreSQL sink, insert: now vs before, Node CPU', 'rows/CPU-s', rows, 'SqlSink', 'SqlSink before', p.cpu.insert, p.cpu['insert-before']));
+          out.push(figure('PostgreSQL sink before vs BEGIN; CAS; COPY; COMMIT', 'rows/s', rows, 'SqlSink before', base, p['insert-before'], p['copycas-insert']));
+          out.push(figure('PostgreSQL sink before, Node CPU', 'rows/CPU-s', rows, 'SqlSink before', base, p.cpu['insert-before'], p.cpu['copycas-insert']));
+        }
         out.push(figure('PostgreSQL sink, kafka-key (primary key on the coordinates, both sides)', 'rows/s', rows, 'SqlSink', base, p['kafka-key'], p['copycas-kafka-key'], 0.8));
         const stagedBase = 'BEGIN; CAS; COPY to a temp table; INSERT ... SELECT ON CONFLICT; COMMIT (raw pg)';
         out.push(figure('PostgreSQL sink, upsert vs its lean baseline (primary key seq, both sides)', 'rows/s', rows, 'SqlSink', stagedBase, p.upsert, p['staged-upsert'], 1.0));
@@ -394,6 +413,7 @@ module.exports = { runSqlSink, workload, sqliteSinkRun, sqlitePreparedRun, sinkR
 if (require.main === module) {
   runSqlSink({
     rows: Number(arg('--rows', 100000)), batch: Number(arg('--batch', 2000)), rounds: Number(arg('--rounds', 5)),
-    pgUrl: arg('--pg', process.env.KAFKA_EOS_PG_URL), mariadbUrl: arg('--mariadb', process.env.KAFKA_EOS_MARIADB_URL), only: arg('--only'), log: (l) => console.error(l),
+    pgUrl: arg('--pg', process.env.KAFKA_EOS_PG_URL), mariadbUrl: arg('--mariadb', process.env.KAFKA_EOS_MARIADB_URL), only: arg('--only'),
+    beforeDist: arg('--before') && path.resolve(arg('--before')), log: (l) => console.error(l),
   }).then((figs) => console.log(table(figs)), (e) => { console.error(e); process.exit(1); });
 }

@@ -5,8 +5,10 @@
 // one two-step WebHDFS CREATE, lines spliced from the value bytes, offsets auto-committed by KafkaJS: at-least-once).
 /* eslint-disable @typescript-eslint/no-require-imports */
 const { Kafka, logLevel } = require('kafkajs');
-const { createGroupConsumer } = require('../../dist');
-const { HdfsSink } = require('../../dist/sinks/hdfs/hdfs-sink');
+// KAFKA_EOS_BENCH_DIST: another build's dist/ (e.g. the code before a change, measured in the same run).
+const DIST = process.env.KAFKA_EOS_BENCH_DIST ?? '../../dist';
+const { createGroupConsumer } = require(DIST);
+const { HdfsSink } = require(`${DIST}/sinks/hdfs/hdfs-sink`);
 
 const [mode, bootstrap, topic, hdfsUrl, dir, total, flush] = process.argv.slice(2);
 const N = Number(total);

@@ -8,50 +8,9 @@
 import type { ClientBase } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { quoteIdentifier } from './dialect';
+import { encodeCopyValue, escapeCopyText } from './copy-text';
 
-type PrepareValue = (v: unknown) => unknown;
-let pgPrepareValue: PrepareValue | undefined;
-/** node-postgres's parameter conversion, loaded on first use (pg is an optional peer dependency). */
-function prepareValue(v: unknown): unknown {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  pgPrepareValue ??= (require('pg/lib/utils') as { prepareValue: PrepareValue }).prepareValue;
-  return pgPrepareValue(v);
-}
-
-/** The COPY text-format NULL marker. */
-export const COPY_NULL = '\\N';
-
-const NEEDS_ESCAPE = /[\\\n\r\t]/;
-const ESCAPES = /[\\\n\r\t]/g;
-const ESCAPED: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
-
-/** Escapes one text value for COPY's text format (backslash, newline, CR, tab). Other characters, unicode included, pass as is. */
-export function escapeCopyText(s: string): string {
-  return NEEDS_ESCAPE.test(s) ? s.replace(ESCAPES, (c) => ESCAPED[c]!) : s;
-}
-
-/**
- * One value as a COPY text-format field: null/undefined → `\N`; number, bigint → decimal text (`NaN`, `Infinity`
- * and exponents are accepted by PostgreSQL's float input); boolean → `t`/`f`; string → escaped; Buffer and
- * typed arrays → bytea hex (`\\x..`); Date, arrays, objects (JSON) → node-postgres's own parameter text, escaped.
- */
-export function encodeCopyValue(v: unknown): string {
-  switch (typeof v) {
-    case 'string': return escapeCopyText(v);
-    case 'number': return String(v);
-    case 'bigint': return v.toString();
-    case 'boolean': return v ? 't' : 'f';
-    case 'undefined': return COPY_NULL;
-    default: break;
-  }
-  if (v === null) return COPY_NULL;
-  if (Buffer.isBuffer(v)) return `\\\\x${v.toString('hex')}`;
-  if (ArrayBuffer.isView(v)) return `\\\\x${Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex')}`;
-  const p = prepareValue(v);
-  if (p === null || p === undefined) return COPY_NULL;
-  if (Buffer.isBuffer(p)) return `\\\\x${p.toString('hex')}`;
-  return escapeCopyText(String(p));
-}
+export { COPY_NULL, encodeCopyValue, escapeCopyText } from './copy-text';
 
 /**
  * Rows `[from, to)` as COPY text-format lines (tab-separated fields, each line ending in `\n`). Numbers are
@@ -84,16 +43,75 @@ export function encodeCopyRows(rows: readonly Record<string, unknown>[], columns
   return out;
 }
 
+/**
+ * Rows `[from, to)` of a flat array of values (row after row, `width` values each, in column order) as COPY
+ * text-format lines: the same text as {@link encodeCopyRows} of the same rows as objects.
+ */
+export function encodeCopyValues(values: readonly unknown[], width: number, from: number, to: number): string {
+  let out = '';
+  let previous: string | undefined;
+  let previousText = '';
+  const last = width - 1;
+  for (let p = from * width, end = to * width, c = 0; p < end; p++) {
+    const v = values[p];
+    if (typeof v === 'number') {
+      out += v;
+    } else if (typeof v === 'string') {
+      if (v !== previous) {
+        previous = v;
+        previousText = escapeCopyText(v);
+      }
+      out += previousText;
+    } else {
+      out += encodeCopyValue(v);
+    }
+    if (c === last) {
+      out += '\n';
+      c = 0;
+    } else {
+      out += '\t';
+      c++;
+    }
+  }
+  return out;
+}
+
 /** Rows encoded per COPY data message: about 100 KB of text for typical rows, bounded memory for large writes. */
-const ROWS_PER_CHUNK = 1000;
+export const ROWS_PER_CHUNK = 1000;
 
 /**
  * Streams `rows` into `table (columns)` with `COPY ... FROM STDIN` on `client` (a transaction's connection, so
  * the rows commit or roll back with it). Resolves when PostgreSQL has accepted every row (CommandComplete).
  * @throws the pg error of the first row PostgreSQL rejects (its `where` names the COPY line); connection errors.
  */
-export async function copyRows(
+export function copyRows(
   client: ClientBase, table: string, columns: readonly string[], rows: readonly Record<string, unknown>[],
+): Promise<void> {
+  return copyEncoded(client, table, columns, rows.length, (from, to) => encodeCopyRows(rows, columns, from, to));
+}
+
+/**
+ * {@link copyRows} of `count` rows held as one flat array of values (row after row, in `columns` order).
+ * @throws as copyRows.
+ */
+export function copyValues(
+  client: ClientBase, table: string, columns: readonly string[], values: readonly unknown[], count: number,
+): Promise<void> {
+  return copyEncoded(client, table, columns, count, (from, to) => encodeCopyValues(values, columns.length, from, to));
+}
+
+/**
+ * {@link copyRows} of rows already encoded as COPY text-format lines (UTF-8 bytes): each chunk (whole lines) is one
+ * data message. @throws as copyRows.
+ */
+export function copyText(client: ClientBase, table: string, columns: readonly string[], chunks: readonly Buffer[]): Promise<void> {
+  return copyEncoded(client, table, columns, chunks.length, (from) => chunks[from]!, 1);
+}
+
+/** Streams `count` rows, encoded `per` rows at a time by `encode(from, to)`, through one COPY FROM STDIN. */
+async function copyEncoded(
+  client: ClientBase, table: string, columns: readonly string[], count: number, encode: (from: number, to: number) => string | Buffer,
+  per = ROWS_PER_CHUNK,
 ): Promise<void> {
   const sql = `COPY ${quoteIdentifier(table)} (${columns.map(quoteIdentifier).join(', ')}) FROM STDIN`;
   const stream = client.query(copyFrom(sql));
@@ -103,8 +121,8 @@ export async function copyRows(
     stream.on('finish', () => resolve());
   });
   done.catch(() => undefined);
-  for (let i = 0; i < rows.length && failure === undefined; i += ROWS_PER_CHUNK) {
-    if (!stream.write(encodeCopyRows(rows, columns, i, Math.min(rows.length, i + ROWS_PER_CHUNK)))) {
+  for (let i = 0; i < count && failure === undefined; i += per) {
+    if (!stream.write(encode(i, Math.min(count, i + per)))) {
       await Promise.race([new Promise((r) => stream.once('drain', r)), done]);
     }
   }

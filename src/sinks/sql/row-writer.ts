@@ -19,12 +19,42 @@ import { KafkaEosError } from '../../errors';
 import type { Knex } from 'knex';
 import type { ClientBase } from 'pg';
 import type { Database } from 'sqlite3';
-import { copyRows } from './copy';
+import { copyRows, copyText, copyValues } from './copy';
 import { quoteIdentifier, type SqlDialect } from './dialect';
 import { isTransientSqlError } from './errors';
 import { runStatement, SqliteStatementCache } from './sqlite-statements';
 import { mysqlInsertSql, mysqlQuery, type MysqlConnection } from './mysql';
 import type { Row } from './mapping';
+
+/**
+ * The rows of a write as one flat array of bind values, row after row, each in the target's column order (a
+ * declarative mapping's `toValues`, mapping.ts): what the bulk paths read, without a row object per record.
+ */
+export interface FlatRows {
+  readonly values: readonly unknown[];
+  /** Rows held (values.length / columns). */
+  readonly count: number;
+}
+
+/**
+ * PostgreSQL: the rows of a write already encoded as COPY text-format lines in the target's column order (a
+ * declarative mapping's `toCopyText`, mapping.ts), as UTF-8 bytes in chunks of whole lines, each sent as one COPY
+ * data message. Bytes, not strings: a text built line by line is a tree of string pieces, which would stay on the
+ * heap (copied by every young collection, then promoted) while the transaction's first round trips run.
+ */
+export interface CopyTextRows {
+  readonly copyText: readonly Buffer[];
+  /** Rows (lines) held. */
+  readonly count: number;
+}
+
+/** Row objects, or the same rows as one {@link FlatRows} array, or as {@link CopyTextRows} (PostgreSQL only). */
+export type RowSet = readonly Row[] | FlatRows | CopyTextRows;
+
+/** Whether `rows` is a {@link FlatRows}. */
+const isFlat = (rows: RowSet): rows is FlatRows => 'values' in rows && !Array.isArray(rows);
+const isCopyText = (rows: RowSet): rows is CopyTextRows => 'copyText' in rows;
+const rowCount = (rows: RowSet): number => (Array.isArray(rows) ? rows.length : (rows as FlatRows | CopyTextRows).count);
 
 /** Where the rows go and how conflicts are handled. */
 export interface RowTarget {
@@ -71,8 +101,9 @@ export class RowWriter {
    * @returns a commit hook: call it once the transaction has committed (records stage tables as created).
    * @throws RowsRejected for a database rejection; transient errors unchanged.
    */
-  async write(trx: Knex.Transaction, target: RowTarget, rows: Row[], staged: boolean): Promise<() => void> {
-    if (rows.length === 0) return () => undefined;
+  async write(trx: Knex.Transaction, target: RowTarget, rows: RowSet, staged: boolean): Promise<() => void> {
+    const count = rowCount(rows);
+    if (count === 0) return () => undefined;
     const conn = await (trx.client as { acquireConnection(): Promise<unknown> }).acquireConnection();
     if (this.dialect === 'sqlite') {
       await this.sqliteInsert(conn as Database, target, rows);
@@ -86,7 +117,7 @@ export class RowWriter {
     if (!staged) {
       // insert, and kafka-key: the coordinates are unique per record, so COPY straight in; a replay conflict makes
       // the caller retry the whole transaction with staged = true.
-      await guard(0, rows.length, () => copyRows(client, target.table, target.columns, rows));
+      await guard(0, count, () => copy(client, target.table, target.columns, rows));
       return () => undefined;
     }
     return this.stagedUpsert(trx, client, target, rows);
@@ -97,20 +128,20 @@ export class RowWriter {
     return this.statements?.close() ?? Promise.resolve();
   }
 
-  private async stagedUpsert(trx: Knex.Transaction, client: ClientBase, target: RowTarget, rows: Row[]): Promise<() => void> {
+  private async stagedUpsert(trx: Knex.Transaction, client: ClientBase, target: RowTarget, rows: RowSet): Promise<() => void> {
     const stage = stageName(target.table, target.columns);
     const epoch = this.stageEpochs.get(stage) ?? 0;
     const created = this.stages.get(client)?.get(stage) === epoch;
     const cols = target.columns.map(quoteIdentifier).join(', ');
     try {
-      return await guard(0, rows.length, async () => {
+      return await guard(0, rowCount(rows), async () => {
         if (!created) {
           // Rebuilt from the target's current columns: a stage left by an earlier epoch may hold stale types.
           await trx.raw(`DROP TABLE IF EXISTS pg_temp.${quoteIdentifier(stage)}`);
           await trx.raw(`CREATE TEMPORARY TABLE ${quoteIdentifier(stage)} ON COMMIT DELETE ROWS`
             + ` AS SELECT ${cols} FROM ${quoteIdentifier(target.table)} WITH NO DATA`);
         }
-        await copyRows(client, stage, target.columns, rows);
+        await copy(client, stage, target.columns, rows);
         await trx.raw(`INSERT INTO ${quoteIdentifier(target.table)} (${cols})`
           + ` SELECT ${cols} FROM ${quoteIdentifier(stage)} ${onConflict(target)}`);
         return () => {
@@ -140,11 +171,12 @@ export class RowWriter {
     return sql;
   }
 
-  private async mysqlInsert(conn: MysqlConnection, target: RowTarget, rows: Row[]): Promise<void> {
+  private async mysqlInsert(conn: MysqlConnection, target: RowTarget, rows: RowSet): Promise<void> {
     const { columns } = target;
     const full = this.rowsPerStatement(columns.length);
-    for (let i = 0; i < rows.length; i += full) {
-      const n = Math.min(full, rows.length - i);
+    const count = rowCount(rows);
+    for (let i = 0; i < count; i += full) {
+      const n = Math.min(full, count - i);
       const key = `${n}\u0000${target.table}\u0000${columns.join('\u0000')}\u0000${target.conflictKey?.join('\u0000') ?? ''}`;
       let sql = this.insertSql.get(key);
       if (sql === undefined) {
@@ -153,21 +185,18 @@ export class RowWriter {
         this.insertSql.set(key, sql);
       }
       const params = new Array<unknown>(n * columns.length);
-      let p = 0;
-      for (let r = i; r < i + n; r++) {
-        const row = rows[r]!;
-        for (const c of columns) params[p++] = row[c] ?? null;
-      }
+      fillParams(params, rows, columns, i, n);
       await guard(i, n, () => mysqlQuery(conn, sql, params));
     }
   }
 
-  private async sqliteInsert(db: Database, target: RowTarget, rows: Row[]): Promise<void> {
+  private async sqliteInsert(db: Database, target: RowTarget, rows: RowSet): Promise<void> {
     const { columns } = target;
     const full = this.rowsPerStatement(columns.length);
+    const count = rowCount(rows);
     let i = 0;
-    while (i < rows.length) {
-      const left = rows.length - i;
+    while (i < count) {
+      const left = count - i;
       const n = left >= full ? full : 2 ** Math.floor(Math.log2(left));
       const sql = this.sqliteInsertSql(target, n);
       const at = i;
@@ -177,16 +206,36 @@ export class RowWriter {
         // one array serves every statement of this writer (no other write can fill it in between).
         const params = this.sqliteParams;
         params.length = n * columns.length;
-        let p = 0;
-        for (let r = at; r < at + n; r++) {
-          const row = rows[r]!;
-          for (let c = 0; c < columns.length; c++) params[p++] = row[columns[c]!] ?? null;
-        }
+        fillParams(params, rows, columns, at, n);
         return runStatement(stmt, params);
       });
       i += n;
     }
   }
+}
+
+/** Fills `params` with the values of rows `[from, from + n)` in `columns` order (a missing value is NULL). */
+function fillParams(params: unknown[], rows: RowSet, columns: readonly string[], from: number, n: number): void {
+  const width = columns.length;
+  if (isCopyText(rows)) throw new KafkaEosError('INTERNAL_ERROR', 'COPY text rows reached a statement path');
+  if (isFlat(rows)) {
+    const { values } = rows;
+    const base = from * width;
+    for (let p = 0, end = n * width; p < end; p++) params[p] = values[base + p] ?? null;
+    return;
+  }
+  let p = 0;
+  for (let r = from; r < from + n; r++) {
+    const row = (rows as readonly Row[])[r]!;
+    for (let c = 0; c < width; c++) params[p++] = row[columns[c]!] ?? null;
+  }
+}
+
+/** COPY of row objects, flat values or encoded lines (copy.ts). */
+function copy(client: ClientBase, table: string, columns: readonly string[], rows: RowSet): Promise<void> {
+  if (isCopyText(rows)) return copyText(client, table, columns, rows.copyText);
+  if (isFlat(rows)) return copyValues(client, table, columns, rows.values, rows.count);
+  return copyRows(client, table, columns, rows as readonly Row[]);
 }
 
 /** Runs `fn`; a non-transient error becomes RowsRejected for rows [first, first + count). */

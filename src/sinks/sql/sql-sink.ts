@@ -18,11 +18,21 @@ import type { CompiledMapping, Row } from './mapping';
 import { compileSinkMapping } from './schema-mapping';
 import { classifyRejection, isSystemicSqlError, isUniqueViolation, refusedWrite, type RowOrigin } from './rejection';
 import { KafkaEosError } from '../../errors';
-import { RowsRejected, RowWriter } from './row-writer';
+import { RowsRejected, RowWriter, type CopyTextRows, type FlatRows, type RowSet } from './row-writer';
+import { ROWS_PER_CHUNK } from './copy';
 import type { CompiledSchemaMapping } from './schema-mapping';
 import { SchemaTable, tombstonesHandled } from './schema-table';
 
-interface MappedBatch { batch: SinkBatch; rows: Row[]; offsets: bigint[] }
+/** A batch as mapped: its rows as objects, or none when the write's rows are flat (see MappedWrite); one offset per row. */
+interface MappedBatch { batch: SinkBatch; rows: Row[] | undefined; offsets: bigint[] }
+/**
+ * The rows of one write. A declarative mapping (outside upsert, whose duplicate keys are collapsed on row objects)
+ * gives `flat`: every row's bind values in one array, straight from the records, in the mapping's column order; on
+ * PostgreSQL, the COPY text lines themselves (no array of values either).
+ */
+/** A batch mapped to row objects. */
+type RowBatch = MappedBatch & { rows: Row[] };
+interface MappedWrite { batches: MappedBatch[]; flat: ((FlatRows | CopyTextRows) & { columns: string[] }) | undefined }
 
 /** The SQL sink (see the module comment). Atomic across partitions: one write() is one transaction. */
 export class SqlSink implements ExactlyOnceSink {
@@ -106,7 +116,7 @@ export class SqlSink implements ExactlyOnceSink {
     for (const b of batches) validateRecords(b);
     const mapped = this.mapAll(batches);
     await this.ensureDataTable();
-    if (this.schemaTable) await this.schemaTable.prepare(mapped);
+    if (this.schemaTable) await this.schemaTable.prepare(mapped.batches);
     // kafka-key on PostgreSQL COPYs straight in; a replay (rows already stored after an operator rewound the
     // offsets) meets a unique violation, rolls back, and goes again through the staged ON CONFLICT path.
     let staged = this.cfg.mode === 'upsert';
@@ -142,14 +152,14 @@ export class SqlSink implements ExactlyOnceSink {
    * replays the rows one at a time with the write path's statement, in a transaction that is
    * always rolled back.
    */
-  private async classifyRefusal(mapped: MappedBatch[], error: SinkWriteError): Promise<SinkWriteError> {
-    const rows: Row[] = [];
+  private async classifyRefusal(mapped: MappedWrite, error: SinkWriteError): Promise<SinkWriteError> {
+    const { flat } = mapped;
+    const rows: Row[] = !flat ? mapped.batches.flatMap((m) => m.rows!)
+      : 'values' in flat ? flatRowObjects(flat)
+        : mapped.batches.flatMap((m) => m.batch.records.map((r) => this.mapper.toRow(r))); // the lines' rows, mapped again
     const origins: RowOrigin[] = [];
-    for (const { batch, rows: r, offsets } of mapped) {
-      for (let i = 0; i < r.length; i++) {
-        rows.push(r[i]!);
-        origins.push({ topic: batch.topic, partition: batch.partition, offset: offsets[i]! });
-      }
+    for (const { batch, offsets } of mapped.batches) {
+      for (const offset of offsets) origins.push({ topic: batch.topic, partition: batch.partition, offset });
     }
     return classifyRejection(this.knex, origins,
       (trx, i) => valuesInsert(trx, this.cfg.table, Object.keys(rows[i]!), [rows[i]!], this.cfg.conflictKey), error.cause ?? error);
@@ -202,11 +212,46 @@ export class SqlSink implements ExactlyOnceSink {
     return this.dataReady;
   }
 
-  private mapAll(batches: SinkBatch[]): MappedBatch[] {
-    const out: MappedBatch[] = batches.map((b) => {
-      const batch = this.cfg.behaviorOnNullValues ? { ...b, records: tombstonesHandled(b.records, this.cfg.behaviorOnNullValues) } : b;
-      return { batch, rows: batch.records.map((r) => this.mapper.toRow(r)), offsets: batch.records.map((r) => r.offset) };
-    });
+  private mapAll(batches: SinkBatch[]): MappedWrite {
+    const handled = batches.map((b) => (this.cfg.behaviorOnNullValues
+      ? { ...b, records: tombstonesHandled(b.records, this.cfg.behaviorOnNullValues) } : b));
+    const { columns, toValues, toCopyText } = this.mapper;
+    if (columns && toCopyText && this.cfg.mode !== 'upsert') {
+      // PostgreSQL: the COPY lines straight from the records, in chunks of whole lines (copy.ts copyText).
+      let count = 0;
+      const copyText: Buffer[] = [];
+      const out = handled.map((batch) => {
+        const { records } = batch;
+        for (let i = 0; i < records.length; i += ROWS_PER_CHUNK) {
+          // As bytes at once (what the COPY stream sends anyway): the string's pieces die young (row-writer.ts CopyTextRows).
+          copyText.push(Buffer.from(toCopyText(records, i, Math.min(records.length, i + ROWS_PER_CHUNK)), 'utf8'));
+        }
+        count += records.length;
+        return { batch, rows: undefined, offsets: records.map((r) => r.offset) };
+      });
+      return { batches: out, flat: { copyText, count, columns } };
+    }
+    if (columns && toValues && this.cfg.mode !== 'upsert') {
+      // Declarative: the bind values straight from the records into one array, no row object (row-writer.ts FlatRows).
+      let count = 0;
+      for (const b of handled) count += b.records.length;
+      const values = new Array<unknown>(count * columns.length);
+      let at = 0;
+      const out = handled.map((batch) => {
+        const offsets = new Array<bigint>(batch.records.length);
+        for (let i = 0; i < batch.records.length; i++) {
+          const r = batch.records[i]!;
+          toValues(r, values, at);
+          at += columns.length;
+          offsets[i] = r.offset;
+        }
+        return { batch, rows: undefined, offsets };
+      });
+      return { batches: out, flat: { values, count, columns } };
+    }
+    const out: RowBatch[] = handled.map((batch) => ({
+      batch, rows: batch.records.map((r) => this.mapper.toRow(r)), offsets: batch.records.map((r) => r.offset),
+    }));
     if (!this.mapper.columns) {
       // A function mapping may omit columns: every row of a write gets the same column set (declarative rows have it).
       const columns = unionColumns(out);
@@ -215,7 +260,7 @@ export class SqlSink implements ExactlyOnceSink {
       }
     }
     if (this.cfg.mode === 'upsert' && this.cfg.conflictKey) collapseDuplicateKeys(out, this.cfg.conflictKey);
-    return out;
+    return { batches: out, flat: undefined };
   }
 
   /**
@@ -223,15 +268,26 @@ export class SqlSink implements ExactlyOnceSink {
    * partitions go together (one column set per write). A rejected chunk becomes SINK_WRITE_FAILED naming its
    * range; write() then locates the exact row. @returns the writer's commit hook.
    */
-  private async insertAll(trx: Knex.Transaction, mapped: MappedBatch[], staged: boolean): Promise<() => void> {
-    const rows: Row[] = mapped.length === 1 ? mapped[0]!.rows : mapped.flatMap((m) => m.rows);
-    if (rows.length === 0) return () => undefined;
-    const target = { table: this.cfg.table, columns: Object.keys(rows[0]!), conflictKey: this.cfg.conflictKey };
+  private async insertAll(trx: Knex.Transaction, mapped: MappedWrite, staged: boolean): Promise<() => void> {
+    const { batches, flat } = mapped;
+    let rows: RowSet;
+    let columns: string[];
+    if (flat) {
+      if (flat.count === 0) return () => undefined;
+      rows = flat;
+      columns = flat.columns;
+    } else {
+      const objects = batches.length === 1 ? batches[0]!.rows! : batches.flatMap((m) => m.rows!);
+      if (objects.length === 0) return () => undefined;
+      rows = objects;
+      columns = Object.keys(objects[0]!);
+    }
+    const target = { table: this.cfg.table, columns, conflictKey: this.cfg.conflictKey };
     try {
       return await this.writer.write(trx, target, rows, staged);
     } catch (err) {
       if (!(err instanceof RowsRejected)) throw err;
-      throw chunkRejected(mapped, err.first, err.count, err.cause);
+      throw chunkRejected(batches, err.first, err.count, err.cause);
     }
   }
 
@@ -240,8 +296,8 @@ export class SqlSink implements ExactlyOnceSink {
 /** The batch and offset of the i-th row of a write (rows of all batches in order). */
 function rowOrigin(mapped: MappedBatch[], i: number): { batch: SinkBatch; offset: bigint } {
   for (const m of mapped) {
-    if (i < m.rows.length) return { batch: m.batch, offset: m.offsets[i]! };
-    i -= m.rows.length;
+    if (i < m.offsets.length) return { batch: m.batch, offset: m.offsets[i]! };
+    i -= m.offsets.length;
   }
   throw new KafkaEosError('INTERNAL_ERROR', `row ${i} is beyond the write`);
 }
@@ -286,17 +342,28 @@ export function validateRecords(b: SinkBatch): void {
   }
 }
 
-function unionColumns(mapped: MappedBatch[]): string[] {
+function unionColumns(mapped: RowBatch[]): string[] {
   const cols = new Set<string>();
   for (const mb of mapped) for (const row of mb.rows) for (const c of Object.keys(row)) cols.add(c);
   return [...cols];
+}
+
+/** Flat rows as row objects (the row-by-row replay of a refused write binds row objects). */
+function flatRowObjects({ values, count, columns }: FlatRows & { columns: readonly string[] }): Row[] {
+  const rows: Row[] = [];
+  for (let r = 0, p = 0; r < count; r++) {
+    const row: Row = {};
+    for (const c of columns) row[c] = values[p++];
+    rows.push(row);
+  }
+  return rows;
 }
 
 /**
  * Upsert: PostgreSQL rejects a statement that updates the same key twice ("ON CONFLICT DO UPDATE command cannot
  * affect row a second time"), so keep only the last row of each key in the write (later offset / later batch wins).
  */
-function collapseDuplicateKeys(mapped: MappedBatch[], key: string[]): void {
+function collapseDuplicateKeys(mapped: RowBatch[], key: string[]): void {
   const last = new Map<string, { b: number; i: number }>();
   mapped.forEach((mb, b) => mb.rows.forEach((row, i) => last.set(JSON.stringify(key.map((c) => row[c] ?? null)), { b, i })));
   mapped.forEach((mb, b) => {
