@@ -223,6 +223,7 @@ export class ConsumerPrometheusMetrics {
     };
     if (sink.flush) wrapped.flush = (groupId, partitions) => sink.flush!(groupId, partitions);
     if (sink.discard) wrapped.discard = (partitions) => sink.discard!(partitions);
+    if (sink.checkOutputs) wrapped.checkOutputs = (outputs, source) => sink.checkOutputs!(outputs, source);
     if (sink.onDurable) wrapped.onDurable = (listener) => sink.onDurable!(listener);
     if (sink.seek) wrapped.seek = (groupId, request) => sink.seek!(groupId, request);
     return wrapped;
