@@ -316,7 +316,10 @@ async function runUntilStopped(
     ...(deadLetterTopic ? { deadLetterTopic } : {}),
     delivery,
     ...(delivery === 'exactly-once'
-      ? { sink: prom.instrumentSink(sink, onSinkCommitted), ...(config.sink.type === 'kafka' ? { recordHandler: kafkaCopy(config.sink) } : {}) }
+      ? {
+        sink: prom.instrumentSink(sink, onSinkCommitted),
+        ...(config.sink.type === 'kafka' ? { recordHandler: kafkaCopy(config.sink) } : {}),
+      }
       : { recordHandler: plainWriterFor(sink, config) }),
   });
   prom.attach(consumer, config.groupId);
@@ -471,7 +474,8 @@ function stoppedLine(delivery: string, description: string, progress: ProgressTr
     : delivery === 'exactly-once' ? `${description} holds every record handled with its offset (next offsets ${handled})`
       : `handled up to next offsets ${handled}`;
   const kafka = handled === '' ? '' : progress.transactionalSink
-    ? (notStored.length === 0 ? '; Kafka\'s group offsets committed there, in the same transactions' : '; Kafka\'s group offsets are the same')
+    ? (notStored.length === 0 ? '; Kafka\'s group offsets committed there, in the same transactions'
+      : '; Kafka\'s group offsets are the same')
     : behind.length === 0 ? '; Kafka\'s group offsets committed there'
     : `; Kafka's group offsets not committed for ${behind.map((b) => `${b.partition} (at ${b.committed ?? 'none'})`).join(', ')}`
       + (delivery === 'exactly-once' ? ': lag tools show them behind until the next owner commits; the sink\'s positions are the truth'

@@ -195,7 +195,8 @@ export class ConsumerPrometheusMetrics {
 
   /**
    * Wraps a sink so each write() is timed into sink_write_duration_seconds and each committed or
-   * staged write counts as a commit (target sink); `onCommitted` is told of each committed write's batches. Everything else is passed through unchanged,
+   * staged write counts as a commit (target sink); `onCommitted` is told of each committed write's
+   * batches. Everything else is passed through unchanged,
    * including the optional flush/discard/onDurable/seek and atomicAcrossPartitions.
    */
   instrumentSink(sink: ExactlyOnceSink, onCommitted?: (batches: readonly SinkBatch[]) => void): ExactlyOnceSink {

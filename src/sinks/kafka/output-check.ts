@@ -69,10 +69,13 @@ function toBytes(v: unknown, field: string, where: () => string): Buffer | null 
 export function checkOutputShape(r: unknown, index: number, source?: OutputSource): CheckedOutput {
   const where = () => describeSource(source, index);
   if (r === null || typeof r !== 'object' || Array.isArray(r)) {
-    throw new KafkaOutputInvalidError(`${where()}: not an object ({ topic, key?, value, headers?, partition?, timestamp? }), got ${kindOf(r)}`);
+    throw new KafkaOutputInvalidError(`${where()}: not an object ({ topic, key?, value, headers?, partition?, timestamp? }), `
+      + `got ${kindOf(r)}`);
   }
   const o = r as Record<string, unknown>;
-  if (typeof o.topic !== 'string' || o.topic === '') throw new KafkaOutputInvalidError(`${where()}: topic must be a non-empty string, got ${kindOf(o.topic)}`);
+  if (typeof o.topic !== 'string' || o.topic === '') {
+    throw new KafkaOutputInvalidError(`${where()}: topic must be a non-empty string, got ${kindOf(o.topic)}`);
+  }
   const at = () => `${where()} to '${o.topic}'`;
   const key = toBytes(o.key, 'key', at);
   if (o.value === undefined) throw new KafkaOutputInvalidError(`${at()}: value is missing (null for a tombstone)`);
@@ -158,7 +161,8 @@ export class OutputChecker {
       if (still.length === 0 && kafkaErrorOf(e)?.name !== 'UNKNOWN_TOPIC_OR_PARTITION') throw e;
       const names = (still.length > 0 ? still : fresh).map((t) => `'${t}'`).join(', ');
       throw new KafkaEosError('UNKNOWN_TOPIC', `KafkaSink: output topic ${names} does not exist (still unknown to the cluster's `
-        + `metadata after ${Date.now() - started} ms, retryTimeoutMs ${this.unknownTopicTimeoutMs}); create it or fix the name`, { cause: e });
+        + `metadata after ${Date.now() - started} ms, retryTimeoutMs ${this.unknownTopicTimeoutMs}); create it or fix the name`,
+        { cause: e });
     }
     const read = await this.maxMessageBytes(transport, fresh).catch(() => new Map<string, number>());
     for (const t of fresh) {

@@ -65,7 +65,9 @@ export function splitRecordBatches<R extends BatchRecord>(records: readonly R[],
     for (;;) {
       if (!cur) out.push(cur = { records: [], bytes: BATCH_HEADER_BYTES });
       const first = cur.records[0] ?? r;
-      const tsDelta = r.timestamp === undefined ? 0n : first.timestamp === undefined ? (r === first ? 0n : null) : r.timestamp - first.timestamp;
+      // null: the batch's base timestamp is "now" (its first record has none), unknown here
+      const tsDelta = r.timestamp === undefined ? 0n
+        : first.timestamp === undefined ? (r === first ? 0n : null) : r.timestamp - first.timestamp;
       const size = tsDelta === null
         ? recordSizeInBytes(cur.records.length, 0n, r.key, r.value, r.headers) + 9 // varlong worst case 10 bytes, 1 counted
         : recordSizeInBytes(cur.records.length, tsDelta, r.key, r.value, r.headers);

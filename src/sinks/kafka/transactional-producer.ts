@@ -268,7 +268,8 @@ export class TransactionalProducer {
 
   /**
    * Produces `batches` in the open transaction: AddPartitionsToTxn, then one Produce per leader (acks = all), each
-   * partition's records in record batches of at most `maxBatchBytes` encoded bytes (and the topic's limit), in order. Throws (see {@link classify}).
+   * partition's records in record batches of at most `maxBatchBytes` encoded bytes (and the topic's limit), in
+   * order. Throws (see {@link classify}).
    */
   async produce(batches: readonly PartitionBatch[]): Promise<void> {
     this.machine.assertIn(['in-transaction'], 'produce');
@@ -278,7 +279,8 @@ export class TransactionalProducer {
     // every partition's r-th batch.
     const chunks = batches.map((b) => {
       const limit = Math.min(this.options.maxBatchBytes, this.options.topicBatchLimit?.(b.topic) ?? Infinity);
-      return splitRecordBatches(b.records, limit).map((c): PartitionBatch => ({ topic: b.topic, partition: b.partition, records: c.records }));
+      return splitRecordBatches(b.records, limit)
+        .map((c): PartitionBatch => ({ topic: b.topic, partition: b.partition, records: c.records }));
     });
     for (let round = 0; chunks.some((c) => c.length > round); round++) {
       await this.produceRound(chunks.filter((c) => c.length > round).map((c) => c[round]));

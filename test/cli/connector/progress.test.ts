@@ -37,7 +37,7 @@ test('the end speaks of the partitions owned when the stop began; those given up
   expect(p.kafkaBehind()).toEqual([]); // t-1's stale position is no concern of the end
 });
 
-test('a sink committing in transactions (KafkaSink): what its writes committed is stored and Kafka\'s; a failed write is not claimed', () => {
+test('a transactional sink (KafkaSink): what its writes committed is stored and Kafka\'s; a failed write is not claimed', () => {
   const c = new EventEmitter();
   const p = new ProgressTracker(c as never, true);
   c.emit('assigned', { partitions: [{ topic: 't', partition: 0 }, { topic: 't', partition: 1 }] });
