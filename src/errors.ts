@@ -109,8 +109,9 @@ export const ERROR_CODES = {
     + 'the transaction was aborted', 'read the Kafka error in its cause (authorization, configuration)'),
   KAFKA_PRODUCER_FENCED: row('no', "another producer took over KafkaSink's transactional.id (PRODUCER_FENCED, INVALID_PRODUCER_EPOCH "
     + 'after re-initialising failed): a second instance with the same id', 'run one member per transactionalId; stop this one'),
-  KAFKA_OUTPUT_INVALID: row('no', 'a handler returned an output record KafkaSink cannot produce (no topic, an unknown topic or '
-    + 'partition, a value that is not bytes or a string)', 'fix the handler; the error names the record'),
+  KAFKA_OUTPUT_INVALID: row('no', 'a handler returned an output record KafkaSink cannot produce (no topic, a partition the topic '
+    + "has not, a key, value or header that is not bytes, a string or null, a record above the topic's max.message.bytes)",
+  'the poison policy decides (skip, dead-letter, fail); fix the handler: the error names the field and the input record'),
   KAFKA_OUTPUT_UNSTABLE: row('yes', "readKafkaSinkOutput: the partition's last stable offset did not reach its high watermark in "
     + 'stableTimeoutMs (a transaction is still open, e.g. of a killed member until transaction.timeout.ms)',
   'wait longer (stableTimeoutMs), or restart the member so that InitProducerId aborts its transaction'),

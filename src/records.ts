@@ -82,6 +82,16 @@ export interface OutputRecord {
   timestamp?: bigint;
 }
 
+/**
+ * The input an output record came from, as errors name it: the input record (`offset`, a record handler) or the
+ * batch of its partition (no `offset`: a batch handler, or a direct write).
+ */
+export interface OutputSource {
+  topic: string;
+  partition: number;
+  offset?: bigint;
+}
+
 /** A partition's durable position after a write or flush: the stored next offset (-1n = none stored). */
 export interface DurablePosition { topic: string; partition: number; storedOffset: bigint }
 

@@ -5,7 +5,7 @@
  * a compare-and-set. See docs/architecture.md ("the exactly-once invariant").
  */
 
-import type { DurablePosition, SinkBatch, SinkRecord, TopicPartition } from './records';
+import type { DurablePosition, OutputRecord, OutputSource, SinkBatch, SinkRecord, TopicPartition } from './records';
 
 /**
  * Outcome of {@link ExactlyOnceSink.write} and {@link ExactlyOnceSink.flush}.
@@ -95,6 +95,14 @@ export interface ExactlyOnceSink {
    * for them; the result lists their durable positions ('committed' when there was nothing to report).
    */
   flush?(groupId: string, partitions: TopicPartition[]): Promise<WriteResult>;
+  /**
+   * Checks the output records one input record's handler returned (`source`: that record; `offset` absent for a
+   * batch handler's outputs), before they join a write: a sink with `transactionalOutput` (KafkaSink) refuses an
+   * output it cannot produce (shape, size) with a KafkaEosError KAFKA_OUTPUT_INVALID, which the consumer hands to
+   * the poison policy as that input record's failure. Any other error it throws is not the record's fault: the
+   * consumer fails with it. Optional.
+   */
+  checkOutputs?(outputs: readonly OutputRecord[], source: OutputSource): Promise<void>;
   /** Drops whatever is staged for these partitions without committing it (partitions lost). Optional. */
   discard?(partitions: TopicPartition[]): Promise<void>;
   /**

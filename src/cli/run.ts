@@ -33,7 +33,7 @@ import type { KafkaSinkConfig } from './connector/kafka-sink-schema';
 import { ConsumerPrometheusMetrics } from '../metrics/prometheus';
 import { serveMetrics } from '../metrics/server';
 import { CleanupStack, type CleanupFailure } from './cleanup';
-import { openSink } from './sink-factory';
+import { checkKafkaOutputTopic, openSink } from './sink-factory';
 import { classifyRunFailure } from './connector/failure';
 import { loadRunConfig, resolveSsl, subscription, subscriptionText, type RunConfig } from './connector/config';
 import { OutageReporter } from './connector/health';
@@ -284,6 +284,7 @@ async function runUntilStopped(
     say(lvl, `[kafkajs ${entry.label}] ${entry.namespace}: ${message}${rest}`);
   };
   const kafka = new Kafka(kafkaConfig(config, () => kafkaLogs));
+  if (config.sink.type === 'kafka') await checkKafkaOutputTopic(kafka, config.sink);
   const { sink, description, store } = await openSink(config.groupId, config.sink, config.topics);
   cleanup.defer('sink', () => sink.close());
   if (signalled()) return QUIET_END;
@@ -298,6 +299,14 @@ async function runUntilStopped(
     }
   }
   const prom = new ConsumerPrometheusMetrics();
+  // A sink that commits the group's offsets in its transactions (KafkaSink) sends no OffsetCommit: its committed
+  // writes are what the status line's "last commit" and the last line's stored positions come from.
+  let lastSinkCommitAt: number | null = null;
+  let tracker: ProgressTracker | undefined;
+  const onSinkCommitted = (batches: readonly { topic: string; partition: number; nextOffset: bigint }[]) => {
+    lastSinkCommitAt = Date.now();
+    tracker?.sinkCommitted(batches);
+  };
   const { delivery = 'exactly-once', deadLetterTopic, ...consumerOptions } = config.consumer ?? {};
   const consumer = createGroupConsumer({
     kafka, groupId: config.groupId, topics: subscription(config), ...consumerOptions,
@@ -307,11 +316,15 @@ async function runUntilStopped(
     ...(deadLetterTopic ? { deadLetterTopic } : {}),
     delivery,
     ...(delivery === 'exactly-once'
-      ? { sink: prom.instrumentSink(sink), ...(config.sink.type === 'kafka' ? { recordHandler: kafkaCopy(config.sink) } : {}) }
+      ? {
+        sink: prom.instrumentSink(sink, onSinkCommitted),
+        ...(config.sink.type === 'kafka' ? { recordHandler: kafkaCopy(config.sink) } : {}),
+      }
       : { recordHandler: plainWriterFor(sink, config) }),
   });
   prom.attach(consumer, config.groupId);
-  const progress = new ProgressTracker(consumer);
+  const progress = new ProgressTracker(consumer, config.sink.type === 'kafka' && delivery === 'exactly-once');
+  if (progress.transactionalSink) tracker = progress;
   bound.unfinished(() => {
     const open = progress.unfinished();
     if (open.length > 0) {
@@ -402,7 +415,7 @@ async function runUntilStopped(
   say('info', `kafka-eos run: group ${config.groupId} consuming ${subscriptionText(config)} into ${description} (${delivery})`);
   status = new StatusReporter(consumer, {
     tty: options.tty ?? process.stdout.isTTY === true, intervalMs: options.statusIntervalMs ?? config.status?.intervalMs,
-    admin, groupId: config.groupId, outages: () => outages.current(), prefix: me,
+    admin, groupId: config.groupId, outages: () => outages.current(), prefix: me, lastSinkCommitAt: () => lastSinkCommitAt,
     errors: () => prom.errorsByCode(config.groupId), health: () => health.report(),
     onBrokers: (answered, reason) => { if (answered) outages.up('broker'); else outages.brokersUnanswered(reason ?? 'no answer'); },
   });
@@ -451,10 +464,19 @@ function stoppedLine(delivery: string, description: string, progress: ProgressTr
   const givenUp = progress.givenUpLine();
   const earlier = givenUp === '' ? '' : `; given up earlier to another member (a rebalance), so not this run's to report at the end: `
     + `partitions ${givenUp.replace(/ (\d+)/g, ' (handled up to next offset $1)')}`;
+  // A sink committing in transactions (KafkaSink) reports what it committed: a write that failed is not claimed.
+  const notStored = progress.notStored();
   const where = handled === '' ? (givenUp === '' ? 'no record was handled' : 'no record was handled in the partitions owned at the end')
+    : delivery === 'exactly-once' && notStored.length > 0
+      ? `not every record handled is in ${description}: ${notStored.map((n) => `${n.partition} handled up to next offset ${n.handled}, `
+        + (n.stored === null ? 'no transaction of this run committed' : `committed up to ${n.stored}`)).join('; ')}`
+        + ' (what was not committed is consumed again by the next owner)'
     : delivery === 'exactly-once' ? `${description} holds every record handled with its offset (next offsets ${handled})`
       : `handled up to next offsets ${handled}`;
-  const kafka = handled === '' ? '' : behind.length === 0 ? '; Kafka\'s group offsets committed there'
+  const kafka = handled === '' ? '' : progress.transactionalSink
+    ? (notStored.length === 0 ? '; Kafka\'s group offsets committed there, in the same transactions'
+      : '; Kafka\'s group offsets are the same')
+    : behind.length === 0 ? '; Kafka\'s group offsets committed there'
     : `; Kafka's group offsets not committed for ${behind.map((b) => `${b.partition} (at ${b.committed ?? 'none'})`).join(', ')}`
       + (delivery === 'exactly-once' ? ': lag tools show them behind until the next owner commits; the sink\'s positions are the truth'
         : ': the next owner consumes those records again');

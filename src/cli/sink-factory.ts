@@ -2,6 +2,7 @@
  * The sinks `kafka-eos run` can drive: one zod discriminated union on `type` ('sql' | 'hdfs') and a
  * factory that builds the sink and checks its store before anything is consumed.
  */
+import { Kafka, logLevel } from 'kafkajs';
 import { z } from 'zod';
 import { ConfigError } from '../consumer/options';
 import { KafkaEosError } from '../errors';
@@ -24,6 +25,7 @@ import { jdbcSinkSchema } from './connector/jdbc-sink-schema';
 import { sqlSinkSchema } from './connector/sql-sink-schema';
 import { kafkaSinkSchema } from './connector/kafka-sink-schema';
 import { KafkaSink } from '../sinks/kafka/kafka-sink';
+import type { KafkaSinkConfig } from './connector/kafka-sink-schema';
 
 /**
  * `sink` of a run config: `{ "type": "sql", ... }` (SqlSinkConfig), `{ "type": "jdbc", ... }` (JdbcSinkConfig) or
@@ -66,6 +68,32 @@ export function jdbcTablesDescription(sink: JdbcSink, format: string, topics?: r
  * @returns the sink and a description for log lines ("flights", "HDFS http://nn:9870/topics", "tables sink_a, sink_b").
  * @throws ConfigError (missing table); KafkaEosError SINK_UNAVAILABLE when the store cannot be used.
  */
+/**
+ * `sink: { type: kafka }`'s start check: the output topic must exist before anything is consumed (a run that only
+ * found out at its first write would consume, then fail). Lists the topics of the output cluster (`sink.brokers`,
+ * else the run's client `kafka`). Throws KafkaEosError UNKNOWN_TOPIC (exit 2). A cluster that cannot be reached is
+ * left to the consumer's own start (which reports it as such).
+ */
+export async function checkKafkaOutputTopic(kafka: Kafka, config: KafkaSinkConfig): Promise<void> {
+  const client = config.brokers
+    ? new Kafka({ clientId: 'kafka-eos-sink', brokers: config.brokers, logLevel: logLevel.NOTHING, retry: { retries: 2 } })
+    : kafka;
+  const admin = client.admin();
+  let topics: string[];
+  try {
+    await admin.connect();
+    topics = await admin.listTopics();
+  } catch {
+    return;
+  } finally {
+    await admin.disconnect().catch(() => undefined);
+  }
+  if (!topics.includes(config.topic)) {
+    throw new KafkaEosError('UNKNOWN_TOPIC', `sink.topic: the output topic '${config.topic}' does not exist`
+      + `${config.brokers ? ` on ${config.brokers.join(', ')}` : ''}; create it (KafkaSink does not create topics) or fix the name`);
+  }
+}
+
 export async function openSink(
   groupId: string, config: SinkConfig, topics?: readonly string[],
 ): Promise<{ sink: ExactlyOnceSink; description: string; store: string }> {

@@ -8,7 +8,7 @@
  * not false); flush, discard, onDurable and seek pass through to it.
  */
 import { rejectedRecord, type ExactlyOnceSink, type SeekRequest, type SinkContext, type WriteResult } from '../sink-contract';
-import { type DurablePosition, type SinkBatch, type TopicPartition } from '../records';
+import { type DurablePosition, type OutputRecord, type OutputSource, type SinkBatch, type TopicPartition } from '../records';
 import { KafkaEosError } from '../errors';
 
 /** Options of {@link GroupCommitSink}. */
@@ -78,6 +78,11 @@ export class GroupCommitSink implements ExactlyOnceSink {
 
   flush(groupId: string, partitions: TopicPartition[]): Promise<WriteResult> {
     return this.flushing.then(() => this.inner.flush?.(groupId, partitions) ?? { status: 'committed' });
+  }
+
+  /** Passes the inner sink's output check through (KafkaSink). */
+  checkOutputs(outputs: readonly OutputRecord[], source: OutputSource): Promise<void> {
+    return this.inner.checkOutputs?.(outputs, source) ?? Promise.resolve();
   }
 
   discard(partitions: TopicPartition[]): Promise<void> {

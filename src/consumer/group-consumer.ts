@@ -27,7 +27,7 @@ import { EventEmitter } from 'node:events';
 import { Kafka, logLevel, Producer } from 'kafkajs';
 import { KafkaEosError } from '../errors';
 import { GroupCommitSink } from './group-commit';
-import { partitionKey, type TopicPartition } from '../records';
+import { partitionKey, type OutputRecord, type OutputSource, type TopicPartition } from '../records';
 import { FencedInstanceIdError } from './errors';
 import { toError, type GroupConsumerEvents, type GroupConsumerListener } from './events';
 import { kafkaCall } from './kafka-calls';
@@ -159,6 +159,9 @@ export class GroupConsumer extends EventEmitter {
       producer: () => this.deadLetterProducer(),
       // KafkaSink: a dead letter is a record of the sink's transaction, committed with the input's offsets.
       deadLetterInTransaction: options.delivery === 'exactly-once' && options.sink?.transactionalOutput === true,
+      // KafkaSink: each input record's outputs are checked (shape, size) so that the poison policy applies to it.
+      ...(options.delivery === 'exactly-once' && options.sink?.checkOutputs
+        ? { checkOutputs: (outputs: readonly OutputRecord[], source: OutputSource) => options.sink!.checkOutputs!(outputs, source) } : {}),
       onDeadLetter: ({ tombstone, ...info }) => {
         this.metricsState.policed('deadLettered', 1, tombstone ? 1 : 0);
         this.emit('dead-letter', info);

@@ -11,7 +11,8 @@
  */
 import { pRetry } from '../util/vendored';
 import type { Producer } from 'kafkajs';
-import type { OutputRecord, SinkRecord } from '../records';
+import type { OutputRecord, OutputSource, SinkRecord } from '../records';
+import { kafkaEosErrorOf } from '../errors';
 import { isRetriable } from '../protocol/kafka-errors';
 import { PoisonMessageError } from './errors';
 import type { BatchHandler, PoisonPolicy, RecordContext, RecordHandler, RetryOptions } from './options';
@@ -35,6 +36,12 @@ export interface ProcessorOptions {
    * into the result's `produced`, in order, instead of through `producer`.
    */
   deadLetterInTransaction?: boolean;
+  /**
+   * The sink's check of one input record's output records (KafkaSink's `checkOutputs`). A KAFKA_OUTPUT_INVALID it
+   * throws is that record's failure (retried as the handler's own, then the poison policy); anything else it throws
+   * is not the record's fault and fails the batch.
+   */
+  checkOutputs?: (outputs: readonly OutputRecord[], source: OutputSource) => Promise<void>;
   poisonPolicy?: PoisonPolicy;
   deadLetterTopic?: string | ((sourceTopic: string) => string);
   /** Lazily connected producer for dead letters. */
@@ -52,6 +59,24 @@ export interface ProcessorOptions {
  */
 function outputsOf(returned: unknown): OutputRecord[] {
   return Array.isArray(returned) ? (returned as OutputRecord[]) : [];
+}
+
+/**
+ * Runs the sink's output check (see {@link ProcessorOptions.checkOutputs}) over what a handler returned. Throws the
+ * KAFKA_OUTPUT_INVALID error (the record's fault); any other error is kept in `fault.error` and thrown too, for the
+ * caller to rethrow instead of policing it.
+ */
+async function checkReturned(
+  options: ProcessorOptions, returned: unknown, source: OutputSource, fault: { error?: unknown },
+): Promise<void> {
+  const outputs = outputsOf(returned);
+  if (!options.checkOutputs || outputs.length === 0) return;
+  try {
+    await options.checkOutputs(outputs, source);
+  } catch (e) {
+    if (kafkaEosErrorOf(e)?.code !== 'KAFKA_OUTPUT_INVALID') fault.error = e;
+    throw e;
+  }
 }
 
 function errorMessage(error: unknown): string {
@@ -213,6 +238,8 @@ export async function processBatch(
       if (out && out.length > 0) (produced ??= []).push(...out);
     };
     const firstTry: RecordContext = Object.freeze({ signal, attempt: 1 });
+    /** An error of the output check that is not the record's fault (it fails the batch, never policed). */
+    const fault: { error?: unknown } = {};
     for (let i = 0; i < records.length; i++) {
       const record = records[i];
       if (shouldStop()) return { processedUpTo: record.offset, complete: false, output, produced };
@@ -220,7 +247,9 @@ export async function processBatch(
       let returned: OutputRecord[] | void = undefined;
       try {
         returned = await handler(record, firstTry);
+        await checkReturned(options, returned, record, fault);
       } catch (error) {
+        if (fault.error !== undefined) throw fault.error;
         failure = { error };
       }
       if (failure === undefined) {
@@ -232,10 +261,12 @@ export async function processBatch(
           await withRetry(options, signal, record, async (attempt) => {
             if (attempt === 1) throw first;
             returned = await handler(record, { signal, attempt });
+            await checkReturned(options, returned, record, fault);
           });
           output.push(record);
           add(outputsOf(returned));
         } catch (e) {
+          if (fault.error !== undefined) throw fault.error;
           if (shouldStop()) return { processedUpTo: record.offset, complete: false, output, produced };
           add(await poison(options, batch, [record], record.offset, e));
         }
@@ -252,11 +283,14 @@ export async function processBatch(
     const handler = options.handler;
     const first = records[0]?.offset ?? batch.fetchOffset;
     let returned: OutputRecord[] | void = undefined;
+    const fault: { error?: unknown } = {};
     try {
       await withRetry(options, signal, { topic: batch.topic, partition: batch.partition, offset: first }, async () => {
         returned = await handler({ topic: batch.topic, partition: batch.partition, records, nextOffset: batch.nextOffset, signal });
+        await checkReturned(options, returned, { topic: batch.topic, partition: batch.partition }, fault);
       });
     } catch (e) {
+      if (fault.error !== undefined) throw fault.error;
       if (shouldStop()) return { processedUpTo: batch.fetchOffset, complete: false, output: [] };
       const letters = await poison(options, batch, records, batch.fetchOffset, e);
       return { processedUpTo: batch.nextOffset, complete: true, output: [], produced: letters || undefined };

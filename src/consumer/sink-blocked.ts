@@ -127,6 +127,7 @@ export function guardBlockedSink(sink: ExactlyOnceSink, options: SinkBlockedOpti
   };
   if (sink.flush) guarded.flush = (groupId, partitions) => sink.flush!(groupId, partitions);
   if (sink.discard) guarded.discard = (partitions) => sink.discard!(partitions);
+  if (sink.checkOutputs) guarded.checkOutputs = (outputs, source) => sink.checkOutputs!(outputs, source);
   if (sink.onDurable) guarded.onDurable = (listener) => sink.onDurable!(listener);
   if (sink.seek) guarded.seek = (groupId, request) => sink.seek!(groupId, request);
   return guarded;

@@ -173,6 +173,7 @@ export function createTracing(groupId: string, api: Api | null = loadApi()): Con
       };
       if (inner.flush) traced.flush = (g, partitions) => inner.flush!(g, partitions);
       if (inner.discard) traced.discard = (partitions) => inner.discard!(partitions);
+      if (inner.checkOutputs) traced.checkOutputs = (outputs, source) => inner.checkOutputs!(outputs, source);
       if (inner.onDurable) traced.onDurable = (listener) => inner.onDurable!(listener);
       if (inner.seek) traced.seek = (g, request) => inner.seek!(g, request);
       return traced;

@@ -195,10 +195,11 @@ export class ConsumerPrometheusMetrics {
 
   /**
    * Wraps a sink so each write() is timed into sink_write_duration_seconds and each committed or
-   * staged write counts as a commit (target sink). Everything else is passed through unchanged,
+   * staged write counts as a commit (target sink); `onCommitted` is told of each committed write's
+   * batches. Everything else is passed through unchanged,
    * including the optional flush/discard/onDurable/seek and atomicAcrossPartitions.
    */
-  instrumentSink(sink: ExactlyOnceSink): ExactlyOnceSink {
+  instrumentSink(sink: ExactlyOnceSink, onCommitted?: (batches: readonly SinkBatch[]) => void): ExactlyOnceSink {
     const observe = (groupId: string, started: bigint, outcome: string) =>
       this.sinkWriteSeconds.observe({ group: groupId, outcome }, Number(process.hrtime.bigint() - started) / 1e9);
     const wrapped: ExactlyOnceSink = {
@@ -217,12 +218,14 @@ export class ConsumerPrometheusMetrics {
         }
         observe(groupId, started, result.status);
         if (result.status !== 'fenced') this.commits.inc({ group: groupId, target: 'sink' });
+        if (result.status === 'committed') onCommitted?.(batches);
         return result;
       },
       close: () => sink.close(),
     };
     if (sink.flush) wrapped.flush = (groupId, partitions) => sink.flush!(groupId, partitions);
     if (sink.discard) wrapped.discard = (partitions) => sink.discard!(partitions);
+    if (sink.checkOutputs) wrapped.checkOutputs = (outputs, source) => sink.checkOutputs!(outputs, source);
     if (sink.onDurable) wrapped.onDurable = (listener) => sink.onDurable!(listener);
     if (sink.seek) wrapped.seek = (groupId, request) => sink.seek!(groupId, request);
     return wrapped;

@@ -1,3 +1,4 @@
+import { KafkaEosError } from '../../src/errors';
 import { PoisonMessageError } from '../../src/consumer/errors';
 import { processBatch, ProcessorOptions } from '../../src/consumer/retry';
 import type { SinkRecord } from '../../src/records';
@@ -104,5 +105,44 @@ describe('processBatch with a record handler', () => {
     await processBatch({ recordHandler: async (_r, ctx) => { contexts.push(ctx); } }, batchOf(0, 1), signal, never);
     expect(contexts[0]).toEqual({ signal, attempt: 1 });
     expect(Object.isFrozen(contexts[0])).toBe(true);
+  });
+});
+
+describe('processBatch with the sink\'s output check (KafkaSink checkOutputs)', () => {
+  const invalid = new KafkaEosError('KAFKA_OUTPUT_INVALID', 'output record #0 of input record t:0@6: header bad');
+  test('KAFKA_OUTPUT_INVALID is that record\'s failure: the poison policy applies to it alone', async () => {
+    const skipped: bigint[] = [];
+    const checked: bigint[] = [];
+    const options: ProcessorOptions = {
+      recordHandler: async (r) => [{ topic: 'o', value: String(r.offset) }],
+      checkOutputs: async (_outputs, source) => {
+        checked.push(source.offset!);
+        if (source.offset === 6n) throw invalid;
+      },
+      poisonPolicy: 'skip', onSkip: (info) => skipped.push(info.offset),
+    };
+    const res = await processBatch(options, batchOf(5, 6, 7), new AbortController().signal, never);
+    expect(checked).toEqual([5n, 6n, 7n]);
+    expect(skipped).toEqual([6n]);
+    expect(res.produced).toEqual([{ topic: 'o', value: '5' }, { topic: 'o', value: '7' }]);
+  });
+
+  test('any other error of the check is not the record\'s fault: it fails the batch, never skipped', async () => {
+    const unknown = new KafkaEosError('UNKNOWN_TOPIC', 'output topic missing');
+    const skipped: bigint[] = [];
+    const options: ProcessorOptions = {
+      recordHandler: async () => [{ topic: 'o', value: 'v' }],
+      checkOutputs: async () => { throw unknown; },
+      poisonPolicy: 'skip', onSkip: (info) => skipped.push(info.offset),
+    };
+    await expect(processBatch(options, batchOf(5, 6), new AbortController().signal, never)).rejects.toBe(unknown);
+    expect(skipped).toEqual([]);
+  });
+
+  test('a record whose handler returns nothing is not checked', async () => {
+    let calls = 0;
+    const options: ProcessorOptions = { recordHandler: async () => undefined, checkOutputs: async () => { calls += 1; } };
+    await processBatch(options, batchOf(5, 6), new AbortController().signal, never);
+    expect(calls).toBe(0);
   });
 });

@@ -23,16 +23,47 @@ export class ProgressTracker {
   private readonly handled = new Map<string, bigint>();
   private readonly committed = new Map<string, bigint>();
   private readonly owned = new Set<string>();
+  /**
+   * The next offsets a sink that commits the group's offsets in its own transactions (KafkaSink, `offsetsInGroup`)
+   * committed, from its committed writes (see {@link sinkCommitted}); no `commit` event reports those.
+   */
+  private readonly stored = new Map<string, bigint>();
   /** The partitions owned when the stop began (undefined before). */
   private final: Set<string> | undefined;
 
-  constructor(consumer: ProgressSource) {
+  /**
+   * `transactionalSink`: the run's sink commits the group's offsets in its own transactions (KafkaSink); they are
+   * then reported through {@link sinkCommitted}, and the last line says what was stored, not only what was handled.
+   */
+  constructor(consumer: ProgressSource, readonly transactionalSink = false) {
     consumer.on('batch', (b) => { this.handled.set(key(b), b.nextOffset); });
     consumer.on('commit', (c) => { for (const o of c.offsets) this.committed.set(key(o), o.offset); });
     consumer.on('assigned', ({ partitions }) => { for (const tp of partitions) this.owned.add(key(tp)); });
     const drop = ({ partitions }: { partitions: TopicPartition[] }) => { for (const tp of partitions) this.owned.delete(key(tp)); };
     consumer.on('revoked', drop);
     consumer.on('lost', drop);
+  }
+
+  /**
+   * A write of a sink with `offsetsInGroup` (KafkaSink) committed: its batches' next offsets are stored, and are
+   * Kafka's group offsets too (committed in the same transaction).
+   */
+  sinkCommitted(positions: readonly { topic: string; partition: number; nextOffset: bigint }[]): void {
+    for (const p of positions) {
+      this.stored.set(key(p), p.nextOffset);
+      this.committed.set(key(p), p.nextOffset);
+    }
+  }
+
+  /**
+   * With a sink that commits in transactions ({@link ProgressTracker.transactionalSink}): the partitions owned at the
+   * end whose handled position is not what the sink committed, with both (null: nothing committed). Empty otherwise.
+   */
+  notStored(): { partition: string; handled: bigint; stored: bigint | null }[] {
+    if (!this.transactionalSink) return [];
+    const end = this.ending();
+    return this.sorted((k) => end.has(k) && this.stored.get(k) !== this.handled.get(k))
+      .map(([partition, handled]) => ({ partition, handled, stored: this.stored.get(partition) ?? null }));
   }
 
   /** The stop begins: the partitions owned now are the ones the last line speaks of (the stop revokes them next). */

@@ -37,6 +37,11 @@ export interface StatusOptions {
    * that the brokers stopped answering (frozen, partitioned) even while the topic is idle.
    */
   onBrokers?: (answered: boolean, reason?: string) => void;
+  /**
+   * When a sink that commits the group's offsets in its own transactions (KafkaSink) last committed a write (epoch ms;
+   * null: never): such a commit sends no OffsetCommit, so no `commit` event tells of it.
+   */
+  lastSinkCommitAt?: () => number | null;
   /** What log lines start with (default `kafka-eos run`; `kafka-eos run [<connector>]` when a process runs several). */
   prefix?: string;
 }
@@ -191,7 +196,13 @@ export class StatusReporter {
     const health = !h || h.ready ? '' : ` NOT READY: ${h.state} since ${h.since}`;
     return printable(`[${new Date(now).toISOString()}] ${this.consumer.state}${health} | members ${members} | `
       + `${recordCounts(m, m.processedPerSecond)}`
-      + ` | lag ${lag} | last commit ${ago(this.lastCommitAt, now)} | errors ${errors}${outages}`);
+      + ` | lag ${lag} | last commit ${ago(this.lastCommit(), now)} | errors ${errors}${outages}`);
+  }
+
+  /** The latest of the last OffsetCommit (`commit` event) and the sink's last transactional commit. */
+  private lastCommit(): number | null {
+    const sink = this.options.lastSinkCommitAt?.() ?? null;
+    return this.lastCommitAt === null ? sink : sink === null ? this.lastCommitAt : Math.max(sink, this.lastCommitAt);
   }
 
   private print(): void {

@@ -4,6 +4,7 @@ export {
 } from './kafka-sink';
 export type { KafkaSinkOptions } from './kafka-sink';
 export { KafkaOutputInvalidError, KafkaProducerFencedError, KafkaTxnError } from './transactional-producer';
+export { KAFKA_DEFAULT_MAX_MESSAGE_BYTES } from './output-check';
 export { KafkaOutputUnstableError, readKafkaSinkOutput } from './read-output';
 export type { ReadKafkaSinkOutputOptions } from './read-output';
 export { TXN_PRODUCER_TRANSITIONS } from './producer-state';

@@ -28,7 +28,9 @@ import { hostname } from 'node:os';
 import { Kafka, logLevel } from 'kafkajs';
 import { KafkaEosError } from '../../errors';
 import { isRetriable, kafkaErrorOf, needsRejoin, type KafkaErrorName } from '../../protocol/kafka-errors';
-import { partitionKey, type DurablePosition, type OutputRecord, type SinkBatch, type TopicPartition } from '../../records';
+import {
+  partitionKey, type DurablePosition, type OutputRecord, type OutputSource, type SinkBatch, type TopicPartition,
+} from '../../records';
 import type { ExactlyOnceSink, GroupMetadata, SinkContext, WriteResult } from '../../sink-contract';
 import { GroupOffsets } from '../../consumer/commit/offsets';
 import { kafkaCall, KafkaCallError } from '../../consumer/kafka-calls';
@@ -38,6 +40,7 @@ import {
   isProducerFenced, KafkaOutputInvalidError, KafkaProducerFencedError, KafkaTxnError, TransactionalProducer,
 } from './transactional-producer';
 import type { TxnProducerState } from './producer-state';
+import { OutputChecker } from './output-check';
 
 /** Default transaction.timeout.ms of KafkaSink (Kafka Streams' exactly-once default; Java's producer has 60000). */
 export const DEFAULT_KAFKA_SINK_TRANSACTION_TIMEOUT_MS = 10_000;
@@ -79,7 +82,10 @@ export interface KafkaSinkOptions {
   retryTimeoutMs?: number;
   /** Produce's request timeout, acks = all (default 30000). */
   requestTimeoutMs?: number;
-  /** Most bytes of keys, values and headers in one record batch of one partition (default 900000, under max.message.bytes). */
+  /**
+   * Most encoded bytes of one record batch of one partition, its 61-byte header and each record's framing included
+   * (default 900000). A batch also stays within the topic's max.message.bytes (read at the topic's first use).
+   */
   maxBatchBytes?: number;
 }
 
@@ -127,6 +133,7 @@ export class KafkaSink implements ExactlyOnceSink {
 
   private readonly options: KafkaSinkOptions;
   private readonly transactionTimeoutMs: number;
+  private readonly checker: OutputChecker;
   private transport: KafkaTransport | null = null;
   private connecting: Promise<KafkaTransport> | null = null;
   private producer: TransactionalProducer | null = null;
@@ -157,6 +164,18 @@ export class KafkaSink implements ExactlyOnceSink {
     positive('retryTimeoutMs', options.retryTimeoutMs, 1);
     positive('requestTimeoutMs', options.requestTimeoutMs, 1);
     positive('maxBatchBytes', options.maxBatchBytes, 1);
+    this.checker = new OutputChecker(async () => this.transport ?? this.connect(undefined), options.retryTimeoutMs ?? 30_000);
+  }
+
+  /**
+   * Checks one input record's outputs before they join a transaction (the consumer calls it per input record, so
+   * that the poison policy applies to that record): shape, topic and partition, and size against the topic's
+   * max.message.bytes (see output-check.ts). Throws KafkaOutputInvalidError (KAFKA_OUTPUT_INVALID, the record's
+   * fault), KafkaEosError UNKNOWN_TOPIC (an output topic missing for `retryTimeoutMs`: not the record's fault),
+   * KafkaCallError (the cluster cannot be reached).
+   */
+  async checkOutputs(outputs: readonly OutputRecord[], source: OutputSource): Promise<void> {
+    if (outputs.length > 0) await this.checker.check(outputs, source);
   }
 
   /** The transactional id in use (null before the first open or write). */
@@ -225,6 +244,7 @@ export class KafkaSink implements ExactlyOnceSink {
         retryTimeoutMs: this.options.retryTimeoutMs ?? 30_000,
         requestTimeoutMs: this.options.requestTimeoutMs ?? 30_000,
         maxBatchBytes: this.options.maxBatchBytes ?? 900_000,
+        topicBatchLimit: (topic) => this.checker.limitOf(topic).bytes,
         onTransition: (from, to, reason) => {
           this.transitions.push({ from, to, reason, at: Date.now() });
           if (this.transitions.length > 100) this.transitions.shift();
@@ -326,6 +346,8 @@ export class KafkaSink implements ExactlyOnceSink {
       throw new KafkaEosError('KAFKA_TXN_ABORTED',
         'KafkaSink: the member has no generation now (a rebalance is under way); written again later');
     }
+    // Every output checked before the transaction begins (a direct write; the consumer checked each input's already).
+    for (const b of batches) await this.checker.check(b.outputs ?? [], { topic: b.topic, partition: b.partition });
     const outputs: OutputRecord[] = batches.flatMap((b) => b.outputs ?? []);
     const txn: OpenTxn = { partitions: new Set(batches.map(partitionKey)), abortReason: null };
     this.open_ = txn;

@@ -34,6 +34,7 @@ import { kafkaCall, KafkaCallError } from '../../consumer/kafka-calls';
 import type { BrokerRef, KafkaTransport } from '../../consumer/kafka/transport';
 import type { StateMachine } from '../../util/state-machine';
 import { txnProducerStateMachine, type TxnProducerState } from './producer-state';
+import { splitRecordBatches } from './record-size';
 
 /** Options of {@link TransactionalProducer}. Times in ms. */
 export interface TransactionalProducerOptions {
@@ -44,8 +45,10 @@ export interface TransactionalProducerOptions {
   retryTimeoutMs: number;
   /** Produce's timeout (acks = all). */
   requestTimeoutMs: number;
-  /** Largest record bytes (keys, values, headers) put into one batch of one partition. */
+  /** Largest encoded record batch (61-byte header and records' framing included) of one partition, in bytes. */
   maxBatchBytes: number;
+  /** The largest record batch a topic accepts (its max.message.bytes): batches stay under both limits. */
+  topicBatchLimit?: (topic: string) => number;
   /** Called on every transition of the producer's state (logging, tests). */
   onTransition?: (from: TxnProducerState, to: TxnProducerState, reason: string) => void;
 }
@@ -290,26 +293,19 @@ export class TransactionalProducer {
 
   /**
    * Produces `batches` in the open transaction: AddPartitionsToTxn, then one Produce per leader (acks = all), each
-   * partition's records in batches of at most `maxBatchBytes`, in order. Throws (see {@link classify}).
+   * partition's records in record batches of at most `maxBatchBytes` encoded bytes (and the topic's limit), in
+   * order. Throws (see {@link classify}).
    */
   async produce(batches: readonly PartitionBatch[]): Promise<void> {
     this.machine.assertIn(['in-transaction'], 'produce');
     if (batches.length === 0) return;
     await this.addPartitions(batches);
-    // Split each partition's records into chunks; round r sends every partition's r-th chunk.
+    // Split each partition's records into record batches by their encoded size (record-size.ts); round r sends
+    // every partition's r-th batch.
     const chunks = batches.map((b) => {
-      const parts: PartitionBatch[] = [];
-      let cur: PartitionBatch | null = null;
-      let bytes = 0;
-      for (const r of b.records) {
-        if (!cur || (cur.records.length > 0 && bytes + r.bytes > this.options.maxBatchBytes)) {
-          parts.push(cur = { topic: b.topic, partition: b.partition, records: [] });
-          bytes = 0;
-        }
-        cur.records.push(r);
-        bytes += r.bytes;
-      }
-      return parts;
+      const limit = Math.min(this.options.maxBatchBytes, this.options.topicBatchLimit?.(b.topic) ?? Infinity);
+      return splitRecordBatches(b.records, limit)
+        .map((c): PartitionBatch => ({ topic: b.topic, partition: b.partition, records: c.records }));
     });
     try {
       for (let round = 0; chunks.some((c) => c.length > round); round++) {

@@ -36,3 +36,18 @@ test('the end speaks of the partitions owned when the stop began; those given up
   expect(p.givenUpLine()).toBe('t-1 50');
   expect(p.kafkaBehind()).toEqual([]); // t-1's stale position is no concern of the end
 });
+
+test('a transactional sink (KafkaSink): what its writes committed is stored and Kafka\'s; a failed write is not claimed', () => {
+  const c = new EventEmitter();
+  const p = new ProgressTracker(c as never, true);
+  c.emit('assigned', { partitions: [{ topic: 't', partition: 0 }, { topic: 't', partition: 1 }] });
+  c.emit('batch', { topic: 't', partition: 0, nextOffset: 10n });
+  p.sinkCommitted([{ topic: 't', partition: 0, nextOffset: 10n }]);
+  expect(p.notStored()).toEqual([]);
+  expect(p.kafkaBehind()).toEqual([]);
+  c.emit('batch', { topic: 't', partition: 1, nextOffset: 5n }); // handled, its write never committed
+  c.emit('batch', { topic: 't', partition: 0, nextOffset: 12n });
+  expect(p.notStored()).toEqual([{ partition: 't-0', handled: 12n, stored: 10n }, { partition: 't-1', handled: 5n, stored: null }]);
+  // Without the flag (a SQL or HDFS sink) nothing is reported this way.
+  expect(new ProgressTracker(c as never).notStored()).toEqual([]);
+});
