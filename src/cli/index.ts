@@ -114,7 +114,7 @@ program.command('demo')
   });
 
 program.command('run')
-  .description('run a SQL, JDBC or HDFS sink from a JSON or YAML run config, or Kafka Connect sink connector configs '
+  .description('run a SQL, JDBC, HDFS or Kafka sink from a JSON or YAML run config, or Kafka Connect sink connector configs '
     + '(docs/connect.md), against any Kafka cluster, until SIGINT/SIGTERM')
   .argument('[files...]', 'a run config (JSON, or YAML for .yaml/.yml); or Kafka Connect files: worker.properties '
     + 'connector.properties [...] (connect-standalone\'s order), or connector .properties / .json files with --worker')
