@@ -123,10 +123,23 @@ export const runConfigSchema = z.object({
 
 export type RunConfig = z.infer<typeof runConfigSchema>;
 
-function describeIssue(issue: z.core.$ZodIssue): string {
+function describeIssue(issue: z.core.$ZodIssue, input: unknown): string {
   if (issue.code === 'invalid_value' && 'values' in issue) return `expected one of `
     + `${(issue.values as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+  if (issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined) {
+    return `required: expected ${issue.expected} (see kafka-eos run --print-schema)`;
+  }
   return issue.message;
+}
+
+/** The value at `path` in a parsed document, or undefined where the path leaves it. */
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let v = input;
+  for (const k of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<PropertyKey, unknown>)[k];
+  }
+  return v;
 }
 
 /**
@@ -143,7 +156,7 @@ export function validateRunConfig(value: unknown): RunConfig {
       throw new ConfigError([...issue.path, key].join('.'), `${unknownOptionMessage(key, schemaKeysAt(runConfigSchema, issue.path, value),
         aliases)} (see kafka-eos run --print-schema)`);
     }
-    throw new ConfigError(issue.path.join('.') || '(config)', describeIssue(issue));
+    throw new ConfigError(issue.path.join('.') || '(config)', describeIssue(issue, value));
   }
   const c = parsed.data;
   if ((c.topics === undefined) === (c.topicsRegex === undefined)) throw new ConfigError('topics', 'give either topics or topicsRegex');

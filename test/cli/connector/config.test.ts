@@ -63,3 +63,14 @@ describe('table names are checked before anything connects', () => {
     expect(message).toMatch(/^sink\.table: "KAFKA_EOS_OFFSETS" is the sink's offsets table \(kafka_eos_offsets, compared without case\)/);
   });
 });
+
+test('a missing key says it is required; a value of the wrong type keeps the type error', () => {
+  const message = (config: object) => {
+    try { validateRunConfig(config); } catch (e) { return (e as ConfigError).message; }
+    return 'accepted';
+  };
+  const { groupId: _groupId, ...noGroup } = base;
+  expect(message(noGroup)).toBe('groupId: required: expected string (see kafka-eos run --print-schema)');
+  expect(message({ ...base, sink: { type: 'kafka' } })).toBe('sink.topic: required: expected string (see kafka-eos run --print-schema)');
+  expect(message({ ...base, groupId: 7 })).toMatch(/^groupId: .*expected string, received number/);
+});
