@@ -263,7 +263,7 @@ export class TransactionalProducer {
     return [...out.values()];
   }
 
-  /** AddPartitionsToTxn for the partitions not yet in the transaction. Throws (see {@link classify}). */
+  /** AddPartitionsToTxn for the partitions not yet in the transaction. Throws what the call threw (KafkaCallError, KafkaProtocolError; {@link isProducerFenced} tells a fence). */
   private async addPartitions(partitions: readonly TopicPartition[]): Promise<void> {
     const added = partitions.filter((tp) => !this.inTxn.has(partitionKey(tp)));
     if (added.length === 0) return;
@@ -294,7 +294,7 @@ export class TransactionalProducer {
   /**
    * Produces `batches` in the open transaction: AddPartitionsToTxn, then one Produce per leader (acks = all), each
    * partition's records in record batches of at most `maxBatchBytes` encoded bytes (and the topic's limit), in
-   * order. Throws (see {@link classify}).
+   * order. Throws what the call threw (KafkaCallError, KafkaProtocolError; {@link isProducerFenced} tells a fence).
    */
   async produce(batches: readonly PartitionBatch[]): Promise<void> {
     this.machine.assertIn(['in-transaction'], 'produce');
@@ -373,7 +373,7 @@ export class TransactionalProducer {
    * Adds the consumed offsets to the transaction with the group's metadata (Java's `sendOffsetsToTransaction(offsets,
    * groupMetadata)`): AddOffsetsToTxn to the transaction coordinator, then TxnOffsetCommit v3+ (KIP-447) to the
    * group coordinator, which refuses a zombie member (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID).
-   * Throws (see {@link classify}).
+   * Throws what the call threw (KafkaCallError, KafkaProtocolError; {@link isProducerFenced} tells a fence).
    */
   async sendOffsets(group: GroupMetadata, offsets: readonly (TopicPartition & { offset: bigint })[]): Promise<void> {
     this.machine.assertIn(['in-transaction'], 'send offsets');
@@ -411,7 +411,7 @@ export class TransactionalProducer {
     }, () => this.transport.forgetCoordinator(groupId));
   }
 
-  /** Sends EndTxn with the current producer id and epoch. Throws what the call threw (see {@link classify}). */
+  /** Sends EndTxn with the current producer id and epoch. Throws what the call threw ({@link isProducerFenced} tells a fence). */
   private async sendEndTxn(commit: boolean): Promise<void> {
     await this.txnCall('EndTxn', async (coordinator) => {
       const { response } = await this.transport.request(coordinator, EndTxn, {
@@ -443,7 +443,7 @@ export class TransactionalProducer {
   /**
    * EndTxn commit (or abort). A call whose retries ran out leaves its outcome unknown: the decision is remembered
    * ({@link pendingEndTxn}) and {@link settlePendingEnd} sends it again before anything else; the error is thrown.
-   * Throws (see {@link classify}).
+   * Throws what the call threw (KafkaCallError, KafkaProtocolError; {@link isProducerFenced} tells a fence).
    */
   async end(commit: boolean): Promise<void> {
     this.machine.assertIn(['in-transaction'], commit ? 'commit' : 'abort');
