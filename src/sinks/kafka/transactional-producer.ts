@@ -263,7 +263,10 @@ export class TransactionalProducer {
     return [...out.values()];
   }
 
-  /** AddPartitionsToTxn for the partitions not yet in the transaction. Throws what the call threw (KafkaCallError, KafkaProtocolError; {@link isProducerFenced} tells a fence). */
+  /**
+   * AddPartitionsToTxn for the partitions not yet in the transaction. Throws what the call threw (KafkaCallError,
+   * KafkaProtocolError; {@link isProducerFenced} tells a fence).
+   */
   private async addPartitions(partitions: readonly TopicPartition[]): Promise<void> {
     const added = partitions.filter((tp) => !this.inTxn.has(partitionKey(tp)));
     if (added.length === 0) return;
