@@ -19,7 +19,8 @@ export type {
   RecordContext, RecordHandler, RetryOptions,
 } from './consumer/options';
 export {
-  CommitDeferredError, CorruptRecordBatchError, FencedInstanceIdError, MaxProcessingTimeExceededError, PoisonMessageError, UnknownTopicError,
+  CommitDeferredError, CorruptRecordBatchError, FencedInstanceIdError, MaxProcessingTimeExceededError, PoisonMessageError,
+  UnknownTopicError,
   UnsupportedCompressionError, UnsupportedKafkaJsError,
 } from './consumer/errors';
 export type { BatchLocation } from './consumer/errors';

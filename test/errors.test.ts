@@ -23,7 +23,8 @@ describe('the SDK error table (src/errors.ts ERROR_CODES)', () => {
   /** Codes given to a KafkaEosError (directly, through a subclass's super(), or as a state machine's errorCode). */
   const used = new Map<string, string>();
   for (const { file, text } of files) {
-    const codeArgument = /(?:new (?:KafkaEosError|SinkWriteError|FaultError|MockClusterError)|super|errorCode:)\(?\s*'([A-Z][A-Z0-9_]{2,})'/g;
+    const codeArgument =
+      /(?:new (?:KafkaEosError|SinkWriteError|FaultError|MockClusterError)|super|errorCode:)\(?\s*'([A-Z][A-Z0-9_]{2,})'/g;
     for (const m of text.matchAll(codeArgument)) used.set(m[1]!, file);
   }
 

@@ -65,7 +65,8 @@ describe('layers of src/', () => {
     ]);
     expect(violations(graph)).toEqual([
       'consumer/a.ts → sinks/sql/b.ts (imports upward: layer 3 → 4)',
-      'sinks/hdfs/e.ts → testing/webhdfs-server/server.ts (only cli, mock-broker.ts, webhdfs-server.ts, schema-registry.ts may import the test servers)',
+      'sinks/hdfs/e.ts → testing/webhdfs-server/server.ts ' +
+        '(only cli, mock-broker.ts, webhdfs-server.ts, schema-registry.ts may import the test servers)',
       'testing/mock-broker/g.ts → consumer/h.ts (a test server may import only errors.ts, protocol, records.ts, util)',
     ]);
   });
@@ -84,7 +85,8 @@ describe('layers of src/', () => {
 describe('the runtime path never loads the test servers', () => {
   const DIST = join(__dirname, '..', 'dist');
   const loaded = (script: string): string[] => JSON.parse(execFileSync(process.execPath, ['-e', `${script};
-    process.stdout.write(JSON.stringify(Object.keys(require.cache).filter((k) => k.includes('/dist/testing/'))))`], { cwd: DIST }).toString());
+    process.stdout.write(JSON.stringify(Object.keys(require.cache).filter((k) => k.includes('/dist/testing/'))))`],
+    { cwd: DIST }).toString());
 
   beforeAll(() => {
     if (!existsSync(join(DIST, 'index.js'))) throw new Error('dist/ is missing: run npm run build (npm test does it)');

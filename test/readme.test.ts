@@ -35,7 +35,8 @@ describe('runnable README blocks run as written against the built package', () =
       const dir = path.join(root, 'test', '.snippets');
       fs.mkdirSync(dir, { recursive: true });
       const file = path.join(dir, block.name.replace(/\.ts$/, '.js'));
-      const js = ts.transpileModule(block.code, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true } }).outputText;
+      const js = ts.transpileModule(block.code,
+        { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true } }).outputText;
       fs.writeFileSync(file, js);
       const r = spawnSync(process.execPath, [file], { cwd: root, encoding: 'utf8', timeout: 60000 });
       expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: '' });

@@ -132,7 +132,8 @@ program.command('run')
     'status log line period when stdout is not a TTY (default 10000)', nonNegativeInt('--status-interval', 100, 86400000))
   .addHelpText('after', `\nExit codes: 0 stopped by SIGINT/SIGTERM (drained, committed, left the group); 1 the consumer failed;
 2 invalid config or arguments, or the database (SINK_UNAVAILABLE) or brokers (KAFKA_UNAVAILABLE, after kafka.retry) cannot be
-used at start; also CONFIG_INVALID found at the first assignment (a topicsRegex topic whose table name is refused).\n\n${printableSchema()}`)
+used at start; also CONFIG_INVALID found at the first assignment (a topicsRegex topic whose table name is refused).` +
+    `\n\n${printableSchema()}`)
   .action(async (args: string[], o) => {
     if (o.printSchema) {
       process.stdout.write(printableSchema());
@@ -223,7 +224,8 @@ program.command('broker')
 
 program.command('webhdfs')
   .description('a standalone WebHDFS test server (NameNode + DataNode over HTTP, as Hadoop\'s REST API), serving until interrupted')
-  .option('--port <port>', 'NameNode port (Hadoop\'s dfs.namenode.http-address; 0 = any free port)', nonNegativeInt('--port', 0, 65535), 9870)
+  .option('--port <port>', 'NameNode port (Hadoop\'s dfs.namenode.http-address; 0 = any free port)', nonNegativeInt('--port', 0, 65535),
+    9870)
   .option('--datanode-port <port>', 'DataNode port (dfs.datanode.http.address; 0 = any free port)',
     nonNegativeInt('--datanode-port', 0, 65535), 0)
   .option('--host <host>', 'address to listen on and advertise in redirects', '127.0.0.1')

@@ -339,7 +339,8 @@ async function runUntilStopped(
   const brokerOutage = () => {
     const down = outages.current().filter((o) => o.what.startsWith('broker '));
     return down.length === 0 ? null
-      : { since: Math.min(...down.map((o) => o.since)), reason: `cannot reach ${down.map((o) => o.what).join(', ')}: ${down[0]!.lastError}` };
+      : { since: Math.min(...down.map((o) => o.since)),
+        reason: `cannot reach ${down.map((o) => o.what).join(', ')}: ${down[0]!.lastError}` };
   };
   const health = new ConsumerHealth(consumer, { kafkaUnreachable: brokerOutage });
   prom.attachHealth(health, config.groupId);
@@ -439,7 +440,8 @@ async function runUntilStopped(
         return reported.code === 'CONFIG_INVALID' ? 2 : 1;
       }
       const stopped = closeFailures.find((f) => f.name === 'consumer');
-      const failed = stopCommitFailure ?? (stopped ? kafkaEosErrorOf(stopped.error) ?? { code: 'CONSUMER_FAILED', message: String(stopped.error) }
+      const failed = stopCommitFailure
+        ?? (stopped ? kafkaEosErrorOf(stopped.error) ?? { code: 'CONSUMER_FAILED', message: String(stopped.error) }
         : undefined);
       if (failed) {
         process.stderr.write(`${me}: stopped, but not everything consumed was committed [${failed.code}]: ${failed.message}\n`);

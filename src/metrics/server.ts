@@ -41,7 +41,8 @@ export async function serveMetrics(
       res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' })
         .end(`${JSON.stringify({ status: ok ? 'ok' : url === '/healthz' ? 'failed' : 'not ready', ...report })}\n`);
     } else if (url === '/') {
-      res.writeHead(200, { 'content-type': 'text/plain' }).end(`kafka-eos: metrics at /metrics${options.health ? ', probes at /healthz and /readyz' : ''}\n`);
+      res.writeHead(200, { 'content-type': 'text/plain' })
+        .end(`kafka-eos: metrics at /metrics${options.health ? ', probes at /healthz and /readyz' : ''}\n`);
     } else {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
     }

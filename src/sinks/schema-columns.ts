@@ -100,7 +100,8 @@ function structColumns(
     if (f.schema.type === 'struct' && flatten !== false && f.schema.name !== 'io.confluent.connect.avro.Union') {
       structColumns(f.schema, root, `${prefix}${f.name}${flatten}`, p, optional, `${source}.${f.name}`, flatten, out);
     } else {
-      out.push({ name: `${prefix}${f.name}`, kind: kindOf(f.schema), nullable: optional, source: `${source}.${f.name}`, read: reader(root, p) });
+      out.push({ name: `${prefix}${f.name}`, kind: kindOf(f.schema), nullable: optional, source: `${source}.${f.name}`,
+        read: reader(root, p) });
     }
   }
 }
@@ -151,14 +152,16 @@ export function assertDistinctColumns(columns: SchemaColumn[], r: SinkRecord, re
 
 /** A cache key for the column set of a record (its key and value schema ids, or their schemas when there is no id). */
 export function schemaKey(r: SinkRecord): string {
-  const part = (c: SinkRecord['convertedValue']) => (c?.schemaId !== undefined ? `#${c.schemaId}` : c?.schema ? JSON.stringify(c.schema) : '-');
+  const part = (c: SinkRecord['convertedValue']) =>
+    (c?.schemaId !== undefined ? `#${c.schemaId}` : c?.schema ? JSON.stringify(c.schema) : '-');
   return `${part(r.convertedKey)}|${part(r.convertedValue)}`;
 }
 
 /** JSON text of converted data: bigint as a number when exact (else a string), bytes as base64, Dates as ISO-8601. */
 export function jsonOfData(v: unknown): string {
   return JSON.stringify(v, (_k, x: unknown) => {
-    if (typeof x === 'bigint') return x <= BigInt(Number.MAX_SAFE_INTEGER) && x >= -BigInt(Number.MAX_SAFE_INTEGER) ? Number(x) : x.toString();
+    if (typeof x === 'bigint')
+      return x <= BigInt(Number.MAX_SAFE_INTEGER) && x >= -BigInt(Number.MAX_SAFE_INTEGER) ? Number(x) : x.toString();
     if (x && typeof x === 'object' && (x as { type?: unknown }).type === 'Buffer' && Array.isArray((x as { data?: unknown }).data)) {
       return Buffer.from((x as { data: number[] }).data).toString('base64');
     }

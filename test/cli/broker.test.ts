@@ -9,7 +9,8 @@ const base = { port: 9092, brokers: 3, host: '127.0.0.1' };
 
 test('users: name:password[:mechanism]; the password may hold ":" and "="; the mechanism is the last part when it names one', () => {
   expect(parseUser('test:testtest')).toEqual({ name: 'test', password: 'testtest' });
-  expect(parseUser('testscram:testtestscram=256:SCRAM-SHA-256')).toEqual({ name: 'testscram', password: 'testtestscram=256', mechanism: 'SCRAM-SHA-256' });
+  expect(parseUser('testscram:testtestscram=256:SCRAM-SHA-256'))
+    .toEqual({ name: 'testscram', password: 'testtestscram=256', mechanism: 'SCRAM-SHA-256' });
   expect(parseUser('a:b:c:plain')).toEqual({ name: 'a', password: 'b:c', mechanism: 'PLAIN' });
   expect(parseUser('a:b:c')).toEqual({ name: 'a', password: 'b:c' });
   expect(() => parseUser('nopassword')).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }));
@@ -35,7 +36,8 @@ test('listeners: PLAINTEXT always, SSL / SASL_PLAINTEXT / SASL_SSL when their po
   expect(o.listeners).toEqual([{ securityProtocol: 'PLAINTEXT', port: 9092 }, { securityProtocol: 'SASL_PLAINTEXT', port: 9102 }]);
   expect(o.sasl).toEqual({ mechanisms: ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'], users: [{ name: 'admin', password: 'admin' }] });
   expect(o.ssl).toBeUndefined();
-  expect(brokerClusterOptions({ ...base, saslPort: 1, saslMechanisms: 'plain, scram-sha-512' }).sasl?.mechanisms).toEqual(['PLAIN', 'SCRAM-SHA-512']);
+  expect(brokerClusterOptions({ ...base, saslPort: 1, saslMechanisms: 'plain, scram-sha-512' }).sasl?.mechanisms)
+    .toEqual(['PLAIN', 'SCRAM-SHA-512']);
 });
 
 test.each([

@@ -22,5 +22,6 @@ export function selfSignedCertificate(): { key: Buffer; cert: Buffer; keyFile: s
   const certFile = path.join(dir, 'cert.pem');
   execFileSync(OPENSSL!, ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '2',
     '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost'], { stdio: 'ignore' });
-  return { key: readFileSync(keyFile), cert: readFileSync(certFile), keyFile, certFile, remove: () => rmSync(dir, { recursive: true, force: true }) };
+  return { key: readFileSync(keyFile), cert: readFileSync(certFile), keyFile, certFile,
+    remove: () => rmSync(dir, { recursive: true, force: true }) };
 }

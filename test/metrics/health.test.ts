@@ -37,7 +37,8 @@ test('joining, ready, rebalancing: from the membership; ready only while stable'
   clock.t += 5000;
   c.membership = 'revoking';
   c.emit('membership', { to: 'revoking' });
-  expect(h.report()).toMatchObject({ ready: false, state: 'rebalancing', since: new Date(clock.t).toISOString(), reason: 'membership revoking' });
+  expect(h.report())
+    .toMatchObject({ ready: false, state: 'rebalancing', since: new Date(clock.t).toISOString(), reason: 'membership revoking' });
 });
 
 test('a blocked sink names table and column since the first refusal; a committed batch ends it; an outage is sink-unavailable', () => {

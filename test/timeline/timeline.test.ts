@@ -151,7 +151,8 @@ test('a generation without members is labelled empty; counts read as words; a ki
   expect(count(html, /<rect class="span" data-member="m1"/g)).toBe(2);
   const after = [...html.matchAll(/<rect class="span-after-kill" data-member="m1"[^>]*><title>([^<]*)<\/title>/g)].map((m) => m[1]!);
   expect(after).toHaveLength(2);
-  expect(after[0]).toMatch(/killed at 3\.00 s [^\n]*: the group still assigns it this partition until its session expired at 8\.00 s .*; nobody consumes/);
+  expect(after[0]).toMatch(new RegExp(String.raw`killed at 3\.00 s [^\n]*: the group still assigns it this partition ` +
+    String.raw`until its session expired at 8\.00 s .*; nobody consumes`));
 });
 
 /** Every marker symbol of a page: kind, x, y and lane. */

@@ -32,13 +32,15 @@ test('schemaKeysAt: through optional wrappers, arrays, records and the chosen me
   expect(schemaKeysAt(schema, ['m', 'any'], {})).toEqual(['e']);
 });
 
-const sql = { knex: { client: 'sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true }, table: 't', mode: 'insert' as const,
+const sql =
+  { knex: { client: 'sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true }, table: 't', mode: 'insert' as const,
   mapping: { columns: { id: { path: 'id', type: 'integer' as const } } } };
 
 test.each([
   ['SqlSink: a misspelled option (was silently ignored)', () => new SqlSink({ ...sql, offsetTable: 'o' } as never), 'offsetTable',
     'offsetsTable'],
-  ['SqlSink: a misspelled column option', () => new SqlSink({ ...sql, mapping: { columns: { id: { type: 'integer', nulable: true } } } } as never),
+  ['SqlSink: a misspelled column option',
+    () => new SqlSink({ ...sql, mapping: { columns: { id: { type: 'integer', nulable: true } } } } as never),
     'mapping.columns.id.nulable', 'nullable'],
   ['SqlSink: a misspelled retry option', () => new SqlSink({ ...sql, retry: { retires: 3 } } as never), 'retry.retires', 'retries'],
   ['HdfsSink: a misspelled option (was "Unrecognized key")', () => new HdfsSink({ url: 'http://127.0.0.1:1', flushsize: 10 } as never),

@@ -38,7 +38,8 @@ function substituteString(text: string, env: NodeJS.ProcessEnv, path: string[]):
     }
     const set = env[name];
     if (sep >= 0) return set === undefined || set === '' ? inner.slice(sep + 2) : set;
-    if (set === undefined) throw new ConfigError(field, `environment variable ${name} is not set (write \${${name}:-default} for a default)`);
+    if (set === undefined)
+      throw new ConfigError(field, `environment variable ${name} is not set (write \${${name}:-default} for a default)`);
     return set;
   });
   // What is left of a `${` after the replacement is a reference never closed (a value inserted above is not re-read).

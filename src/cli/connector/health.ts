@@ -32,7 +32,8 @@ const CONNECTION_ERROR = new RegExp([
   'socket hang up', 'Failed to connect', 'not connected',
 ].join('|'), 'i');
 
-const BROKER_RETRYING = 'the consumer keeps retrying with backoff until they answer (the group moves its partitions if its session times out)';
+const BROKER_RETRYING =
+  'the consumer keeps retrying with backoff until they answer (the group moves its partitions if its session times out)';
 
 /** Tracks outages and writes a line on each change, and every `repeatMs` while one lasts. */
 export class OutageReporter {

@@ -31,7 +31,8 @@ export function plainRecordWriter(knex: Knex, config: SqlSinkConfig): (record: S
     const records = cfg.behaviorOnNullValues ? tombstonesHandled([record], cfg.behaviorOnNullValues) : [record];
     if (records.length === 0) return; // a tombstone ignored: no row, its offset commits with the next
     const row = mapper.toRow(record);
-    await table?.prepare([{ batch: { topic: record.topic, partition: record.partition, expectedOffset: -1n, nextOffset: record.offset + 1n, records } }]);
+    await table?.prepare([{
+      batch: { topic: record.topic, partition: record.partition, expectedOffset: -1n, nextOffset: record.offset + 1n, records } }]);
     await valuesInsert(knex, cfg.table, Object.keys(row), [row], cfg.conflictKey);
   };
 }

@@ -159,7 +159,8 @@ export class StatusReporter {
     let deadline: NodeJS.Timeout | undefined;
     try {
       const unanswered = new Promise<never>((_, reject) => {
-        deadline = setTimeout(() => reject(new Error(`DescribeGroups got no answer within ${DESCRIBE_DEADLINE_MS} ms`)), DESCRIBE_DEADLINE_MS);
+        deadline =
+          setTimeout(() => reject(new Error(`DescribeGroups got no answer within ${DESCRIBE_DEADLINE_MS} ms`)), DESCRIBE_DEADLINE_MS);
         deadline.unref();
       });
       const { groups } = await Promise.race([this.options.admin!.describeGroups([this.options.groupId]), unanswered]);

@@ -21,7 +21,8 @@ export function databaseName(db: string): string {
 export function knexConfig(db: string): Knex.Config {
   if (isPostgres(db)) return { client: 'pg', connection: db, pool: { min: 0, max: 4 }, log: quietKnexLog };
   if (isMysql(db)) {
-    return { client: 'mysql2', connection: mysqlConnection(db.replace(/^mariadb:/, 'mysql:')), pool: { min: 0, max: 4 }, log: quietKnexLog };
+    return { client: 'mysql2', connection: mysqlConnection(db.replace(/^mariadb:/, 'mysql:')), pool: { min: 0, max: 4 },
+      log: quietKnexLog };
   }
   return { client: 'sqlite3', connection: { filename: db }, useNullAsDefault: true, pool: { min: 1, max: 1 }, log: quietKnexLog };
 }

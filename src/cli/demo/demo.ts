@@ -123,7 +123,8 @@ export async function runDemo(o: DemoOptions): Promise<number> {
   const startupSeconds = process.uptime(); // s since this Node process started
   const phases = new PhaseTimes();
   // What the setup makes: the SQL sink's table, or the HDFS directory, or the Kafka sink's output topic.
-  const setupPhase = `setup (${o.sink === 'kafka' ? 'cluster, topics' : o.sink === 'hdfs' ? 'WebHDFS, cluster, topic' : 'table, cluster, topic'})`;
+  const setupPhase =
+    `setup (${o.sink === 'kafka' ? 'cluster, topics' : o.sink === 'hdfs' ? 'WebHDFS, cluster, topic' : 'table, cluster, topic'})`;
   phases.start(setupPhase, started);
   const flights: Flight[] = loadFlights(o.rows);
   const N = flights.length;
@@ -402,7 +403,8 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     if (!keepDb) for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });
     if (!o.quiet) {
       process.stdout.write(
-        `shut down (workers, cluster, ${hdfs ? "WebHDFS server" : toKafka ? "admin client" : "database"}) in ${((Date.now() - shutdownFrom) / 1000).toFixed(1)} s\n`,
+        `shut down (workers, cluster, ${hdfs ? "WebHDFS server" : toKafka ? "admin client" : "database"}) ` +
+          `in ${((Date.now() - shutdownFrom) / 1000).toFixed(1)} s\n`,
       );
     }
   }

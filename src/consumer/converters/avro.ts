@@ -39,7 +39,8 @@ const ExactLong = avro.types.LongType.__with({
   toBuffer: (v: number | bigint) => { const b = Buffer.alloc(8); b.writeBigInt64LE(BigInt(v)); return b; },
   fromJSON: (v: unknown) => (typeof v === 'string' ? BigInt(v) : v),
   toJSON: (v: number | bigint) => (typeof v === 'bigint' ? v.toString() : v),
-  isValid: (v: unknown) => (typeof v === 'bigint' && v >= -(2n ** 63n) && v < 2n ** 63n) || (typeof v === 'number' && Number.isSafeInteger(v)),
+  isValid: (v: unknown) => (typeof v === 'bigint' && v >= -(2n ** 63n) && v < 2n ** 63n)
+    || (typeof v === 'number' && Number.isSafeInteger(v)),
   compare: (a: number | bigint, b: number | bigint) => (a < b ? -1 : a > b ? 1 : 0),
 });
 
@@ -81,7 +82,8 @@ class FastLongType extends avro.types.LongType {
   }
 
   _write(tap: Tap & { writeLong(n: number): void }, v: number): void {
-    if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw new KafkaEosError('RECORD_CONVERSION_FAILED', `invalid "long": ${String(v)}`);
+    if (typeof v !== 'number' || !Number.isSafeInteger(v))
+      throw new KafkaEosError('RECORD_CONVERSION_FAILED', `invalid "long": ${String(v)}`);
     if (v < TWO_52 && v > -TWO_52) { tap.writeLong(v); return; }
     let z = BigInt.asUintN(64, (BigInt(v) << 1n) ^ (BigInt(v) >> 63n));
     for (;;) {
@@ -105,7 +107,8 @@ class DecimalType extends avro.types.LogicalType {
     const s = schema as { scale?: unknown; precision?: unknown; size?: unknown };
     const scale = s.scale ?? 0;
     const precision = s.precision;
-    if (!Number.isInteger(precision) || (precision as number) < 1) throw new KafkaEosError('SCHEMA_INVALID', `invalid decimal precision ${String(precision)}`);
+    if (!Number.isInteger(precision) || (precision as number) < 1)
+      throw new KafkaEosError('SCHEMA_INVALID', `invalid decimal precision ${String(precision)}`);
     if (!Number.isInteger(scale) || (scale as number) < 0 || (scale as number) > (precision as number)) {
       throw new KafkaEosError('SCHEMA_INVALID', `invalid decimal scale ${String(scale)}`);
     }
@@ -146,7 +149,9 @@ function dateOf(ms: number, what: string): Date {
 /** timestamp-millis: long ms since the epoch → Date. */
 class TimestampMillisType extends avro.types.LogicalType {
   protected override _fromValue(v: number): Date { return dateOf(v, `timestamp-millis ${v}`); }
-  protected override _toValue(v: unknown): number | bigint { return v instanceof Date ? v.getTime() : typeof v === 'bigint' ? v : Number(v); }
+  protected override _toValue(v: unknown): number | bigint {
+    return v instanceof Date ? v.getTime() : typeof v === 'bigint' ? v : Number(v);
+  }
   protected override _resolve(type: avro.Type): unknown {
     return avro.Type.isType(type, 'long', 'abstract:long', 'logical:timestamp-millis') ? (v: number) => v : undefined;
   }
@@ -209,7 +214,8 @@ function minBytes(t: avro.Type, seen = new Set<avro.Type>()): number {
  */
 function checkBlock(tap: Tap, n: number, have: number, min: number): void {
   if (min > 0 ? n * min > tap.buf.length - tap.pos : have + n > MAX_EMPTY_ITEMS) {
-    throw new KafkaEosError('RECORD_CONVERSION_FAILED', min > 0 ? `truncated Avro data: a block of ${n} items cannot fit in the ${tap.buf.length - tap.pos} bytes left`
+    throw new KafkaEosError('RECORD_CONVERSION_FAILED',
+      min > 0 ? `truncated Avro data: a block of ${n} items cannot fit in the ${tap.buf.length - tap.pos} bytes left`
       : `an Avro array or map of ${have + n} items that encode in zero bytes (at most ${MAX_EMPTY_ITEMS})`);
   }
 }
@@ -294,7 +300,8 @@ class BoundedMapType extends avro.types.MapType {
   }
   _update(resolver: ResolverSlot, writer: avro.Type, opts: unknown): void {
     if (writer.typeName !== 'map') return;
-    const values = (this.valuesType as avro.Type).createResolver((writer as avro.types.MapType).valuesType as avro.Type, opts as never) as unknown as Readable;
+    const values = (this.valuesType as avro.Type)
+      .createResolver((writer as avro.types.MapType).valuesType as avro.Type, opts as never) as unknown as Readable;
     resolver.valuesType = values;
     resolver._read = (tap) => readMap(tap, values);
   }
@@ -513,7 +520,8 @@ export function decimalBytes(s: string, scale: number): Buffer {
   const m = /^(-?)(\d*)(?:\.(\d*))?$/.exec(s.trim());
   if (!m || (m[2] === '' && !m[3])) throw new KafkaEosError('RECORD_CONVERSION_FAILED', `not a decimal: ${JSON.stringify(s)}`);
   const frac = (m[3] ?? '').padEnd(scale, '0');
-  if (frac.length > scale && /[1-9]/.test(frac.slice(scale))) throw new KafkaEosError('RECORD_CONVERSION_FAILED', `${s} has more than ${scale} digits after the point`);
+  if (frac.length > scale && /[1-9]/.test(frac.slice(scale)))
+    throw new KafkaEosError('RECORD_CONVERSION_FAILED', `${s} has more than ${scale} digits after the point`);
   let n = BigInt(`${m[2] || '0'}${frac.slice(0, scale)}`);
   if (m[1] === '-') n = -n;
   const bytes: number[] = [];

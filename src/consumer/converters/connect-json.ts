@@ -66,11 +66,14 @@ export function connectValue(schema: RecordSchema, v: unknown, path = 'payload')
     if (!schema.optional) throw new KafkaEosError('RECORD_CONVERSION_FAILED', `${path} is null but its schema is not optional`);
     return null;
   }
-  const bad = (what: string) => new KafkaEosError('RECORD_CONVERSION_FAILED', `${path}: expected ${what}, got ${JSON.stringify(v)?.slice(0, 60)}`);
+  const bad = (what: string) =>
+    new KafkaEosError('RECORD_CONVERSION_FAILED', `${path}: expected ${what}, got ${JSON.stringify(v)?.slice(0, 60)}`);
   switch (schema.logical) {
     case 'decimal': if (typeof v !== 'string') throw bad('base64 bytes'); return decimalString(Buffer.from(v, 'base64'), schema.scale ?? 0);
-    case 'timestamp': if (typeof v !== 'number' || !(Math.abs(v) <= 8.64e15)) throw bad('ms since the epoch within a date\'s range'); return new Date(v);
-    case 'date': if (typeof v !== 'number' || !(Math.abs(v) <= 1e8)) throw bad('days since the epoch within a date\'s range'); return new Date(v * 86400000);
+    case 'timestamp': if (typeof v !== 'number' || !(Math.abs(v) <= 8.64e15)) throw bad('ms since the epoch within a date\'s range');
+      return new Date(v);
+    case 'date': if (typeof v !== 'number' || !(Math.abs(v) <= 1e8)) throw bad('days since the epoch within a date\'s range');
+      return new Date(v * 86400000);
     default: break;
   }
   switch (schema.type) {

@@ -47,7 +47,8 @@ export type ConverterConfig =
   | {
     /** Confluent's Avro, Protobuf or JSON Schema converter (the Schema Registry wire format). */
     type: 'avro' | 'protobuf' | 'json-schema';
-    /** The subject of a topic's schema (Confluent's `key/value.subject.name.strategy`, default TopicName): used by serialize() and useLatestVersion. */
+    /** The subject of a topic's schema (Confluent's `key/value.subject.name.strategy`, default TopicName): used by serialize() and
+     * useLatestVersion. */
     subjectNameStrategy?: SubjectNameStrategy;
     /**
      * Avro: read every record with the subject's latest version as the reader schema (Avro schema resolution;
@@ -154,7 +155,9 @@ const SCHEMA_TYPE: Record<'avro' | 'protobuf' | 'json-schema', SchemaType> = { a
 /** protobufjs and ajv load on first use: a consumer without those converters never pays for them. */
 const compileProtobuf = (...a: Parameters<typeof import('./protobuf').compileProtobuf>) =>
   (require('./protobuf') as typeof import('./protobuf')).compileProtobuf(...a);
-const newAjv = (): Ajv => { const A = (require('ajv') as { default: typeof Ajv }).default; return new A({ strict: false, allErrors: false }); };
+const newAjv = (): Ajv => {
+  const A = (require('ajv') as { default: typeof Ajv }).default; return new A({ strict: false, allErrors: false });
+};
 
 /** A compiled registry schema. */
 type Compiled =
@@ -244,7 +247,8 @@ class RegistryConverter implements RecordConverter {
       if (c.kind === 'avro') return frame(id, c.codec.encode(value));
       if (c.kind === 'protobuf') {
         const m = c.codec.message([0]);
-        return frame(id, m.encode(value as Record<string, unknown>), writeMessageIndexes(m.indexes, this.config.useDeprecatedFormat === true));
+        return frame(id, m.encode(value as Record<string, unknown>),
+          writeMessageIndexes(m.indexes, this.config.useDeprecatedFormat === true));
       }
       if (c.validate && !c.validate(value)) throw new KafkaEosError('RECORD_CONVERSION_FAILED', c.errors!());
       return frame(id, Buffer.from(JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v))));

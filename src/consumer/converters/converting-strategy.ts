@@ -68,7 +68,8 @@ function classify(e: unknown): 'record' | 'outage' | 'systemic' {
 }
 
 function asKafkaEosError(e: unknown): KafkaEosError {
-  return e instanceof KafkaEosError ? e : new KafkaEosError('ILLEGAL_STATE', `converting a record failed: ${(e as Error)?.message ?? String(e)}`,
+  return e instanceof KafkaEosError ? e
+    : new KafkaEosError('ILLEGAL_STATE', `converting a record failed: ${(e as Error)?.message ?? String(e)}`,
     { cause: e });
 }
 

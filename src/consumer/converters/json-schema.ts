@@ -23,7 +23,8 @@ export function jsonSchemaToConnect(doc: Json, references: Map<string, Json> = n
     if (depth > 32) throw new KafkaEosError('SCHEMA_INVALID', 'JSON Schema $ref chain too deep (recursive schema?)');
     if (typeof node === 'boolean') return node ? {} : { not: {} };
     if (node === null || typeof node !== 'object' || Array.isArray(node)) {
-      throw new KafkaEosError('SCHEMA_INVALID', `not a JSON Schema: ${JSON.stringify(node)?.slice(0, 60)} (a schema is an object or a boolean)`);
+      throw new KafkaEosError('SCHEMA_INVALID',
+        `not a JSON Schema: ${JSON.stringify(node)?.slice(0, 60)} (a schema is an object or a boolean)`);
     }
     const ref = node.$ref;
     if (typeof ref !== 'string') return node;
@@ -31,7 +32,8 @@ export function jsonSchemaToConnect(doc: Json, references: Map<string, Json> = n
     const base = file === '' ? root : references.get(file);
     if (!base) throw new KafkaEosError('SCHEMA_INVALID', `JSON Schema $ref ${ref} names no reference`);
     let cur: unknown = base;
-    for (const part of (pointer ?? '').split('/').filter((p) => p !== '')) cur = (cur as Json | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+    for (const part of (pointer ?? '').split('/').filter((p) => p !== ''))
+      cur = (cur as Json | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
     if (!cur || typeof cur !== 'object') throw new KafkaEosError('SCHEMA_INVALID', `JSON Schema $ref ${ref} points at nothing`);
     return resolve(cur as Json, base, depth + 1);
   };
@@ -68,7 +70,8 @@ export function jsonSchemaToConnect(doc: Json, references: Map<string, Json> = n
         }
         if (!props) {
           const add = node.additionalProperties;
-          return add && typeof add === 'object' ? { type: 'map', optional, items: walk(add as Json, root, false, depth + 1) } : json(optional);
+          return add && typeof add === 'object' ? { type: 'map', optional, items: walk(add as Json, root, false, depth + 1) }
+            : json(optional);
         }
         const required = new Set(Array.isArray(node.required) ? node.required as string[] : []);
         return {

@@ -68,7 +68,8 @@ export function compileProtobuf(text: string, references: Map<string, string> = 
       const ref = references.get(imp);
       if (ref !== undefined) { load(ref, imp, false); continue; }
       const common = (protobuf.common as unknown as { get(n: string): protobuf.INamespace | null }).get(imp);
-      if (!common) throw new KafkaEosError('SCHEMA_INVALID', `the Protobuf schema imports ${imp}, which is neither a reference nor a well-known type`);
+      if (!common)
+        throw new KafkaEosError('SCHEMA_INVALID', `the Protobuf schema imports ${imp}, which is neither a reference nor a well-known type`);
       if (!done.has(imp)) { done.add(imp); root.addJSON(common.nested ?? {}); }
     }
   };
@@ -94,7 +95,8 @@ export function compileProtobuf(text: string, references: Map<string, string> = 
         let t: protobuf.Type | undefined;
         for (const i of indexes) {
           t = list[i];
-          if (!t) throw new KafkaEosError('RECORD_CONVERSION_FAILED', `message indexes [${indexes.join(', ')}] name no message of the schema`);
+          if (!t)
+            throw new KafkaEosError('RECORD_CONVERSION_FAILED', `message indexes [${indexes.join(', ')}] name no message of the schema`);
           list = messagesOf(t);
         }
         m = messageCodec(t!, indexes);
@@ -149,7 +151,8 @@ function isOptional(f: protobuf.Field): boolean {
     && (f.parent as protobuf.Type & { syntax?: string })?.syntax === 'proto2';
 }
 
-function valueSchema(f: protobuf.Field, resolved: protobuf.Type | protobuf.Enum | null, optional: boolean, seen: Set<protobuf.Type>): RecordSchema {
+function valueSchema(f: protobuf.Field, resolved: protobuf.Type | protobuf.Enum | null, optional: boolean,
+  seen: Set<protobuf.Type>): RecordSchema {
   if (resolved instanceof protobuf.Enum) return { type: 'string', optional, name: resolved.fullName.replace(/^\./, '') };
   if (resolved instanceof protobuf.Type) {
     const full = resolved.fullName.replace(/^\./, '');
@@ -167,7 +170,8 @@ function fromMessage(type: protobuf.Type, msg: Record<string, unknown>): Record<
   const out: Record<string, unknown> = {};
   for (const f of type.fieldsArray) {
     const v = msg[f.name];
-    const present = v !== undefined && v !== null && (type.oneofsArray.length === 0 || f.partOf === null || Object.prototype.hasOwnProperty.call(msg, f.name));
+    const present = v !== undefined && v !== null
+      && (type.oneofsArray.length === 0 || f.partOf === null || Object.prototype.hasOwnProperty.call(msg, f.name));
     if (f instanceof protobuf.MapField) {
       const m: Record<string, unknown> = {};
       for (const [k, x] of Object.entries((v ?? {}) as Record<string, unknown>)) setField(m, k, fromValue(f, f.resolvedType, x));
@@ -175,7 +179,8 @@ function fromMessage(type: protobuf.Type, msg: Record<string, unknown>): Record<
     } else if (f.repeated) {
       setField(out, f.name, ((v ?? []) as unknown[]).map((x) => fromValue(f, f.resolvedType, x)));
     } else if (!present || (f.resolvedType instanceof protobuf.Type && v === undefined)) {
-      setField(out, f.name, f.resolvedType instanceof protobuf.Type || f.partOf !== null || f.options?.proto3_optional ? null : defaultOf(f));
+      setField(out, f.name, f.resolvedType instanceof protobuf.Type || f.partOf !== null || f.options?.proto3_optional ? null
+        : defaultOf(f));
     } else {
       setField(out, f.name, fromValue(f, f.resolvedType, v));
     }
@@ -197,11 +202,13 @@ function fromValue(f: protobuf.Field, resolved: protobuf.Type | protobuf.Enum | 
     if (full === '.google.protobuf.Timestamp') {
       const ms = Number(longOf(m.seconds ?? 0)) * 1000 + Math.floor(Number(m.nanos ?? 0) / 1e6);
       if (!(Math.abs(ms) <= 8.64e15)) {
-        throw new KafkaEosError('RECORD_CONVERSION_FAILED', `Timestamp field ${f.name} (${String(longOf(m.seconds ?? 0))} s) is outside the range of a date`);
+        throw new KafkaEosError('RECORD_CONVERSION_FAILED',
+          `Timestamp field ${f.name} (${String(longOf(m.seconds ?? 0))} s) is outside the range of a date`);
       }
       return new Date(ms);
     }
-    if (WRAPPERS[full.slice(1)]) return fromValue(resolved.fields.value!, resolved.fields.value!.resolvedType, m.value ?? resolved.fields.value!.typeDefault);
+    if (WRAPPERS[full.slice(1)])
+      return fromValue(resolved.fields.value!, resolved.fields.value!.resolvedType, m.value ?? resolved.fields.value!.typeDefault);
     return fromMessage(resolved, m);
   }
   if (f.type === 'bytes') return Buffer.from(v as Uint8Array);

@@ -39,7 +39,8 @@ export type SubjectNameStrategy = 'TopicName' | 'RecordName' | 'TopicRecordName'
 export function subjectName(strategy: SubjectNameStrategy, topic: string, isKey: boolean, recordName?: string): string {
   if (strategy === 'TopicName') return `${topic}-${isKey ? 'key' : 'value'}`;
   if (!recordName) {
-    throw new KafkaEosError('CONFIG_INVALID', `subject name strategy ${strategy} needs a named record schema (${topic} ${isKey ? 'key' : 'value'})`);
+    throw new KafkaEosError('CONFIG_INVALID',
+      `subject name strategy ${strategy} needs a named record schema (${topic} ${isKey ? 'key' : 'value'})`);
   }
   return strategy === 'RecordName' ? recordName : `${topic}-${recordName}`;
 }
@@ -174,7 +175,8 @@ export class SchemaRegistryClient {
       });
     } catch (e) {
       throw new SchemaRegistryError('SCHEMA_REGISTRY_UNAVAILABLE',
-        `the Schema Registry at ${this.url} cannot be reached (${what}): ${(e as Error).cause ? String((e as Error).cause) : (e as Error).message}`,
+        `the Schema Registry at ${this.url} cannot be reached (${what}): ` +
+          `${(e as Error).cause ? String((e as Error).cause) : (e as Error).message}`,
         undefined, undefined, { cause: e });
     }
     let text: string;
@@ -202,7 +204,8 @@ export class SchemaRegistryClient {
         res.status, errorCode);
     }
     if (res.status === 404 && errorCode === 40403) {
-      throw new SchemaRegistryError('SCHEMA_NOT_FOUND', `the Schema Registry at ${this.url} has no ${what} (${detail})`, res.status, errorCode);
+      throw new SchemaRegistryError('SCHEMA_NOT_FOUND', `the Schema Registry at ${this.url} has no ${what} (${detail})`, res.status,
+        errorCode);
     }
     throw new SchemaRegistryError('SCHEMA_REGISTRY_REQUEST_FAILED', `the Schema Registry at ${this.url} refused (${what}): ${detail}`
       + (res.status === 404 && errorCode === undefined ? ' (not the registry\'s own answer: is the URL a Schema Registry\'s?)' : ''),

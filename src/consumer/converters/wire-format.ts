@@ -21,7 +21,8 @@ export class WireFormatError extends KafkaEosError {
  * @throws WireFormatError when the payload is shorter than 5 bytes or its first byte is not 0
  */
 export function readSchemaId(bytes: Buffer): number {
-  if (bytes.length < 5) throw new WireFormatError(`${bytes.length} bytes: too short for the Schema Registry wire format (magic byte + 4-byte id)`);
+  if (bytes.length < 5)
+    throw new WireFormatError(`${bytes.length} bytes: too short for the Schema Registry wire format (magic byte + 4-byte id)`);
   if (bytes[0] !== MAGIC_BYTE) {
     throw new WireFormatError(`unknown magic byte ${bytes[0]} (expected 0: the Schema Registry wire format); the bytes were not written `
       + 'by a Schema Registry serializer');

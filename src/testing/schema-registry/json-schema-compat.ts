@@ -71,7 +71,8 @@ type Node =
   | { kind: 'not'; raw: Json; schema: unknown }
   | { kind: 'combined'; raw: Json; criterion: Criterion; subschemas: unknown[] };
 
-const OBJECT_WORDS = ['properties', 'required', 'additionalProperties', 'patternProperties', 'minProperties', 'maxProperties', 'dependencies'];
+const OBJECT_WORDS =
+  ['properties', 'required', 'additionalProperties', 'patternProperties', 'minProperties', 'maxProperties', 'dependencies'];
 const ARRAY_WORDS = ['items', 'additionalItems', 'minItems', 'maxItems', 'uniqueItems'];
 const NUMBER_WORDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'];
 const STRING_WORDS = ['minLength', 'maxLength', 'pattern'];
@@ -160,7 +161,9 @@ class Context {
   add(type: string, ...segments: string[]): void {
     this.diffs.push({ type, path: `#/${[...this.path, ...segments].join('/')}` });
   }
-  at(segment: string, fn: () => void): void { this.path.push(...segment.split('/')); try { fn(); } finally { this.path.splice(-segment.split('/').length); } }
+  at(segment: string, fn: () => void): void {
+    this.path.push(...segment.split('/')); try { fn(); } finally { this.path.splice(-segment.split('/').length); }
+  }
   sub(): Context { return new Context(this.refs, [...this.path], this.inProgress, this.ids); }
   compatible(): boolean { return this.diffs.every((d) => COMPATIBLE.has(d.type)); }
   /** A key for a pair of raw schema objects (identity), for the recursion guard. */
@@ -201,7 +204,8 @@ function compare(ctx: Context, original: At | undefined, update: At | undefined)
   if (ctx.inProgress.has(key)) return; // a cycle: this pair is being compared further up
   ctx.inProgress.add(key);
   try {
-    compareNodes(ctx, { node: isNode(o.raw) ? o.raw : nodeOf(o.raw), doc: o.doc }, { node: isNode(u.raw) ? u.raw : nodeOf(u.raw), doc: u.doc });
+    compareNodes(ctx, { node: isNode(o.raw) ? o.raw : nodeOf(o.raw), doc: o.doc },
+      { node: isNode(u.raw) ? u.raw : nodeOf(u.raw), doc: u.doc });
   } finally {
     ctx.inProgress.delete(key);
   }
@@ -290,7 +294,8 @@ function compareNumber(ctx: Context, o: Node & { kind: 'number' }, u: Node & { k
   compareBound(ctx, 'minimum', 'MINIMUM', o.raw.minimum, u.raw.minimum);
   compareBound(ctx, 'exclusiveMaximum', 'EXCLUSIVE_MAXIMUM', o.raw.exclusiveMaximum, u.raw.exclusiveMaximum);
   compareBound(ctx, 'exclusiveMinimum', 'EXCLUSIVE_MINIMUM', o.raw.exclusiveMinimum, u.raw.exclusiveMinimum);
-  const [a, b] = [typeof o.raw.multipleOf === 'number' ? o.raw.multipleOf : undefined, typeof u.raw.multipleOf === 'number' ? u.raw.multipleOf : undefined];
+  const [a, b] = [typeof o.raw.multipleOf === 'number' ? o.raw.multipleOf : undefined,
+    typeof u.raw.multipleOf === 'number' ? u.raw.multipleOf : undefined];
   if (a !== b) {
     // Exact in decimal: 0.1 and 0.3 are compared as 1 and 3 tenths, not as binary fractions.
     const scale = 10 ** Math.max(decimals(a), decimals(b));
@@ -378,7 +383,8 @@ function partialSchema(m: ObjectModel, name: string): unknown {
   return m.schema;
 }
 
-const isEmptySchema = (s: unknown) => s === true || (s !== null && typeof s === 'object' && !Array.isArray(s) && nodeOf(s).kind === 'empty');
+const isEmptySchema = (s: unknown) =>
+  s === true || (s !== null && typeof s === 'object' && !Array.isArray(s) && nodeOf(s).kind === 'empty');
 const hasDefault = (s: unknown) => s !== null && typeof s === 'object' && 'default' in (s as Json);
 
 function compareObject(ctx: Context, o: Side, u: Side): void {
@@ -417,7 +423,8 @@ function compareProperty(ctx: Context, name: string, om: ObjectModel, odoc: unkn
     if (partial !== undefined) {
       const t = trial(ctx, { raw: a, doc: odoc }, { raw: partial, doc: udoc });
       ctx.diffs.push(...t.diffs);
-      ctx.add(t.ok ? 'PROPERTY_REMOVED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL' : 'PROPERTY_REMOVED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL');
+      ctx.add(t.ok ? 'PROPERTY_REMOVED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL'
+        : 'PROPERTY_REMOVED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL');
     } else {
       ctx.add(a === false ? 'PROPERTY_WITH_FALSE_REMOVED_FROM_CLOSED_CONTENT_MODEL' : 'PROPERTY_REMOVED_FROM_CLOSED_CONTENT_MODEL');
     }
@@ -428,7 +435,8 @@ function compareProperty(ctx: Context, name: string, om: ObjectModel, odoc: unkn
     if (isOpen(om)) {
       if (isEmptySchema(b)) ctx.add('PROPERTY_WITH_EMPTY_SCHEMA_ADDED_TO_OPEN_CONTENT_MODEL');
       else if (um.required.has(name)) {
-        ctx.add(hasDefault(b) ? 'REQUIRED_PROPERTY_WITH_DEFAULT_ADDED_TO_OPEN_CONTENT_MODEL' : 'REQUIRED_PROPERTY_ADDED_TO_OPEN_CONTENT_MODEL');
+        ctx.add(hasDefault(b) ? 'REQUIRED_PROPERTY_WITH_DEFAULT_ADDED_TO_OPEN_CONTENT_MODEL'
+          : 'REQUIRED_PROPERTY_ADDED_TO_OPEN_CONTENT_MODEL');
       } else ctx.add('OPTIONAL_PROPERTY_ADDED_TO_OPEN_CONTENT_MODEL');
       return;
     }
@@ -436,10 +444,12 @@ function compareProperty(ctx: Context, name: string, om: ObjectModel, odoc: unkn
     if (partial !== undefined) {
       const t = trial(ctx, { raw: partial, doc: odoc }, { raw: b, doc: udoc });
       ctx.diffs.push(...t.diffs);
-      ctx.add(t.ok ? 'PROPERTY_ADDED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL' : 'PROPERTY_ADDED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL');
+      ctx.add(t.ok ? 'PROPERTY_ADDED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL'
+        : 'PROPERTY_ADDED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL');
     }
     if (um.required.has(name)) {
-      ctx.add(hasDefault(b) ? 'REQUIRED_PROPERTY_WITH_DEFAULT_ADDED_TO_UNOPEN_CONTENT_MODEL' : 'REQUIRED_PROPERTY_ADDED_TO_UNOPEN_CONTENT_MODEL');
+      ctx.add(hasDefault(b) ? 'REQUIRED_PROPERTY_WITH_DEFAULT_ADDED_TO_UNOPEN_CONTENT_MODEL'
+        : 'REQUIRED_PROPERTY_ADDED_TO_UNOPEN_CONTENT_MODEL');
     } else ctx.add('OPTIONAL_PROPERTY_ADDED_TO_UNOPEN_CONTENT_MODEL');
     return;
   }
@@ -497,11 +507,14 @@ function compareArray(ctx: Context, o: Side, u: Side): void {
         if (um.schema !== undefined) {
           const t = trial(ctx, { raw: ol[i], doc: o.doc }, { raw: um.schema, doc: u.doc });
           ctx.diffs.push(...t.diffs);
-          ctx.add(t.ok ? 'ITEM_REMOVED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL' : 'ITEM_REMOVED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL');
+          ctx.add(t.ok ? 'ITEM_REMOVED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL'
+            : 'ITEM_REMOVED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL');
         } else ctx.add(ol[i] === false ? 'ITEM_WITH_FALSE_REMOVED_FROM_CLOSED_CONTENT_MODEL' : 'ITEM_REMOVED_FROM_CLOSED_CONTENT_MODEL');
         return;
       }
-      if (open(om)) { ctx.add(isEmptySchema(ul[i]) ? 'ITEM_WITH_EMPTY_SCHEMA_ADDED_TO_OPEN_CONTENT_MODEL' : 'ITEM_ADDED_TO_OPEN_CONTENT_MODEL'); return; }
+      if (open(om)) {
+        ctx.add(isEmptySchema(ul[i]) ? 'ITEM_WITH_EMPTY_SCHEMA_ADDED_TO_OPEN_CONTENT_MODEL' : 'ITEM_ADDED_TO_OPEN_CONTENT_MODEL'); return;
+      }
       if (om.schema !== undefined) {
         const t = trial(ctx, { raw: om.schema, doc: o.doc }, { raw: ul[i], doc: u.doc });
         ctx.diffs.push(...t.diffs);
@@ -517,5 +530,6 @@ function compareArray(ctx: Context, o: Side, u: Side): void {
   });
   compareBound(ctx, 'maxItems', 'MAX_ITEMS', oa.maxItems, ua.maxItems);
   compareBound(ctx, 'minItems', 'MIN_ITEMS', oa.minItems, ua.minItems);
-  if ((oa.uniqueItems === true) !== (ua.uniqueItems === true)) ctx.add(oa.uniqueItems === true ? 'UNIQUE_ITEMS_REMOVED' : 'UNIQUE_ITEMS_ADDED', 'uniqueItems');
+  if ((oa.uniqueItems === true) !== (ua.uniqueItems === true))
+    ctx.add(oa.uniqueItems === true ? 'UNIQUE_ITEMS_REMOVED' : 'UNIQUE_ITEMS_ADDED', 'uniqueItems');
 }

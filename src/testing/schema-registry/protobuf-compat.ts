@@ -33,7 +33,8 @@ export const isCompatibleProtobufChange = (type: string): boolean => COMPATIBLE.
 /** A field's type: a name as written (scalar, message or enum), or a map's key and value. */
 type FieldType = string | { key: string; value: string };
 /** `label`: as written (proto3 fields without one have none; oneof members and map fields have none). */
-interface Field { name: string; tag: number; type: FieldType; required: boolean; label?: 'optional' | 'required' | 'repeated'; oneof?: string }
+interface Field { name: string; tag: number; type: FieldType; required: boolean; label?: 'optional' | 'required' | 'repeated';
+  oneof?: string }
 interface Message { kind: 'message'; name: string; fields: Field[]; oneofs: string[]; nested: Node[] }
 interface Enum { kind: 'enum'; name: string; values: Map<number, string> }
 type Node = Message | Enum;
@@ -96,7 +97,8 @@ function typeMap(file: ProtoFile, references: { name: string; schema: string }[]
     if (!common) continue;
     const root = protobuf.Root.fromJSON(common);
     const ns = root.lookup('google.protobuf') as protobuf.Namespace | null;
-    if (ns) add({ pkg: 'google.protobuf', types: ns.nestedArray.map(toNode).filter((n): n is Node => n !== undefined) }, `google/protobuf/${name}.proto`);
+    if (ns) add({ pkg: 'google.protobuf', types: ns.nestedArray.map(toNode).filter((n): n is Node => n !== undefined) },
+      `google/protobuf/${name}.proto`);
   }
   add(file, '');
   return map;

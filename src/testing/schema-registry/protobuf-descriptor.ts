@@ -87,18 +87,21 @@ export function protoTextOfDescriptor(base64: string): string {
   return `${out.join('\n')}\n`;
 }
 
-function reserved(ranges: { start: number; end: number }[] | undefined, names: string[] | undefined, end: number, indent: string): string[] {
+function reserved(ranges: { start: number; end: number }[] | undefined, names: string[] | undefined, end: number,
+  indent: string): string[] {
   const out: string[] = [];
   if (ranges?.length) {
     // Message ranges are end-exclusive in the descriptor (`end` 1), enum ranges end-inclusive (`end` 0).
-    out.push(`${indent}reserved ${ranges.map((r) => (r.end - end === r.start ? `${r.start}` : `${r.start} to ${r.end - end}`)).join(', ')};`);
+    out.push(`${indent}reserved ` +
+      `${ranges.map((r) => (r.end - end === r.start ? `${r.start}` : `${r.start} to ${r.end - end}`)).join(', ')};`);
   }
   if (names?.length) out.push(`${indent}reserved ${names.map(quote).join(', ')};`);
   return out;
 }
 
 function message(m: MessageProto, proto3: boolean, indent: string): string[] {
-  if (m.extension?.length) throw new InvalidSchemaError(`Invalid schema: message ${m.name} declares extensions, which this registry does not support`);
+  if (m.extension?.length)
+    throw new InvalidSchemaError(`Invalid schema: message ${m.name} declares extensions, which this registry does not support`);
   const inner = `${indent}  `;
   const out = [`${indent}message ${m.name} {`];
   const entries = new Map((m.nestedType ?? []).filter((n) => n.options?.mapEntry).map((n) => [n.name, n]));
@@ -110,7 +113,8 @@ function message(m: MessageProto, proto3: boolean, indent: string): string[] {
     if (oneofsDone.has(f.oneofIndex!)) continue;
     oneofsDone.add(f.oneofIndex!);
     out.push(`${inner}oneof ${m.oneofDecl?.[f.oneofIndex!]?.name ?? `oneof_${f.oneofIndex}`} {`);
-    for (const g of fields.filter((x) => x.oneofIndex === f.oneofIndex)) out.push(fieldLine({ ...g, label: undefined }, true, entries, `${inner}  `));
+    for (const g of fields.filter((x) => x.oneofIndex === f.oneofIndex))
+      out.push(fieldLine({ ...g, label: undefined }, true, entries, `${inner}  `));
     out.push(`${inner}}`);
   }
   out.push(...reserved(m.reservedRange, m.reservedName, 1, inner));
@@ -122,7 +126,8 @@ function message(m: MessageProto, proto3: boolean, indent: string): string[] {
 
 function typeOf(f: FieldProto): string {
   if (f.type === 'TYPE_MESSAGE' || f.type === 'TYPE_ENUM') return f.typeName ?? '';
-  if (f.type === 'TYPE_GROUP') throw new InvalidSchemaError(`Invalid schema: field ${f.name} is a group, which this registry does not support`);
+  if (f.type === 'TYPE_GROUP')
+    throw new InvalidSchemaError(`Invalid schema: field ${f.name} is a group, which this registry does not support`);
   const s = SCALARS[f.type ?? ''];
   if (!s) throw new InvalidSchemaError(`Invalid schema: field ${f.name} has unknown type ${String(f.type)}`);
   return s;
@@ -159,7 +164,8 @@ function enumLines(e: EnumProto, indent: string): string[] {
 function serviceLines(s: ServiceProto): string[] {
   const out = [`service ${s.name} {`];
   for (const m of s.method ?? []) {
-    out.push(`  rpc ${m.name} (${m.clientStreaming ? 'stream ' : ''}${m.inputType}) returns (${m.serverStreaming ? 'stream ' : ''}${m.outputType});`);
+    out.push(`  rpc ${m.name} (${m.clientStreaming ? 'stream ' : ''}${m.inputType}) ` +
+      `returns (${m.serverStreaming ? 'stream ' : ''}${m.outputType});`);
   }
   out.push('}');
   return out;

@@ -109,31 +109,39 @@ export class SchemaRegistryServer {
       subject: v.subject, version: v.version, id: v.id, ...(v.schemaType === 'AVRO' ? {} : { schemaType: v.schemaType }),
       ...(v.references.length > 0 ? { references: v.references } : {}), schema: v.schema,
     });
-    const rawSchema = (s: { schema: string; schemaType: string }) => (s.schemaType === 'PROTOBUF' ? s.schema : JSON.parse(s.schema) as unknown);
+    const rawSchema = (s: { schema: string; schemaType: string }) =>
+      (s.schemaType === 'PROTOBUF' ? s.schema : JSON.parse(s.schema) as unknown);
     this.route('GET', '', () => ({}));
     this.route('GET', '/mode', () => ({ mode: 'READWRITE' }));
     this.route('GET', '/schemas/types', () => ['JSON', 'PROTOBUF', 'AVRO']);
     this.route('GET', '/schemas/ids/{id}', (p) => {
       const s = st.schemaById(idOf(p.id!));
-      return { ...(s.schemaType === 'AVRO' ? {} : { schemaType: s.schemaType }), ...(s.references.length > 0 ? { references: s.references } : {}),
+      return { ...(s.schemaType === 'AVRO' ? {} : { schemaType: s.schemaType }),
+        ...(s.references.length > 0 ? { references: s.references } : {}),
         schema: s.schema };
     });
     this.route('GET', '/schemas/ids/{id}/schema', (p) => rawSchema(st.schemaById(idOf(p.id!))));
     this.route('GET', '/schemas/ids/{id}/versions', (p, q) => st.versionsOfId(idOf(p.id!), flag(q, 'deleted')));
-    this.route('GET', '/schemas/ids/{id}/subjects', (p, q) => [...new Set(st.versionsOfId(idOf(p.id!), flag(q, 'deleted')).map((v) => v.subject))]);
+    this.route('GET', '/schemas/ids/{id}/subjects',
+      (p, q) => [...new Set(st.versionsOfId(idOf(p.id!), flag(q, 'deleted')).map((v) => v.subject))]);
     this.route('GET', '/subjects', (_p, q) => st.subjectNames(flag(q, 'deleted'), q.get('subjectPrefix') ?? ''));
     this.route('POST', '/subjects/{subject}/versions', (p, _q, b) => ({ id: st.register(p.subject!, b as SchemaRequest) }));
     this.route('POST', '/subjects/{subject}', (p, q, b) => versionBody(st.lookup(p.subject!, b as SchemaRequest, flag(q, 'deleted'))));
     this.route('GET', '/subjects/{subject}/versions', (p, q) => st.versionNumbers(p.subject!, flag(q, 'deleted')));
-    this.route('GET', '/subjects/{subject}/versions/{version}', (p, q) => versionBody(st.version(p.subject!, p.version!, flag(q, 'deleted'))));
-    this.route('GET', '/subjects/{subject}/versions/{version}/schema', (p, q) => rawSchema(st.version(p.subject!, p.version!, flag(q, 'deleted'))));
+    this.route('GET', '/subjects/{subject}/versions/{version}',
+      (p, q) => versionBody(st.version(p.subject!, p.version!, flag(q, 'deleted'))));
+    this.route('GET', '/subjects/{subject}/versions/{version}/schema',
+      (p, q) => rawSchema(st.version(p.subject!, p.version!, flag(q, 'deleted'))));
     this.route('GET', '/subjects/{subject}/versions/{version}/referencedby', (p) => st.referencedBy(p.subject!, p.version!));
     this.route('DELETE', '/subjects/{subject}', (p, q) => st.deleteSubject(p.subject!, flag(q, 'permanent')));
-    this.route('DELETE', '/subjects/{subject}/versions/{version}', (p, q) => st.deleteVersion(p.subject!, p.version!, flag(q, 'permanent')));
+    this.route('DELETE', '/subjects/{subject}/versions/{version}',
+      (p, q) => st.deleteVersion(p.subject!, p.version!, flag(q, 'permanent')));
     this.route('GET', '/config', () => ({ compatibilityLevel: st.configOf(undefined, true) }));
-    this.route('PUT', '/config', (_p, _q, b) => ({ compatibility: st.setConfig(undefined, (b as { compatibility?: unknown })?.compatibility) }));
+    this.route('PUT', '/config',
+      (_p, _q, b) => ({ compatibility: st.setConfig(undefined, (b as { compatibility?: unknown })?.compatibility) }));
     this.route('GET', '/config/{subject}', (p, q) => ({ compatibilityLevel: st.configOf(p.subject!, flag(q, 'defaultToGlobal')) }));
-    this.route('PUT', '/config/{subject}', (p, _q, b) => ({ compatibility: st.setConfig(p.subject!, (b as { compatibility?: unknown })?.compatibility) }));
+    this.route('PUT', '/config/{subject}',
+      (p, _q, b) => ({ compatibility: st.setConfig(p.subject!, (b as { compatibility?: unknown })?.compatibility) }));
     this.route('DELETE', '/config/{subject}', (p) => ({ compatibilityLevel: st.deleteConfig(p.subject!) }));
     const compat = (p: Params, q: URLSearchParams, b: unknown) => {
       const r = st.checkCompatibility(p.subject!, p.version, b as SchemaRequest);

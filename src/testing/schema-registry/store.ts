@@ -29,7 +29,8 @@ interface StoredSchema { id: number; schema: string; schemaType: SchemaType; ref
 interface Version { version: number; id: number; deleted: boolean }
 
 /** What register() and the version endpoints answer. */
-export interface VersionView { subject: string; version: number; id: number; schema: string; schemaType: SchemaType; references: Reference[] }
+export interface VersionView {
+  subject: string; version: number; id: number; schema: string; schemaType: SchemaType; references: Reference[] }
 
 /** A schema as a request carries it. */
 export interface SchemaRequest { schema?: unknown; schemaType?: unknown; references?: unknown }
@@ -53,7 +54,8 @@ export class RegistryStore {
     const earlier = versions.filter((v) => !v.deleted).map((v) => ({ version: v.version, schema: this.inputOf(this.schemas.get(v.id)!) }));
     const problems = incompatibilities(level, input, earlier);
     if (problems.length > 0) {
-      const details = problems.map((p) => `{errorType:'${p.errorType}', description:'${p.description}', oldSchemaVersion: ${p.oldVersion}}`);
+      const details =
+        problems.map((p) => `{errorType:'${p.errorType}', description:'${p.description}', oldSchemaVersion: ${p.oldVersion}}`);
       throw new RegistryError(409, 409, `Schema being registered is incompatible with an earlier schema for subject "${subject}", `
         + `details: [${details.join(', ')}, {compatibility: '${level}'}]`);
     }
@@ -161,14 +163,16 @@ export class RegistryStore {
     if (!v) throw versionNotFound(version);
     if (permanent) {
       if (!v.deleted) {
-        throw new RegistryError(404, 40407, `Subject '${subject}' Version ${v.version} was not deleted first before being permanently deleted`);
+        throw new RegistryError(404, 40407,
+          `Subject '${subject}' Version ${v.version} was not deleted first before being permanently deleted`);
       }
       this.assertNotReferenced(subject, v.version);
       versions.splice(versions.indexOf(v), 1);
       if (versions.length === 0) this.subjects.delete(subject);
       return v.version;
     }
-    if (v.deleted) throw new RegistryError(404, 40406, `Subject '${subject}' Version ${v.version} was soft deleted.Set permanent=true to delete permanently`);
+    if (v.deleted) throw new RegistryError(404, 40406,
+      `Subject '${subject}' Version ${v.version} was soft deleted.Set permanent=true to delete permanently`);
     this.assertNotReferenced(subject, v.version);
     v.deleted = true;
     return v.version;
@@ -217,7 +221,8 @@ export class RegistryStore {
       earlier = versions.filter((x) => x.version === v.version);
       if (level.endsWith('_TRANSITIVE')) level = level.replace('_TRANSITIVE', '') as CompatibilityLevel;
     }
-    const problems = incompatibilities(level, input, earlier.map((v) => ({ version: v.version, schema: this.inputOf(this.schemas.get(v.id)!) })));
+    const problems =
+      incompatibilities(level, input, earlier.map((v) => ({ version: v.version, schema: this.inputOf(this.schemas.get(v.id)!) })));
     return { compatible: problems.length === 0, messages: problems.map((p) => `${p.errorType}: ${p.description}`) };
   }
 
@@ -239,7 +244,8 @@ export class RegistryStore {
   }
 
   private refsOf(req: SchemaRequest): Reference[] {
-    return Array.isArray(req.references) ? (req.references as Reference[]).map((r) => ({ name: r.name, subject: r.subject, version: r.version })) : [];
+    return Array.isArray(req.references) ? (req.references as Reference[])
+      .map((r) => ({ name: r.name, subject: r.subject, version: r.version })) : [];
   }
 
   /** Validates a request's schema and resolves its references. @throws RegistryError 42201 / 40402 */
@@ -258,7 +264,8 @@ export class RegistryStore {
       try {
         v = this.version(r.subject, String(r.version), false);
       } catch {
-        throw new RegistryError(422, 42201, `Invalid schema: reference ${r.name} (subject ${r.subject} version ${r.version}) is not registered`);
+        throw new RegistryError(422, 42201,
+          `Invalid schema: reference ${r.name} (subject ${r.subject} version ${r.version}) is not registered`);
       }
       references.push({ name: r.name, schema: v.schema });
     }
@@ -271,7 +278,8 @@ export class RegistryStore {
 
   private keyOf(input: SchemaInput): string {
     try {
-      return `${input.schemaType}\u0000${canonicalSchema(input)}\u0000${input.references.map((r) => `${r.name}=${r.schema}`).join('\u0000')}`;
+      return `${input.schemaType}\u0000${canonicalSchema(input)}\u0000` +
+        `${input.references.map((r) => `${r.name}=${r.schema}`).join('\u0000')}`;
     } catch (e) {
       if (e instanceof InvalidSchemaError) throw new RegistryError(422, 42201, e.message);
       throw e;

@@ -4,7 +4,8 @@ import { classifyRunFailure } from '../../../src/cli/connector/failure';
 import { KafkaEosError } from '../../../src/errors';
 import type { RunConfig } from '../../../src/cli/connector/config';
 
-const config = { brokers: ['127.0.0.1:1'], groupId: 'g', topics: ['t'], kafka: { sasl: { mechanism: 'scram-sha-256', username: 'u' } } } as unknown as RunConfig;
+const config = { brokers: ['127.0.0.1:1'], groupId: 'g', topics: ['t'],
+  kafka: { sasl: { mechanism: 'scram-sha-256', username: 'u' } } } as unknown as RunConfig;
 
 type Ctor = new (...args: unknown[]) => Error;
 /** A KafkaJS protocol error of Kafka's error `type` and `code` (what KafkaJS's response parsers throw). */

@@ -18,14 +18,17 @@ beforeEach(() => {
 });
 afterEach(async () => { await knex.destroy(); rmSync(dir, { recursive: true, force: true }); });
 
-const V1 = compileAvro(JSON.stringify({ type: 'record', name: 'R', fields: [{ name: 'id', type: 'long' }, { name: 'name', type: ['null', 'string'] }] }));
-const V2 = compileAvro(JSON.stringify({ type: 'record', name: 'R', fields: [{ name: 'id', type: 'long' }, { name: 'extra', type: 'int' }] }));
+const V1 = compileAvro(JSON.stringify({
+  type: 'record', name: 'R', fields: [{ name: 'id', type: 'long' }, { name: 'name', type: ['null', 'string'] }] }));
+const V2 =
+  compileAvro(JSON.stringify({ type: 'record', name: 'R', fields: [{ name: 'id', type: 'long' }, { name: 'extra', type: 'int' }] }));
 const rec = (offset: number, value: unknown, codec = V1): SinkRecord => ({
   topic: 't', partition: 0, offset: BigInt(offset), key: null, value: value === null ? null : Buffer.from('x'), timestamp: 0n, headers: {},
   convertedValue: { schema: value === null ? null : codec.connect, value, schemaId: codec === V1 ? 1 : 2 },
 });
 
-test('fromSchema with autoCreate: the first record creates the table from its schema; rows go in one by one; tombstones write nothing', async () => {
+test('fromSchema with autoCreate: the first record creates the table from its schema; rows go in one by one; tombstones write nothing',
+  async () => {
   const write = plainRecordWriter(knex, { knex, table: 'readings', mode: 'insert', autoCreate: true, mapping: { fromSchema: true } });
   await write(rec(0, { id: 1, name: 'a' }));
   await write(rec(1, null));

@@ -32,7 +32,8 @@ for (const target of targets()) {
       tables.push(table);
       await k.schema.createTable(table, (t) => { t.integer('id'); });
       await k(table).insert([{ id: 1 }, { id: 2 }]);
-      await expect(dropOwnDemoTable(k, table)).rejects.toMatchObject({ code: 'DEMO_TABLE_REFUSED', message: expect.stringMatching(/not created by kafka-eos demo/) });
+      await expect(dropOwnDemoTable(k, table))
+        .rejects.toMatchObject({ code: 'DEMO_TABLE_REFUSED', message: expect.stringMatching(/not created by kafka-eos demo/) });
       expect((await k(table).select('id')).length).toBe(2);
     });
 
@@ -43,7 +44,8 @@ for (const target of targets()) {
       await k(table).insert({ group_id: 'g', topic: 't', partition: 0, next_offset: 42 });
       await dropOwnDemoTable(k, uniqueName('absent')); // creates the marker table
       await markDemoTable(k, table);
-      await expect(dropOwnDemoTable(k, table)).rejects.toMatchObject({ code: 'DEMO_TABLE_REFUSED', message: expect.stringMatching(/offsets table/) });
+      await expect(dropOwnDemoTable(k, table))
+        .rejects.toMatchObject({ code: 'DEMO_TABLE_REFUSED', message: expect.stringMatching(/offsets table/) });
       expect(Number((await k(table).first('next_offset'))!.next_offset)).toBe(42);
       await k(DEMO_MARKER_TABLE).where({ name: table }).delete();
     });

@@ -12,7 +12,8 @@ test('primitives, records, arrays, maps, enums and fixed round-trip, with their 
     { name: 'i', type: 'int' }, { name: 'l', type: 'long' }, { name: 'f', type: 'float' }, { name: 'd', type: 'double' },
     { name: 'b', type: 'boolean' }, { name: 's', type: 'string' }, { name: 'y', type: 'bytes' },
     { name: 'a', type: { type: 'array', items: 'int' } }, { name: 'm', type: { type: 'map', values: 'string' } },
-    { name: 'e', type: { type: 'enum', name: 'Color', symbols: ['RED', 'GREEN'] } }, { name: 'x', type: { type: 'fixed', name: 'Two', size: 2 } },
+    { name: 'e', type: { type: 'enum', name: 'Color', symbols: ['RED', 'GREEN'] } },
+    { name: 'x', type: { type: 'fixed', name: 'Two', size: 2 } },
     { name: 'n', type: { type: 'record', name: 'Inner', fields: [{ name: 'v', type: 'int' }] } },
   ]);
   const c = compileAvro(schema);
@@ -21,7 +22,8 @@ test('primitives, records, arrays, maps, enums and fixed round-trip, with their 
   expect(c.decode(c.encode(value), 0)).toEqual(value);
   expect(c.connect).toMatchObject({ type: 'struct', name: 'ns.R', optional: false });
   expect(c.connect.fields!.map((f) => [f.name, f.schema.type, f.schema.name])).toEqual([
-    ['i', 'int32', undefined], ['l', 'int64', undefined], ['f', 'float32', undefined], ['d', 'float64', undefined], ['b', 'boolean', undefined],
+    ['i', 'int32', undefined], ['l', 'int64', undefined], ['f', 'float32', undefined], ['d', 'float64', undefined],
+    ['b', 'boolean', undefined],
     ['s', 'string', undefined], ['y', 'bytes', undefined], ['a', 'array', undefined], ['m', 'map', undefined], ['e', 'string', 'ns.Color'],
     ['x', 'bytes', 'ns.Two'], ['n', 'struct', 'ns.Inner']]);
 });
@@ -62,7 +64,8 @@ test('long: a number while exact, a bigint beyond 2^53, both for the name "long"
   expect(roundTrip(nested, { a: [1, 2n ** 60n], u: 2n ** 55n })).toEqual({ a: [1, 2n ** 60n], u: 2n ** 55n });
 });
 
-test('logical types as Confluent\'s AvroData reads them: decimal (bytes, fixed), date, timestamp-millis, time-millis; unknown ones as their type', () => {
+test('logical types as Confluent\'s AvroData reads them: decimal (bytes, fixed), date, timestamp-millis, time-millis; ' +
+  'unknown ones as their type', () => {
   const schema = rec([
     { name: 'dec', type: { type: 'bytes', logicalType: 'decimal', precision: 9, scale: 2 } },
     { name: 'fix', type: { type: 'fixed', name: 'F', size: 4, logicalType: 'decimal', precision: 9, scale: 3 } },
@@ -110,11 +113,14 @@ test('a decimal with invalid attributes reads as its underlying type, as the Avr
 });
 
 test('dates and timestamps outside a JavaScript Date\'s range do not decode (the record\'s fault), never an Invalid Date', () => {
-  const logical = compileAvro(rec([{ name: 'at', type: { type: 'long', logicalType: 'timestamp-millis' } }, { name: 'd', type: { type: 'int', logicalType: 'date' } }]));
+  const logical = compileAvro(rec([{ name: 'at', type: { type: 'long', logicalType: 'timestamp-millis' } },
+    { name: 'd', type: { type: 'int', logicalType: 'date' } }]));
   const plain = compileAvro(rec([{ name: 'at', type: 'long' }, { name: 'd', type: 'int' }]));
   expect(logical.decode(plain.encode({ at: 8.64e15, d: 100000000 }), 0)).toEqual({ at: new Date(8.64e15), d: new Date(8.64e15) });
-  expect(() => logical.decode(plain.encode({ at: 8.64e15 + 1, d: 0 }), 0)).toThrow(/timestamp-millis 8640000000000001 is outside the range of a date/);
-  expect(() => logical.decode(plain.encode({ at: 2n ** 62n, d: 0 }), 0)).toThrow(/timestamp-millis 4611686018427387904 is outside the range/);
+  expect(() => logical.decode(plain.encode({ at: 8.64e15 + 1, d: 0 }), 0))
+    .toThrow(/timestamp-millis 8640000000000001 is outside the range of a date/);
+  expect(() => logical.decode(plain.encode({ at: 2n ** 62n, d: 0 }), 0))
+    .toThrow(/timestamp-millis 4611686018427387904 is outside the range/);
   expect(() => logical.decode(plain.encode({ at: -(2 ** 53) + 1, d: 0 }), 0)).toThrow(/timestamp-millis -9007199254740991 is outside/);
   expect(() => logical.decode(plain.encode({ at: 0, d: -2147483648 }), 0)).toThrow(/date -2147483648 \(days\) is outside the range/);
 });
@@ -152,7 +158,8 @@ test('bytes that do not decode: truncated, trailing bytes, a bad union branch, a
 test('a few bytes cannot make the decoder allocate or loop for billions of items (arrays, maps, skipped and resolved fields)', () => {
   const huge = Buffer.from([0xfe, 0xff, 0xff, 0xff, 0x0f]); // a block of 2^31 - 1 items
   const ints = compileAvro(JSON.stringify({ type: 'array', items: 'int' }));
-  expect(() => ints.decode(Buffer.concat([huge, Buffer.from([2, 0])]), 0)).toThrow(/a block of 2147483647 items cannot fit in the 2 bytes left/);
+  expect(() => ints.decode(Buffer.concat([huge, Buffer.from([2, 0])]), 0))
+    .toThrow(/a block of 2147483647 items cannot fit in the 2 bytes left/);
   const nulls = compileAvro(JSON.stringify({ type: 'array', items: 'null' }));
   expect(() => nulls.decode(Buffer.concat([huge, Buffer.from([0])]), 0)).toThrow(new RegExp(`at most ${MAX_EMPTY_ITEMS}`));
   // Blocks that add up past the cap, each small.
@@ -166,7 +173,8 @@ test('a few bytes cannot make the decoder allocate or loop for billions of items
   // A field the reader drops is skipped, and a field it keeps is resolved: both are bounded as well.
   const writer = compileAvro(rec([{ name: 'gone', type: { type: 'array', items: 'null' } }, { name: 'b', type: 'int' }]));
   const dropping = compileAvro(rec([{ name: 'b', type: 'int' }]));
-  const keeping = compileAvro(rec([{ name: 'gone', type: { type: 'array', items: 'null' } }, { name: 'b', type: 'int' }, { name: 'c', type: 'int', default: 0 }]));
+  const keeping = compileAvro(rec([{ name: 'gone', type: { type: 'array', items: 'null' } }, { name: 'b', type: 'int' },
+    { name: 'c', type: 'int', default: 0 }]));
   const bad = Buffer.concat([huge, Buffer.from([0, 2])]);
   expect(() => writer.decode(bad, 0, dropping)).toThrow(/zero bytes/);
   expect(() => writer.decode(bad, 0, keeping)).toThrow(/zero bytes/);
@@ -185,7 +193,8 @@ test('schemas we cannot show as Connect data are SCHEMA_INVALID: recursive recor
     message: expect.stringMatching(/recursive Avro record ns.R/) }));
   let deep: unknown = 'int';
   for (let i = 0; i <= MAX_SCHEMA_DEPTH; i++) deep = { type: 'array', items: deep };
-  expect(() => compileAvro(JSON.stringify(deep))).toThrow(expect.objectContaining({ code: 'SCHEMA_INVALID', message: expect.stringMatching(/deeper than 256/) }));
+  expect(() => compileAvro(JSON.stringify(deep)))
+    .toThrow(expect.objectContaining({ code: 'SCHEMA_INVALID', message: expect.stringMatching(/deeper than 256/) }));
   expect(() => compileAvro('{"type": "record"')).toThrow(expect.objectContaining({ code: 'SCHEMA_INVALID' }));
   expect(() => compileAvro('{"type": "nope"}')).toThrow(expect.objectContaining({ code: 'SCHEMA_INVALID' }));
 });

@@ -22,7 +22,8 @@ test('schemas: struct fields, arrays, maps (values), optional, names and the log
     at: new Date(1700000000123) });
 });
 
-test('payloads that do not fit: wrong types, null for a required field, integers out of their type\'s range, dates out of a Date\'s', () => {
+test('payloads that do not fit: wrong types, null for a required field, integers out of their type\'s range, dates out of a Date\'s',
+  () => {
   const t = (type: string, extra: Record<string, unknown> = {}) => connectSchemaFromJson({ type, ...extra });
   expect(() => connectValue(t('int32'), 1.5)).toThrow('payload: expected an integer, got 1.5');
   expect(() => connectValue(t('int8'), 128)).toThrow('expected an int8 (-128 to 127), got 128');
@@ -51,7 +52,8 @@ test('schemas that are not Connect schemas are refused, naming where: unknown ty
 });
 
 test('a struct field or map key named __proto__ stays data; a field absent from the payload is null, never read from the prototype', () => {
-  const s = connectSchemaFromJson({ type: 'struct', fields: [{ field: '__proto__', type: 'string' }, { field: 'toString', type: 'string', optional: true },
+  const s = connectSchemaFromJson({
+    type: 'struct', fields: [{ field: '__proto__', type: 'string' }, { field: 'toString', type: 'string', optional: true },
     { field: 'm', type: 'map', values: { type: 'int32' } }] });
   const v = connectValue(s, JSON.parse('{"__proto__": "x", "m": {"__proto__": 1}}')) as Record<string, unknown>;
   expect(Object.getOwnPropertyDescriptor(v, '__proto__')?.value).toBe('x');

@@ -22,7 +22,8 @@ const PROTO = 'syntax = "proto3"; message K { string region = 1; }';
 const record = (offset: number, key: Buffer | null, value: Buffer | null, headers: SinkRecord['headers'] = {}): SinkRecord => ({
   topic: 't', partition: 0, offset: BigInt(offset), key, value, timestamp: 0n, headers,
 });
-const batch = (records: SinkRecord[]): StrategyBatch => ({ topic: 't', partition: 0, fetchOffset: 0n, records, nextOffset: BigInt(records.length) });
+const batch = (records: SinkRecord[]): StrategyBatch =>
+  ({ topic: 't', partition: 0, fetchOffset: 0n, records, nextOffset: BigInt(records.length) });
 
 async function setup() {
   const client = new SchemaRegistryClient({ url: server.url });
@@ -47,18 +48,23 @@ test('key and value converters of different formats (string key, Avro value; Pro
 test('poison records alone: named by topic, partition, offset, key or value and id; policed after the whole batch converted', async () => {
   const { avro, good } = await setup();
   const order: string[] = [];
-  const records = [record(0, null, await good(1)), record(1, null, Buffer.from('text, a line')), record(2, null, frame(424242, Buffer.from([2]))),
+  const records =
+    [record(0, null, await good(1)), record(1, null, Buffer.from('text, a line')), record(2, null, frame(424242, Buffer.from([2]))),
     record(3, null, await good(3))];
-  const out = await convertBatch({ value: avro, poisonPolicy: 'skip', police: async (_b, r, e) => { order.push(`${r.offset}:${(e as Error).message}`); } },
+  const out = await convertBatch({
+    value: avro, poisonPolicy: 'skip', police: async (_b, r, e) => { order.push(`${r.offset}:${(e as Error).message}`); } },
     batch(records));
   expect(out!.map((r) => r.offset)).toEqual([0n, 3n]);
-  expect(order).toEqual([expect.stringMatching(/^1:t:0@1 value: .*magic byte 116/), expect.stringMatching(/^2:t:0@2 value \(schema id 424242\): /)]);
-  const failed = await convertBatch({ value: avro, police: async () => { throw new Error('not called'); } }, batch(records)).catch((e: unknown) => e);
+  expect(order)
+    .toEqual([expect.stringMatching(/^1:t:0@1 value: .*magic byte 116/), expect.stringMatching(/^2:t:0@2 value \(schema id 424242\): /)]);
+  const failed = await convertBatch({ value: avro, police: async () => { throw new Error('not called'); } }, batch(records))
+    .catch((e: unknown) => e);
   expect(failed).toBeInstanceOf(PoisonMessageError);
   expect(failed).toMatchObject({ offset: 1n, cause: expect.any(RecordConversionError) });
 });
 
-test('the registry unavailable: null (fetch again), onUnavailable told, nothing policed; a refusal (401) stops, nothing policed', async () => {
+test('the registry unavailable: null (fetch again), onUnavailable told, nothing policed; a refusal (401) stops, nothing policed',
+  async () => {
   const { good } = await setup();
   const bytes = await good(5);
   const fresh = () => createConverter({ type: 'avro' }, new SchemaRegistryClient({ url: server.url }));
@@ -71,7 +77,8 @@ test('the registry unavailable: null (fetch again), onUnavailable told, nothing 
     onUnavailable: ({ error }) => unavailable.push(error) }, batch(records))).toBeNull();
   expect(unavailable).toEqual([expect.objectContaining({ code: 'SCHEMA_REGISTRY_UNAVAILABLE' })]);
   server.inject({ status: 401, pathContains: '/schemas/ids/' });
-  const stopped = await convertBatch({ value: fresh(), poisonPolicy: 'skip', police: async (_b, r) => { policed.push(r.offset); } }, batch(records))
+  const stopped =
+    await convertBatch({ value: fresh(), poisonPolicy: 'skip', police: async (_b, r) => { policed.push(r.offset); } }, batch(records))
     .catch((e: unknown) => e);
   expect(stopped).toBeInstanceOf(RecordConversionError);
   expect(stopped).toMatchObject({ code: 'SCHEMA_REGISTRY_REQUEST_FAILED', offset: 1n });
@@ -90,8 +97,10 @@ test('an error without a code from a converter is not the record\'s fault: the c
 test('the wrapped strategy sees converted records; during an outage it is not called and the batch is fetched again', async () => {
   const { good } = await setup();
   const seen: SinkRecord[][] = [];
-  const inner = { name: 'x', onAssigned: async () => undefined, handleBatch: async (_c: unknown, b: StrategyBatch) => { seen.push(b.records); return { kind: 'done' }; } };
-  const s = convertingStrategy(inner as unknown as CommitStrategy, { value: createConverter({ type: 'avro' }, new SchemaRegistryClient({ url: server.url })),
+  const inner = { name: 'x', onAssigned: async () => undefined,
+    handleBatch: async (_c: unknown, b: StrategyBatch) => { seen.push(b.records); return { kind: 'done' }; } };
+  const s = convertingStrategy(inner as unknown as CommitStrategy,
+    { value: createConverter({ type: 'avro' }, new SchemaRegistryClient({ url: server.url })),
     police: async () => undefined, retryDelayMs: 10 });
   const b = batch([record(0, null, await good(7))]);
   b.fetchOffset = 40n;

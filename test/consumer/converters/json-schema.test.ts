@@ -8,10 +8,12 @@ test('objects become structs (optional unless required), integer → int64, numb
     either: { oneOf: [{ type: 'null' }, { type: 'string' }] }, any: {}, mixed: { type: ['string', 'integer'] },
   } });
   expect(s).toMatchObject({ type: 'struct', name: 'Order', optional: false });
-  expect(Object.fromEntries(s.fields!.map((f) => [f.name, [f.schema.type, f.schema.optional, f.schema.name ?? f.schema.items?.type]]))).toEqual({
-    id: ['int64', false, undefined], amount: ['float64', true, undefined], ok: ['boolean', true, undefined], note: ['string', true, undefined],
-    tags: ['array', false, 'string'], extra: ['map', true, 'int64'], either: ['string', true, undefined], any: ['string', true, 'json'],
-    mixed: ['string', true, 'json'] });
+  expect(Object.fromEntries(s.fields!.map((f) => [f.name, [f.schema.type, f.schema.optional, f.schema.name ?? f.schema.items?.type]])))
+    .toEqual({
+      id: ['int64', false, undefined], amount: ['float64', true, undefined], ok: ['boolean', true, undefined],
+      note: ['string', true, undefined],
+      tags: ['array', false, 'string'], extra: ['map', true, 'int64'], either: ['string', true, undefined], any: ['string', true, 'json'],
+      mixed: ['string', true, 'json'] });
 });
 
 test('$refs: local pointers, references by name and by $id; cycles and dangling refs are SCHEMA_INVALID', () => {
@@ -20,7 +22,8 @@ test('$refs: local pointers, references by name and by $id; cycles and dangling 
   const s = jsonSchemaToConnect({ type: 'object', properties: { a: { $ref: '#/definitions/A' }, b: { $ref: 'address.json' },
     c: { $ref: 'https://example.com/address.json#/properties/city' } }, definitions: { A: { type: 'integer' } } }, refs);
   expect(s.fields!.map((f) => f.schema.type)).toEqual(['int64', 'struct', 'string']);
-  const invalid = (doc: unknown) => expect(() => jsonSchemaToConnect(doc as Record<string, unknown>)).toThrow(expect.objectContaining({ code: 'SCHEMA_INVALID' }));
+  const invalid = (doc: unknown) =>
+    expect(() => jsonSchemaToConnect(doc as Record<string, unknown>)).toThrow(expect.objectContaining({ code: 'SCHEMA_INVALID' }));
   invalid({ $ref: '#' });
   invalid({ type: 'object', properties: { next: { $ref: '#' } } });
   invalid({ $ref: '#/definitions/nope' });

@@ -18,14 +18,17 @@ message Order {
 message Other { string x = 1; }`;
 
 const shape = (s: { fields?: { name: string; schema: { type: string; optional: boolean; logical?: string } }[] }) =>
-  Object.fromEntries(s.fields!.map((f) => [f.name, `${f.schema.type}${f.schema.optional ? '?' : ''}${f.schema.logical ? `/${f.schema.logical}` : ''}`]));
+  Object.fromEntries(s.fields!.map((f) =>
+    [f.name, `${f.schema.type}${f.schema.optional ? '?' : ''}${f.schema.logical ? `/${f.schema.logical}` : ''}`]));
 
-test('Connect schemas as ProtobufData builds them: int64/uint32/uint64 → int64, enum → string, messages optional, wrappers, Timestamp', () => {
+test('Connect schemas as ProtobufData builds them: int64/uint32/uint64 → int64, enum → string, messages optional, wrappers, Timestamp',
+  () => {
   const order = compileProtobuf(ORDER).message([0]);
   expect(order.name).toBe('shop.Order');
   expect(shape(order.connect)).toEqual({
     id: 'int64', big: 'int64', at: 'int64?/timestamp', note: 'string?', status: 'string', tags: 'array', counts: 'map', card: 'string?',
-    cash: 'int32?', maybe: 'int32?', raw: 'bytes', line: 'struct?', s: 'int32', f: 'int64', d: 'float64', fl: 'float32', b: 'boolean', u: 'int64',
+    cash: 'int32?', maybe: 'int32?', raw: 'bytes', line: 'struct?', s: 'int32', f: 'int64', d: 'float64', fl: 'float32', b: 'boolean',
+    u: 'int64',
   });
 });
 
@@ -50,7 +53,8 @@ test('message indexes name the message: [0] the first, [1] the second, [0, 0] th
   expect(file.message([0, 0]).name).toBe('shop.Order.Line');
   expect(file.message([0, 0]).indexes).toEqual([0, 0]);
   for (const bad of [[2], [0, 1], [1, 0]]) {
-    expect(() => file.message(bad)).toThrow(expect.objectContaining({ code: 'RECORD_CONVERSION_FAILED', message: expect.stringMatching(/name no message/) }));
+    expect(() => file.message(bad))
+      .toThrow(expect.objectContaining({ code: 'RECORD_CONVERSION_FAILED', message: expect.stringMatching(/name no message/) }));
   }
 });
 
@@ -61,7 +65,8 @@ test('an enum number the schema does not name reads as Java names it (UNKNOWN_EN
 
 test('a Timestamp outside a Date\'s range does not decode (never an Invalid Date); bytes that are not the message do not decode', () => {
   const order = compileProtobuf(ORDER).message([0]);
-  const ts = protobuf.Root.fromJSON((protobuf.common as unknown as { get(n: string): protobuf.INamespace }).get('google/protobuf/timestamp.proto'))
+  const ts =
+    protobuf.Root.fromJSON((protobuf.common as unknown as { get(n: string): protobuf.INamespace }).get('google/protobuf/timestamp.proto'))
     .lookupType('google.protobuf.Timestamp');
   const far = Buffer.from(ts.encode(ts.fromObject({ seconds: '9000000000000', nanos: 0 })).finish());
   const field3 = Buffer.concat([Buffer.from([0x1a, far.length]), far]);
@@ -76,7 +81,8 @@ test('a field named __proto__ (protobufjs would drop its value) makes the schema
     .toThrow(expect.objectContaining({ code: 'SCHEMA_INVALID', message: expect.stringMatching(/field __proto__/) }));
 });
 
-test('imports: references by name, Google\'s well-known types without one; anything else, recursion and no message are SCHEMA_INVALID', () => {
+test('imports: references by name, Google\'s well-known types without one; anything else, recursion and no message are SCHEMA_INVALID',
+  () => {
   const refs = new Map([['dep.proto', 'syntax = "proto3"; package dep; message B { int32 x = 1; }']]);
   const a = compileProtobuf('syntax = "proto3"; import "dep.proto"; message A { dep.B b = 1; }', refs).message([0]);
   expect(a.connect.fields![0]!.schema).toMatchObject({ type: 'struct', optional: true, name: 'dep.B' });

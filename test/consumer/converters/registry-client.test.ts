@@ -19,7 +19,9 @@ beforeAll(async () => {
     req.on('end', () => {
       seen.push({ method: req.method!, url: req.url!, auth: req.headers.authorization, body: Buffer.concat(chunks).toString() });
       const r = replies(req);
-      const send = () => { res.writeHead(r.status, { 'content-type': r.contentType ?? 'application/vnd.schemaregistry.v1+json' }); res.end(r.body); };
+      const send = () => {
+        res.writeHead(r.status, { 'content-type': r.contentType ?? 'application/vnd.schemaregistry.v1+json' }); res.end(r.body);
+      };
       if (r.delayMs) setTimeout(send, r.delayMs); else send();
     });
   });
@@ -55,7 +57,8 @@ test('schemas by id are fetched once (concurrent callers share the request) and 
 });
 
 test('a subject\'s latest version is cached for latestCacheTtlMs; numbered versions are not cached', async () => {
-  replies = (req) => json(200, { subject: 's', version: 3, id: 12, schema: '"int"', ...(req.url!.includes('latest') ? {} : { version: 2 }) });
+  replies = (req) =>
+    json(200, { subject: 's', version: 3, id: 12, schema: '"int"', ...(req.url!.includes('latest') ? {} : { version: 2 }) });
   const c = new SchemaRegistryClient({ url, latestCacheTtlMs: 60000 });
   expect(await c.subjectVersion('s')).toEqual({ subject: 's', version: 3, id: 12, schema: '"int"', schemaType: 'AVRO', references: [] });
   await c.subjectVersion('s', 'latest');
@@ -68,7 +71,8 @@ test('a subject\'s latest version is cached for latestCacheTtlMs; numbered versi
   expect(seen.filter((s) => s.url.endsWith('latest'))).toHaveLength(3);
 });
 
-test('register: the same schema twice is one request; the body is Confluent\'s (schemaType omitted for Avro, references when any)', async () => {
+test('register: the same schema twice is one request; the body is Confluent\'s (schemaType omitted for Avro, references when any)',
+  async () => {
   replies = () => json(200, { id: 5 });
   const c = new SchemaRegistryClient({ url });
   expect(await c.register('a/b', { schema: '"int"', schemaType: 'AVRO', references: [] })).toBe(5);
@@ -76,13 +80,16 @@ test('register: the same schema twice is one request; the body is Confluent\'s (
   await c.register('a/b', { schema: 'syntax="proto3";', schemaType: 'PROTOBUF', references: [{ name: 'x', subject: 'y', version: 1 }] });
   expect(seen.map((s) => [s.method, s.url, JSON.parse(s.body)])).toEqual([
     ['POST', '/subjects/a%2Fb/versions', { schema: '"int"' }],
-    ['POST', '/subjects/a%2Fb/versions', { schema: 'syntax="proto3";', schemaType: 'PROTOBUF', references: [{ name: 'x', subject: 'y', version: 1 }] }]]);
+    ['POST', '/subjects/a%2Fb/versions',
+      { schema: 'syntax="proto3";', schemaType: 'PROTOBUF', references: [{ name: 'x', subject: 'y', version: 1 }] }]]);
   replies = () => json(200, { ID: 5 });
-  await expect(c.register('other', { schema: '"long"', schemaType: 'AVRO', references: [] })).rejects.toMatchObject({ code: 'SCHEMA_REGISTRY_UNAVAILABLE' });
+  await expect(c.register('other', { schema: '"long"', schemaType: 'AVRO', references: [] }))
+    .rejects.toMatchObject({ code: 'SCHEMA_REGISTRY_UNAVAILABLE' });
 });
 
 test.each([
-  ['404 40403: the id is unknown, the record\'s fault', 'SCHEMA_NOT_FOUND', json(404, { error_code: 40403, message: 'Schema 9 not found' })],
+  ['404 40403: the id is unknown, the record\'s fault', 'SCHEMA_NOT_FOUND',
+    json(404, { error_code: 40403, message: 'Schema 9 not found' })],
   ['500', 'SCHEMA_REGISTRY_UNAVAILABLE', json(500, { error_code: 50001, message: 'store' })],
   ['502 with an HTML page', 'SCHEMA_REGISTRY_UNAVAILABLE', { status: 502, body: '<html>bad gateway</html>', contentType: 'text/html' }],
   ['408', 'SCHEMA_REGISTRY_UNAVAILABLE', json(408, {})],
@@ -109,7 +116,8 @@ test('a registry that answers too slowly, or not at all, is unavailable (retriab
   await expect(new SchemaRegistryClient({ url, requestTimeoutMs: 100 }).schemaById(1)).rejects.toMatchObject({
     code: 'SCHEMA_REGISTRY_UNAVAILABLE', message: expect.stringMatching(/cannot be reached \(schema id 1\)/) });
   expect(Date.now() - t0).toBeLessThan(900);
-  await expect(new SchemaRegistryClient({ url: 'http://127.0.0.1:1' }).schemaById(1)).rejects.toMatchObject({ code: 'SCHEMA_REGISTRY_UNAVAILABLE' });
+  await expect(new SchemaRegistryClient({ url: 'http://127.0.0.1:1' }).schemaById(1))
+    .rejects.toMatchObject({ code: 'SCHEMA_REGISTRY_UNAVAILABLE' });
 });
 
 test('an unknown schemaType is passed on as given (the converter names it), never read as Avro', async () => {

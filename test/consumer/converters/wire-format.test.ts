@@ -1,5 +1,6 @@
 /** Confluent's wire format: magic byte, schema id, Protobuf message indexes (zigzag, the [0] shortcut, the deprecated unsigned form). */
-import { frame, MAX_MESSAGE_INDEXES, readMessageIndexes, readSchemaId, writeMessageIndexes } from '../../../src/consumer/converters/wire-format';
+import { frame, MAX_MESSAGE_INDEXES, readMessageIndexes, readSchemaId,
+  writeMessageIndexes } from '../../../src/consumer/converters/wire-format';
 
 test('frame and readSchemaId: magic byte 0, a 4-byte big-endian id, then the payload', () => {
   const b = frame(0x01020304, Buffer.from('xy'));

@@ -70,7 +70,8 @@ describe('kafka-eos broker (standalone)', () => {
   test('serves 3 brokers discoverable from the first address, logs events with --verbose, stops on SIGINT', async () => {
     expect(existsSync(CLI)).toBe(true); // run `npm run build` first
     const port = await threeFreePorts();
-    const proc = spawn(process.execPath, [CLI, 'broker', '--port', String(port), '--brokers', '3', '--verbose'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [CLI, 'broker', '--port', String(port), '--brokers', '3', '--verbose'],
+      { stdio: ['ignore', 'pipe', 'pipe'] });
     child = proc;
     let out = '';
     proc.stdout!.on('data', (c: Buffer) => { out += c.toString(); });
@@ -89,7 +90,8 @@ describe('kafka-eos broker (standalone)', () => {
     await admin.createTopics({ topics: [{ topic: 'cli-topic', numPartitions: 3 }] });
     const producer = kafka.producer();
     await producer.connect();
-    await producer.send({ topic: 'cli-topic', messages: [{ partition: 0, value: 'a' }, { partition: 1, value: 'b' }, { partition: 2, value: 'c' }] });
+    await producer.send({ topic: 'cli-topic',
+      messages: [{ partition: 0, value: 'a' }, { partition: 1, value: 'b' }, { partition: 2, value: 'c' }] });
     const offsets = await admin.fetchTopicOffsets('cli-topic');
     expect(offsets.map((o) => o.high)).toEqual(['1', '1', '1']);
     await producer.disconnect();
@@ -121,7 +123,8 @@ describe('kafka-eos broker (standalone)', () => {
         subscribedTopicNames: null, subscribedTopicRegex: '(a+)+b', serverAssignor: null, topicPartitions: [],
       });
       expect(joined.errorCode).toBe(0);
-      const meta = await other.request(Metadata, 12, { topics: null, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+      const meta =
+        await other.request(Metadata, 12, { topics: null, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
       expect(meta.topics.map((t: { name: string }) => t.name)).toContain('a'.repeat(30));
       // Before the fix this took about 47 s (a backtracking RegExp run on the broker's only thread).
       expect(Date.now() - started).toBeLessThan(5_000);
@@ -200,7 +203,8 @@ withCerts('kafka-eos broker set up as KafkaJS\'s and platformatic\'s test cluste
     const broker = await startBroker([
       '--brokers', '3', '--first-node-id', '0', '--port', String(base), '--ssl-port', String(base + 1), '--sasl-ssl-port', String(base + 2),
       '--sasl-port', String(base + 3), '--ssl-cert', cert.certFile, '--ssl-key', cert.keyFile,
-      '--user', 'test:testtest:PLAIN', '--user', 'testscram:testtestscram=256:SCRAM-SHA-256', '--user', 'testscram:testtestscram=512:SCRAM-SHA-512',
+      '--user', 'test:testtest:PLAIN', '--user', 'testscram:testtestscram=256:SCRAM-SHA-256', '--user',
+      'testscram:testtestscram=512:SCRAM-SHA-512',
       '--user', 'admin:admin', '--topic', 'orders:3:2', '--config', 'log.retention.ms=60000', '--consumer-heartbeat-interval', '200',
     ]);
     child = broker.proc;
@@ -268,7 +272,8 @@ withCerts('kafka-eos broker set up as KafkaJS\'s and platformatic\'s test cluste
     [['--topic', 'x:0'], /--topic x:0: partitions must be a positive integer/],
     [['--config', 'authorizer.class.name=com.example.Custom'], /authorizer.class.name: String must be one of: , org.apache.kafka/],
   ])('%j exits 2 with a clear error', async (args, message) => {
-    const proc = spawn(process.execPath, [CLI, 'broker', '--port', String(await freePorts(3)), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc =
+      spawn(process.execPath, [CLI, 'broker', '--port', String(await freePorts(3)), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     proc.stderr!.on('data', (c: Buffer) => { out += c.toString(); });
     const code = await new Promise<number | null>((resolve) => proc.once('exit', resolve));

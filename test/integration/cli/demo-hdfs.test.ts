@@ -14,7 +14,8 @@ test('demo --sink hdfs: 20k flights, two consumers SIGKILLed, the files cover ev
   const hdfs = await WebHdfsServer.start();
   try {
     const { code, out } = await runCli(
-      ['demo', '--sink', 'hdfs', '--hdfs', hdfs.url, '--rows', '20000', '--kills', '2', '--seed', '11', '--session-timeout', '3000'], 170000);
+      ['demo', '--sink', 'hdfs', '--hdfs', hdfs.url, '--rows', '20000', '--kills', '2', '--seed', '11', '--session-timeout', '3000'],
+        170000);
     expectDemoPassed(out);
     expect(out).toMatch(/[1-9] killed with SIGKILL/);
     expect(code).toBe(0);
@@ -38,7 +39,8 @@ test('demo --sink hdfs: 20k flights, two consumers SIGKILLed, the files cover ev
   }
 }, 180000);
 
-test.each(['cooperative', 'consumer'])('demo --sink hdfs --group-protocol %s: 10k flights, one consumer SIGKILLed, verified', async (protocol) => {
+test.each(['cooperative', 'consumer'])('demo --sink hdfs --group-protocol %s: 10k flights, one consumer SIGKILLed, verified',
+  async (protocol) => {
   requireBuiltCli();
   const hdfs = await WebHdfsServer.start();
   try {

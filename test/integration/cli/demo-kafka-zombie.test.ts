@@ -70,7 +70,9 @@ test('a member SIGSTOPped mid-transaction past its session, then SIGCONT: its tr
     const zombiePid = zombie.child.pid!;
     let stoppedAt = 0;
     const off = cluster.events.on((e) => {
-      if (e.type === 'fault.dropped' && e.data.api === 'EndTxn' && stoppedAt === 0) { zombie.child.kill('SIGSTOP'); stoppedAt = Date.now(); }
+      if (e.type === 'fault.dropped' && e.data.api === 'EndTxn' && stoppedAt === 0) {
+        zombie.child.kill('SIGSTOP'); stoppedAt = Date.now();
+      }
     });
     const dropped = cluster.faults.dropNext({ apiKey: 'EndTxn', count: 1 });
     await until(() => dropped.hits === 1 && stoppedAt > 0, 'the first member\'s EndTxn', 60000);

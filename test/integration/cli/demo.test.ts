@@ -53,7 +53,8 @@ describe('kafka-eos demo', () => {
     }
   }, 180000);
 
-  test.each(['cooperative', 'consumer'])('--group-protocol %s: 10k flights, one consumer SIGKILLed: the table equals the input', async (protocol) => {
+  test.each(['cooperative', 'consumer'])('--group-protocol %s: 10k flights, one consumer SIGKILLed: the table equals the input',
+    async (protocol) => {
     const db = path.join(dir, `demo-${protocol}.sqlite`);
     const { code, out } = await runCli(
       ['demo', '--rows', '10000', '--db', db, '--kills', '1', '--seed', '5', '--group-protocol', protocol], 170000,

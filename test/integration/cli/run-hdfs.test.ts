@@ -79,7 +79,8 @@ test('an unreachable NameNode fails before consuming, with SINK_UNAVAILABLE', as
   expect(out).toMatch(/\[SINK_UNAVAILABLE\] cannot use HDFS/);
 });
 
-test('poison under run: a timestamp beyond a date\'s range and an over-long field value are skipped at staging, the rest committed', async () => {
+test('poison under run: a timestamp beyond a date\'s range and an over-long field value are skipped at staging, the rest committed',
+  async () => {
   // Issue 19 items 1 and 2 as the attack ran them: before, both failed only at commit, for ever ("last commit never").
   cluster.createTopic('run-hdfs-poison', 1);
   const producer = kafkaOf(cluster).producer();
@@ -93,8 +94,10 @@ test('poison under run: a timestamp beyond a date\'s range and an over-long fiel
   ] });
   await producer.disconnect();
   const { code, out } = await run({
-    ...config({ topicsDir: '/run-poison', format: { type: 'csv', columns: [{ name: 'k', type: 'string' }] }, partitioner: { type: 'field', field: 'k' } }),
-    groupId: 'run-hdfs-poison-g', topics: ['run-hdfs-poison'], consumer: { sessionTimeoutMs: 6000, heartbeatIntervalMs: 500, poisonPolicy: 'skip' },
+    ...config({ topicsDir: '/run-poison', format: { type: 'csv', columns: [{ name: 'k', type: 'string' }] },
+      partitioner: { type: 'field', field: 'k' } }),
+    groupId: 'run-hdfs-poison-g', topics: ['run-hdfs-poison'],
+    consumer: { sessionTimeoutMs: 6000, heartbeatIntervalMs: 500, poisonPolicy: 'skip' },
   }, dir, (o) => (o.match(/skipped run-hdfs-poison:0@/g) ?? []).length >= 2);
   expect(out).toMatch(/skipped run-hdfs-poison:0@2: .*record timestamp 9000000000000000 ms is outside the range/);
   expect(out).toMatch(/skipped run-hdfs-poison:0@4: .*over HDFS's 255-byte limit of a path component/);

@@ -19,7 +19,8 @@ let cluster: MockCluster;
 let dir: string;
 beforeAll(async () => {
   requireBuiltCli();
-  cluster = await MockCluster.start({ brokers: 1, connectionsMaxIdleMs: 1000, group: { initialRebalanceDelayMs: 0, minSessionTimeoutMs: 1000 } });
+  cluster =
+    await MockCluster.start({ brokers: 1, connectionsMaxIdleMs: 1000, group: { initialRebalanceDelayMs: 0, minSessionTimeoutMs: 1000 } });
   dir = mkdtempSync(path.join(os.tmpdir(), 'kafka-eos-idle-conn-'));
 });
 afterAll(async () => {
@@ -41,7 +42,8 @@ test('connections the broker closes for idleness are no outage: no "cannot reach
   const run = startCli(['run', file, '--status-interval', '2500'], 80000);
   const knex = knexFactory({ client: 'sqlite3', connection: { filename: db }, useNullAsDefault: true });
   try {
-    await until(() => /probes at http:\/\/127\.0\.0\.1:\d+\/healthz/.test(run.out()) || run.child.exitCode !== null, 'the probes line', 45000);
+    await until(() => /probes at http:\/\/127\.0\.0\.1:\d+\/healthz/.test(run.out()) || run.child.exitCode !== null, 'the probes line',
+      45000);
     const metricsPort = Number(/probes at http:\/\/127\.0\.0\.1:(\d+)\/healthz/.exec(run.out())![1]);
     const ready = async () => (await fetch(`http://127.0.0.1:${metricsPort}/readyz`)).status === 200;
     await until(() => ready(), 'ready', 30000);

@@ -5,8 +5,8 @@
  * probes see them while:
  * - the database is killed (the proxy cut: connections reset, refused): 503 `sink-unavailable`, live, no exit; back: ready;
  * - the database refuses connections (`ALTER DATABASE ... ALLOW_CONNECTIONS false`, its sessions terminated: SQLSTATE
- *   57P01, then 55000 "database ... is not currently accepting connections" on every reconnect): an outage, waited out (the soak's run exited 1
- *   within a second), 503 `sink-unavailable`; allowed again: ready;
+ *   57P01, then 55000 "database ... is not currently accepting connections" on every reconnect): an outage, waited out (the soak's
+ *   run exited 1 within a second), 503 `sink-unavailable`; allowed again: ready;
  * - a column is removed: 503 `sink-blocked` naming table and column; back: ready;
  * - the brokers are frozen (SIGSTOP): 503 `kafka-unreachable`; SIGTERM then exits 3 within shutdownTimeoutMs.
  * Throughout, pg never warns that a query was queued on a busy client (a DeprecationWarning in the soak), and every

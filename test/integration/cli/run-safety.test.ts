@@ -33,7 +33,8 @@ function run(config: unknown, opts: { signalAfterMs?: number; hardMs?: number } 
 let cluster: MockCluster;
 let dir: string;
 beforeAll(async () => {
-  cluster = await MockCluster.start({ brokers: 1, group: { initialRebalanceDelayMs: 0, minSessionTimeoutMs: 1000, maxSessionTimeoutMs: 60000 } });
+  cluster =
+    await MockCluster.start({ brokers: 1, group: { initialRebalanceDelayMs: 0, minSessionTimeoutMs: 1000, maxSessionTimeoutMs: 60000 } });
   cluster.createTopic('safety-t', 2);
   dir = mkdtempSync(path.join(os.tmpdir(), 'kafka-eos-run-safety-'));
 });
@@ -44,7 +45,8 @@ afterAll(async () => {
 
 const base = (consumer: Record<string, unknown> = { sessionTimeoutMs: 6000, heartbeatIntervalMs: 500 }) => ({
   brokers: cluster.bootstrap, groupId: `safety-g-${Math.random().toString(36).slice(2)}`, topics: ['safety-t'],
-  sink: { type: 'sql', knex: { client: 'sqlite3', connection: { filename: path.join(dir, 'run.sqlite') } }, table: 'rows', mode: 'insert', autoCreate: true, mapping: { columns: { id: { path: 'id', type: 'integer' } } } },
+  sink: { type: 'sql', knex: { client: 'sqlite3', connection: { filename: path.join(dir, 'run.sqlite') } }, table: 'rows', mode: 'insert',
+    autoCreate: true, mapping: { columns: { id: { path: 'id', type: 'integer' } } } },
   consumer,
 });
 
@@ -75,7 +77,8 @@ test('a session timeout below the brokers\' minimum is INVALID_SESSION_TIMEOUT w
   const r = await run(base({ sessionTimeoutMs: 500, heartbeatIntervalMs: 100 }));
   expect(r.code).not.toBe(0);
   expect(r.code).not.toBeNull();
-  expect(r.out).toMatch(/\[INVALID_SESSION_TIMEOUT\]:? the brokers refused consumer\.sessionTimeoutMs 500: it must lie within \[1000, 60000\] ms/);
+  expect(r.out)
+    .toMatch(/\[INVALID_SESSION_TIMEOUT\]:? the brokers refused consumer\.sessionTimeoutMs 500: it must lie within \[1000, 60000\] ms/);
 });
 
 test('unreachable brokers: KAFKA_UNAVAILABLE naming them, exit 2', async () => {
@@ -84,7 +87,8 @@ test('unreachable brokers: KAFKA_UNAVAILABLE naming them, exit 2', async () => {
   expect(r.code).toBe(2);
   expect(r.out).toMatch(/\[KAFKA_UNAVAILABLE\] cannot use the Kafka cluster at 127\.0\.0\.1:1/);
   // Its words agree (issue 19 item 8): the outage line says start-up gives up after its retries, not that it waits.
-  expect(r.out).toMatch(/cannot reach broker 127\.0\.0\.1:1 since .*start-up retries 5 times with backoff \(kafka\.retry\.retries\), then exits 2/);
+  expect(r.out)
+    .toMatch(/cannot reach broker 127\.0\.0\.1:1 since .*start-up retries 5 times with backoff \(kafka\.retry\.retries\), then exits 2/);
   expect(r.out).not.toMatch(/until it answers/);
 });
 
@@ -108,7 +112,8 @@ test('a group whose positions were written for another table: run warns, naming 
   (second.sink as { table: string }).table = 'table_b';
   const b = await run(second, { signalAfterMs: 4000 });
   expect(b.code).toBe(0);
-  expect(b.out).toMatch(new RegExp(`warning: the offsets table kafka_eos_offsets holds positions of group ${groupId} written for table "table_a", not "table_b"`));
+  expect(b.out).toMatch(new RegExp(`warning: the offsets table kafka_eos_offsets holds positions of group ${groupId} ` +
+    'written for table "table_a", not "table_b"'));
 });
 
 // KafkaJS's disconnect waits for the JoinGroup in flight: the run ends when the join returns, within the stop bound.

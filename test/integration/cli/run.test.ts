@@ -35,7 +35,8 @@ afterAll(() => stopCliCluster(cluster, dir));
 
 const base = () => ({
   brokers: cluster.bootstrap, groupId: 'run-g', topics: ['run-t'],
-  sink: { type: 'sql', knex: { client: 'sqlite3', connection: { filename: path.join(dir, 'run.sqlite') } }, table: 'rows', mode: 'insert', autoCreate: true, mapping: { columns: { id: { path: 'id', type: 'integer' } } } },
+  sink: { type: 'sql', knex: { client: 'sqlite3', connection: { filename: path.join(dir, 'run.sqlite') } }, table: 'rows', mode: 'insert',
+    autoCreate: true, mapping: { columns: { id: { path: 'id', type: 'integer' } } } },
   consumer: { sessionTimeoutMs: 6000, heartbeatIntervalMs: 500 },
 });
 

@@ -93,7 +93,8 @@ const kcat: ProducerUnderTest = {
 const clientsDir = interopClientsDir();
 const workers: RpcWorker[] = [];
 
-function rpcProducer(name: string, fixture: string, op: string, codecs: readonly CodecName[], extra: (codec: CodecName) => object): ProducerUnderTest {
+function rpcProducer(name: string, fixture: string, op: string, codecs: readonly CodecName[],
+  extra: (codec: CodecName) => object): ProducerUnderTest {
   let worker: RpcWorker | null = null;
   return {
     name,
@@ -137,7 +138,8 @@ beforeAll(async () => {
     await c.producer.produce(c.topic, c.codec, recordsOf(c.producer.name, c.codec));
   }
   consumer = new GroupConsumer({
-    brokers: cluster.bootstrap, ...FAST, groupId: 'codecs', topics: cases.map((c) => c.topic), delivery: 'at-least-once', fromBeginning: true,
+    brokers: cluster.bootstrap, ...FAST, groupId: 'codecs', topics: cases.map((c) => c.topic), delivery: 'at-least-once',
+    fromBeginning: true,
     recordHandler: async (record) => {
       const list = consumed.get(record.topic) ?? [];
       list.push(record);

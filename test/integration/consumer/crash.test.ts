@@ -34,13 +34,15 @@ async function assertExact(knex: Knex, table: string): Promise<void> {
   expect(Number(n)).toBe(ROWS);
   const [{ d, lo, hi }] = await knex(table).select(knex.raw('count(distinct seq) as d, min(seq) as lo, max(seq) as hi'));
   expect([Number(d), Number(lo), Number(hi)]).toEqual([ROWS, 0, ROWS - 1]);
-  const dupes = await knex(table).select('kafka_partition', 'kafka_offset').count({ c: '*' }).groupBy('kafka_partition', 'kafka_offset').havingRaw('count(*) > 1');
+  const dupes = await knex(table).select('kafka_partition', 'kafka_offset').count({ c: '*' }).groupBy('kafka_partition', 'kafka_offset')
+    .havingRaw('count(*) > 1');
   expect(dupes).toEqual([]);
   // No gap: every partition holds offsets 0..max with nothing missing.
   const parts = await knex(table).select('kafka_partition').count({ c: '*' }).max({ hi: 'kafka_offset' }).groupBy('kafka_partition');
   for (const p of parts) expect(Number(p.c)).toBe(Number(p.hi) + 1);
   // Per-key order: within a key (distance), source order follows offset order.
-  const rows = await knex(table).select('seq', 'distance', 'kafka_partition', 'kafka_offset').orderBy([{ column: 'kafka_partition' }, { column: 'kafka_offset' }]);
+  const rows = await knex(table).select('seq', 'distance', 'kafka_partition', 'kafka_offset')
+    .orderBy([{ column: 'kafka_partition' }, { column: 'kafka_offset' }]);
   const last = new Map<number, number>();
   let outOfOrder = 0;
   for (const r of rows) {
@@ -64,7 +66,8 @@ describe(`crash test: ${KILLS} SIGKILLs at seeded points (seed ${seed})`, () => 
     const dir = mkdtempSync(path.join(os.tmpdir(), 'kafka-eos-crash-'));
     const db = path.join(dir, 'crash.sqlite');
     try {
-      const { code, out } = await runDemo(['--rows', String(ROWS), '--kills', String(KILLS), '--seed', String(seed), '--session-timeout', '1500', '--db', db]);
+      const { code, out } =
+        await runDemo(['--rows', String(ROWS), '--kills', String(KILLS), '--seed', String(seed), '--session-timeout', '1500', '--db', db]);
       expectDemoPassed(out);
       expect(out).toContain(`${KILLS} killed with SIGKILL`);
       expect(code).toBe(0);

@@ -56,7 +56,8 @@ test('fromBeginning: false starts a partition with no stored position at the end
   await sink.close();
 });
 
-test('a stored position below the log start (records deleted before they were sunk) fails with StoredOffsetOutOfRangeError, not a loop', async () => {
+test('a stored position below the log start (records deleted before they were sunk) fails with StoredOffsetOutOfRangeError, not a loop',
+  async () => {
   fx.cluster.createTopic('oor', 1);
   await produce(kafkaOf(fx.cluster), 'oor', 0, json(30));
   const sink = sinkFor('oor');
@@ -89,7 +90,8 @@ class FlakySink implements ExactlyOnceSink {
   close() { return this.inner.close(); }
 }
 
-test('a sink outage longer than its own retries: the consumer keeps the partition, waits, re-reads and writes everything once', async () => {
+test('a sink outage longer than its own retries: the consumer keeps the partition, waits, re-reads and writes everything once',
+  async () => {
   fx.cluster.createTopic('outage', 1);
   const inner = sinkFor('outage');
   const sink = new FlakySink(inner);
@@ -121,7 +123,10 @@ test('group commit: three partitions consumed concurrently share sink transactio
   for (let p = 0; p < 3; p++) await produce(kafka, 'grouped', p, json(200, p * 1000));
   const sink = sinkFor('grouped');
   let mostPartitionsInOneWrite = 0;
-  const counted: ExactlyOnceSink = { open: (g, p) => sink.open(g, p), write: (g, b) => { mostPartitionsInOneWrite = Math.max(mostPartitionsInOneWrite, b.length); return sink.write(g, b); }, close: () => sink.close() };
+  const counted: ExactlyOnceSink = {
+    open: (g, p) => sink.open(g, p),
+    write: (g, b) => { mostPartitionsInOneWrite = Math.max(mostPartitionsInOneWrite, b.length); return sink.write(g, b); },
+    close: () => sink.close() };
   await sink.open('grouped-g', []); // creates the table
   const c = consumerOn(fx.cluster, {
     groupId: 'grouped-g', topics: ['grouped'], delivery: 'exactly-once', sink: counted, partitionsConsumedConcurrently: 3,

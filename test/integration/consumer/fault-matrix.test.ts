@@ -119,7 +119,8 @@ async function runCell(cluster: MockCluster, cell: Cell, prefix: string): Promis
   const sink = cell.mode === 'exactly-once' ? new MemorySink() : undefined;
   const consumer = new GroupConsumer({
     // A short session: a member replaced after UNKNOWN_MEMBER_ID is expired sooner (the cell's cost; KIP-848: the cluster's).
-    brokers: cluster.bootstrap, clientId: `c-${cell.id}`, ...protocolOptions(cell.protocol, 3000), groupId, topics: [topic], delivery: cell.mode,
+    brokers: cluster.bootstrap, clientId: `c-${cell.id}`, ...protocolOptions(cell.protocol, 3000), groupId, topics: [topic],
+      delivery: cell.mode,
     commitIntervalMs: 0, sink,
     recordHandler: async (r) => {
       const key = `${r.partition}:${r.offset}`;

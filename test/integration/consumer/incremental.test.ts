@@ -43,7 +43,9 @@ class CountingSink implements ExactlyOnceSink {
 
 describe.each(PROTOCOLS)('a third member joins a group of two, %s protocol', (protocol) => {
   let cluster: MockCluster;
-  beforeAll(async () => { cluster = await startCluster({ ...FAST_CLUSTER, group: { ...FAST_CLUSTER.group, initialRebalanceDelayMs: 0 } }); });
+  beforeAll(async () => {
+    cluster = await startCluster({ ...FAST_CLUSTER, group: { ...FAST_CLUSTER.group, initialRebalanceDelayMs: 0 } });
+  });
   afterAll(() => cluster.stop());
 
   test(protocol === 'eager' ? 'baseline: each old member revokes all three partitions'

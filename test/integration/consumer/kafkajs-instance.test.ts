@@ -16,7 +16,8 @@ jest.setTimeout(60000);
 const ROOT = path.join(__dirname, '..', '..', '..');
 
 test('a Kafka from a second kafkajs copy: UnsupportedKafkaJsError naming both versions, at construction', () => {
-  if (!existsSync(path.join(ROOT, 'dist', 'consumer', 'group-consumer.js'))) throw new Error('dist/ is missing: run npm run build (npm test does it)');
+  if (!existsSync(path.join(ROOT, 'dist', 'consumer', 'group-consumer.js')))
+    throw new Error('dist/ is missing: run npm run build (npm test does it)');
   const dir = mkdtempSync(path.join(os.tmpdir(), 'kafka-eos-foreign-kafkajs-'));
   try {
     const copy = path.join(dir, 'node_modules', 'kafkajs');
@@ -35,21 +36,25 @@ test('a Kafka from a second kafkajs copy: UnsupportedKafkaJsError naming both ve
 });
 
 test('something that is no Kafka at all is a ConfigError naming `kafka`', () => {
-  expect(() => new GroupConsumer({ kafka: {} as never, groupId: 'g', topics: ['t'], delivery: 'at-least-once', handler: async () => undefined }))
+  expect(() =>
+    new GroupConsumer({ kafka: {} as never, groupId: 'g', topics: ['t'], delivery: 'at-least-once', handler: async () => undefined }))
     .toThrow(expect.objectContaining({ code: 'CONFIG_INVALID', field: 'kafka' }));
 });
 
 describe('start() and start-up failures', () => {
   let cluster: MockCluster;
   beforeAll(async () => {
-    cluster = await MockCluster.start({ brokers: 1, group: { initialRebalanceDelayMs: 0, minSessionTimeoutMs: 1000, maxSessionTimeoutMs: 20000 } });
+    cluster =
+      await MockCluster.start({ brokers: 1, group: { initialRebalanceDelayMs: 0, minSessionTimeoutMs: 1000, maxSessionTimeoutMs: 20000 } });
     cluster.createTopic('inst-t', 1);
   });
   afterAll(async () => { await cluster.stop(); });
-  const kafka = () => new Kafka({ clientId: 'inst', brokers: cluster.bootstrap, logLevel: logLevel.NOTHING, retry: { retries: 1, initialRetryTime: 50 } });
+  const kafka = () =>
+    new Kafka({ clientId: 'inst', brokers: cluster.bootstrap, logLevel: logLevel.NOTHING, retry: { retries: 1, initialRetryTime: 50 } });
 
   test('start() rejects when the group refuses the member (session timeout above the broker maximum)', async () => {
-    const c = new GroupConsumer({ kafka: kafka(), groupId: 'inst-g1', topics: ['inst-t'], delivery: 'at-least-once', handler: async () => undefined,
+    const c =
+      new GroupConsumer({ kafka: kafka(), groupId: 'inst-g1', topics: ['inst-t'], delivery: 'at-least-once', handler: async () => undefined,
       ...FAST, sessionTimeoutMs: 25000 });
     c.on('error', () => undefined);
     await expect(c.start()).rejects.toThrow(/session/i);
@@ -58,7 +63,8 @@ describe('start() and start-up failures', () => {
   });
 
   test('start() resolves once the member has its first assignment', async () => {
-    const c = new GroupConsumer({ kafka: kafka(), groupId: 'inst-g2', topics: ['inst-t'], delivery: 'at-least-once', handler: async () => undefined, ...FAST });
+    const c = new GroupConsumer({
+      kafka: kafka(), groupId: 'inst-g2', topics: ['inst-t'], delivery: 'at-least-once', handler: async () => undefined, ...FAST });
     await c.start();
     expect(c.state).toBe('running');
     expect(c.assignment()).toEqual([{ topic: 'inst-t', partition: 0 }]);

@@ -5,7 +5,8 @@
  */
 import { createGroupConsumer } from '../../../src/consumer/group-consumer';
 
-const cfg = JSON.parse(process.argv[2]) as { bootstrap: string[]; groupId: string; topic: string; delivery: 'at-least-once' | 'at-most-once'; holdAt: number; handleSignals?: boolean; commitIntervalMs?: number };
+const cfg = JSON.parse(process.argv[2]) as { bootstrap: string[]; groupId: string; topic: string;
+  delivery: 'at-least-once' | 'at-most-once'; holdAt: number; handleSignals?: boolean; commitIntervalMs?: number };
 const consumer = createGroupConsumer({
   brokers: cfg.bootstrap,
   groupId: cfg.groupId,

@@ -40,7 +40,8 @@ test('lag = high watermark − the sink\'s stored position while paused and whil
   await producer.connect();
   let next = 0;
   const send = async (n: number) => {
-    await producer.send({ topic, acks: -1, messages: range(next, next + n).map((id) => ({ partition: 0, value: JSON.stringify({ id, v: 1 }) })) });
+    await producer.send({ topic, acks: -1,
+      messages: range(next, next + n).map((id) => ({ partition: 0, value: JSON.stringify({ id, v: 1 }) })) });
     next += n;
   };
   const c = consumerOn(cluster, { groupId: 'lag-g', topics: [topic], delivery: 'exactly-once', sink, sinkBlockedTimeoutMs: 0 }, consumers);

@@ -27,7 +27,8 @@ describe.each(PROTOCOLS)('consumer regressions (issue 8), %s protocol', (protoco
   );
   const { consumers } = fx;
   const on = (options: Omit<GroupConsumerOptions, 'brokers'>, sessionTimeoutMs?: number) =>
-    consumerOn(fx.cluster, { ...protocolOptions(protocol, sessionTimeoutMs), ...options } as Omit<GroupConsumerOptions, 'brokers'>, consumers);
+    consumerOn(fx.cluster, { ...protocolOptions(protocol, sessionTimeoutMs), ...options } as Omit<GroupConsumerOptions, 'brokers'>,
+      consumers);
 
   test('1. a partition that moves and comes back resumes from its last owner\'s committed offset; commits never go backwards', async () => {
     const topic = `returning-${protocol}`;

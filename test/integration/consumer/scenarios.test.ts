@@ -16,7 +16,8 @@ jest.setTimeout(120000);
 
 const TS_HOOK = `
 const ts = require('typescript'); const fs = require('fs');
-require.extensions['.ts'] = (m, f) => m._compile(ts.transpileModule(fs.readFileSync(f, 'utf8'), { fileName: f, compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true } }).outputText, f);
+require.extensions['.ts'] = (m, f) => m._compile(ts.transpileModule(fs.readFileSync(f, 'utf8'), { fileName: f, ` +
+  `compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true } }).outputText, f);
 require(process.argv[1]);
 `;
 
@@ -58,7 +59,8 @@ describe('consumer scenarios (issue 4)', () => {
       expect(errors).toEqual([]);
 
       const seen: number[] = [];
-      const c = consumerOn(cluster, { groupId, topics: [topic], delivery, sessionTimeoutMs: 6000, recordHandler: async (r) => { seen.push(Number(r.offset)); } }, consumers);
+      const c = consumerOn(cluster, { groupId, topics: [topic], delivery, sessionTimeoutMs: 6000,
+        recordHandler: async (r) => { seen.push(Number(r.offset)); } }, consumers);
       await c.start();
       if (delivery === 'at-least-once') {
         await until(() => seen.includes(9), 'records up to 9 after the restart', 60000);
@@ -79,7 +81,8 @@ describe('consumer scenarios (issue 4)', () => {
     cluster.createTopic(topic, 1);
     await produce(kafkaOf(cluster), topic, 0, range(0, 5).map(String));
     const held: number[] = [];
-    const child = startKillWorker({ bootstrap: cluster.bootstrap, groupId, topic, delivery: 'at-least-once', holdAt: -1, handleSignals: true, commitIntervalMs: 600000 }, (m) => {
+    const child = startKillWorker({ bootstrap: cluster.bootstrap, groupId, topic, delivery: 'at-least-once', holdAt: -1,
+      handleSignals: true, commitIntervalMs: 600000 }, (m) => {
       if (m.type === 'holding') held.push(m.offset!);
     });
     const exited = new Promise<NodeJS.Signals | null>((r) => child.once('exit', (_code, signal) => r(signal)));
@@ -115,14 +118,17 @@ describe('consumer scenarios (issue 4)', () => {
     await until(() => seen1.includes(40), 'C1 to hold record 40');
     const c1Member = cluster.groups.group(groupId)!.members[0].memberId;
 
-    const c2 = consumerOn(cluster, { clientId: 'a-c2', groupId, topics: [topic], delivery: 'at-least-once', recordHandler: async (r) => { seen2.push(Number(r.offset)); } }, consumers);
+    const c2 = consumerOn(cluster, { clientId: 'a-c2', groupId, topics: [topic], delivery: 'at-least-once',
+      recordHandler: async (r) => { seen2.push(Number(r.offset)); } }, consumers);
     await c2.start();
     await until(() => seen2.includes(99), 'C2 to reach record 99');
 
     const commits = cluster.events.entries({ type: 'offsets.committed', groupId }).filter((e) => e.data.memberId === c1Member);
     expect(commits.map((e) => (e.data.partitions as { offset: bigint }[])[0].offset)).toEqual([40n]);
-    const rejoin = cluster.events.entries({ groupId }).find((e) => (e.type === 'member.rejoined' || e.type === 'member.joined') && e.data.memberId === c1Member && e.seq > commits[0].seq);
-    const firstJoinAfterRebalance = cluster.events.entries({ type: 'group.state', groupId }).find((e) => e.data.to === 'PreparingRebalance');
+    const rejoin = cluster.events.entries({ groupId })
+      .find((e) => (e.type === 'member.rejoined' || e.type === 'member.joined') && e.data.memberId === c1Member && e.seq > commits[0].seq);
+    const firstJoinAfterRebalance =
+      cluster.events.entries({ type: 'group.state', groupId }).find((e) => e.data.to === 'PreparingRebalance');
     expect(rejoin).toBeDefined();
     expect(firstJoinAfterRebalance!.seq).toBeLessThan(commits[0].seq);
     expect(seen2[0]).toBe(40);
@@ -140,8 +146,10 @@ describe('consumer scenarios (issue 4)', () => {
       await produce(kafka, topic, 1, range(0, 100).map((i) => `p1-${i}`));
 
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kafka-eos-slow-'));
-      const knexConfig = { client: 'sqlite3', connection: { filename: path.join(dir, 'out.sqlite') }, useNullAsDefault: true, pool: { min: 1, max: 1 } };
-      const sink = () => new SqlSink({ knex: knexConfig, table: 'out', mode: 'insert', includeKafkaCoordinates: false, mapping: (r) => ({ v: valueOf(r) }) });
+      const knexConfig =
+        { client: 'sqlite3', connection: { filename: path.join(dir, 'out.sqlite') }, useNullAsDefault: true, pool: { min: 1, max: 1 } };
+      const sink = () => new SqlSink({
+        knex: knexConfig, table: 'out', mode: 'insert', includeKafkaCoordinates: false, mapping: (r) => ({ v: valueOf(r) }) });
       if (delivery === 'exactly-once') {
         const setup = sink();
         await setup.knex.schema.createTable('out', (t) => t.string('v'));
@@ -209,7 +217,8 @@ describe('consumer scenarios (issue 4)', () => {
       for (const member of ['m1', 'm2']) {
         const key = `${group}/${member}`;
         got.set(key, []);
-        await consumerOn(cluster, { groupId: `pubsub-${group}`, clientId: member, topics: [topic], delivery: 'at-least-once', recordHandler: async (r) => { got.get(key)!.push(valueOf(r)); } }, consumers).start();
+        await consumerOn(cluster, { groupId: `pubsub-${group}`, clientId: member, topics: [topic], delivery: 'at-least-once',
+          recordHandler: async (r) => { got.get(key)!.push(valueOf(r)); } }, consumers).start();
       }
     }
     for (const group of ['g-a', 'g-b']) await waitForStableGroup(cluster, `pubsub-${group}`, { members: 2, allAssigned: [topic] });

@@ -140,7 +140,9 @@ test('a seek during a batch waits for it: the batch finishes, nothing of it is h
   await produce(topic, 0, 20);
   const c = consumerOn(cluster, {
     groupId: group, topics: [topic], delivery: 'at-least-once', commitIntervalMs: 0, maxBatchRecords: 10,
-    recordHandler: async (r: SinkRecord) => { await new Promise((res) => setTimeout(res, 40)); seen.push({ offset: Number(r.offset), at: Date.now() }); },
+    recordHandler: async (r: SinkRecord) => {
+      await new Promise((res) => setTimeout(res, 40)); seen.push({ offset: Number(r.offset), at: Date.now() });
+    },
   } as never, consumers);
   await c.start();
   await until(() => seen.length >= 2, 'the first batch under way');

@@ -26,7 +26,8 @@ function sinkFor(table: string): SqlSink {
 // Offsets 0..4: offset 1 is not JSON (fails to map); offset 3 has no `name` (NOT NULL column).
 const VALUES = ['{"id":1,"name":"a"}', 'not json', '{"id":3,"name":"c"}', '{"id":4}', '{"id":5,"name":"e"}'];
 
-test.each(['skip', 'dead-letter'] as const)('policy %s: the rejected rows are left out, the rest commit with the offset past them', async (policy) => {
+test.each(['skip', 'dead-letter'] as const)('policy %s: the rejected rows are left out, the rest commit with the offset past them',
+  async (policy) => {
   const topic = `sink-poison-${policy}`;
   fx.cluster.createTopic(topic, 1);
   await produce(kafkaOf(fx.cluster), topic, 0, VALUES);

@@ -36,7 +36,8 @@ afterEach(async () => { await stopAll(consumers); });
 afterAll(async () => {
   await cluster.stop();
   rmSync(dir, { recursive: true, force: true });
-  if (report.length > 0) console.log(`systemic rejection (records produced / rows stored / missing / dead-lettered):\n${report.join('\n')}`);
+  if (report.length > 0)
+    console.log(`systemic rejection (records produced / rows stored / missing / dead-lettered):\n${report.join('\n')}`);
 });
 
 const dbs: Db[] = ['sqlite'];
@@ -64,7 +65,8 @@ async function blockInserts(k: Knex, db: Db, table: string): Promise<() => Promi
     await k.raw(`CREATE TRIGGER "${trigger}" BEFORE INSERT ON "${table}" BEGIN SELECT RAISE(ABORT, 'inserts are blocked'); END`);
     return async () => { await k.raw(`DROP TRIGGER "${trigger}"`); };
   }
-  await k.raw(`CREATE FUNCTION "${trigger}_fn"() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'inserts are blocked'; END $$ LANGUAGE plpgsql`);
+  await k.raw(`CREATE FUNCTION "${trigger}_fn"() RETURNS trigger AS $$ ` +
+    `BEGIN RAISE EXCEPTION 'inserts are blocked'; END $$ LANGUAGE plpgsql`);
   await k.raw(`CREATE TRIGGER "${trigger}" BEFORE INSERT ON "${table}" FOR EACH ROW EXECUTE FUNCTION "${trigger}_fn"()`);
   return async () => {
     await k.raw(`DROP TRIGGER "${trigger}" ON "${table}"`);
@@ -75,7 +77,8 @@ async function blockInserts(k: Knex, db: Db, table: string): Promise<() => Promi
 if (pgMissing) test.skip('PostgreSQL: KAFKA_EOS_PG_URL unset (runs in CI)', () => undefined);
 
 describe.each(dbs)('%s', (db) => {
-  test.each(POLICIES)('policy %s: a trigger refusing every insert loses nothing, dead-letters nothing, blames no record', async (policy) => {
+  test.each(POLICIES)('policy %s: a trigger refusing every insert loses nothing, dead-letters nothing, blames no record',
+    async (policy) => {
     const table = uniqueName(`sys_${policy.replace('-', '_')}`).toLowerCase();
     const topic = `systemic-${db}-${policy}`;
     const dlq = `${topic}.dlq`;
@@ -99,7 +102,8 @@ describe.each(dbs)('%s', (db) => {
       const producer = kafkaOf(cluster).producer();
       await producer.connect();
       for (let i = 0; i < RECORDS; i += 250) {
-        await producer.send({ topic, acks: -1, messages: Array.from({ length: 250 }, (_, j) => ({ partition: (i + j) % PARTITIONS, value: JSON.stringify({ id: i + j }) })) });
+        await producer.send({ topic, acks: -1,
+          messages: Array.from({ length: 250 }, (_, j) => ({ partition: (i + j) % PARTITIONS, value: JSON.stringify({ id: i + j }) })) });
       }
       await producer.disconnect();
       await until(() => unavailable.length >= 3 || c.state === 'failed', 'the consumer to wait on the refusing database', 60000);
@@ -145,7 +149,8 @@ describe.each(dbs)('%s', (db) => {
   });
 });
 
-test('the database down during a rebalance: the consumer waits (sink-unavailable) instead of exiting, then stores every record once', async () => {
+test('the database down during a rebalance: the consumer waits (sink-unavailable) instead of exiting, then stores every record once',
+  async () => {
   const topic = 'systemic-open-down';
   cluster.createTopic(topic, 1);
   const inner = sinkFor('sqlite', 'open_down');
@@ -199,7 +204,8 @@ test('a column dropped under the consumer: sink-blocked names table and column, 
     await c.start();
     const producer = kafkaOf(cluster).producer();
     await producer.connect();
-    await producer.send({ topic, acks: -1, messages: Array.from({ length: 50 }, (_, id) => ({ value: JSON.stringify({ id, delay: 1 }) })) });
+    await producer.send({ topic, acks: -1,
+      messages: Array.from({ length: 50 }, (_, id) => ({ value: JSON.stringify({ id, delay: 1 }) })) });
     await producer.disconnect();
     await until(() => c.state === 'failed', 'the consumer to fail once the block lasted sinkBlockedTimeoutMs', 30000);
     expect(c.failure).toMatchObject({ code: 'SINK_BLOCKED', retriable: false });

@@ -15,7 +15,8 @@ jest.setTimeout(60000);
 const MEMBER = path.join(__dirname, '..', '..', 'fixtures', 'static-member.js');
 
 test('a second OS process with the same instance id fences the first, which sends nothing more', async () => {
-  if (!existsSync(path.join(__dirname, '..', '..', '..', 'dist', 'index.js'))) throw new Error('dist/ is missing: run npm run build (npm test does it)');
+  if (!existsSync(path.join(__dirname, '..', '..', '..', 'dist', 'index.js')))
+    throw new Error('dist/ is missing: run npm run build (npm test does it)');
   const cluster = await MockCluster.start({ brokers: 1, group: { initialRebalanceDelayMs: 0, minSessionTimeoutMs: 1000 } });
   const consumers: GroupConsumer[] = [];
   let child: ChildProcess | null = null;
@@ -23,7 +24,8 @@ test('a second OS process with the same instance id fences the first, which send
     const topic = 'static-proc';
     const groupId = 'static-proc-g';
     cluster.createTopic(topic, 1);
-    const first = consumerOn(cluster, { groupId, topics: [topic], delivery: 'at-least-once', commitIntervalMs: 0, groupInstanceId: 'same', sessionTimeoutMs: 20000, recordHandler: async () => undefined }, consumers);
+    const first = consumerOn(cluster, { groupId, topics: [topic], delivery: 'at-least-once', commitIntervalMs: 0,
+      groupInstanceId: 'same', sessionTimeoutMs: 20000, recordHandler: async () => undefined }, consumers);
     const errors: unknown[] = [];
     first.on('error', (e) => errors.push(e));
     await first.start();
@@ -39,7 +41,8 @@ test('a second OS process with the same instance id fences the first, which send
     expect(errors.some((e) => e instanceof FencedInstanceIdError)).toBe(true);
 
     await produce(kafkaOf(cluster), topic, 0, ['a', 'b', 'c']);
-    await until(() => cluster.events.entries({ type: 'offsets.committed', groupId }).some((e) => (e.data.partitions as { offset: bigint }[])[0].offset === 3n), 'the second process to commit');
+    await until(() => cluster.events.entries({ type: 'offsets.committed', groupId })
+      .some((e) => (e.data.partitions as { offset: bigint }[])[0].offset === 3n), 'the second process to commit');
     const fencedAt = cluster.events.entries({ type: 'member.replaced', groupId })[0].seq;
     expect(cluster.events.entries({ groupId }).filter((e) => e.seq > fencedAt && e.data.memberId === firstMember)).toEqual([]);
     expect(cluster.groups.group(groupId)!.members.map((m) => m.groupInstanceId)).toEqual(['same']);

@@ -20,7 +20,8 @@ describe.each(['eager', 'cooperative'] as const)('static membership (KIP-345), c
   beforeAll(async () => { cluster = await startCluster(); });
   afterEach(() => stopAll(consumers));
   afterAll(() => cluster.stop());
-  const withProtocol = <T extends object>(o: T): T => ({ ...(protocol === 'cooperative' ? { assignors: ['cooperative-sticky'] } : {}), ...o });
+  const withProtocol = <T extends object>(o: T): T =>
+    ({ ...(protocol === 'cooperative' ? { assignors: ['cooperative-sticky'] } : {}), ...o });
 
   test('groupInstanceId is sent on JoinGroup v5; a restart within the session timeout causes no rebalance and no LeaveGroup', async () => {
     const topic = `static-restart-${protocol}`;
@@ -65,7 +66,8 @@ describe.each(['eager', 'cooperative'] as const)('static membership (KIP-345), c
     expect(cluster.events.entries({ type: 'member.left', groupId })).toHaveLength(1);
   });
 
-  test('a second process with the same instance id fences the first, which stops with FencedInstanceIdError and sends no more commits', async () => {
+  test('a second process with the same instance id fences the first, which stops with FencedInstanceIdError and sends no more commits',
+    async () => {
     const topic = `static-fence-${protocol}`;
     const groupId = `${topic}-g`;
     cluster.createTopic(topic, 1);
@@ -94,7 +96,8 @@ describe.each(['eager', 'cooperative'] as const)('static membership (KIP-345), c
 
     const kafka = kafkaOf(cluster);
     await produce(kafka, topic, 0, ['x', 'y']);
-    await until(() => cluster.events.entries({ type: 'offsets.committed', groupId }).some((e) => (e.data.partitions as { offset: bigint }[])[0].offset === 2n), 'the second member to commit');
+    await until(() => cluster.events.entries({ type: 'offsets.committed', groupId })
+      .some((e) => (e.data.partitions as { offset: bigint }[])[0].offset === 2n), 'the second member to commit');
     // The fenced member never committed and never left or rejoined after being replaced.
     const fencedAt = cluster.events.entries({ type: 'member.replaced', groupId })[0].seq;
     const afterFence = cluster.events.entries({ groupId }).filter((e) => e.seq > fencedAt && e.data.memberId === firstMember);

@@ -25,17 +25,20 @@ beforeAll(async () => {
 afterAll(async () => { await cluster.stop(); await hdfs.stop(); });
 
 test('a frozen member that lost its partition cannot claim its range when it wakes: no range twice', async () => {
-  if (!existsSync(path.join(__dirname, '..', '..', '..', 'dist', 'index.js'))) throw new Error('dist/ is missing: run npm run build (npm test does it)');
+  if (!existsSync(path.join(__dirname, '..', '..', '..', 'dist', 'index.js')))
+    throw new Error('dist/ is missing: run npm run build (npm test does it)');
   const kafka = new Kafka({ brokers: cluster.bootstrap, logLevel: logLevel.NOTHING });
   const producer = kafka.producer();
   const sink = new HdfsSink({ url: hdfs.url, topicsDir: '/zombie', flushSize: 100, includeKafkaCoordinates: true });
-  const successor = createGroupConsumer({ kafka, groupId: 'zh', topics: ['zh'], delivery: 'exactly-once', sink, sessionTimeoutMs: 2000, heartbeatIntervalMs: 300, maxWaitTimeMs: 100 });
+  const successor = createGroupConsumer({ kafka, groupId: 'zh', topics: ['zh'], delivery: 'exactly-once', sink, sessionTimeoutMs: 2000,
+    heartbeatIntervalMs: 300, maxWaitTimeMs: 100 });
   let zombie: ChildProcess | null = null;
   try {
     cluster.createTopic('zh', 1);
     await producer.connect();
     await producer.send({ topic: 'zh', messages: Array.from({ length: 500 }, (_, i) => ({ value: JSON.stringify({ v: `r${i}` }) })) });
-    zombie = fork(ZOMBIE_WORKER, [cluster.bootstrap.join(','), 'zh', 'zh', 'hdfs', hdfs.url, '/zombie'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    zombie = fork(ZOMBIE_WORKER, [cluster.bootstrap.join(','), 'zh', 'zh', 'hdfs', hdfs.url, '/zombie'],
+      { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const holding = await waitFor<{ records: number }>(zombie, 'holding');
     expect(holding.records).toBeGreaterThan(100); // its write will rotate: a claim attempt
     zombie.kill('SIGSTOP');
@@ -57,17 +60,20 @@ test('a frozen member that lost its partition cannot claim its range when it wak
   }
 }, 120000);
 
-test('a new member resumes from the committed files, not from the group\'s Kafka offset; Kafka never sees more than is durable', async () => {
+test('a new member resumes from the committed files, not from the group\'s Kafka offset; Kafka never sees more than is durable',
+  async () => {
   const kafka = new Kafka({ brokers: cluster.bootstrap, logLevel: logLevel.NOTHING });
   const producer = kafka.producer();
   const admin = kafka.admin();
   await producer.connect();
   await admin.connect();
   cluster.createTopic('rh', 1);
-  const send = (from: number, n: number) => producer.send({ topic: 'rh', messages: Array.from({ length: n }, (_, i) => ({ value: JSON.stringify({ v: from + i }) })) });
+  const send = (from: number, n: number) =>
+    producer.send({ topic: 'rh', messages: Array.from({ length: n }, (_, i) => ({ value: JSON.stringify({ v: from + i }) })) });
   const member = (flushSize: number) => {
     const sink = new HdfsSink({ url: hdfs.url, topicsDir: '/resume', flushSize, includeKafkaCoordinates: true });
-    return { sink, consumer: createGroupConsumer({ kafka, groupId: 'rh', topics: ['rh'], delivery: 'exactly-once', sink, sessionTimeoutMs: 3000, heartbeatIntervalMs: 300, maxWaitTimeMs: 100 }) };
+    return { sink, consumer: createGroupConsumer({ kafka, groupId: 'rh', topics: ['rh'], delivery: 'exactly-once', sink,
+      sessionTimeoutMs: 3000, heartbeatIntervalMs: 300, maxWaitTimeMs: 100 }) };
   };
   const kafkaOffset = async () => Number((await admin.fetchOffsets({ groupId: 'rh', topics: ['rh'] }))[0]!.partitions[0]!.offset);
   try {
@@ -80,7 +86,8 @@ test('a new member resumes from the committed files, not from the group\'s Kafka
     expect(await kafkaOffset()).toBe(200);
     await a.consumer.stop(); // revoke: the open file is committed
     await a.sink.close();
-    expect((await committedFiles(a.sink.client, '/resume', 'rh')).map((f) => [f.start, f.end])).toEqual([[0n, 99n], [100n, 199n], [200n, 249n]]);
+    expect((await committedFiles(a.sink.client, '/resume', 'rh')).map((f) => [f.start, f.end]))
+      .toEqual([[0n, 99n], [100n, 199n], [200n, 249n]]);
     expect(await kafkaOffset()).toBe(250);
 
     await admin.setOffsets({ groupId: 'rh', topic: 'rh', partitions: [{ partition: 0, offset: '30' }] }); // Kafka says 30

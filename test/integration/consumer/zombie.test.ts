@@ -16,15 +16,18 @@ import { waitFor, ZOMBIE_WORKER } from './zombie-helpers';
 import { until } from '../../helpers/until';
 
 test('a frozen member that lost its partition is fenced when it wakes: no duplicate', async () => {
-  if (!existsSync(path.join(__dirname, '..', '..', '..', 'dist', 'index.js'))) throw new Error('dist/ is missing: run npm run build (npm test does it)');
+  if (!existsSync(path.join(__dirname, '..', '..', '..', 'dist', 'index.js')))
+    throw new Error('dist/ is missing: run npm run build (npm test does it)');
   const dir = mkdtempSync(path.join(os.tmpdir(), 'kafka-eos-zombie-'));
   const db = path.join(dir, 'zombie.sqlite');
   const cluster = await MockCluster.start({ brokers: 3, group: { initialRebalanceDelayMs: 0, minSessionTimeoutMs: 1000 } });
   const kafka = new Kafka({ brokers: cluster.bootstrap, logLevel: logLevel.NOTHING });
   const producer = kafka.producer();
   let zombie: ChildProcess | null = null;
-  const sink = new SqlSink({ knex: { client: 'sqlite3', connection: { filename: db }, useNullAsDefault: true }, table: 'zombie', mode: 'insert', autoCreate: true, mapping: { columns: { v: { path: 'v', type: 'string' } } } });
-  const successor = createGroupConsumer({ kafka, groupId: 'zg', topics: ['z'], delivery: 'exactly-once', sink, sessionTimeoutMs: 2000, heartbeatIntervalMs: 300, maxWaitTimeMs: 100 });
+  const sink = new SqlSink({ knex: { client: 'sqlite3', connection: { filename: db }, useNullAsDefault: true }, table: 'zombie',
+    mode: 'insert', autoCreate: true, mapping: { columns: { v: { path: 'v', type: 'string' } } } });
+  const successor = createGroupConsumer({ kafka, groupId: 'zg', topics: ['z'], delivery: 'exactly-once', sink, sessionTimeoutMs: 2000,
+    heartbeatIntervalMs: 300, maxWaitTimeMs: 100 });
   const fencedInSuccessor: unknown[] = [];
   successor.on('fenced', (f) => fencedInSuccessor.push(f));
   try {
@@ -40,7 +43,8 @@ test('a frozen member that lost its partition is fenced when it wakes: no duplic
 
     await successor.start();
     await until(async () => successor.assignment().length === 1, 'the partition to move to the successor', 30000);
-    await until(async () => (await sink.open('zg', [{ topic: 'z', partition: 0 }])).get('z:0') === 500n, 'the successor to sink every record', 30000);
+    await until(async () => (await sink.open('zg', [{ topic: 'z', partition: 0 }])).get('z:0') === 500n,
+      'the successor to sink every record', 30000);
 
     const fenced = waitFor<{ expected: string; stored: string }>(zombie, 'fenced');
     zombie.kill('SIGCONT');

@@ -30,7 +30,8 @@ describe.each(['range', 'roundrobin'] as const)('interop with kafka-python: %s',
     cluster.createTopic(topic, 7);
     const seen: { member: string; value: string }[] = [];
     let pyAssigned: number[] | null = null;
-    py = spawn('/usr/bin/python3', [path.join(__dirname, 'consumer-python.py'), cluster.bootstrap.join(','), groupId, topic, strategy], { stdio: ['ignore', 'pipe', 'inherit'] });
+    py = spawn('/usr/bin/python3', [path.join(__dirname, 'consumer-python.py'), cluster.bootstrap.join(','), groupId, topic, strategy],
+      { stdio: ['ignore', 'pipe', 'inherit'] });
     readline.createInterface({ input: py.stdout! }).on('line', (line) => {
       const m = JSON.parse(line) as { assigned?: number[]; value?: string };
       if (m.assigned) pyAssigned = m.assigned;

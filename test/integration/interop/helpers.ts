@@ -4,7 +4,8 @@ import { spawn } from 'node:child_process';
 export interface RunResult { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
 
 /** Runs a command to completion, killing it after `timeoutMs`; never rejects. */
-export function run(cmd: string, args: string[], opts: { input?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<RunResult> {
+export function run(cmd: string, args: string[],
+  opts: { input?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<RunResult> {
   return new Promise((resolve) => {
     const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...opts.env } });
     let stdout = '';

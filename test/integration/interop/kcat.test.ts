@@ -28,13 +28,15 @@ afterAll(async () => { await cluster.stop(); });
 const common = () => ['-b', cluster.bootstrap.join(','), '-X', 'broker.address.family=v4', '-X', 'socket.timeout.ms=30000'];
 
 describe.each([
-  ['none', Compression.None], ['gzip', Compression.Gzip], ['snappy', Compression.Snappy], ['lz4', Compression.Lz4], ['zstd', Compression.Zstd],
+  ['none', Compression.None], ['gzip', Compression.Gzip], ['snappy', Compression.Snappy], ['lz4', Compression.Lz4],
+  ['zstd', Compression.Zstd],
 ] as const)('kcat -z %s', (codec, id) => {
   test('produces batches stored with that codec, and consumes them back', async () => {
     const topic = `kcat-${codec}`;
     cluster.createTopic(topic, 1);
     const lines = Array.from({ length: 50 }, (_, i) => `k${i}:${codec}-value-${i}-${'x'.repeat(i)}`);
-    const produce = await run('kcat', [...common(), '-P', '-t', topic, '-p', '0', '-K', ':', '-z', codec, '-X', 'linger.ms=2000'], { input: `${lines.join('\n')}\n`, timeoutMs: 90000 });
+    const produce = await run('kcat', [...common(), '-P', '-t', topic, '-p', '0', '-K', ':', '-z', codec, '-X', 'linger.ms=2000'],
+      { input: `${lines.join('\n')}\n`, timeoutMs: 90000 });
     expect(produce.code).toBe(0);
     // librdkafka sends a batch uncompressed when compressing does not shrink it (a one-record batch under load, with a
     // short linger): a linger that holds all 50 lines keeps them in batches that compress.
@@ -44,7 +46,8 @@ describe.each([
     const stored = batches.flatMap((b) => decodeBatch(b.bytes).records.map((r) => `${r.key}:${r.value}`));
     expect(stored).toEqual(lines);
 
-    const consume = await run('kcat', [...common(), '-C', '-t', topic, '-p', '0', '-o', 'beginning', '-e', '-q', '-f', '%k:%s:%o\\n'], { timeoutMs: 90000 });
+    const consume = await run('kcat', [...common(), '-C', '-t', topic, '-p', '0', '-o', 'beginning', '-e', '-q', '-f', '%k:%s:%o\\n'],
+      { timeoutMs: 90000 });
     expect(consume.code).toBe(0);
     expect(consume.stdout.trim().split('\n')).toEqual(lines.map((l, i) => `${l}:${i}`));
   });
@@ -59,7 +62,8 @@ test.each([
   const bytes = encodeBatch({ compression: id, records: values.map((value, i) => ({ key: `k${i}`, value })) });
   cluster.appendBatches(topic, 0, bytes);
   expect(cluster.inspect.batches(topic, 0)[0].bytes.readInt16BE(21) & 7).toBe(id);
-  const consume = await run('kcat', [...common(), '-C', '-t', topic, '-p', '0', '-o', 'beginning', '-e', '-q', '-f', '%k=%s\\n'], { timeoutMs: 90000 });
+  const consume =
+    await run('kcat', [...common(), '-C', '-t', topic, '-p', '0', '-o', 'beginning', '-e', '-q', '-f', '%k=%s\\n'], { timeoutMs: 90000 });
   expect(consume.code).toBe(0);
   expect(consume.stdout.trim().split('\n')).toEqual(values.map((v, i) => `k${i}=${v}`));
 });

@@ -220,6 +220,7 @@ describeWithInteropClients('@platformatic/kafka against the mock', () => {
   });
 
   describeGroupScenario({
-    client: 'platformatic', protocol: 'classic', worker: 'platformatic-group-worker.js', cluster: () => cluster, clientsDir: () => interopClientsDir()!,
+    client: 'platformatic', protocol: 'classic', worker: 'platformatic-group-worker.js', cluster: () => cluster,
+    clientsDir: () => interopClientsDir()!,
   });
 });

@@ -47,7 +47,8 @@ from confluent_kafka import Consumer
 bootstrap, group, topics = sys.argv[1], sys.argv[2], sys.argv[3].split(',')
 owned = set()
 def report(kind, parts):
-    print(json.dumps({'event': kind, 'owned': sorted([t, p] for t, p in owned), 'parts': sorted([p.topic, p.partition] for p in parts)}), flush=True)
+    print(json.dumps({'event': kind, 'owned': sorted([t, p] for t, p in owned), ` +
+  `'parts': sorted([p.topic, p.partition] for p in parts)}), flush=True)
 def on_assign(c, parts):
     owned.update((p.topic, p.partition) for p in parts)
     report('assign', parts)

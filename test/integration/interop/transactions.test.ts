@@ -83,7 +83,8 @@ describe('confluent-kafka (librdkafka 2.0.2) transactions against the mock clust
     expect(cluster.inspect.transaction('py-txn')).toMatchObject({ state: 'CompleteCommit' });
     // Every partition ends stable: LSO = high watermark.
     for (const p of cluster.partitions('py-tx')) expect(p.lastStableOffset).toBe(p.highWatermark);
-    const markers = cluster.events.entries({ type: 'txn.markers-written' }).filter((e) => e.data.transactionalId === 'py-txn').map((e) => e.data.result);
+    const markers = cluster.events.entries({ type: 'txn.markers-written' }).filter((e) => e.data.transactionalId === 'py-txn')
+      .map((e) => e.data.result);
     expect(markers).toEqual(['COMMIT', 'ABORT', 'COMMIT']);
   }, 180_000);
 });

@@ -109,7 +109,8 @@ describe('request faults against KafkaJS', () => {
     expect(() => cluster.faults.failNext({ apiKey: 'Fetch', errorCode: 'NONE' as never })).toThrow(/non-error/);
     expect(() => cluster.faults.delay({ ms: -1 })).toThrow(/delay ms/);
     expect(() => cluster.faults.dropNext({ broker: 9 })).toThrow(expect.objectContaining({ code: 'UNKNOWN_BROKER' }));
-    expect(() => cluster.moveLeader('missing', 0, 1)).toThrow(expect.objectContaining({ code: 'KAFKA_PROTOCOL_ERROR', kafkaError: 'UNKNOWN_TOPIC_OR_PARTITION' }));
+    expect(() => cluster.moveLeader('missing', 0, 1))
+      .toThrow(expect.objectContaining({ code: 'KAFKA_PROTOCOL_ERROR', kafkaError: 'UNKNOWN_TOPIC_OR_PARTITION' }));
     const rule = cluster.faults.failNext({ apiKey: 'Fetch', errorCode: 6, count: Infinity });
     expect(cluster.faults.active.map((r) => r.id)).toEqual([rule.id]);
     rule.cancel();

@@ -5,7 +5,8 @@ import type { MockCluster } from '../../../src/testing/mock-broker';
 export interface LoggedLine { level: number; namespace: string; message: string; error?: string; broker?: string }
 
 /** A KafkaJS client for `cluster`, with its ERROR/WARN log lines captured in `logs`. */
-export function kafkaFor(cluster: MockCluster | string[], clientId: string, extra: Partial<KafkaConfig> = {}): { kafka: Kafka; logs: LoggedLine[] } {
+export function kafkaFor(cluster: MockCluster | string[], clientId: string,
+  extra: Partial<KafkaConfig> = {}): { kafka: Kafka; logs: LoggedLine[] } {
   const logs: LoggedLine[] = [];
   const kafka = new Kafka({
     clientId,
@@ -13,7 +14,8 @@ export function kafkaFor(cluster: MockCluster | string[], clientId: string, extr
     logLevel: logLevel.WARN,
     retry: { initialRetryTime: 50, retries: 8 },
     logCreator: () => ({ namespace, level, log }) => {
-      logs.push({ level, namespace, message: String(log.message), error: log.error as string | undefined, broker: log.broker as string | undefined });
+      logs.push({ level, namespace, message: String(log.message), error: log.error as string | undefined,
+        broker: log.broker as string | undefined });
     },
     ...extra,
   });
@@ -31,7 +33,8 @@ export const FAST_CONSUMER: Omit<ConsumerConfig, 'groupId'> = {
 export interface Received { topic: string; partition: number; offset: string; value: string }
 
 /** Starts a consumer of `topics` that pushes every message into `into`. */
-export async function runConsumer(kafka: Kafka, groupId: string, topics: string[], into: Received[], options: { fromBeginning?: boolean; config?: Partial<ConsumerConfig> } = {}): Promise<Consumer> {
+export async function runConsumer(kafka: Kafka, groupId: string, topics: string[], into: Received[],
+  options: { fromBeginning?: boolean; config?: Partial<ConsumerConfig> } = {}): Promise<Consumer> {
   const consumer = kafka.consumer({ groupId, ...FAST_CONSUMER, ...options.config });
   await consumer.connect();
   await consumer.subscribe({ topics, fromBeginning: options.fromBeginning ?? true });

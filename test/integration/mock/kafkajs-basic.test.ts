@@ -29,7 +29,8 @@ describe('KafkaJS producer and admin against the mock cluster', () => {
     const producer = kafka.producer();
     await producer.connect();
     await producer.send({ topic: 'p', messages: Array.from({ length: 10 }, (_, i) => ({ partition: 0, value: `v${i}` })) });
-    await producer.send({ topic: 'p', compression: CompressionTypes.GZIP, messages: Array.from({ length: 5 }, (_, i) => ({ partition: 1, value: `g${i}` })) });
+    await producer.send({ topic: 'p', compression: CompressionTypes.GZIP,
+      messages: Array.from({ length: 5 }, (_, i) => ({ partition: 1, value: `g${i}` })) });
     const offsets = await admin.fetchTopicOffsets('p');
     const byPartition = Object.fromEntries(offsets.map((o) => [o.partition, o]));
     expect(byPartition[0]).toMatchObject({ offset: '10', high: '10', low: '0' });

@@ -30,7 +30,8 @@ describe('KafkaJS consumer group against the mock cluster', () => {
       } });
       consumers.push(c);
     }
-    await until(() => cluster.groups.group('g6-group')?.state === 'Stable' && cluster.groups.group('g6-group')?.members.length === 3, 'stable group of 3', 20000);
+    await until(() => cluster.groups.group('g6-group')?.state === 'Stable' && cluster.groups.group('g6-group')?.members.length === 3,
+      'stable group of 3', 20000);
     await until(() => seen.size === N, 'all records', 20000);
     await Promise.all(consumers.map((c) => c.disconnect()));
     expect([...seen.values()].every((n) => n >= 1)).toBe(true);

@@ -19,7 +19,8 @@ describe('KafkaJS transactions against the mock cluster', () => {
 
   beforeAll(async () => {
     cluster = await MockCluster.start({ brokers: 3, group: { initialRebalanceDelayMs: 0, minSessionTimeoutMs: 1000 } });
-    kafka = new Kafka({ clientId: 'txn', brokers: cluster.bootstrap, logLevel: logLevel.NOTHING, retry: { retries: 8, initialRetryTime: 50 } });
+    kafka =
+      new Kafka({ clientId: 'txn', brokers: cluster.bootstrap, logLevel: logLevel.NOTHING, retry: { retries: 8, initialRetryTime: 50 } });
   });
   afterEach(async () => {
     await Promise.all(open.splice(0).map((c) => c.disconnect().catch(() => undefined)));
@@ -29,7 +30,8 @@ describe('KafkaJS transactions against the mock cluster', () => {
   /** Consumes `topic` from the beginning until `done(values)`; returns every value seen. */
   async function consumeAll(topic: string, readUncommitted: boolean, done: (values: string[]) => boolean): Promise<string[]> {
     const values: string[] = [];
-    const consumer = track(kafka.consumer({ groupId: `reader-${topic}-${readUncommitted}`, readUncommitted, maxWaitTimeInMs: 100, sessionTimeout: 6000, heartbeatInterval: 300 }));
+    const consumer = track(kafka.consumer({ groupId: `reader-${topic}-${readUncommitted}`, readUncommitted, maxWaitTimeInMs: 100,
+      sessionTimeout: 6000, heartbeatInterval: 300 }));
     await consumer.connect();
     await consumer.subscribe({ topic, fromBeginning: true });
     await consumer.run({ eachMessage: async ({ message }) => { values.push(message.value!.toString()); } });
@@ -89,7 +91,8 @@ describe('KafkaJS transactions against the mock cluster', () => {
 
     // Aborted transaction, with offsets that must never appear.
     const t2 = await producer.transaction();
-    await t2.send({ topic: 'tx-out', messages: [{ partition: 0, value: 'a1' }, { partition: 0, value: 'a2' }, { partition: 1, value: 'a3' }] });
+    await t2.send({ topic: 'tx-out',
+      messages: [{ partition: 0, value: 'a1' }, { partition: 0, value: 'a2' }, { partition: 1, value: 'a3' }] });
     await t2.sendOffsets({ consumerGroupId: 'eos-group', topics: [{ topic: 'tx-in', partitions: [{ partition: 0, offset: '9' }] }] });
     await t2.abort();
 
@@ -114,7 +117,8 @@ describe('KafkaJS transactions against the mock cluster', () => {
     const txn = await producer.transaction();
     await txn.send({ topic: 'tx-wait', messages: [{ value: 'w1' }, { value: 'w2' }] });
     const values: string[] = [];
-    const consumer = track(kafka.consumer({ groupId: 'tx-wait-reader', maxWaitTimeInMs: 5000, sessionTimeout: 6000, heartbeatInterval: 300 }));
+    const consumer =
+      track(kafka.consumer({ groupId: 'tx-wait-reader', maxWaitTimeInMs: 5000, sessionTimeout: 6000, heartbeatInterval: 300 }));
     await consumer.connect();
     await consumer.subscribe({ topic: 'tx-wait', fromBeginning: true });
     await consumer.run({ eachMessage: async ({ message }) => { values.push(message.value!.toString()); } });

@@ -69,11 +69,13 @@ describe('a long poll parked on a partition whose leadership moves', () => {
       const started = Date.now();
       const pending = client.request(Fetch, 11, {
         replicaId: -1, maxWaitMs: 20000, minBytes: 1, maxBytes: 1 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: -1,
-        topics: [{ topic: 'moving', partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, logStartOffset: -1n, partitionMaxBytes: 1 << 20 }] }],
+        topics: [{ topic: 'moving',
+          partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, logStartOffset: -1n, partitionMaxBytes: 1 << 20 }] }],
         forgottenTopicsData: [], rackId: '',
       });
       // Parked once the broker has it: the partition is empty.
-      await until(() => cluster.requestVersions.list('raw').some((v) => v.api === 'Fetch' && v.count >= fetchesBefore + 1), 'the fetch to reach the broker');
+      await until(() => cluster.requestVersions.list('raw').some((v) => v.api === 'Fetch' && v.count >= fetchesBefore + 1),
+        'the fetch to reach the broker');
       cluster.moveLeader('moving', 0, to);
       const res = await pending;
       expect(res.responses[0].partitions[0].errorCode).toBe(ErrorCode.NOT_LEADER_OR_FOLLOWER);

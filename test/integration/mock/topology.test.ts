@@ -33,7 +33,8 @@ describe('topology faults against KafkaJS', () => {
     await producer.send({ topic: 'moving', messages: [{ value: 'before' }] });
     expect(cluster.moveLeader('moving', 0, to)).toBe(1);
     await producer.send({ topic: 'moving', messages: [{ value: 'after' }] });
-    expect(logs.some((l) => /Produce/.test(l.message) && /not the leader/i.test(l.error ?? '') && l.broker?.endsWith(`:${cluster.broker(from).port}`))).toBe(true);
+    expect(logs.some((l) => /Produce/.test(l.message) && /not the leader/i.test(l.error ?? '')
+      && l.broker?.endsWith(`:${cluster.broker(from).port}`))).toBe(true);
     expect(cluster.partitions('moving')[0]).toMatchObject({ leader: to, leaderEpoch: 1, highWatermark: 2 });
     const admin = kafka.admin();
     await admin.connect();
@@ -75,12 +76,14 @@ describe('topology faults against KafkaJS', () => {
 
     await cluster.startBroker(victim);
     expect(await brokerIds()).toEqual([1, 2, 3]);
-    for (const p of ledByVictim) expect(cluster.partitions('replicated')[p.partition]).toMatchObject({ leader: victim, leaderEpoch: p.leaderEpoch + 2 });
+    for (const p of ledByVictim)
+      expect(cluster.partitions('replicated')[p.partition]).toMatchObject({ leader: victim, leaderEpoch: p.leaderEpoch + 2 });
     expect(cluster.inspect.coordinator(groupId)).toBe(victim);
     await producer.send({ topic: 'replicated', messages: Array.from({ length: 30 }, (_, i) => ({ partition: i % 3, value: `c${i}` })) });
     await waitForCaughtUp(cluster, groupId, 'replicated', { timeoutMs: 60_000 });
     expect(new Set(got.map((m) => m.value)).size).toBe(90);
-    expect(cluster.inspect.events({ type: ['broker.stopped', 'broker.started'] }).map((e) => e.type)).toEqual(['broker.stopped', 'broker.started']);
+    expect(cluster.inspect.events({ type: ['broker.stopped', 'broker.started'] }).map((e) => e.type))
+      .toEqual(['broker.stopped', 'broker.started']);
     await consumer.disconnect();
     await admin.disconnect();
     await producer.disconnect();
@@ -126,7 +129,8 @@ describe('topology faults against KafkaJS', () => {
     await waitForStableGroup(cluster, groupId, { members: 2, allAssigned: ['coord'] });
     expect(new Set(got.map((m) => m.value)).size).toBe(60);
     expect(logs.some((l) => /not the correct coordinator/i.test(l.error ?? ''))).toBe(true);
-    expect(cluster.inspect.events({ type: 'coordinator.moved' })).toEqual([expect.objectContaining({ data: expect.objectContaining({ key: groupId, from: 1, to: 3 }) })]);
+    expect(cluster.inspect.events({ type: 'coordinator.moved' }))
+      .toEqual([expect.objectContaining({ data: expect.objectContaining({ key: groupId, from: 1, to: 3 }) })]);
     await Promise.all(consumers.map((c) => c.disconnect()));
     await producer.disconnect();
   });

@@ -44,7 +44,8 @@ function setup(): { topic: string; table: string; knex: Knex } {
   n += 1;
   const topic = `bad-${n}`;
   cluster.createTopic(topic, 1);
-  return { topic, table: `t${n}`, knex: knexFactory({ client: 'sqlite3', connection: { filename: path.join(dir, `${n}.db`) }, useNullAsDefault: true }) };
+  return { topic, table: `t${n}`,
+    knex: knexFactory({ client: 'sqlite3', connection: { filename: path.join(dir, `${n}.db`) }, useNullAsDefault: true }) };
 }
 
 function consumer(o: { topic: string; table: string; knex: Knex; url: string; poisonPolicy: 'skip' | 'fail' }): GroupConsumer {
@@ -58,7 +59,8 @@ function consumer(o: { topic: string; table: string; knex: Knex; url: string; po
 const rows = async (knex: Knex, table: string) =>
   (await knex.schema.hasTable(table)) ? (await knex(table).select('sensor').orderBy('kafka_offset')).map((r) => r.sensor as string) : [];
 
-test('a wrong magic byte and an unknown schema id: poison records alone (skip: the others land; fail: named with offset and id)', async () => {
+test('a wrong magic byte and an unknown schema id: poison records alone (skip: the others land; fail: named with offset and id)',
+  async () => {
   const registry = await SchemaRegistryServer.start();
   const t = setup();
   const avro = createConverter({ type: 'avro' }, new SchemaRegistryClient({ url: registry.url }));
@@ -101,7 +103,8 @@ test('the registry answering 503, then unreachable: the consumer waits and says 
   const first = await SchemaRegistryServer.start();
   const t = setup();
   const avro = createConverter({ type: 'avro' }, new SchemaRegistryClient({ url: first.url }));
-  await produce(t.topic, await Promise.all(['a', 'b', 'c'].map((s) => avro.serialize(t.topic, { sensor: s, celsius: 2 }, { schema: SCHEMA }))));
+  await produce(t.topic,
+    await Promise.all(['a', 'b', 'c'].map((s) => avro.serialize(t.topic, { sensor: s, celsius: 2 }, { schema: SCHEMA }))));
   // A second topic's consumer points at a port nobody listens on yet.
   const port = await new Promise<number>((resolve) => { const s = createServer().listen(0, '127.0.0.1', () => {
     const p = (s.address() as { port: number }).port; s.close(() => resolve(p)); }); });

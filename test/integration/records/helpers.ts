@@ -13,7 +13,8 @@ export function describePython(): jest.Describe {
 }
 
 /** Runs the Python producer (see the fixture's docstring): records `first`..`first + count - 1` of the Order schema. */
-export async function producePython(bootstrap: string, url: string, topic: string, fmt: 'avro' | 'json' | 'protobuf', first: number, count: number,
+export async function producePython(bootstrap: string, url: string, topic: string, fmt: 'avro' | 'json' | 'protobuf', first: number,
+  count: number,
   ...flags: string[]): Promise<void> {
   const res = await run(PY, [PRODUCER, bootstrap, url, topic, fmt, String(first), String(count), ...flags], { timeoutMs: 90000 });
   if (res.code !== 0) throw new Error(`the Python producer exited ${res.code}: ${res.stderr.slice(-3000)}`);

@@ -60,7 +60,8 @@ function consumer(topic: string, url: string, policy: 'dead-letter' | 'skip', ta
   const c = createGroupConsumer({
     brokers: cluster.bootstrap, groupId: `g-${topic}`, topics: [topic], delivery: 'exactly-once', ...FAST, poisonPolicy: policy,
     ...(policy === 'dead-letter' ? { deadLetterTopic: `${topic}.dlq` } : {}),
-    sink: new SqlSink({ knex, table, mode: 'insert', autoCreate: true, mapping: { fromSchema: { keyColumn: 'k', headers: { trace: 'trace' } } } }),
+    sink: new SqlSink({ knex, table, mode: 'insert', autoCreate: true,
+      mapping: { fromSchema: { keyColumn: 'k', headers: { trace: 'trace' } } } }),
     keyConverter: { type: 'string' }, valueConverter: { type: 'avro' }, schemaRegistry: { url, requestTimeoutMs: 2000 },
   });
   consumers.push(c);
@@ -72,8 +73,10 @@ test('a compacted topic of odd records: bad ones dead-lettered with their own by
   cluster.createTopic(topic, 1, 1, { 'cleanup.policy': 'compact' });
   const client = new SchemaRegistryClient({ url: registry.url });
   const avro = createConverter({ type: 'avro' }, client);
-  const good = (n: bigint | number, amount: string) => avro.serialize(topic, { n, amount, at: new Date(1700000000000) }, { schema: SCHEMA });
-  const protoBytes = await createConverter({ type: 'protobuf' }, client).serialize('other', { a: 1 }, { schema: 'syntax = "proto3"; message P { int32 a = 1; }' });
+  const good = (n: bigint | number, amount: string) =>
+    avro.serialize(topic, { n, amount, at: new Date(1700000000000) }, { schema: SCHEMA });
+  const protoBytes = await createConverter({ type: 'protobuf' }, client)
+    .serialize('other', { a: 1 }, { schema: 'syntax = "proto3"; message P { int32 a = 1; }' });
   const ok1 = await good(-(2n ** 53n) + 1n, `-0.${'0'.repeat(29)}1`);
   // The registered schema's id over bytes a writer without the logical type made: a timestamp-millis of 9e15 ms.
   const farTimestamp = frame(ok1.readInt32BE(1), compileAvro(PLAIN).encode({ n: 1, amount: Buffer.alloc(1), at: 9e15 }));
@@ -94,7 +97,8 @@ test('a compacted topic of odd records: bad ones dead-lettered with their own by
   c.on('dead-letter', (d) => dead.push(d.offset));
   c.on('error', (e) => errors.push(e));
   await c.start();
-  const stored = async () => (await (c as unknown as { strategy: { positions(): Map<string, bigint> } }).strategy.positions()).get(`${topic}:0`);
+  const stored = async () => (await (c as unknown as { strategy: { positions(): Map<string, bigint> } }).strategy.positions())
+    .get(`${topic}:0`);
   c.on('skipped', (x) => errors.push(x));
   await until(() => dead.length === 5 || errors.length > 0, 'the dead letters');
   const end = Date.now() + 20000;
@@ -120,7 +124,8 @@ test('a compacted topic of odd records: bad ones dead-lettered with their own by
   expect(dlq).toEqual(expect.arrayContaining([1, 2, 3, 4, 6].map((i) => messages[i]!.value)));
 });
 
-test('the registry refusing the consumer (401) fails it with the code; nothing written, skipped or committed; then all goes in', async () => {
+test('the registry refusing the consumer (401) fails it with the code; nothing written, skipped or committed; then all goes in',
+  async () => {
   const topic = 'refused';
   cluster.createTopic(topic, 1);
   const avro = createConverter({ type: 'avro' }, new SchemaRegistryClient({ url: registry.url }));
@@ -133,7 +138,8 @@ test('the registry refusing the consumer (401) fails it with the code; nothing w
   const failed = new Promise<Error>((resolve) => c.on('error', resolve));
   await c.start();
   const e = await failed;
-  expect(e).toMatchObject({ code: 'SCHEMA_REGISTRY_REQUEST_FAILED', message: expect.stringMatching(/^refused:0@0 value \(schema id \d+\): .*HTTP 401/) });
+  expect(e).toMatchObject({ code: 'SCHEMA_REGISTRY_REQUEST_FAILED',
+    message: expect.stringMatching(/^refused:0@0 value \(schema id \d+\): .*HTTP 401/) });
   await c.stop();
   expect(skipped).toEqual([]);
   expect(await knex.schema.hasTable('t_refused')).toBe(false);

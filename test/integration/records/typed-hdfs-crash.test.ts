@@ -37,7 +37,8 @@ async function readContainer(bytes: Buffer): Promise<{ schema: { fields: { name:
   return { schema: schema as { fields: { name: string }[] }, records };
 }
 
-describePython()('typed records under SIGKILL', () => test('Avro records into HDFS Avro files through `run`: SIGKILL, restart, every record exactly once, one schema per file', async () => {
+describePython()('typed records under SIGKILL', () =>
+  test('Avro records into HDFS Avro files through `run`: SIGKILL, restart, every record exactly once, one schema per file', async () => {
   requireBuiltCli();
   const cluster = await MockCluster.start({ brokers: 1, group: { initialRebalanceDelayMs: 0, minSessionTimeoutMs: 1000 } });
   const registry = await SchemaRegistryServer.start();
@@ -49,13 +50,15 @@ describePython()('typed records under SIGKILL', () => test('Avro records into HD
     cluster.createTopic(topic, 2);
     await producePython(cluster.bootstrap.join(','), registry.url, topic, 'avro', 0, 400);
     // A second writer version: an optional field with a default (BACKWARD-compatible), from our serializer.
-    const v1 = JSON.parse(((await (await fetch(`${registry.url}/subjects/${topic}-value/versions/latest`)).json()) as { schema: string }).schema);
+    const v1 =
+      JSON.parse(((await (await fetch(`${registry.url}/subjects/${topic}-value/versions/latest`)).json()) as { schema: string }).schema);
     const v2 = JSON.stringify({ ...v1, fields: [...v1.fields, { name: 'channel', type: ['null', 'string'], default: null }] });
     const conv = createConverter({ type: 'avro' }, new SchemaRegistryClient({ url: registry.url }));
     const producer = new Kafka({ brokers: cluster.bootstrap, logLevel: logLevel.NOTHING }).producer();
     await producer.connect();
     await producer.send({ topic, messages: await Promise.all(Array.from({ length: 40 }, async (_, i) => ({
-      key: `k${1000 + i}`, value: await conv.serialize(topic, { id: 1000 + i, customer: 'v2', amount: '1.50', placed_at: new Date(1700000000000),
+      key: `k${1000 + i}`,
+      value: await conv.serialize(topic, { id: 1000 + i, customer: 'v2', amount: '1.50', placed_at: new Date(1700000000000),
         note: null, address: { city: 'c', zip: 'z' }, channel: 'web' }, { schema: v2 }),
     }))) });
     await producer.disconnect();
@@ -93,7 +96,8 @@ describePython()('typed records under SIGKILL', () => test('Avro records into HD
       expect(names.includes('channel')).toBe(v2Records > 0);
       ids.push(...records.map((r) => Number(r.id)));
     }
-    expect(ids.sort((a, b) => a - b)).toEqual([...Array.from({ length: 400 }, (_, i) => i), ...Array.from({ length: 40 }, (_, i) => 1000 + i)]);
+    expect(ids.sort((a, b) => a - b))
+      .toEqual([...Array.from({ length: 400 }, (_, i) => i), ...Array.from({ length: 40 }, (_, i) => 1000 + i)]);
   } finally {
     await Promise.all([cluster.stop(), registry.stop(), hdfs.stop()]);
     rmSync(dir, { recursive: true, force: true });

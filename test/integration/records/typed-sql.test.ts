@@ -59,7 +59,8 @@ describePython()('typed records from Confluent serializers into SQL', () => {
           mapping: { fromSchema: { flatten: '_', keyPrefix: 'key_', headers: { trace: 'trace_id' } } } });
         consumer = createGroupConsumer({
           brokers: cluster.bootstrap, groupId: `g-${table}`, topics: [topic], delivery: 'exactly-once', sink, ...FAST,
-          keyConverter: { type: converter, ...(fmt === 'protobuf' ? { useDeprecatedFormat: true } : {}) }, valueConverter: { type: converter },
+          keyConverter: { type: converter, ...(fmt === 'protobuf' ? { useDeprecatedFormat: true } : {}) },
+          valueConverter: { type: converter },
           schemaRegistry: { url: registry.url },
         });
         const errors: Error[] = [];
@@ -76,7 +77,8 @@ describePython()('typed records from Confluent serializers into SQL', () => {
         expect(rows).toHaveLength(60);
         expect(new Set(rows.map((r) => Number(r.id))).size).toBe(60);
         const r7 = rows.find((r) => Number(r.id) === 7)!;
-        expect(r7).toMatchObject({ customer: 'c0', address_city: 'city2', address_zip: '00007', key_region: 'r3', trace_id: 't7', note: 'n7' });
+        expect(r7)
+          .toMatchObject({ customer: 'c0', address_city: 'city2', address_zip: '00007', key_region: 'r3', trace_id: 't7', note: 'n7' });
         expect(Number(r7.key_n)).toBe(7);
         expect(Number(r7.amount)).toBeCloseTo(7.07, 5);
         if (fmt !== 'json') {

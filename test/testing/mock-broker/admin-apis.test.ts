@@ -58,7 +58,8 @@ describe('groups', () => {
       expect(g1.members[0].clientId).toBe('admin-test');
       expect(g1.members[0].memberAssignment.length).toBeGreaterThan(0);
       expect(desc.groups.find((g) => g.groupId === 'adm-unknown')).toMatchObject({ state: 'Dead', errorCode: 0 });
-      await expect(a.deleteGroups(['adm-g1'])).rejects.toMatchObject({ groups: [expect.objectContaining({ groupId: 'adm-g1', errorCode: ErrorCode.NON_EMPTY_GROUP })] });
+      await expect(a.deleteGroups(['adm-g1']))
+        .rejects.toMatchObject({ groups: [expect.objectContaining({ groupId: 'adm-g1', errorCode: ErrorCode.NON_EMPTY_GROUP })] });
     });
     await consumer.disconnect();
     await until(() => cluster.groups.group('adm-g1')?.state === 'Empty', 'the condition');
@@ -73,7 +74,8 @@ describe('groups', () => {
     const groupId = 'adm-simple';
     cluster.createTopic('s-topic', 1);
     const c = await rawCoordinator(groupId);
-    const commit = await c.request(OffsetCommit, 2, { groupId, generationId: -1, memberId: '', topics: [{ name: 's-topic', partitions: [{ partitionIndex: 0, committedOffset: 5n, committedMetadata: null }] }] });
+    const commit = await c.request(OffsetCommit, 2, { groupId, generationId: -1, memberId: '',
+      topics: [{ name: 's-topic', partitions: [{ partitionIndex: 0, committedOffset: 5n, committedMetadata: null }] }] });
     expect(commit.topics[0].partitions[0].errorCode).toBe(0);
     const empty = await c.request(admin.ListGroups, 4, { statesFilter: ['empty'] });
     // v4 has no groupType: it decodes as the default ''.
@@ -117,12 +119,15 @@ describe('groups', () => {
 describe('topics', () => {
   test('CreateTopics with a manual replica assignment: replicas and leaders as given; Kafka\'s refusals', async () => {
     await withAdmin(async (a) => {
-      await a.createTopics({ topics: [{ topic: 'manual', replicaAssignment: [{ partition: 0, replicas: [3, 1] }, { partition: 1, replicas: [2, 3] }] }] });
+      await a.createTopics({
+        topics: [{ topic: 'manual', replicaAssignment: [{ partition: 0, replicas: [3, 1] }, { partition: 1, replicas: [2, 3] }] }] });
     });
     expect(cluster.partitions('manual').map((p) => [p.partition, p.leader, p.replicas])).toEqual([[0, 3, [3, 1]], [1, 2, [2, 3]]]);
     const c = await rawTo(2);
-    const create = (name: string, assignments: { partitionIndex: number; brokerIds: number[] }[], numPartitions = -1, replicationFactor = -1) =>
-      c.request(admin.CreateTopics, 7, { topics: [{ name, numPartitions, replicationFactor, assignments, configs: [] }], timeoutMs: 1000, validateOnly: false })
+    const create = (name: string, assignments: { partitionIndex: number; brokerIds: number[] }[], numPartitions = -1,
+      replicationFactor = -1) =>
+      c.request(admin.CreateTopics, 7,
+        { topics: [{ name, numPartitions, replicationFactor, assignments, configs: [] }], timeoutMs: 1000, validateOnly: false })
         .then((r) => [r.topics[0].errorCode, r.topics[0].errorMessage]);
     const p = (partitionIndex: number, brokerIds: number[]) => ({ partitionIndex, brokerIds });
     expect(await create('m1', [p(0, [1])], 1)).toEqual([ErrorCode.INVALID_REQUEST,
@@ -134,9 +139,12 @@ describe('topics', () => {
     expect(await create('m4', [p(0, [1, 1])])).toEqual([ErrorCode.INVALID_REPLICA_ASSIGNMENT,
       'The manual partition assignment includes the broker 1 more than once.']);
     expect(await create('m5', [p(0, [1, 2]), p(1, [3])])).toEqual([ErrorCode.INVALID_REPLICA_ASSIGNMENT,
-      'The manual partition assignment includes a partition with 1 replica(s), but this is not consistent with previous partitions, which have 2 replica(s).']);
-    expect(await create('m6', [p(0, [1]), p(2, [2])])).toEqual([ErrorCode.INVALID_REPLICA_ASSIGNMENT, 'partitions should be a consecutive 0-based integer sequence']);
-    expect(await create('m7', [p(0, [1]), p(0, [2])])).toEqual([ErrorCode.INVALID_REPLICA_ASSIGNMENT, 'Found multiple manual partition assignments for partition 0']);
+      'The manual partition assignment includes a partition with 1 replica(s), ' +
+        'but this is not consistent with previous partitions, which have 2 replica(s).']);
+    expect(await create('m6', [p(0, [1]), p(2, [2])]))
+      .toEqual([ErrorCode.INVALID_REPLICA_ASSIGNMENT, 'partitions should be a consecutive 0-based integer sequence']);
+    expect(await create('m7', [p(0, [1]), p(0, [2])]))
+      .toEqual([ErrorCode.INVALID_REPLICA_ASSIGNMENT, 'Found multiple manual partition assignments for partition 0']);
     expect(['m1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7'].map((t) => cluster.inspect.topic(t))).toEqual(Array(7).fill(undefined));
     c.close();
   });
@@ -147,13 +155,15 @@ describe('topics', () => {
     const [r0, r1] = cluster.partitions('moving').map((pv) => pv.replicas);
     const spare0 = [1, 2, 3].find((b) => !r0.includes(b))!;
     const alter = (partitions: { partitionIndex: number; replicas: number[] | null }[]) =>
-      c.request(AlterPartitionReassignments, 0, { timeoutMs: 1000, topics: [{ name: 'moving', partitions }] }).then((r) => r.responses[0].partitions);
+      c.request(AlterPartitionReassignments, 0, { timeoutMs: 1000, topics: [{ name: 'moving', partitions }] })
+        .then((r) => r.responses[0].partitions);
     const list = () => c.request(ListPartitionReassignments, 0, { timeoutMs: 1000, topics: null }).then((r) => r.topics);
     expect(await alter([{ partitionIndex: 0, replicas: [spare0, r0[0]] }, { partitionIndex: 1, replicas: [r1[1], r1[0]] }]))
       .toEqual([{ partitionIndex: 0, errorCode: 0, errorMessage: null }, { partitionIndex: 1, errorCode: 0, errorMessage: null }]);
     expect(cluster.partitions('moving')[1].replicas).toEqual([r1[1], r1[0]]); // a reorder: done
     expect(await list()).toEqual([{
-      name: 'moving', partitions: [{ partitionIndex: 0, replicas: [spare0, r0[0], r0[1]], addingReplicas: [spare0], removingReplicas: [r0[1]] }],
+      name: 'moving',
+      partitions: [{ partitionIndex: 0, replicas: [spare0, r0[0], r0[1]], addingReplicas: [spare0], removingReplicas: [r0[1]] }],
     }]);
     await until(() => cluster.partitions('moving')[0].replicas.length === 2, 'the reassignment finishes', 10_000);
     expect(cluster.partitions('moving')[0].replicas).toEqual([spare0, r0[0]]);
@@ -168,7 +178,8 @@ describe('topics', () => {
     expect(await list()).toEqual([]);
     expect(await alter([{ partitionIndex: 7, replicas: [1] }, { partitionIndex: 0, replicas: [1, 9] }])).toEqual([
       { partitionIndex: 7, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: 'Unable to find partition moving:7.' },
-      { partitionIndex: 0, errorCode: ErrorCode.INVALID_REPLICA_ASSIGNMENT, errorMessage: 'The manual partition assignment includes broker 9, but no such broker is registered.' },
+      { partitionIndex: 0, errorCode: ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+        errorMessage: 'The manual partition assignment includes broker 9, but no such broker is registered.' },
     ]);
     c.close();
   });
@@ -195,24 +206,31 @@ describe('topics', () => {
       await a.createPartitions({ topicPartitions: [{ topic: 'grow', count: 5 }] });
       const md = await a.fetchTopicMetadata({ topics: ['grow'] });
       expect(md.topics[0].partitions.map((p) => p.partitionId).sort()).toEqual([0, 1, 2, 3, 4]);
-      await expect(a.createPartitions({ topicPartitions: [{ topic: 'grow', count: 3 }] })).rejects.toMatchObject({ type: 'INVALID_PARTITIONS' });
+      await expect(a.createPartitions({ topicPartitions: [{ topic: 'grow', count: 3 }] }))
+        .rejects.toMatchObject({ type: 'INVALID_PARTITIONS' });
     });
     const c = await rawTo(2);
-    const dry = await c.request(admin.CreatePartitions, 2, { topics: [{ name: 'grow', count: 7, assignments: null }], timeoutMs: 1000, validateOnly: true });
+    const dry = await c.request(admin.CreatePartitions, 2,
+      { topics: [{ name: 'grow', count: 7, assignments: null }], timeoutMs: 1000, validateOnly: true });
     expect(dry.results[0]).toMatchObject({ name: 'grow', errorCode: 0 });
     expect(cluster.partitions('grow')).toHaveLength(5);
-    const manual = await c.request(admin.CreatePartitions, 3, { topics: [{ name: 'grow', count: 6, assignments: [{ brokerIds: [3] }] }], timeoutMs: 1000, validateOnly: false });
+    const manual = await c.request(admin.CreatePartitions, 3,
+      { topics: [{ name: 'grow', count: 6, assignments: [{ brokerIds: [3] }] }], timeoutMs: 1000, validateOnly: false });
     expect(manual.results[0].errorCode).toBe(0);
     expect(cluster.partitions('grow')[5]).toMatchObject({ leader: 3, replicas: [3] });
-    const bad = await c.request(admin.CreatePartitions, 1, { topics: [{ name: 'grow', count: 8, assignments: [{ brokerIds: [1] }] }], timeoutMs: 1000, validateOnly: false });
+    const bad = await c.request(admin.CreatePartitions, 1,
+      { topics: [{ name: 'grow', count: 8, assignments: [{ brokerIds: [1] }] }], timeoutMs: 1000, validateOnly: false });
     expect(bad.results[0].errorCode).toBe(39); // INVALID_REPLICA_ASSIGNMENT: 2 partitions, 1 assignment
     // A hostile count is refused instead of exhausting memory (found by the fuzz test).
-    const huge = await c.request(admin.CreatePartitions, 0, { topics: [{ name: 'grow', count: 2147483647, assignments: null }], timeoutMs: 1000, validateOnly: false });
+    const huge = await c.request(admin.CreatePartitions, 0,
+      { topics: [{ name: 'grow', count: 2147483647, assignments: null }], timeoutMs: 1000, validateOnly: false });
     expect(huge.results[0].errorCode).toBe(ErrorCode.INVALID_PARTITIONS);
-    const hugeTopic = await c.request(admin.CreateTopics, 4, { topics: [{ name: 'huge', numPartitions: 0x40000000, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 1000, validateOnly: false });
+    const hugeTopic = await c.request(admin.CreateTopics, 4, { topics: [{ name: 'huge', numPartitions: 0x40000000, replicationFactor: 1,
+      assignments: [], configs: [] }], timeoutMs: 1000, validateOnly: false });
     expect(hugeTopic.topics[0].errorCode).toBe(ErrorCode.INVALID_PARTITIONS);
     expect(cluster.inspect.topic('huge')).toBeUndefined();
-    const unknown = await c.request(admin.CreatePartitions, 0, { topics: [{ name: 'nope', count: 2, assignments: null }], timeoutMs: 1000, validateOnly: false });
+    const unknown = await c.request(admin.CreatePartitions, 0,
+      { topics: [{ name: 'nope', count: 2, assignments: null }], timeoutMs: 1000, validateOnly: false });
     expect(unknown.results[0].errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     c.close();
   });
@@ -230,16 +248,19 @@ describe('topics', () => {
     const c = await rawTo(leader);
     const fetch = (offset: bigint) => c.request(Fetch, 11, {
       maxWaitMs: 0, minBytes: 1, maxBytes: 1 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: -1,
-      topics: [{ topic: 'trim', partitions: [{ partition: 0, fetchOffset: offset, partitionMaxBytes: 1 << 20 }] }], forgottenTopicsData: [], rackId: '',
+      topics: [{ topic: 'trim', partitions: [{ partition: 0, fetchOffset: offset, partitionMaxBytes: 1 << 20 }] }],
+      forgottenTopicsData: [], rackId: '',
     });
     expect((await fetch(2n)).responses[0].partitions[0]).toMatchObject({ errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, logStartOffset: 4n });
     expect((await fetch(4n)).responses[0].partitions[0].errorCode).toBe(0);
-    const res = await c.request(admin.DeleteRecords, 2, { topics: [{ name: 'trim', partitions: [{ partitionIndex: 0, offset: -1n }, { partitionIndex: 3, offset: 0n }] }], timeoutMs: 1000 });
+    const res = await c.request(admin.DeleteRecords, 2,
+      { topics: [{ name: 'trim', partitions: [{ partitionIndex: 0, offset: -1n }, { partitionIndex: 3, offset: 0n }] }], timeoutMs: 1000 });
     expect(res.topics[0].partitions).toEqual([
       { partitionIndex: 0, lowWatermark: 10n, errorCode: 0 },
       { partitionIndex: 3, lowWatermark: -1n, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION },
     ]);
-    const tooFar = await c.request(admin.DeleteRecords, 0, { topics: [{ name: 'trim', partitions: [{ partitionIndex: 0, offset: 11n }] }], timeoutMs: 1000 });
+    const tooFar = await c.request(admin.DeleteRecords, 0,
+      { topics: [{ name: 'trim', partitions: [{ partitionIndex: 0, offset: 11n }] }], timeoutMs: 1000 });
     expect(tooFar.topics[0].partitions[0]).toMatchObject({ errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, lowWatermark: -1n });
     c.close();
   });
@@ -269,17 +290,22 @@ describe('topics', () => {
       expect(res.resources[1].configEntries.map((e) => e.configName)).toEqual(['max.message.bytes']);
     });
     const c = await rawTo(2);
-    const broker = await c.request(admin.DescribeConfigs, 4, { resources: [{ resourceType: 4, resourceName: '2', configurationKeys: null }], includeSynonyms: false, includeDocumentation: true });
+    const broker = await c.request(admin.DescribeConfigs, 4,
+      { resources: [{ resourceType: 4, resourceName: '2', configurationKeys: null }], includeSynonyms: false, includeDocumentation: true });
     const entries = Object.fromEntries(broker.results[0].configs.map((e: { name: string }) => [e.name, e]));
     expect(broker.results[0].errorCode).toBe(0);
     expect(entries['broker.id']).toMatchObject({ value: '2', readOnly: true, configSource: 4, configType: 3 });
     expect(entries['message.max.bytes'].value).toBe('1048588');
     expect(entries['sasl.jaas.config']).toMatchObject({ value: null, isSensitive: true });
     expect(typeof entries['message.max.bytes'].documentation).toBe('string');
-    const wrong = await c.request(admin.DescribeConfigs, 0, { resources: [{ resourceType: 4, resourceName: '1', configurationKeys: null }, { resourceType: 2, resourceName: 'absent', configurationKeys: null }] });
-    expect(wrong.results.map((r: { errorCode: number }) => r.errorCode)).toEqual([ErrorCode.INVALID_REQUEST, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION]);
-    const v0 = await c.request(admin.DescribeConfigs, 0, { resources: [{ resourceType: 2, resourceName: 'conf', configurationKeys: ['retention.ms', 'segment.ms'] }] });
-    expect(v0.results[0].configs.map((e: { name: string; isDefault: boolean }) => [e.name, e.isDefault])).toEqual([['retention.ms', false], ['segment.ms', true]]);
+    const wrong = await c.request(admin.DescribeConfigs, 0, { resources: [{ resourceType: 4, resourceName: '1',
+      configurationKeys: null }, { resourceType: 2, resourceName: 'absent', configurationKeys: null }] });
+    expect(wrong.results.map((r: { errorCode: number }) => r.errorCode))
+      .toEqual([ErrorCode.INVALID_REQUEST, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION]);
+    const v0 = await c.request(admin.DescribeConfigs, 0,
+      { resources: [{ resourceType: 2, resourceName: 'conf', configurationKeys: ['retention.ms', 'segment.ms'] }] });
+    expect(v0.results[0].configs.map((e: { name: string; isDefault: boolean }) => [e.name, e.isDefault]))
+      .toEqual([['retention.ms', false], ['segment.ms', true]]);
     c.close();
   });
 });

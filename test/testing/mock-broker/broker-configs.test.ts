@@ -46,7 +46,8 @@ const KAFKA_BROKER_DEFAULTS: Record<string, string | null> = {
   'num.recovery.threads.per.data.dir': '2', 'socket.request.max.bytes': '104857600', 'delete.topic.enable': 'true',
 };
 
-type Config = { name: string; value: string | null; configSource: number; readOnly: boolean; synonyms: { name: string; value: string | null; source: number }[] };
+type Config = { name: string; value: string | null; configSource: number; readOnly: boolean;
+  synonyms: { name: string; value: string | null; source: number }[] };
 
 describe('DescribeConfigs', () => {
   let cluster: MockCluster;
@@ -65,7 +66,8 @@ describe('DescribeConfigs', () => {
     const res = await c.request(DescribeConfigs, 4, {
       resources: [{ resourceType, resourceName, configurationKeys: keys }], includeSynonyms: true, includeDocumentation: true,
     });
-    return res.results[0] as { errorCode: number; errorMessage: string | null; configs: (Config & { documentation: string | null; configType: number })[] };
+    return res.results[0] as {
+      errorCode: number; errorMessage: string | null; configs: (Config & { documentation: string | null; configType: number })[] };
   };
 
   test.each([[null], [[]]])('keys %j answer every topic config with Kafka 4.0\'s default, our documentation and its type', async (keys) => {
@@ -80,8 +82,10 @@ describe('DescribeConfigs', () => {
   test('topic synonyms: the override, then the broker synonym at every level; forms without a value are dropped', async () => {
     const { configs } = await describe4(TOPIC, 't', ['retention.ms', 'max.message.bytes', 'segment.ms', 'remote.storage.enable']);
     const by = Object.fromEntries(configs.map((x) => [x.name, x]));
-    expect(by['retention.ms']).toMatchObject({ configSource: DYNAMIC_TOPIC_CONFIG, synonyms: [{ name: 'retention.ms', value: '1000', source: DYNAMIC_TOPIC_CONFIG }] });
-    expect(by['max.message.bytes']).toMatchObject({ configSource: DEFAULT_CONFIG, synonyms: [{ name: 'message.max.bytes', value: '1048588', source: DEFAULT_CONFIG }] });
+    expect(by['retention.ms']).toMatchObject({
+      configSource: DYNAMIC_TOPIC_CONFIG, synonyms: [{ name: 'retention.ms', value: '1000', source: DYNAMIC_TOPIC_CONFIG }] });
+    expect(by['max.message.bytes'])
+      .toMatchObject({ configSource: DEFAULT_CONFIG, synonyms: [{ name: 'message.max.bytes', value: '1048588', source: DEFAULT_CONFIG }] });
     // log.roll.ms has no default: its synonyms start at log.roll.hours and are dropped (ConfigHelper.configSynonyms).
     expect(by['segment.ms']).toMatchObject({ value: '604800000', configSource: DEFAULT_CONFIG, synonyms: [] });
     expect(by['remote.storage.enable']).toMatchObject({ configSource: DEFAULT_CONFIG, synonyms: [] });
@@ -128,10 +132,13 @@ describe('dynamic broker configs (AlterConfigs, IncrementalAlterConfigs on BROKE
   });
 
   const describe = async (c: RawClient, resourceType: number, resourceName: string, keys: string[]) =>
-    (await c.request(DescribeConfigs, 4, { resources: [{ resourceType, resourceName, configurationKeys: keys }], includeSynonyms: true, includeDocumentation: false }))
+    (await c.request(DescribeConfigs, 4,
+      { resources: [{ resourceType, resourceName, configurationKeys: keys }], includeSynonyms: true, includeDocumentation: false }))
       .results[0].configs as Config[];
-  const incremental = async (c: RawClient, resourceName: string, configs: { name: string; configOperation: number; value: string | null }[]) =>
-    (await c.request(IncrementalAlterConfigs, 1, { resources: [{ resourceType: BROKER, resourceName, configs }], validateOnly: false })).responses[0];
+  const incremental = async (c: RawClient, resourceName: string,
+    configs: { name: string; configOperation: number; value: string | null }[]) =>
+    (await c.request(IncrementalAlterConfigs, 1, { resources: [{ resourceType: BROKER, resourceName, configs }], validateOnly: false }))
+      .responses[0];
 
   test('cluster-wide message.max.bytes: DYNAMIC_DEFAULT_BROKER_CONFIG, topic default follows, produce obeys it', async () => {
     expect(await incremental(b1, '', [{ name: 'message.max.bytes', configOperation: 0, value: '2000' }]))
@@ -142,10 +149,12 @@ describe('dynamic broker configs (AlterConfigs, IncrementalAlterConfigs on BROKE
     })]);
     expect(await describe(b2, BROKER, '2', ['message.max.bytes'])).toEqual([expect.objectContaining({
       value: '2000', configSource: DYNAMIC_DEFAULT_BROKER_CONFIG,
-      synonyms: [{ name: 'message.max.bytes', value: '2000', source: DYNAMIC_DEFAULT_BROKER_CONFIG }, { name: 'message.max.bytes', value: '1048588', source: DEFAULT_CONFIG }],
+      synonyms: [{ name: 'message.max.bytes', value: '2000', source: DYNAMIC_DEFAULT_BROKER_CONFIG },
+        { name: 'message.max.bytes', value: '1048588', source: DEFAULT_CONFIG }],
     })]);
     cluster.createTopic('big', 1, 1);
-    expect(await describe(b1, TOPIC, 'big', ['max.message.bytes'])).toEqual([expect.objectContaining({ value: '2000', configSource: DYNAMIC_DEFAULT_BROKER_CONFIG })]);
+    expect(await describe(b1, TOPIC, 'big', ['max.message.bytes']))
+      .toEqual([expect.objectContaining({ value: '2000', configSource: DYNAMIC_DEFAULT_BROKER_CONFIG })]);
     const leader = cluster.partitions('big')[0].leader;
     const c = leader === 1 ? b1 : b2;
     const produce = await c.request(Produce, 9, {
@@ -153,16 +162,19 @@ describe('dynamic broker configs (AlterConfigs, IncrementalAlterConfigs on BROKE
       topicData: [{ name: 'big', partitionData: [{ index: 0, records: encodeBatch({ records: [{ value: Buffer.alloc(3000) }] }) }] }],
     });
     expect(produce.responses[0].partitionResponses[0].errorCode).toBe(ErrorCode.MESSAGE_TOO_LARGE);
-    expect(cluster.events.entries({ type: 'broker-configs-changed' }).at(-1)?.data).toEqual({ broker: null, configs: { 'message.max.bytes': '2000' } });
+    expect(cluster.events.entries({ type: 'broker-configs-changed' }).at(-1)?.data)
+      .toEqual({ broker: null, configs: { 'message.max.bytes': '2000' } });
   });
 
-  test('per broker: only on that broker, above the cluster default; DELETE goes back; log.retention.ms applies to its partitions', async () => {
+  test('per broker: only on that broker, above the cluster default; DELETE goes back; log.retention.ms applies to its partitions',
+    async () => {
     expect(await incremental(b1, '1', [{ name: 'log.retention.ms', configOperation: 0, value: '60000' }])).toMatchObject({ errorCode: 0 });
     expect(await describe(b1, BROKER, '1', ['log.retention.ms', 'log.retention.hours'])).toEqual([
       expect.objectContaining({ name: 'log.retention.hours', value: '168', configSource: DEFAULT_CONFIG }),
       expect.objectContaining({
         name: 'log.retention.ms', value: '60000', configSource: DYNAMIC_BROKER_CONFIG,
-        synonyms: [{ name: 'log.retention.ms', value: '60000', source: DYNAMIC_BROKER_CONFIG }, { name: 'log.retention.hours', value: '168', source: DEFAULT_CONFIG }],
+        synonyms: [{ name: 'log.retention.ms', value: '60000', source: DYNAMIC_BROKER_CONFIG },
+          { name: 'log.retention.hours', value: '168', source: DEFAULT_CONFIG }],
       }),
     ]);
     expect((await describe(b2, BROKER, '2', ['log.retention.ms']))[0]).toMatchObject({ value: null, configSource: DEFAULT_CONFIG });
@@ -177,9 +189,11 @@ describe('dynamic broker configs (AlterConfigs, IncrementalAlterConfigs on BROKE
     expect((await describe(b1, BROKER, '1', ['log.retention.ms']))[0]).toMatchObject({ value: null, configSource: DEFAULT_CONFIG });
   });
 
-  test('refusals with Kafka\'s messages: read-only, per-broker-only at the default, another broker, bad values, duplicates, nulls', async () => {
+  test('refusals with Kafka\'s messages: read-only, per-broker-only at the default, another broker, bad values, duplicates, nulls',
+    async () => {
     expect(await incremental(b1, '1', [{ name: 'num.partitions', configOperation: 0, value: '3' }]))
-      .toMatchObject({ errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Cannot update these configs dynamically: Set(num.partitions)' });
+      .toMatchObject({ errorCode: ErrorCode.INVALID_REQUEST,
+        errorMessage: 'Cannot update these configs dynamically: Set(num.partitions)' });
     expect(await incremental(b1, '', [{ name: 'listeners', configOperation: 0, value: 'PLAINTEXT://:1' }])).toMatchObject({
       errorCode: ErrorCode.INVALID_REQUEST,
       errorMessage: 'Cannot update these configs at default cluster level, broker id must be specified: Set(listeners)',
@@ -192,23 +206,28 @@ describe('dynamic broker configs (AlterConfigs, IncrementalAlterConfigs on BROKE
     expect(await incremental(b1, '', [{ name: 'log.cleanup.policy', configOperation: 0, value: null }]))
       .toMatchObject({ errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Null value not supported for : log.cleanup.policy' });
     const twice = await b1.request(AlterConfigs, 2, {
-      resources: [{ resourceType: BROKER, resourceName: '', configs: [] }, { resourceType: BROKER, resourceName: '', configs: [] }], validateOnly: false,
+      resources: [{ resourceType: BROKER, resourceName: '', configs: [] }, { resourceType: BROKER, resourceName: '', configs: [] }],
+      validateOnly: false,
     });
-    expect(twice.responses.map((r: { errorMessage: string }) => r.errorMessage)).toEqual(['Each resource must appear at most once.', 'Each resource must appear at most once.']);
+    expect(twice.responses.map((r: { errorMessage: string }) => r.errorMessage))
+      .toEqual(['Each resource must appear at most once.', 'Each resource must appear at most once.']);
     cluster.createTopic('n', 1, 1);
     const nulls = await b1.request(AlterConfigs, 2, {
       resources: [{ resourceType: TOPIC, resourceName: 'n', configs: [{ name: 'retention.ms', value: null }] }], validateOnly: false,
     });
-    expect(nulls.responses[0]).toMatchObject({ errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Null value not supported for : retention.ms' });
+    expect(nulls.responses[0])
+      .toMatchObject({ errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Null value not supported for : retention.ms' });
   });
 
   test('validateOnly changes nothing; legacy AlterConfigs replaces the whole dynamic set of the resource', async () => {
     await b1.request(AlterConfigs, 2, {
-      resources: [{ resourceType: BROKER, resourceName: '', configs: [{ name: 'log.retention.bytes', value: '1000' }] }], validateOnly: true,
+      resources: [{ resourceType: BROKER, resourceName: '', configs: [{ name: 'log.retention.bytes', value: '1000' }] }],
+      validateOnly: true,
     });
     expect((await describe(b1, BROKER, '', [])).map((x) => x.name)).toEqual(['message.max.bytes']);
     await b1.request(AlterConfigs, 2, {
-      resources: [{ resourceType: BROKER, resourceName: '', configs: [{ name: 'log.retention.bytes', value: '1000' }] }], validateOnly: false,
+      resources: [{ resourceType: BROKER, resourceName: '', configs: [{ name: 'log.retention.bytes', value: '1000' }] }],
+      validateOnly: false,
     });
     expect((await describe(b1, BROKER, '', [])).map((x) => [x.name, x.value])).toEqual([['log.retention.bytes', '1000']]);
   });
@@ -222,7 +241,8 @@ describe('static broker configs (brokerConfigs, kafka-eos broker --config)', () 
     try {
       const c = await RawClient.connect(cluster.bootstrap[0]);
       const res = await c.request(DescribeConfigs, 4, {
-        resources: [{ resourceType: BROKER, resourceName: '1', configurationKeys: ['log.retention.ms', 'group.consumer.heartbeat.interval.ms'] }],
+        resources:
+          [{ resourceType: BROKER, resourceName: '1', configurationKeys: ['log.retention.ms', 'group.consumer.heartbeat.interval.ms'] }],
         includeSynonyms: false, includeDocumentation: false,
       });
       expect(res.results[0].configs.map((x: Config) => [x.name, x.value, x.configSource])).toEqual([

@@ -117,17 +117,20 @@ describe('ClientQuotaStore: alterations', () => {
 describe('ClientQuotaStore: Kafka\'s order (checked against java.util.HashMap running the map steps of ClientQuotaControlManager, '
   + 'AlterClientQuotasResponse, ClientQuotasDelta and ClientQuotasImage on OpenJDK 17)', () => {
   const three = [set('producer_byte_rate', 1000), set('consumer_byte_rate', 1000), set('request_percentage', 0.5)];
-  const values3 = [{ key: 'consumer_byte_rate', value: 1000 }, { key: 'request_percentage', value: 0.5 }, { key: 'producer_byte_rate', value: 1000 }];
+  const values3 =
+    [{ key: 'consumer_byte_rate', value: 1000 }, { key: 'request_percentage', value: 0.5 }, { key: 'producer_byte_rate', value: 1000 }];
 
   test.each([['User1', 'Client1'], [null, 'Client1'], ['User1', null], [null, null]])(
-    'user %s and client-id %s: parts client-id then user, values consumer, request, producer (platformatic\'s comparison)', (user, client) => {
+    'user %s and client-id %s: parts client-id then user, values consumer, request, producer (platformatic\'s comparison)',
+      (user, client) => {
       const store = new ClientQuotaStore();
       const entity = [part('user', user), part('client-id', client)];
       const parts = [part('client-id', client), part('user', user)];
       expect(store.alter([{ entity, ops: three }], false).results).toEqual([{ entity: parts, errorCode: 0, errorMessage: null }]);
       expect(store.describe([comp('client-id', client ? EXACT : DEFAULT, client), comp('user', user ? EXACT : DEFAULT, user)], false))
         .toEqual([{ entity: parts, values: values3 }]);
-      expect(store.alter([{ entity, ops: three.map((o) => remove(o.key)) }], false).results).toEqual([{ entity: parts, errorCode: 0, errorMessage: null }]);
+      expect(store.alter([{ entity, ops: three.map((o) => remove(o.key)) }], false).results)
+        .toEqual([{ entity: parts, errorCode: 0, errorMessage: null }]);
       expect(store.all()).toEqual([]);
     },
   );
@@ -176,7 +179,8 @@ describe('ClientQuotaStore: descriptions', () => {
     expect(results.every((r) => r.errorCode === 0)).toBe(true);
   });
   const names = (components: { entityType: string; matchType: number; match: string | null }[], strict: boolean) => {
-    const key = (parts: { entityType: string; entityName: string | null }[]) => JSON.stringify([...parts].sort((a, b) => a.entityType.localeCompare(b.entityType)));
+    const key = (parts: { entityType: string; entityName: string | null }[]) =>
+      JSON.stringify([...parts].sort((a, b) => a.entityType.localeCompare(b.entityType)));
     const byId = new Map(Object.entries(entities).map(([k, v]) => [key(v), k]));
     return store.describe(components, strict).map((e) => byId.get(key(e.entity))).sort();
   };

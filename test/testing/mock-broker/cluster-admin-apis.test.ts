@@ -40,9 +40,11 @@ const range = (a: number, b: number) => Array.from({ length: b - a + 1 }, (_, i)
 test('ApiVersions advertises every new API at its served range', async () => {
   const c = await rawTo();
   const res = await c.request(ApiVersions, 3, { clientSoftwareName: 't', clientSoftwareVersion: '1' });
-  const got = new Map(res.apiKeys.map((k: { apiKey: number; minVersion: number; maxVersion: number }) => [k.apiKey, [k.minVersion, k.maxVersion]]));
+  const got =
+    new Map(res.apiKeys.map((k: { apiKey: number; minVersion: number; maxVersion: number }) => [k.apiKey, [k.minVersion, k.maxVersion]]));
   expect(Object.fromEntries([23, 29, 30, 31, 33, 35, 44, 48, 49, 60, 61, 65, 66].map((k) => [k, got.get(k)]))).toEqual({
-    23: [0, 4], 29: [0, 3], 30: [0, 3], 31: [0, 3], 33: [0, 2], 35: [0, 4], 44: [0, 1], 48: [0, 1], 49: [0, 1], 60: [0, 1], 61: [0, 0], 65: [0, 0], 66: [0, 1],
+    23: [0, 4], 29: [0, 3], 30: [0, 3], 31: [0, 3], 33: [0, 2], 35: [0, 4], 44: [0, 1], 48: [0, 1], 49: [0, 1], 60: [0, 1], 61: [0, 0],
+    65: [0, 0], 66: [0, 1],
   });
   expect(createRegistry().size).toBe(res.apiKeys.length);
   c.close();
@@ -57,12 +59,16 @@ describe('AlterConfigs / IncrementalAlterConfigs', () => {
       const c = await rawTo(leaderOf('alter-mmb'));
       const batch = encodeBatch({ records: [{ value: 'x'.repeat(3000) }] });
       expect((await produceTo(c, 'alter-mmb', batch)).responses[0].partitionResponses[0].errorCode).toBe(0);
-      await admin.alterConfigs({ validateOnly: false, resources: [{ type: ConfigResourceTypes.TOPIC, name: 'alter-mmb', configEntries: [{ name: 'max.message.bytes', value: '2000' }] }] });
+      await admin.alterConfigs({ validateOnly: false, resources:
+        [{ type: ConfigResourceTypes.TOPIC, name: 'alter-mmb', configEntries: [{ name: 'max.message.bytes', value: '2000' }] }] });
       expect((await produceTo(c, 'alter-mmb', batch)).responses[0].partitionResponses[0].errorCode).toBe(ErrorCode.MESSAGE_TOO_LARGE);
-      const described = await admin.describeConfigs({ includeSynonyms: false, resources: [{ type: ConfigResourceTypes.TOPIC, name: 'alter-mmb', configNames: ['max.message.bytes'] }] });
-      expect(described.resources[0].configEntries[0]).toMatchObject({ configName: 'max.message.bytes', configValue: '2000', isDefault: false });
+      const described = await admin.describeConfigs({
+        includeSynonyms: false, resources: [{ type: ConfigResourceTypes.TOPIC, name: 'alter-mmb', configNames: ['max.message.bytes'] }] });
+      expect(described.resources[0].configEntries[0])
+        .toMatchObject({ configName: 'max.message.bytes', configValue: '2000', isDefault: false });
       // AlterConfigs is not incremental: leaving the config out returns it to the default.
-      await admin.alterConfigs({ validateOnly: false, resources: [{ type: ConfigResourceTypes.TOPIC, name: 'alter-mmb', configEntries: [{ name: 'retention.ms', value: '-1' }] }] });
+      await admin.alterConfigs({ validateOnly: false,
+        resources: [{ type: ConfigResourceTypes.TOPIC, name: 'alter-mmb', configEntries: [{ name: 'retention.ms', value: '-1' }] }] });
       expect(cluster.inspect.topic('alter-mmb')!.configs).toEqual({ 'retention.ms': '-1' });
       expect((await produceTo(c, 'alter-mmb', batch)).responses[0].partitionResponses[0].errorCode).toBe(0);
       c.close();
@@ -77,7 +83,8 @@ describe('AlterConfigs / IncrementalAlterConfigs', () => {
     for (let i = 0; i < 5; i++) await produceTo(c, 'alter-retention', encodeBatch({ records: [{ value: Buffer.alloc(500, i) }] }));
     expect(cluster.partitions('alter-retention')[0].logStartOffset).toBe(0);
     for (const v of range(0, 2)) {
-      const res = await c.request(AlterConfigs, v, { resources: [{ resourceType: 2, resourceName: 'alter-retention', configs: [{ name: 'retention.bytes', value: '1200' }] }], validateOnly: false });
+      const res = await c.request(AlterConfigs, v, { resources: [{
+        resourceType: 2, resourceName: 'alter-retention', configs: [{ name: 'retention.bytes', value: '1200' }] }], validateOnly: false });
       expect(res.responses).toEqual([{ errorCode: 0, errorMessage: null, resourceType: 2, resourceName: 'alter-retention' }]);
     }
     await produceTo(c, 'alter-retention', encodeBatch({ records: [{ value: Buffer.alloc(500, 9) }] }));
@@ -98,7 +105,8 @@ describe('AlterConfigs / IncrementalAlterConfigs', () => {
         { resourceType: 2, resourceName: 'alter-bad2', configs: [{ name: 'no.such.config', value: '1' }] },
         { resourceType: 2, resourceName: 'missing-topic', configs: [{ name: 'retention.ms', value: '1' }] },
         { resourceType: 4, resourceName: '1', configs: [{ name: 'num.partitions', value: '1' }] },
-        { resourceType: 2, resourceName: 'alter-bad3', configs: [{ name: 'retention.ms', value: '1' }, { name: 'retention.ms', value: '2' }] },
+        { resourceType: 2, resourceName: 'alter-bad3',
+          configs: [{ name: 'retention.ms', value: '1' }, { name: 'retention.ms', value: '2' }] },
         { resourceType: 4, resourceName: '2', configs: [{ name: 'log.retention.ms', value: '1' }] },
       ],
       validateOnly: false,
@@ -111,7 +119,8 @@ describe('AlterConfigs / IncrementalAlterConfigs', () => {
       [ErrorCode.INVALID_REQUEST, 'Error due to duplicate config keys'],
       [ErrorCode.INVALID_REQUEST, 'Unexpected broker id, expected 1, but received 2'],
     ]);
-    const dry = await c.request(AlterConfigs, 1, { resources: [{ resourceType: 2, resourceName: 'alter-bad', configs: [{ name: 'retention.ms', value: '7' }] }], validateOnly: true });
+    const dry = await c.request(AlterConfigs, 1,
+      { resources: [{ resourceType: 2, resourceName: 'alter-bad', configs: [{ name: 'retention.ms', value: '7' }] }], validateOnly: true });
     expect(dry.responses[0].errorCode).toBe(0);
     expect(cluster.inspect.topic('alter-bad')!.configs['retention.ms']).toBe('5000');
     c.close();
@@ -121,8 +130,10 @@ describe('AlterConfigs / IncrementalAlterConfigs', () => {
     const topic = `incr-${v}`;
     cluster.createTopic(topic, 1, 1, { 'retention.ms': '5000', 'segment.ms': '100000' });
     const c = await rawTo();
-    const alter = (configs: object[], validateOnly = false) => c.request(IncrementalAlterConfigs, v, { resources: [{ resourceType: 2, resourceName: topic, configs }], validateOnly });
-    let res = await alter([{ name: 'max.message.bytes', configOperation: 0, value: '4096' }, { name: 'segment.ms', configOperation: 1, value: null }]);
+    const alter = (configs: object[], validateOnly = false) =>
+      c.request(IncrementalAlterConfigs, v, { resources: [{ resourceType: 2, resourceName: topic, configs }], validateOnly });
+    let res = await alter([{ name: 'max.message.bytes', configOperation: 0, value: '4096' },
+      { name: 'segment.ms', configOperation: 1, value: null }]);
     expect(res.responses[0].errorCode).toBe(0);
     expect(cluster.inspect.topic(topic)!.configs).toEqual({ 'retention.ms': '5000', 'max.message.bytes': '4096' });
     expect(cluster.inspect.topicConfig(topic, 'max.message.bytes')).toBe('4096');
@@ -132,7 +143,8 @@ describe('AlterConfigs / IncrementalAlterConfigs', () => {
     res = await alter([{ name: 'cleanup.policy', configOperation: 3, value: 'delete' }]);
     expect(cluster.inspect.topic(topic)!.configs['cleanup.policy']).toBe('compact');
     res = await alter([{ name: 'retention.ms', configOperation: 2, value: '1' }]);
-    expect(res.responses[0]).toMatchObject({ errorCode: ErrorCode.INVALID_CONFIG, errorMessage: 'Config value append is not allowed for config key: retention.ms' });
+    expect(res.responses[0]).toMatchObject({
+      errorCode: ErrorCode.INVALID_CONFIG, errorMessage: 'Config value append is not allowed for config key: retention.ms' });
     res = await alter([{ name: 'retention.ms', configOperation: 0, value: '-5' }]);
     expect(res.responses[0].errorCode).toBe(ErrorCode.INVALID_CONFIG);
     res = await alter([{ name: 'retention.ms', configOperation: 0, value: '9' }], true);
@@ -148,7 +160,8 @@ describe('ACLs', () => {
     await admin.connect();
     try {
       const acl = (resourceName: string, resourcePatternType: ResourcePatternTypes, principal: string, operation: AclOperationTypes) => ({
-        resourceType: AclResourceTypes.TOPIC, resourceName, resourcePatternType, principal, host: '*', operation, permissionType: AclPermissionTypes.ALLOW,
+        resourceType: AclResourceTypes.TOPIC, resourceName, resourcePatternType, principal, host: '*', operation,
+        permissionType: AclPermissionTypes.ALLOW,
       });
       await admin.createAcls({ acl: [
         acl('orders', ResourcePatternTypes.LITERAL, 'User:alice', AclOperationTypes.READ),
@@ -156,17 +169,23 @@ describe('ACLs', () => {
         acl('ord', ResourcePatternTypes.PREFIXED, 'User:carol', AclOperationTypes.DESCRIBE),
         acl('payments', ResourcePatternTypes.LITERAL, 'User:alice', AclOperationTypes.READ),
       ] });
-      const any = { resourceType: AclResourceTypes.TOPIC, host: undefined, operation: AclOperationTypes.ANY, permissionType: AclPermissionTypes.ANY };
-      const literal = await admin.describeAcls({ ...any, resourceName: 'orders', resourcePatternType: ResourcePatternTypes.LITERAL, principal: undefined } as never);
+      const any =
+        { resourceType: AclResourceTypes.TOPIC, host: undefined, operation: AclOperationTypes.ANY, permissionType: AclPermissionTypes.ANY };
+      const literal = await admin.describeAcls({
+        ...any, resourceName: 'orders', resourcePatternType: ResourcePatternTypes.LITERAL, principal: undefined } as never);
       expect(literal.resources).toHaveLength(1);
       expect(literal.resources[0].acls.map((a) => a.principal).sort()).toEqual(['User:alice', 'User:bob']);
-      const match = await admin.describeAcls({ ...any, resourceName: 'orders', resourcePatternType: ResourcePatternTypes.MATCH, principal: undefined } as never);
+      const match = await admin.describeAcls({
+        ...any, resourceName: 'orders', resourcePatternType: ResourcePatternTypes.MATCH, principal: undefined } as never);
       expect(match.resources.map((r) => `${r.resourceName}/${r.resourcePatternType}`).sort()).toEqual(['ord/4', 'orders/3']);
-      const alice = await admin.describeAcls({ ...any, resourceName: undefined, resourcePatternType: ResourcePatternTypes.ANY, principal: 'User:alice' } as never);
+      const alice = await admin.describeAcls({
+        ...any, resourceName: undefined, resourcePatternType: ResourcePatternTypes.ANY, principal: 'User:alice' } as never);
       expect(alice.resources.map((r) => r.resourceName).sort()).toEqual(['orders', 'payments']);
-      const deleted = await admin.deleteAcls({ filters: [{ ...any, resourceName: undefined, resourcePatternType: ResourcePatternTypes.ANY, principal: 'User:alice' }] as never });
+      const deleted = await admin.deleteAcls({
+        filters: [{ ...any, resourceName: undefined, resourcePatternType: ResourcePatternTypes.ANY, principal: 'User:alice' }] as never });
       expect(deleted.filterResponses[0].matchingAcls).toHaveLength(2);
-      const left = await admin.describeAcls({ ...any, resourceName: undefined, resourcePatternType: ResourcePatternTypes.ANY, principal: undefined } as never);
+      const left = await admin.describeAcls({
+        ...any, resourceName: undefined, resourcePatternType: ResourcePatternTypes.ANY, principal: undefined } as never);
       expect(left.resources.flatMap((r) => r.acls.map((a) => a.principal)).sort()).toEqual(['User:bob', 'User:carol']);
       expect(cluster.inspect.acls().length).toBe(2);
       // Kafka's validation: a principal without a type is refused.
@@ -182,9 +201,11 @@ describe('cluster, log dirs, leader epochs', () => {
     const c = await rawTo();
     const res = await c.request(DescribeCluster, v, { includeClusterAuthorizedOperations: true, endpointType: 1 });
     expect(res).toMatchObject({ errorCode: 0, clusterId: cluster.inspect.clusterId(), controllerId: 1 });
-    expect(res.brokers.map((b: { brokerId: number; port: number }) => [b.brokerId, b.port])).toEqual(cluster.inspect.brokers().map((b) => [b.nodeId, b.port]));
+    expect(res.brokers.map((b: { brokerId: number; port: number }) => [b.brokerId, b.port]))
+      .toEqual(cluster.inspect.brokers().map((b) => [b.nodeId, b.port]));
     expect(res.clusterAuthorizedOperations).toBeGreaterThan(0);
-    if (v === 1) expect((await c.request(DescribeCluster, 1, { includeClusterAuthorizedOperations: false, endpointType: 2 })).errorCode).toBe(ErrorCode.UNSUPPORTED_ENDPOINT_TYPE);
+    if (v === 1) expect((await c.request(DescribeCluster, 1, { includeClusterAuthorizedOperations: false, endpointType: 2 })).errorCode)
+      .toBe(ErrorCode.UNSUPPORTED_ENDPOINT_TYPE);
     c.close();
   });
 
@@ -229,7 +250,8 @@ describe('cluster, log dirs, leader epochs', () => {
     expect((await ask(2, 0, 9)).errorCode).toBe(ErrorCode.UNKNOWN_LEADER_EPOCH);
     c.close();
     const old = await rawTo(first);
-    const res = await old.request(OffsetForLeaderEpoch, 4, { replicaId: -1, topics: [{ topic: 'epochs', partitions: [{ partition: 0, currentLeaderEpoch: -1, leaderEpoch: 0 }] }] });
+    const res = await old.request(OffsetForLeaderEpoch, 4,
+      { replicaId: -1, topics: [{ topic: 'epochs', partitions: [{ partition: 0, currentLeaderEpoch: -1, leaderEpoch: 0 }] }] });
     expect(res.topics[0].partitions[0].errorCode).toBe(ErrorCode.NOT_LEADER_OR_FOLLOWER);
     old.close();
   });
@@ -246,9 +268,11 @@ describe('transactions and producers', () => {
       const coordinator = cluster.inspect.coordinator('describe-me');
       const c = await rawTo(coordinator);
       for (const v of [0, 1]) {
-        const listed = await c.request(ListTransactions, v, { stateFilters: ['Ongoing', 'Bogus'], producerIdFilters: [], durationFilter: -1n });
+        const listed =
+          await c.request(ListTransactions, v, { stateFilters: ['Ongoing', 'Bogus'], producerIdFilters: [], durationFilter: -1n });
         expect(listed.unknownStateFilters).toEqual(['Bogus']);
-        expect(listed.transactionStates).toEqual([expect.objectContaining({ transactionalId: 'describe-me', transactionState: 'Ongoing' })]);
+        expect(listed.transactionStates)
+          .toEqual([expect.objectContaining({ transactionalId: 'describe-me', transactionState: 'Ongoing' })]);
       }
       const none = await c.request(ListTransactions, 1, { stateFilters: ['CompleteCommit'], producerIdFilters: [], durationFilter: -1n });
       expect(none.transactionStates).toEqual([]);
@@ -262,13 +286,15 @@ describe('transactions and producers', () => {
       const leader = await rawTo(leaderOf('txn-describe'));
       const producers = await leader.request(DescribeProducers, 0, { topics: [{ name: 'txn-describe', partitionIndexes: [0, 5] }] });
       const [p0, p5] = producers.topics[0].partitions;
-      expect(p0.activeProducers).toEqual([expect.objectContaining({ producerId: me.producerId, producerEpoch: me.producerEpoch, lastSequence: 1, currentTxnStartOffset: 0n })]);
+      expect(p0.activeProducers).toEqual([expect.objectContaining({
+        producerId: me.producerId, producerEpoch: me.producerEpoch, lastSequence: 1, currentTxnStartOffset: 0n })]);
       expect(p5.errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
       await txn.commit();
       const after = await leader.request(DescribeProducers, 0, { topics: [{ name: 'txn-describe', partitionIndexes: [0] }] });
       expect(after.topics[0].partitions[0].activeProducers[0].currentTxnStartOffset).toBe(-1n);
       const notMine = await RawClient.connect(cluster.bootstrap[coordinator === 1 ? 1 : 0]);
-      expect((await notMine.request(DescribeTransactions, 0, { transactionalIds: ['describe-me'] })).transactionStates[0].errorCode).toBe(ErrorCode.NOT_COORDINATOR);
+      expect((await notMine.request(DescribeTransactions, 0, { transactionalIds: ['describe-me'] })).transactionStates[0].errorCode)
+        .toBe(ErrorCode.NOT_COORDINATOR);
       for (const x of [c, leader, notMine]) x.close();
     } finally {
       await producer.disconnect();

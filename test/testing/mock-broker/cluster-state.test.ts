@@ -49,7 +49,8 @@ describe('ClusterState', () => {
     expect(state.down.has(victim)).toBe(true);
     expect(r3.leaderId).toBe(r3.replicas.find((r) => r !== victim));
     expect(r3.leaderEpoch).toBe(epoch + 1);
-    expect(events(state, 'partition.leader')).toContainEqual(expect.objectContaining({ topic: 'r3', from: victim, reason: 'broker-stopped' }));
+    expect(events(state, 'partition.leader'))
+      .toContainEqual(expect.objectContaining({ topic: 'r3', from: victim, reason: 'broker-stopped' }));
     if (r1.replicas[0] === victim) expect(events(state, 'partition.offline')).toContainEqual(expect.objectContaining({ topic: 'r1' }));
   });
 
@@ -90,7 +91,8 @@ describe('ClusterState', () => {
   it('deleteTopic and addPartitions change topics and record it', () => {
     const topic = state.createTopic('d', 1, 1);
     state.addPartitions(topic, [[1], [2, 3]]);
-    expect(state.topics.get('d')!.partitions.map((p) => [p.partition, p.leaderId])).toEqual([[0, topic.partitions[0].leaderId], [1, 1], [2, 2]]);
+    expect(state.topics.get('d')!.partitions.map((p) => [p.partition, p.leaderId]))
+      .toEqual([[0, topic.partitions[0].leaderId], [1, 1], [2, 2]]);
     expect(events(state, 'partitions-created')).toEqual([{ topic: 'd', from: 1, to: 3 }]);
     expect(state.deleteTopic('d')).toBe(true);
     expect(state.deleteTopic('d')).toBe(false);

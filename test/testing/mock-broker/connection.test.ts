@@ -20,21 +20,25 @@ function partialFrame(size: number, n: number): Buffer {
 
 describe('buffered bytes of half-received frames are capped per broker', () => {
   let cluster: MockCluster;
-  beforeAll(async () => { cluster = await MockCluster.start({ brokers: 1, maxBufferedRequestBytes: 1024 * KiB, connectionsMaxIdleMs: 0 }); });
+  beforeAll(async () => {
+    cluster = await MockCluster.start({ brokers: 1, maxBufferedRequestBytes: 1024 * KiB, connectionsMaxIdleMs: 0 });
+  });
   afterAll(async () => { await cluster.stop(); });
 
   test('the connection that would take the broker over its cap is closed; the others and new requests go on', async () => {
     cluster.createTopic('cap', 1);
     const bystander = await RawClient.connect(cluster.bootstrap[0]);
     const first = await RawClient.connect(cluster.bootstrap[0]);
-    const big = first.frame(Produce, 8, { transactionalId: null, acks: 1, timeoutMs: 1000, topicData: [{ name: 'cap', partitionData: [{ index: 0, records: encodeBatch({ records: [{ value: Buffer.alloc(800 * KiB, 1) }] }) }] }] }, 7);
+    const big = first.frame(Produce, 8, { transactionalId: null, acks: 1, timeoutMs: 1000, topicData:
+      [{ name: 'cap', partitionData: [{ index: 0, records: encodeBatch({ records: [{ value: Buffer.alloc(800 * KiB, 1) }] }) }] }] }, 7);
     expect(big.length).toBeGreaterThan(800 * KiB);
     first.write(big.subarray(0, 600 * KiB));
     await until(() => cluster.broker(1).memory.used >= 600 * KiB - 4, 'the broker to hold the first half-frame');
     const second = await RawClient.connect(cluster.bootstrap[0]);
     second.write(partialFrame(900 * KiB, 600 * KiB));
     await second.waitClosed();
-    expect(cluster.events.entries({ type: 'connection-rejected' }).some((e) => /over its limit of 1048576/.test(String(e.data.reason)))).toBe(true);
+    expect(cluster.events.entries({ type: 'connection-rejected' }).some((e) => /over its limit of 1048576/.test(String(e.data.reason))))
+      .toBe(true);
     // The first connection finishes its request and is answered; its bytes are released after.
     first.write(big.subarray(600 * KiB));
     expect(await first.nextFrame()).not.toBeNull();
@@ -77,7 +81,8 @@ describe('idle connections are closed after connectionsMaxIdleMs', () => {
     const poller = await RawClient.connect(cluster.bootstrap[0]);
     const res = await poller.request(Fetch, 11, {
       replicaId: -1, maxWaitMs: 1200, minBytes: 1, maxBytes: 1 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: -1,
-      topics: [{ topic: 'idle-poll', partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, logStartOffset: -1n, partitionMaxBytes: 1 << 20 }] }],
+      topics: [{ topic: 'idle-poll',
+        partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, logStartOffset: -1n, partitionMaxBytes: 1 << 20 }] }],
       forgottenTopicsData: [], rackId: '',
     });
     expect(res.responses[0].partitions[0].errorCode).toBe(0);

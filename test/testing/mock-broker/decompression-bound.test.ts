@@ -56,7 +56,8 @@ function zstdBomb(total: number, declare: boolean): Buffer {
   return Buffer.concat(parts);
 }
 
-const produce = (topic: string, records: Buffer) => ({ transactionalId: null, acks: -1, timeoutMs: 1000, topicData: [{ name: topic, partitionData: [{ index: 0, records }] }] });
+const produce = (topic: string, records: Buffer) =>
+  ({ transactionalId: null, acks: -1, timeoutMs: 1000, topicData: [{ name: topic, partitionData: [{ index: 0, records }] }] });
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const partitionOf = (res: Record<string, any>) => res.responses[0].partitionResponses[0];
 
@@ -114,9 +115,11 @@ describe('produce refuses decompression bombs', () => {
     cluster.createTopic('bomb-then-list', 1);
     const c = await RawClient.connect(cluster.bootstrap[0]);
     await c.request(Produce, 8, produce('bomb-then-list', batchAround(gzipBomb(100), Compression.Gzip)));
-    const ok = partitionOf(await c.request(Produce, 8, produce('bomb-then-list', encodeBatch({ records: [{ value: 'v', timestamp: 5000n }], compression: Compression.Gzip }))));
+    const ok = partitionOf(await c.request(Produce, 8,
+      produce('bomb-then-list', encodeBatch({ records: [{ value: 'v', timestamp: 5000n }], compression: Compression.Gzip }))));
     expect(ok.errorCode).toBe(0);
-    const res = await c.request(ListOffsets, 5, { replicaId: -1, isolationLevel: 0, topics: [{ name: 'bomb-then-list', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: 1000n }] }] });
+    const res = await c.request(ListOffsets, 5, { replicaId: -1, isolationLevel: 0,
+      topics: [{ name: 'bomb-then-list', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: 1000n }] }] });
     expect(res.topics[0].partitions[0]).toMatchObject({ errorCode: 0, offset: 0n, timestamp: 5000n });
     c.close();
   });

@@ -46,7 +46,8 @@ function errorCodes(fields: readonly Field[], v: Struct, version: number, acc: n
 }
 
 function hasErrorCode(fields: readonly Field[], version: number): boolean {
-  return fields.some((f) => inRange(f.versions, version) && (f.name === 'errorCode' || (Array.isArray(f.type) && hasErrorCode(f.type as Field[], version))));
+  return fields.some((f) => inRange(f.versions, version)
+    && (f.name === 'errorCode' || (Array.isArray(f.type) && hasErrorCode(f.type as Field[], version))));
 }
 
 describe('buildErrorResponse', () => {
@@ -57,7 +58,8 @@ describe('buildErrorResponse', () => {
   cluster.addBroker({ nodeId: 1, host: '127.0.0.1', port: 9092, rack: null });
   afterAll(() => cluster.close());
   const cases: [string, number][] = [];
-  for (const h of createRegistry().values()) for (let v = h.minVersion; v <= h.maxVersion; v++) cases.push([`${h.schema.name} v${v}`, h.schema.apiKey * 100 + v]);
+  for (const h of createRegistry().values()) for (let v = h.minVersion; v <= h.maxVersion; v++)
+    cases.push([`${h.schema.name} v${v}`, h.schema.apiKey * 100 + v]);
 
   test.each(cases)('%s', (_name, id) => {
     const handler = createRegistry().get(Math.floor(id / 100))!;
@@ -75,12 +77,16 @@ describe('buildErrorResponse', () => {
 
   test('echoes topics and partitions under the response names (Produce, Fetch, OffsetFetch v1)', () => {
     const reg = createRegistry();
-    const produce = buildErrorResponse(reg.get(0)!.schema, 7, { acks: -1, topicData: [{ name: 't', partitionData: [{ index: 2, records: null }] }] }, 6, cluster);
+    const produce = buildErrorResponse(reg.get(0)!.schema, 7,
+      { acks: -1, topicData: [{ name: 't', partitionData: [{ index: 2, records: null }] }] }, 6, cluster);
     expect(produce).toMatchObject({ responses: [{ name: 't', partitionResponses: [{ index: 2, errorCode: 6 }] }] });
-    const fetch = buildErrorResponse(reg.get(1)!.schema, 11, { topics: [{ topic: 't', partitions: [{ partition: 4, fetchOffset: 0n }] }], forgottenTopicsData: [] }, 6, cluster);
+    const fetch = buildErrorResponse(reg.get(1)!.schema, 11,
+      { topics: [{ topic: 't', partitions: [{ partition: 4, fetchOffset: 0n }] }], forgottenTopicsData: [] }, 6, cluster);
     expect(fetch).toMatchObject({ errorCode: 6, responses: [{ topic: 't', partitions: [{ partitionIndex: 4, errorCode: 6 }] }] });
-    const offsetFetch = buildErrorResponse(reg.get(9)!.schema, 1, { groupId: 'g', topics: [{ name: 't', partitionIndexes: [0, 3] }] }, 16, cluster);
-    expect(offsetFetch).toMatchObject({ topics: [{ name: 't', partitions: [{ partitionIndex: 0, errorCode: 16 }, { partitionIndex: 3, errorCode: 16 }] }] });
+    const offsetFetch =
+      buildErrorResponse(reg.get(9)!.schema, 1, { groupId: 'g', topics: [{ name: 't', partitionIndexes: [0, 3] }] }, 16, cluster);
+    expect(offsetFetch)
+      .toMatchObject({ topics: [{ name: 't', partitions: [{ partitionIndex: 0, errorCode: 16 }, { partitionIndex: 3, errorCode: 16 }] }] });
   });
 
   test('Metadata keeps the live brokers; Produce with acks=0 gets no response', () => {

@@ -42,7 +42,8 @@ let cluster: MockCluster;
 beforeAll(async () => {
   cluster = await MockCluster.start({ brokers: 1 });
   cluster.createTopic('old-fetch', 1);
-  cluster.append('old-fetch', 0, [{ key: 'k0', value: 'v0', timestamp: 1000n }, { key: null, value: 'v1', timestamp: 1001n, headers: [{ key: 'h', value: Buffer.from('x') }] }]);
+  cluster.append('old-fetch', 0, [{ key: 'k0', value: 'v0', timestamp: 1000n },
+    { key: null, value: 'v1', timestamp: 1001n, headers: [{ key: 'h', value: Buffer.from('x') }] }]);
 });
 afterAll(async () => { await cluster.stop(); });
 
@@ -68,7 +69,8 @@ test.each([0, 1, 2, 3])('Fetch v%i is answered with old-format messages carrying
 
 test('compressed batches are decompressed, and transaction markers left out', () => {
   const data = encodeBatch({ baseOffset: 5n, records: [{ value: 'a' }, { value: 'b' }], compression: Compression.Gzip });
-  const marker = encodeBatch({ baseOffset: 7n, records: [{ key: Buffer.from([0, 0, 0, 0]), value: Buffer.alloc(6) }], isControl: true, isTransactional: true });
+  const marker = encodeBatch({
+    baseOffset: 7n, records: [{ key: Buffer.from([0, 0, 0, 0]), value: Buffer.alloc(6) }], isControl: true, isTransactional: true });
   const messages = readMessageSet(downConvert(Buffer.concat([data, marker]), 1));
   expect(messages.map((m) => [m.offset, m.value])).toEqual([[5n, 'a'], [6n, 'b']]);
 });
@@ -92,7 +94,8 @@ c.close()
 `;
   // Asynchronously: the mock runs in this process and must keep answering.
   const run = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) => {
-    execFile('/usr/bin/python3', ['-c', script, cluster.bootstrap[0]], { timeout: 60_000 }, (err, stdout, stderr) => (err ? reject(Object.assign(err, { stderr })) : resolve({ stdout, stderr })));
+    execFile('/usr/bin/python3', ['-c', script, cluster.bootstrap[0]], { timeout: 60_000 },
+      (err, stdout, stderr) => (err ? reject(Object.assign(err, { stderr })) : resolve({ stdout, stderr })));
   });
   expect(run.stderr).not.toMatch(/Traceback/);
   expect(run.stdout.trim().split('\n')).toEqual(['0 k0 v0', '1 k1 v1', '2 k2 v2', '3 k3 v3', '4 k4 v4']);
@@ -113,10 +116,12 @@ p.close()
 print('done', flush=True)
 `;
   const run = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) => {
-    execFile('/usr/bin/python3', ['-c', script, cluster.bootstrap[0]], { timeout: 60_000 }, (err, stdout, stderr) => (err ? reject(Object.assign(err, { stderr })) : resolve({ stdout, stderr })));
+    execFile('/usr/bin/python3', ['-c', script, cluster.bootstrap[0]], { timeout: 60_000 },
+      (err, stdout, stderr) => (err ? reject(Object.assign(err, { stderr })) : resolve({ stdout, stderr })));
   });
   expect(run.stdout.trim()).toBe('done');
   const stored = cluster.inspect.batches('old-python-produce', 0).flatMap((b) => decodeBatch(b.bytes).records);
-  expect(stored.map((r) => [r.offset, r.key?.toString(), r.value?.toString()])).toEqual([0, 1, 2, 3, 4].map((i) => [BigInt(i), `k${i}`, `v${i}`]));
+  expect(stored.map((r) => [r.offset, r.key?.toString(), r.value?.toString()]))
+    .toEqual([0, 1, 2, 3, 4].map((i) => [BigInt(i), `k${i}`, `v${i}`]));
   expect(stored.every((r) => r.timestamp > 0n)).toBe(true);
 }, 90_000);

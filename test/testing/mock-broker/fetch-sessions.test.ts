@@ -22,12 +22,16 @@ beforeAll(async () => {
 });
 afterAll(async () => { c.close(); await cluster.stop(); });
 
-const part = (partition: number, fetchOffset: bigint) => ({ partition, currentLeaderEpoch: -1, fetchOffset, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 1 << 20 });
-const fetch = (v: number, sessionId: number, sessionEpoch: number, topics: object[], forgottenTopicsData: object[] = []) => c.request(Fetch, v, {
-  clusterId: null, replicaId: -1, maxWaitMs: 50, minBytes: 0, maxBytes: 1 << 20, isolationLevel: 0, sessionId, sessionEpoch, topics, forgottenTopicsData, rackId: '',
-});
+const part = (partition: number, fetchOffset: bigint) =>
+  ({ partition, currentLeaderEpoch: -1, fetchOffset, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 1 << 20 });
+const fetch = (v: number, sessionId: number, sessionEpoch: number, topics: object[], forgottenTopicsData: object[] = []) =>
+  c.request(Fetch, v, {
+    clusterId: null, replicaId: -1, maxWaitMs: 50, minBytes: 0, maxBytes: 1 << 20, isolationLevel: 0, sessionId, sessionEpoch, topics,
+    forgottenTopicsData, rackId: '',
+  });
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-const partitionsOf = (res: Record<string, any>) => res.responses.flatMap((t: any) => t.partitions.map((p: any) => [p.partitionIndex, decodeBatches(p.records).flatMap((b) => b.records.map((r) => r.value?.toString()))]));
+const partitionsOf = (res: Record<string, any>) => res.responses.flatMap((t: any) =>
+  t.partitions.map((p: any) => [p.partitionIndex, decodeBatches(p.records).flatMap((b) => b.records.map((r) => r.value?.toString()))]));
 
 test('a session: full fetch, incremental fetches of changes only, forgotten partitions, close', async () => {
   const full = await fetch(12, 0, 0, [{ topic: 'sess', partitions: [part(0, 0n), part(1, 0n)] }]);

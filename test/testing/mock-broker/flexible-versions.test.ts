@@ -28,7 +28,8 @@ test('CreateTopics v5 creates the topic and answers its partitions, replication 
   });
   const [ok, bad] = res.topics;
   expect(ok).toMatchObject({ name: 'flex', errorCode: 0, numPartitions: 2, replicationFactor: 1 });
-  expect(ok.configs.find((e: { name: string }) => e.name === 'retention.ms')).toEqual({ name: 'retention.ms', value: '60000', readOnly: false, configSource: 1, isSensitive: false });
+  expect(ok.configs.find((e: { name: string }) => e.name === 'retention.ms'))
+    .toEqual({ name: 'retention.ms', value: '60000', readOnly: false, configSource: 1, isSensitive: false });
   expect(ok.configs.find((e: { name: string }) => e.name === 'segment.ms')).toMatchObject({ configSource: 5 });
   expect(bad).toMatchObject({ errorCode: ErrorCode.INVALID_CONFIG, numPartitions: -1, replicationFactor: -1, configs: null });
   c.close();
@@ -38,12 +39,14 @@ test('Produce v9 and ListOffsets v6 (flexible) append and find records', async (
   const c = await RawClient.connect(cluster.bootstrap[0]);
   const produced = await c.request(Produce, 9, {
     transactionalId: null, acks: -1, timeoutMs: 1000,
-    topicData: [{ name: 'flex', partitionData: [{ index: 1, records: encodeBatch({ records: [{ value: 'a', timestamp: 100n }, { value: 'b', timestamp: 200n }] }) }] }],
+    topicData: [{ name: 'flex', partitionData:
+      [{ index: 1, records: encodeBatch({ records: [{ value: 'a', timestamp: 100n }, { value: 'b', timestamp: 200n }] }) }] }],
   });
   expect(produced.responses[0].partitionResponses[0]).toMatchObject({ index: 1, errorCode: 0, baseOffset: 0n });
   const offsets = await c.request(ListOffsets, 6, {
     replicaId: -1, isolationLevel: 0,
-    topics: [{ name: 'flex', partitions: [{ partitionIndex: 1, currentLeaderEpoch: -1, timestamp: 150n }, { partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1n }] }],
+    topics: [{ name: 'flex', partitions:
+      [{ partitionIndex: 1, currentLeaderEpoch: -1, timestamp: 150n }, { partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1n }] }],
   });
   expect(offsets.topics[0].partitions.map((p: { offset: bigint }) => p.offset)).toEqual([1n, 0n]);
   c.close();
@@ -67,7 +70,8 @@ test('a group cycle at FindCoordinator v3, JoinGroup v6, SyncGroup v4, Heartbeat
   });
   expect(synced).toMatchObject({ errorCode: 0 });
   expect(Buffer.from(synced.assignment).toString()).toBe('assigned');
-  expect((await c.request(Heartbeat, 4, { groupId: 'flex-group', generationId: 1, memberId: first.memberId, groupInstanceId: null })).errorCode).toBe(0);
+  expect((await c.request(Heartbeat, 4, { groupId: 'flex-group', generationId: 1, memberId: first.memberId, groupInstanceId: null }))
+    .errorCode).toBe(0);
   const committed = await c.request(OffsetCommit, 8, {
     groupId: 'flex-group', generationId: 1, memberId: first.memberId, groupInstanceId: null,
     topics: [{ name: 'flex', partitions: [{ partitionIndex: 1, committedOffset: 2n, committedLeaderEpoch: -1, committedMetadata: null }] }],

@@ -33,7 +33,8 @@ const RECORDS = encodeBatch({ records: [{ key: 'k', value: 'v' }, { key: null, v
 function sampleStruct(fields: readonly Field[], version: number, extreme = false): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const fl of fields) {
-    const one = () => (Array.isArray(fl.type) ? sampleStruct(fl.type as Field[], version, extreme) : (extreme ? extremePrimitive : samplePrimitive)(fl.type as string, fl.name));
+    const one = () => (Array.isArray(fl.type) ? sampleStruct(fl.type as Field[], version, extreme)
+      : (extreme ? extremePrimitive : samplePrimitive)(fl.type as string, fl.name));
     out[fl.name] = fl.array ? Array.from({ length: int(3) }, one) : one();
   }
   return out;
@@ -71,10 +72,12 @@ function extremePrimitive(type: string, name: string): unknown {
 
 function validFrame(schema: MessageSchema, version: number, extreme = false): Buffer {
   const body = sampleStruct(schema.request, version, extreme);
-  return frameRequest({ apiKey: schema.apiKey, apiVersion: version, correlationId: int(1000), clientId: pick(['fuzz', null]) }, isFlexible(schema, version), (w) => encodeRequest(schema, version, body, w));
+  return frameRequest({ apiKey: schema.apiKey, apiVersion: version, correlationId: int(1000), clientId: pick(['fuzz', null]) },
+    isFlexible(schema, version), (w) => encodeRequest(schema, version, body, w));
 }
 
-type Kind = 'valid' | 'extreme' | 'truncated' | 'bitflip' | 'negative-length' | 'oversized-length' | 'unknown-api' | 'garbage' | 'bad-version' | 'splice';
+type Kind = 'valid' | 'extreme' | 'truncated' | 'bitflip' | 'negative-length' | 'oversized-length' | 'unknown-api' | 'garbage'
+  | 'bad-version' | 'splice';
 
 /** Kinds whose frame can never be a valid request, so the broker must close the connection. */
 /** SaslHandshake and SaslAuthenticate: valid frames of these may close their connection, as in Kafka. */
@@ -85,7 +88,8 @@ function makeFrame(handlers: ReturnType<typeof createRegistry>): { kind: Kind; b
   const h = pick([...handlers.values()]);
   const version = h.minVersion + int(h.maxVersion - h.minVersion + 1);
   const valid = validFrame(h.schema, version);
-  const kind = pick<Kind>(['valid', 'extreme', 'truncated', 'truncated', 'bitflip', 'bitflip', 'bitflip', 'negative-length', 'oversized-length', 'unknown-api', 'garbage', 'bad-version', 'splice']);
+  const kind = pick<Kind>(['valid', 'extreme', 'truncated', 'truncated', 'bitflip', 'bitflip', 'bitflip', 'negative-length',
+    'oversized-length', 'unknown-api', 'garbage', 'bad-version', 'splice']);
   const b = Buffer.from(valid);
   switch (kind) {
     case 'valid':

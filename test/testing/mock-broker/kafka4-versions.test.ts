@@ -92,7 +92,8 @@ describe('KIP-951: NOT_LEADER_OR_FOLLOWER names the current leader and how to re
       maxWaitMs: 0, minBytes: 1, maxBytes: 1 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: -1, rackId: '', forgottenTopicsData: [],
       topics: [{
         topic, topicId: cluster.inspect.topic(topic)!.topicId,
-        partitions: [{ partition: 0, currentLeaderEpoch, fetchOffset: 0n, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 1024 }],
+        partitions:
+          [{ partition: 0, currentLeaderEpoch, fetchOffset: 0n, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 1024 }],
       }],
     })).responses[0].partitions[0];
     const stale = await fetchAt(epoch - 1);

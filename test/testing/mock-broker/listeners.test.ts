@@ -48,7 +48,8 @@ maybe('a cluster with PLAINTEXT, SSL, SASL_PLAINTEXT and SASL_SSL listeners', ()
     cluster = await MockCluster.start({
       brokers: 2, firstNodeId: 0,
       listeners: [
-        { securityProtocol: 'PLAINTEXT' }, { securityProtocol: 'SSL' }, { securityProtocol: 'SASL_PLAINTEXT' }, { securityProtocol: 'SASL_SSL' },
+        { securityProtocol: 'PLAINTEXT' }, { securityProtocol: 'SSL' }, { securityProtocol: 'SASL_PLAINTEXT' },
+        { securityProtocol: 'SASL_SSL' },
       ],
       ssl: { key: cert.key, cert: cert.cert },
       sasl: { mechanisms: ['PLAIN', 'SCRAM-SHA-256'], users: { alice: 'alice-secret' } },
@@ -92,7 +93,8 @@ maybe('a cluster with PLAINTEXT, SSL, SASL_PLAINTEXT and SASL_SSL listeners', ()
   test('PLAINTEXT answers SaslHandshake with ILLEGAL_SASL_STATE and no mechanisms, and keeps serving (KafkaApis)', async () => {
     const c = await RawClient.connect(cluster.bootstrapOf('PLAINTEXT')[0]);
     expect(await c.request(SaslHandshake, 1, { mechanism: 'PLAIN' })).toEqual({ errorCode: ErrorCode.ILLEGAL_SASL_STATE, mechanisms: [] });
-    expect((await c.request(SaslAuthenticate, 1, { authBytes: Buffer.from('\0alice\0alice-secret') })).errorCode).toBe(ErrorCode.ILLEGAL_SASL_STATE);
+    expect((await c.request(SaslAuthenticate, 1, { authBytes: Buffer.from('\0alice\0alice-secret') })).errorCode)
+      .toBe(ErrorCode.ILLEGAL_SASL_STATE);
     expect((await c.request(Metadata, 1, { topics: null })).brokers).toHaveLength(2);
     c.close();
   });
@@ -114,12 +116,14 @@ maybe('a cluster with PLAINTEXT, SSL, SASL_PLAINTEXT and SASL_SSL listeners', ()
     const c = await RawClient.connectTls(cluster.bootstrapOf('SASL_SSL')[0]);
     expect((await c.request(SaslHandshake, 1, { mechanism: 'PLAIN' })).errorCode).toBe(0);
     const res = await c.request(SaslAuthenticate, 2, { authBytes: Buffer.from('\0alice\0wrong') });
-    expect(res).toMatchObject({ errorCode: ErrorCode.SASL_AUTHENTICATION_FAILED, errorMessage: 'Authentication failed: Invalid username or password' });
+    expect(res).toMatchObject({
+      errorCode: ErrorCode.SASL_AUTHENTICATION_FAILED, errorMessage: 'Authentication failed: Invalid username or password' });
     await c.waitClosed();
   });
 
   test('SASL_SSL with KafkaJS and a wrong password fails to connect', async () => {
-    const admin = client('SASL_SSL', { ssl: { rejectUnauthorized: false }, sasl: { mechanism: 'plain', username: 'alice', password: 'nope' } }).admin();
+    const admin =
+      client('SASL_SSL', { ssl: { rejectUnauthorized: false }, sasl: { mechanism: 'plain', username: 'alice', password: 'nope' } }).admin();
     await expect(admin.connect()).rejects.toThrow(/SASL PLAIN authentication failed/);
   });
 });

@@ -54,7 +54,8 @@ test('v12 describes topics by id; unknown ids are UNKNOWN_TOPIC_ID with a null n
 test.each([10, 11])('v%i refuses topic ids and null names in the request (INVALID_REQUEST)', async (v) => {
   const c = await RawClient.connect(cluster.bootstrap[0]);
   const id = cluster.inspect.topic('meta-b')!.topicId;
-  const res = await c.request(Metadata, v, { topics: [{ name: null, topicId: id }], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+  const res = await c.request(Metadata, v, { topics: [{ name: null, topicId: id }], allowAutoTopicCreation: false,
+    includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
   expect(res.topics[0].errorCode).toBe(ErrorCode.INVALID_REQUEST);
   c.close();
 });

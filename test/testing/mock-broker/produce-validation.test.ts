@@ -13,8 +13,10 @@ let cluster: MockCluster;
 beforeAll(async () => { cluster = await MockCluster.start({ brokers: 1, maxMessageBytes: 2000 }); });
 afterAll(async () => { await cluster.stop(); });
 
-const produce = (topic: string, acks: number, records: Buffer) => ({ transactionalId: null, acks, timeoutMs: 1000, topicData: [{ name: topic, partitionData: [{ index: 0, records }] }] });
-const errorOf = (res: Record<string, any>) => res.responses[0].partitionResponses[0].errorCode; // eslint-disable-line @typescript-eslint/no-explicit-any
+const produce = (topic: string, acks: number, records: Buffer) =>
+  ({ transactionalId: null, acks, timeoutMs: 1000, topicData: [{ name: topic, partitionData: [{ index: 0, records }] }] });
+const errorOf = (res: Record<string, any>) => // eslint-disable-line @typescript-eslint/no-explicit-any
+  res.responses[0].partitionResponses[0].errorCode;
 
 test('acks=0 gets no response (the next request\'s response comes first) and the batch is appended; acks 1 and -1 answer', async () => {
   cluster.createTopic('acks', 1);
@@ -59,7 +61,8 @@ test('a batch over message.max.bytes is MESSAGE_TOO_LARGE, on the wire and for K
   const kafka = new Kafka({ brokers: cluster.bootstrap, logLevel: logLevel.NOTHING, retry: { retries: 0 } });
   const producer = kafka.producer();
   await producer.connect();
-  await expect(producer.send({ topic: 'big', messages: [{ value: 'y'.repeat(3000) }] })).rejects.toMatchObject({ type: 'MESSAGE_TOO_LARGE' });
+  await expect(producer.send({ topic: 'big', messages: [{ value: 'y'.repeat(3000) }] }))
+    .rejects.toMatchObject({ type: 'MESSAGE_TOO_LARGE' });
   await producer.send({ topic: 'big', messages: [{ value: 'small' }] });
   await producer.disconnect();
   expect(cluster.partitions('big')[0].highWatermark).toBe(1);

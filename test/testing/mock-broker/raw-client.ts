@@ -91,11 +91,13 @@ export class RawClient {
   /** Encodes a request frame at `version` with our schema. */
   frame(schema: MessageSchema, version: number, body: Record<string, unknown>, correlationId = this.correlation++): Buffer {
     // ApiVersions v3+ uses request header v2 like every flexible request.
-    return frameRequest({ apiKey: schema.apiKey, apiVersion: version, correlationId, clientId: 'raw' }, isFlexible(schema, version), (w) => encodeRequest(schema, version, body, w));
+    return frameRequest({ apiKey: schema.apiKey, apiVersion: version, correlationId, clientId: 'raw' }, isFlexible(schema, version),
+      (w) => encodeRequest(schema, version, body, w));
   }
 
   /** Sends a request and decodes its response at the same version. */
-  async request(schema: MessageSchema, version: number, body: Record<string, unknown>): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  async request(schema: MessageSchema, version: number,
+    body: Record<string, unknown>): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
     const correlationId = this.correlation++;
     this.write(this.frame(schema, version, body, correlationId));
     const frame = await this.nextFrame();

@@ -59,7 +59,8 @@ describe('ScramServerExchange (ScramSaslServer)', () => {
   store.set('alice', 'SCRAM-SHA-512', credentialFromPassword('SCRAM-SHA-512', 'pw-512', 8192));
   const exchange = (m: ScramMechanismName) => new ScramServerExchange(m, (u) => store.credential(u, m));
 
-  test.each([['SCRAM-SHA-256', 'pw-256'], ['SCRAM-SHA-512', 'pw-512']] as const)('%s: the right password completes, with the server\'s proof', (m, pw) => {
+  test.each([['SCRAM-SHA-256', 'pw-256'], ['SCRAM-SHA-512', 'pw-512']] as const)(
+    '%s: the right password completes, with the server\'s proof', (m, pw) => {
     const server = exchange(m);
     const client = scramClient(m, 'alice', pw);
     const first = server.step(client.first);
@@ -82,7 +83,8 @@ describe('ScramServerExchange (ScramSaslServer)', () => {
         expect(first).toEqual({ ok: false, message: GENERIC('SCRAM-SHA-256') });
         continue;
       }
-      expect(server.step(client.final((first as { response: Buffer }).response).message)).toEqual({ ok: false, message: GENERIC('SCRAM-SHA-256') });
+      expect(server.step(client.final((first as { response: Buffer }).response).message))
+        .toEqual({ ok: false, message: GENERIC('SCRAM-SHA-256') });
     }
     const server = exchange('SCRAM-SHA-256');
     const first = server.step(scramClient('SCRAM-SHA-256', 'alice', 'pw-256').first);
@@ -93,7 +95,8 @@ describe('ScramServerExchange (ScramSaslServer)', () => {
   test('an authorization id other than the user is refused with its own message; malformed input generically', () => {
     expect(exchange('SCRAM-SHA-256').step(scramClient('SCRAM-SHA-256', 'alice', 'pw-256', 'root').first))
       .toEqual({ ok: false, message: 'Authentication failed: Client requested an authorization id that is different from username' });
-    expect(exchange('SCRAM-SHA-256').step(Buffer.from('p=tls-unique,,n=alice,r=x'))).toEqual({ ok: false, message: GENERIC('SCRAM-SHA-256') });
+    expect(exchange('SCRAM-SHA-256').step(Buffer.from('p=tls-unique,,n=alice,r=x')))
+      .toEqual({ ok: false, message: GENERIC('SCRAM-SHA-256') });
   });
 });
 
@@ -111,7 +114,8 @@ describe('ScramCredentialStore (ScramControlManager, ScramImage)', () => {
     ]);
     expect(store.alter([{ name: 'a', mechanism: SHA256 }], []).results).toEqual([{ user: 'a', errorCode: 0, errorMessage: null }]);
     expect(store.describe(['a', 'b', 'b'])).toEqual([
-      { user: 'a', errorCode: ErrorCode.RESOURCE_NOT_FOUND, errorMessage: 'Attempt to describe a user credential that does not exist: a', credentialInfos: [] },
+      { user: 'a', errorCode: ErrorCode.RESOURCE_NOT_FOUND,
+        errorMessage: 'Attempt to describe a user credential that does not exist: a', credentialInfos: [] },
       {
         user: 'b', errorCode: ErrorCode.DUPLICATE_RESOURCE, credentialInfos: [],
         errorMessage: 'Cannot describe SCRAM credentials for the same user twice in a single request: b',
@@ -135,7 +139,8 @@ describe('ScramCredentialStore (ScramControlManager, ScramImage)', () => {
     ]);
     store.alter([], [up('dup', SHA256)]);
     expect(store.alter([{ name: 'dup', mechanism: SHA256 }], [up('dup', SHA512)]).results)
-      .toEqual([{ user: 'dup', errorCode: ErrorCode.DUPLICATE_RESOURCE, errorMessage: 'A user credential cannot be altered twice in the same request' }]);
+      .toEqual([{ user: 'dup', errorCode: ErrorCode.DUPLICATE_RESOURCE,
+        errorMessage: 'A user credential cannot be altered twice in the same request' }]);
     expect(store.describe(null).map((d) => d.user)).toEqual(['ok', 'dup']);
   });
 });
@@ -170,13 +175,15 @@ describe('on the wire: create a SCRAM user, log in with it (KafkaJS), delete it'
     const res = await c.request(AlterUserScramCredentials, 0, {
       deletions: [],
       upsertions: [
-        { name: 'carol', mechanism: SHA256, iterations: 4096, salt: salt256, saltedPassword: salted('SCRAM-SHA-256', 'c-256', salt256, 4096) },
+        { name: 'carol', mechanism: SHA256, iterations: 4096, salt: salt256,
+          saltedPassword: salted('SCRAM-SHA-256', 'c-256', salt256, 4096) },
       ],
     });
     expect(res.results).toEqual([{ user: 'carol', errorCode: 0, errorMessage: null }]);
     await c.request(AlterUserScramCredentials, 0, {
       deletions: [],
-      upsertions: [{ name: 'carol', mechanism: SHA512, iterations: 8192, salt: salt512, saltedPassword: salted('SCRAM-SHA-512', 'c-512', salt512, 8192) }],
+      upsertions: [{ name: 'carol', mechanism: SHA512, iterations: 8192, salt: salt512,
+        saltedPassword: salted('SCRAM-SHA-512', 'c-512', salt512, 8192) }],
     });
     expect((await c.request(DescribeUserScramCredentials, 0, { users: [{ name: 'carol' }] })).results).toEqual([{
       user: 'carol', errorCode: 0, errorMessage: null,

@@ -1,5 +1,6 @@
 /** The jest helpers and the inspection API, without clients. */
-import { MockCluster, MockTimeoutError, startCluster, TEST_GROUP_DEFAULTS, waitForEvent, waitForStableGroup, waitFor } from '../../../src/testing/mock-broker';
+import { MockCluster, MockTimeoutError, startCluster, TEST_GROUP_DEFAULTS, waitForEvent, waitForStableGroup,
+  waitFor } from '../../../src/testing/mock-broker';
 
 describe('testing helpers and inspection', () => {
   let cluster: MockCluster;
@@ -20,7 +21,8 @@ describe('testing helpers and inspection', () => {
 
   test('waitForEvent sees past and future events; afterSeq and RegExp filters', async () => {
     cluster.createTopic('h1', 2);
-    await expect(waitForEvent(cluster, { type: 'topic-created', where: (e) => e.data.topic === 'h1' })).resolves.toMatchObject({ data: { topic: 'h1', partitions: 2 } });
+    await expect(waitForEvent(cluster, { type: 'topic-created', where: (e) => e.data.topic === 'h1' }))
+      .resolves.toMatchObject({ data: { topic: 'h1', partitions: 2 } });
     const seq = cluster.inspect.lastEventSeq();
     const pending = waitForEvent(cluster, { type: /^partition\./, afterSeq: seq });
     setTimeout(() => cluster.moveLeader('h1', 0, cluster.partitions('h1')[0].leader === 1 ? 2 : 1), 20);
@@ -42,7 +44,8 @@ describe('testing helpers and inspection', () => {
     cluster.createTopic('h2', 1, 2, { 'retention.ms': '60000' });
     cluster.append('h2', 0, [{ value: 'a' }, { value: 'b' }, { value: 'c' }]);
     const [p] = cluster.inspect.partitions('h2');
-    expect(p).toMatchObject({ partition: 0, leaderEpoch: 0, offline: false, logStartOffset: 0, highWatermark: 3, lastStableOffset: 3, batches: 1 });
+    expect(p).toMatchObject({ partition: 0, leaderEpoch: 0, offline: false, logStartOffset: 0, highWatermark: 3, lastStableOffset: 3,
+      batches: 1 });
     expect(p.replicas).toHaveLength(2);
     expect(cluster.inspect.topics().find((t) => t.name === 'h2')).toMatchObject({ configs: { 'retention.ms': '60000' } });
     expect(cluster.inspect.lag('g-none', 'h2')).toEqual([{ partition: 0, committed: undefined, highWatermark: 3, lag: 3 }]);

@@ -46,7 +46,8 @@ test('CreateTopics on the wire answers INVALID_CONFIG per topic and creates only
     ],
     timeoutMs: 1000, validateOnly: false,
   });
-  expect(res.topics.map((t: { name: string; errorCode: number }) => [t.name, t.errorCode])).toEqual([['cfg-bad', ErrorCode.INVALID_CONFIG], ['cfg-good', 0]]);
+  expect(res.topics.map((t: { name: string; errorCode: number }) => [t.name, t.errorCode]))
+    .toEqual([['cfg-bad', ErrorCode.INVALID_CONFIG], ['cfg-good', 0]]);
   expect(res.topics[0].errorMessage).toMatch(/Not a number of type LONG/);
   expect(cluster.inspect.topic('cfg-bad')).toBeUndefined();
   expect(cluster.inspect.topic('cfg-good')?.configs['retention.ms']).toBe('1000');
@@ -58,7 +59,8 @@ test('KafkaJS admin.createTopics with retention.ms=abc fails with INVALID_CONFIG
   const admin = kafka.admin();
   await admin.connect();
   try {
-    const err = await admin.createTopics({ topics: [{ topic: 'kjs-bad', configEntries: [{ name: 'retention.ms', value: 'abc' }] }] }).catch((e) => e);
+    const err = await admin.createTopics({ topics: [{ topic: 'kjs-bad', configEntries: [{ name: 'retention.ms', value: 'abc' }] }] })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(Error);
     expect(JSON.stringify(err.errors ?? err)).toMatch(/INVALID_CONFIG/);
     expect(await admin.listTopics()).not.toContain('kjs-bad');
@@ -72,7 +74,8 @@ test("a topic's own max.message.bytes is enforced on produce; other topics keep 
   cluster.createTopic('default-messages', 1);
   const c = await RawClient.connect(cluster.bootstrap[0]);
   const batch = encodeBatch({ records: [{ value: 'x'.repeat(2000) }] });
-  const send = (topic: string) => c.request(Produce, 8, { transactionalId: null, acks: -1, timeoutMs: 1000, topicData: [{ name: topic, partitionData: [{ index: 0, records: batch }] }] });
+  const send = (topic: string) => c.request(Produce, 8,
+    { transactionalId: null, acks: -1, timeoutMs: 1000, topicData: [{ name: topic, partitionData: [{ index: 0, records: batch }] }] });
   const refused = (await send('small-messages')).responses[0].partitionResponses[0];
   expect(refused.errorCode).toBe(ErrorCode.MESSAGE_TOO_LARGE);
   expect(refused.errorMessage).toMatch(/max.message.bytes 1000/);
@@ -84,11 +87,13 @@ test("a topic's own max.message.bytes is enforced on produce; other topics keep 
 test('cleanup.policy=compact refuses records without a key (INVALID_RECORD with record errors), compressed or not', async () => {
   cluster.createTopic('compacted', 1, 1, { 'cleanup.policy': 'compact' });
   const c = await RawClient.connect(cluster.bootstrap[0]);
-  const send = (records: Buffer) => c.request(Produce, 8, { transactionalId: null, acks: -1, timeoutMs: 1000, topicData: [{ name: 'compacted', partitionData: [{ index: 0, records }] }] })
+  const send = (records: Buffer) => c.request(Produce, 8,
+    { transactionalId: null, acks: -1, timeoutMs: 1000, topicData: [{ name: 'compacted', partitionData: [{ index: 0, records }] }] })
     .then((r) => r.responses[0].partitionResponses[0]);
   const keyless = await send(encodeBatch({ records: [{ key: 'k', value: 'a' }, { key: null, value: 'b' }] }));
   expect(keyless.errorCode).toBe(ErrorCode.INVALID_RECORD);
-  expect(keyless.recordErrors).toEqual([{ batchIndex: 1, batchIndexErrorMessage: 'Compacted topic cannot accept message without key in topic partition compacted-0.' }]);
+  expect(keyless.recordErrors).toEqual([{
+    batchIndex: 1, batchIndexErrorMessage: 'Compacted topic cannot accept message without key in topic partition compacted-0.' }]);
   expect(keyless.errorMessage).toMatch(/^One or more records have been rejected due to 1 record errors/);
   const gzipKeyless = await send(encodeBatch({ records: [{ key: null, value: 'c' }], compression: Compression.Gzip }));
   expect(gzipKeyless.errorCode).toBe(ErrorCode.INVALID_RECORD);

@@ -26,7 +26,8 @@ const registry = createRegistry();
 test('ApiVersions above v4 is answered with a v0 UNSUPPORTED_VERSION response listing every range', async () => {
   const c = await RawClient.connect(cluster.bootstrap[0]);
   // A v9 request: flexible header and a body the broker must not try to read.
-  c.write(frameRequest({ apiKey: 18, apiVersion: 9, correlationId: 77, clientId: 'future' }, true, (w) => w.raw(Buffer.from([1, 2, 3, 4, 5]))));
+  c.write(frameRequest({ apiKey: 18, apiVersion: 9, correlationId: 77, clientId: 'future' }, true,
+    (w) => w.raw(Buffer.from([1, 2, 3, 4, 5]))));
   const frame = await c.nextFrame();
   expect(frame).not.toBeNull();
   const r = new Reader(frame!);
@@ -34,7 +35,8 @@ test('ApiVersions above v4 is answered with a v0 UNSUPPORTED_VERSION response li
   const res = decodeResponse(ApiVersions, 0, r); // header v0, body v0
   expect(r.remaining).toBe(0);
   expect(res.errorCode).toBe(ErrorCode.UNSUPPORTED_VERSION);
-  const advertised = new Map(res.apiKeys.map((k: { apiKey: number; minVersion: number; maxVersion: number }) => [k.apiKey, [k.minVersion, k.maxVersion]]));
+  const advertised =
+    new Map(res.apiKeys.map((k: { apiKey: number; minVersion: number; maxVersion: number }) => [k.apiKey, [k.minVersion, k.maxVersion]]));
   expect(advertised.get(18)).toEqual([0, 4]);
   for (const h of registry.values()) expect(advertised.get(h.schema.apiKey)).toEqual([h.minVersion, h.maxVersion]);
   // The connection stays usable: a supported ApiVersions follows.
@@ -58,7 +60,8 @@ test.each(others)('%s above its maximum version closes only that connection', as
   expect(cluster.events.entries({ type: 'connection-rejected' }).map((e) => e.data.reason)).toContain(why);
   expect(cluster.requestVersions.list(clientId))
     .toEqual([expect.objectContaining({ apiKey: schema.apiKey, version: max + 1, served: false, count: 1 })]);
-  const res = await bystander.request(Metadata, 8, { topics: null, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+  const res =
+    await bystander.request(Metadata, 8, { topics: null, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
   expect(res.brokers).toHaveLength(1);
   bystander.close();
 });
@@ -103,14 +106,16 @@ test('Produce v0-v2 message sets (magic 0 and 1, plain or in a gzip wrapper) are
   sets[2][1] = (() => {
     const inner = zlib.gzipSync(Buffer.concat([oldMessage(1, 0n, 'k3', 'v3', 2000n), oldMessage(1, 1n, 'k4', 'v4', 2001n)]));
     const body = Buffer.alloc(1 + 1 + 8 + 4 + 4 + inner.length);
-    body.writeInt8(1, 0); body.writeInt8(1, 1); body.writeBigInt64BE(2001n, 2); body.writeInt32BE(-1, 10); body.writeInt32BE(inner.length, 14);
+    body.writeInt8(1, 0); body.writeInt8(1, 1); body.writeBigInt64BE(2001n, 2); body.writeInt32BE(-1, 10);
+      body.writeInt32BE(inner.length, 14);
     inner.copy(body, 18);
     const head = Buffer.alloc(16);
     head.writeBigInt64BE(1n, 0); head.writeInt32BE(4 + body.length, 8); head.writeUInt32BE(zlib.crc32(body), 12);
     return Buffer.concat([head, body]);
   })();
   for (const [v, records] of sets) {
-    const res = await c.request(Produce, v, { acks: 1, timeoutMs: 1000, topicData: [{ name: 'old-format', partitionData: [{ index: 0, records }] }] });
+    const res = await c.request(Produce, v,
+      { acks: 1, timeoutMs: 1000, topicData: [{ name: 'old-format', partitionData: [{ index: 0, records }] }] });
     expect(res.responses[0].partitionResponses[0].errorCode).toBe(0);
   }
   const stored = cluster.inspect.batches('old-format', 0).flatMap((b) => decodeBatch(b.bytes).records);
@@ -120,7 +125,8 @@ test('Produce v0-v2 message sets (magic 0 and 1, plain or in a gzip wrapper) are
   // A message whose CRC does not match is CORRUPT_MESSAGE, and nothing is appended.
   const bad = oldMessage(1, 0n, 'k', 'v');
   bad[bad.length - 1] ^= 0xff;
-  const res = await c.request(Produce, 2, { acks: 1, timeoutMs: 1000, topicData: [{ name: 'old-format', partitionData: [{ index: 0, records: bad }] }] });
+  const res = await c.request(Produce, 2,
+    { acks: 1, timeoutMs: 1000, topicData: [{ name: 'old-format', partitionData: [{ index: 0, records: bad }] }] });
   expect(res.responses[0].partitionResponses[0].errorCode).toBe(ErrorCode.CORRUPT_MESSAGE);
   expect(cluster.partitions('old-format')[0].highWatermark).toBe(5);
   c.close();

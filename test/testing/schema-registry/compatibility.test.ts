@@ -2,13 +2,16 @@
  * Compatibility as Confluent's registry decides it, per schema type and level, on cases of Confluent's documentation
  * ("Schema Evolution and Compatibility": what each level allows, and the transitive forms), in our own schemas.
  */
-import { canonicalSchema, type CompatibilityLevel, incompatibilities, type SchemaInput, storedText } from '../../../src/testing/schema-registry/compatibility';
+import { canonicalSchema, type CompatibilityLevel, incompatibilities, type SchemaInput,
+  storedText } from '../../../src/testing/schema-registry/compatibility';
 import { jsonSchemaDifferences } from '../../../src/testing/schema-registry/json-schema-compat';
 import { protobufDifferences } from '../../../src/testing/schema-registry/protobuf-compat';
 
-const avro = (fields: unknown[]): SchemaInput => ({ schemaType: 'AVRO', references: [], schema: JSON.stringify({ type: 'record', name: 'Order', fields }) });
+const avro = (fields: unknown[]): SchemaInput =>
+  ({ schemaType: 'AVRO', references: [], schema: JSON.stringify({ type: 'record', name: 'Order', fields }) });
 const json = (doc: unknown): SchemaInput => ({ schemaType: 'JSON', references: [], schema: JSON.stringify(doc) });
-const proto = (body: string, pkg = 'shop'): SchemaInput => ({ schemaType: 'PROTOBUF', references: [], schema: `syntax = "proto3";\npackage ${pkg};\n${body}` });
+const proto = (body: string, pkg = 'shop'): SchemaInput =>
+  ({ schemaType: 'PROTOBUF', references: [], schema: `syntax = "proto3";\npackage ${pkg};\n${body}` });
 
 /** Whether `next` may follow `history` (oldest first) under `level`. */
 const ok = (level: CompatibilityLevel, next: SchemaInput, ...history: SchemaInput[]) =>
@@ -62,7 +65,8 @@ describe('Avro (Avro schema resolution, as AvroCompatibilityChecker)', () => {
 });
 
 describe('JSON Schema (Confluent\'s content models, strict)', () => {
-  const open = (props: Record<string, unknown>, extra: Record<string, unknown> = {}) => json({ type: 'object', properties: props, ...extra });
+  const open = (props: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+    json({ type: 'object', properties: props, ...extra });
   const closed = (props: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
     json({ type: 'object', properties: props, additionalProperties: false, ...extra });
   const S = { type: 'string' };
@@ -82,8 +86,10 @@ describe('JSON Schema (Confluent\'s content models, strict)', () => {
     expect(ok('FORWARD', closed({ a: S }), closed({ a: S, b: I }))).toBe(true); // forward: the other way round
   });
 
-  test('partially open content model: a property added or removed must agree with the patternProperties or additionalProperties schema', () => {
-    const partial = (props: Record<string, unknown>) => json({ type: 'object', properties: props, patternProperties: { '^n_': I }, additionalProperties: false });
+  test('partially open content model: a property added or removed must agree with the patternProperties or additionalProperties schema',
+    () => {
+    const partial = (props: Record<string, unknown>) =>
+      json({ type: 'object', properties: props, patternProperties: { '^n_': I }, additionalProperties: false });
     expect(ok('BACKWARD', partial({ a: S, n_count: I }), partial({ a: S }))).toBe(true);
     expect(ok('BACKWARD', partial({ a: S, n_count: S }), partial({ a: S }))).toBe(false);
     expect(ok('BACKWARD', partial({ a: S }), partial({ a: S, n_count: I }))).toBe(true);
@@ -133,7 +139,8 @@ describe('JSON Schema (Confluent\'s content models, strict)', () => {
 describe('Protobuf (Confluent\'s rules, fields matched by number)', () => {
   const ORDER = 'message Order {\n  int64 id = 1;\n  string note = 2;\n}\n';
 
-  test('compatible both ways: adding or removing a field, renaming one, a wire-compatible type; a message may be added, not removed', () => {
+  test('compatible both ways: adding or removing a field, renaming one, a wire-compatible type; a message may be added, not removed',
+    () => {
     for (const level of ['BACKWARD', 'FORWARD', 'FULL'] as const) {
       expect(ok(level, proto('message Order { int64 id = 1; string note = 2; bool paid = 3; }'), proto(ORDER))).toBe(true);
       expect(ok(level, proto('message Order { int64 id = 1; }'), proto(ORDER))).toBe(true);
@@ -148,7 +155,8 @@ describe('Protobuf (Confluent\'s rules, fields matched by number)', () => {
     expect(ok('FORWARD', proto(ORDER), more)).toBe(true);
   });
 
-  test('incompatible: another kind or group of type, a message removed, the package changed, a required field, fields into one oneof', () => {
+  test('incompatible: another kind or group of type, a message removed, the package changed, a required field, fields into one oneof',
+    () => {
     expect(ok('BACKWARD', proto('message Order { string id = 1; string note = 2; }'), proto(ORDER))).toBe(false);
     expect(ok('BACKWARD', proto('message Order { sint64 id = 1; string note = 2; }'), proto(ORDER))).toBe(false);
     expect(ok('BACKWARD', proto('message Order { Line id = 1; string note = 2; } message Line {}'), proto(ORDER))).toBe(false);
@@ -157,13 +165,15 @@ describe('Protobuf (Confluent\'s rules, fields matched by number)', () => {
     expect(ok('BACKWARD', proto('message Order { oneof o { int64 id = 1; string note = 2; } }'), proto(ORDER))).toBe(false);
     expect(ok('BACKWARD', proto('message Order { int64 id = 1; oneof o { string note = 2; } }'), proto(ORDER))).toBe(true);
     const p2 = (body: string): SchemaInput => ({ schemaType: 'PROTOBUF', references: [], schema: `syntax = "proto2";\n${body}` });
-    expect(ok('BACKWARD', p2('message M { optional int32 a = 1; required int32 b = 2; }'), p2('message M { optional int32 a = 1; }'))).toBe(false);
+    expect(ok('BACKWARD', p2('message M { optional int32 a = 1; required int32 b = 2; }'), p2('message M { optional int32 a = 1; }')))
+      .toBe(false);
     expect(ok('BACKWARD', p2('message M { repeated int32 a = 1; }'), p2('message M { optional int32 a = 1; }'))).toBe(false);
     expect(ok('BACKWARD', p2('message M { repeated string a = 1; }'), p2('message M { optional string a = 1; }'))).toBe(true);
   });
 
   test('a referenced message is compared through the field that uses it', () => {
-    const ref = (x: string): SchemaInput => ({ schemaType: 'PROTOBUF', schema: 'syntax = "proto3"; import "addr.proto"; message O { geo.Addr a = 1; }',
+    const ref = (x: string): SchemaInput =>
+      ({ schemaType: 'PROTOBUF', schema: 'syntax = "proto3"; import "addr.proto"; message O { geo.Addr a = 1; }',
       references: [{ name: 'addr.proto', schema: `syntax = "proto3"; package geo; message Addr { ${x} city = 1; }` }] });
     expect(ok('BACKWARD', ref('string'), ref('string'))).toBe(true);
     expect(ok('BACKWARD', ref('int32'), ref('string'))).toBe(false);
@@ -173,7 +183,8 @@ describe('Protobuf (Confluent\'s rules, fields matched by number)', () => {
 
   test('schemas of another type are incompatible (Confluent compares within one type)', () => {
     expect(incompatibilities('BACKWARD', proto(ORDER), [{ version: 1, schema: json({ type: 'object' }) }]))
-      .toEqual([expect.objectContaining({ errorType: 'SCHEMA_TYPE_CHANGED', description: expect.stringMatching(/different schema type/) })]);
+      .toEqual([expect.objectContaining({
+        errorType: 'SCHEMA_TYPE_CHANGED', description: expect.stringMatching(/different schema type/) })]);
     expect(ok('NONE', proto(ORDER), json({ type: 'object' }))).toBe(true);
   });
 });
@@ -186,16 +197,21 @@ test('canonical forms: Avro whitespace and key order do not matter; a base64 Pro
   // FileDescriptorProto { name: "m.proto", message_type: [{ name: "M", field: [{ name: "a", number: 1, label: OPTIONAL, type: INT32 }] }],
   // syntax: "proto3" }, as Python's ProtobufSerializer sends it.
   const descriptor = Buffer.from('0a076d2e70726f746f22110a014d120c0a0161180120012805520161620670726f746f33', 'hex').toString('base64');
-  expect(storedText({ schemaType: 'PROTOBUF', references: [], schema: descriptor })).toBe('syntax = "proto3";\n\nmessage M {\n  int32 a = 1;\n}\n');
+  expect(storedText({ schemaType: 'PROTOBUF', references: [], schema: descriptor }))
+    .toBe('syntax = "proto3";\n\nmessage M {\n  int32 a = 1;\n}\n');
 });
 
-test('Avro logical types are part of a schema: a decimal and plain bytes are two schemas (two ids), resolution by the underlying types', () => {
+test('Avro logical types are part of a schema: a decimal and plain bytes are two schemas (two ids), resolution by the underlying types',
+  () => {
   const dec = avro([{ name: 'a', type: { type: 'bytes', logicalType: 'decimal', precision: 9, scale: 2 } }]);
   const bytes = avro([{ name: 'a', type: 'bytes' }]);
   expect(canonicalSchema(dec)).not.toBe(canonicalSchema(bytes));
   expect(canonicalSchema(dec)).toContain('"logicalType":"decimal","precision":9,"scale":2');
-  expect(canonicalSchema(avro([{ name: 'a', type: { scale: 2, precision: 9, logicalType: 'decimal', type: 'bytes' } }]))).toBe(canonicalSchema(dec));
+  expect(canonicalSchema(avro([{ name: 'a', type: { scale: 2, precision: 9, logicalType: 'decimal', type: 'bytes' } }])))
+    .toBe(canonicalSchema(dec));
   expect(ok('FULL', dec, bytes)).toBe(true);
-  expect(ok('BACKWARD', avro([{ name: 'a', type: { type: 'long', logicalType: 'timestamp-millis' } }]), avro([{ name: 'a', type: 'int' }]))).toBe(true);
-  expect(ok('BACKWARD', avro([{ name: 'a', type: { type: 'int', logicalType: 'date' } }]), avro([{ name: 'a', type: 'string' }]))).toBe(false);
+  expect(ok('BACKWARD', avro([{ name: 'a', type: { type: 'long', logicalType: 'timestamp-millis' } }]),
+    avro([{ name: 'a', type: 'int' }]))).toBe(true);
+  expect(ok('BACKWARD', avro([{ name: 'a', type: { type: 'int', logicalType: 'date' } }]), avro([{ name: 'a', type: 'string' }])))
+    .toBe(false);
 });

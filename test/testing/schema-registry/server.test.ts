@@ -10,7 +10,8 @@ let s: SchemaRegistryServer;
 beforeEach(async () => { s = await SchemaRegistryServer.start({ maxBodyBytes: 1 << 20 }); });
 afterEach(() => s.stop());
 
-async function call(method: string, path: string, body?: unknown, raw?: string): Promise<{ status: number; body: unknown; type: string | null }> {
+async function call(method: string, path: string, body?: unknown,
+  raw?: string): Promise<{ status: number; body: unknown; type: string | null }> {
   const res = await fetch(`${s.url}${path}`, { method, headers: { 'content-type': 'application/vnd.schemaregistry.v1+json' },
     body: raw ?? (body === undefined ? undefined : JSON.stringify(body)) });
   const text = await res.text();
@@ -23,7 +24,8 @@ const V2 = JSON.stringify({ type: 'record', name: 'R', fields: [{ name: 'a', typ
 const BAD = JSON.stringify({ type: 'record', name: 'R', fields: [{ name: 'c', type: 'int' }] });
 
 test('register, ids, lookup and versions: one id per schema across subjects, whitespace not mattering; Confluent\'s shapes', async () => {
-  expect(await call('POST', '/subjects/s1/versions', { schema: V1 })).toEqual({ status: 200, body: { id: 1 }, type: 'application/vnd.schemaregistry.v1+json' });
+  expect(await call('POST', '/subjects/s1/versions', { schema: V1 }))
+    .toEqual({ status: 200, body: { id: 1 }, type: 'application/vnd.schemaregistry.v1+json' });
   expect((await call('POST', '/subjects/s1/versions', { schema: V1.replace(/,/g, ' , ') })).body).toEqual({ id: 1 });
   expect((await call('POST', '/subjects/s2/versions', { schema: V1 })).body).toEqual({ id: 1 });
   expect((await call('POST', '/subjects/s1/versions', { schema: V2 })).body).toEqual({ id: 2 });
@@ -33,12 +35,14 @@ test('register, ids, lookup and versions: one id per schema across subjects, whi
   expect((await call('GET', '/schemas/ids/1/subjects')).body).toEqual(['s1', 's2']);
   expect((await call('GET', '/schemas/types')).body).toEqual(['JSON', 'PROTOBUF', 'AVRO']);
   expect((await call('POST', '/subjects/s1', { schema: V2 })).body).toEqual({ subject: 's1', version: 2, id: 2, schema: V2 });
-  expect(await call('POST', '/subjects/s1', { schema: JSON.stringify({ type: 'record', name: 'Other', fields: [] }) })).toEqual(error(404, 40403));
+  expect(await call('POST', '/subjects/s1', { schema: JSON.stringify({ type: 'record', name: 'Other', fields: [] }) }))
+    .toEqual(error(404, 40403));
   expect(await call('POST', '/subjects/nope', { schema: V1 })).toEqual(error(404, 40401));
   expect((await call('GET', '/subjects')).body).toEqual(['s1', 's2']);
   expect((await call('GET', '/subjects?subjectPrefix=s2')).body).toEqual(['s2']);
   expect((await call('GET', '/subjects/s1/versions')).body).toEqual([1, 2]);
-  for (const v of ['latest', '-1', '2']) expect((await call('GET', `/subjects/s1/versions/${v}`)).body).toMatchObject({ version: 2, id: 2 });
+  for (const v of ['latest', '-1', '2'])
+    expect((await call('GET', `/subjects/s1/versions/${v}`)).body).toMatchObject({ version: 2, id: 2 });
   expect((await call('GET', '/subjects/s1/versions/1/schema')).body).toEqual(JSON.parse(V1));
   expect(await call('GET', '/subjects/s1/versions/3')).toEqual(error(404, 40402));
   for (const v of ['0', 'abc', '2147483648']) expect(await call('GET', `/subjects/s1/versions/${v}`)).toEqual(error(422, 42202));
@@ -51,11 +55,14 @@ test('register, ids, lookup and versions: one id per schema across subjects, whi
 test('invalid schemas 42201 (Avro, JSON Schema by its meta-schema, Protobuf), incompatible ones 409 naming the rule', async () => {
   expect(await call('POST', '/subjects/x/versions', { schema: '{"type": "nope"}' })).toEqual(error(422, 42201));
   expect(await call('POST', '/subjects/x/versions', { schemaType: 'JSON', schema: '{"type": "frob"}' })).toEqual(error(422, 42201));
-  expect(await call('POST', '/subjects/x/versions', { schemaType: 'JSON', schema: '{"properties": {"a": null}}' })).toEqual(error(422, 42201));
-  expect(await call('POST', '/subjects/x/versions', { schemaType: 'JSON', schema: '{"$ref": "#/definitions/none"}' })).toEqual(error(422, 42201));
+  expect(await call('POST', '/subjects/x/versions', { schemaType: 'JSON', schema: '{"properties": {"a": null}}' }))
+    .toEqual(error(422, 42201));
+  expect(await call('POST', '/subjects/x/versions', { schemaType: 'JSON', schema: '{"$ref": "#/definitions/none"}' }))
+    .toEqual(error(422, 42201));
   expect(await call('POST', '/subjects/x/versions', { schemaType: 'JSON', schema: '[1]' })).toEqual(error(422, 42201));
   expect(await call('POST', '/subjects/x/versions', { schemaType: 'PROTOBUF', schema: 'message {' })).toEqual(error(422, 42201));
-  expect(await call('POST', '/subjects/x/versions', { schemaType: 'PROTOBUF', schema: 'syntax = "proto3"; import "x.proto"; message A {}' }))
+  expect(await call('POST', '/subjects/x/versions',
+    { schemaType: 'PROTOBUF', schema: 'syntax = "proto3"; import "x.proto"; message A {}' }))
     .toEqual(error(422, 42201));
   expect(await call('POST', '/subjects/x/versions', { schemaType: 'XML', schema: '<a/>' })).toEqual(error(422, 42201));
   expect(await call('POST', '/subjects/x/versions', {})).toEqual(error(422, 42201));
@@ -63,9 +70,11 @@ test('invalid schemas 42201 (Avro, JSON Schema by its meta-schema, Protobuf), in
   await call('POST', '/subjects/c/versions', { schema: V1 });
   const refused = await call('POST', '/subjects/c/versions', { schema: BAD });
   expect(refused).toEqual(error(409, 409));
-  expect((refused.body as { message: string }).message).toMatch(/incompatible with an earlier schema for subject "c".*READER_CANNOT_READ_WRITER/);
+  expect((refused.body as { message: string }).message)
+    .toMatch(/incompatible with an earlier schema for subject "c".*READER_CANNOT_READ_WRITER/);
   await call('POST', '/subjects/j/versions', { schemaType: 'JSON', schema: '{"type": "object", "properties": {"a": {"type": "string"}}}' });
-  const json = await call('POST', '/subjects/j/versions', { schemaType: 'JSON', schema: '{"type": "object", "properties": {"a": {"type": "integer"}}}' });
+  const json = await call('POST', '/subjects/j/versions',
+    { schemaType: 'JSON', schema: '{"type": "object", "properties": {"a": {"type": "integer"}}}' });
   expect((json.body as { message: string }).message).toMatch(/TYPE_CHANGED at #\/properties\/a/);
   const mixed = await call('POST', '/subjects/j/versions', { schema: V1 });
   expect((mixed.body as { message: string }).message).toMatch(/different schema type/);
@@ -110,11 +119,13 @@ test('deletes: soft, then permanent; the codes for each wrong order; a reference
   expect(await call('DELETE', '/subjects/d')).toEqual(error(404, 40401));
   // A version another schema references cannot be deleted.
   await call('POST', '/subjects/addr/versions', { schema: JSON.stringify({ type: 'record', name: 'A', namespace: 'n', fields: [] }) });
-  await call('POST', '/subjects/o/versions', { schema: JSON.stringify({ type: 'record', name: 'O', namespace: 'n', fields: [{ name: 'a', type: 'n.A' }] }),
+  await call('POST', '/subjects/o/versions',
+    { schema: JSON.stringify({ type: 'record', name: 'O', namespace: 'n', fields: [{ name: 'a', type: 'n.A' }] }),
     references: [{ name: 'n.A', subject: 'addr', version: 1 }] });
   expect((await call('GET', '/subjects/addr/versions/1/referencedby')).body).toEqual([expect.any(Number)]);
   expect(await call('DELETE', '/subjects/addr/versions/1')).toEqual(error(422, 42206));
-  expect(await call('POST', '/subjects/o2/versions', { schema: '"int"', references: [{ name: 'x', subject: 'none', version: 1 }] })).toEqual(error(422, 42201));
+  expect(await call('POST', '/subjects/o2/versions', { schema: '"int"', references: [{ name: 'x', subject: 'none', version: 1 }] }))
+    .toEqual(error(422, 42201));
 });
 
 test('faults: the next requests answer the status injected, with Confluent\'s error body; then the server answers again', async () => {
@@ -127,7 +138,8 @@ test('faults: the next requests answer the status injected, with Confluent\'s er
   expect(s.requests.map((r) => r.status)).toEqual([503, 500, 503, 404]);
 });
 
-test('hostile requests are answered and the server keeps serving: bad percent-encoding, a huge body, a broken-off body, unknown routes', async () => {
+test('hostile requests are answered and the server keeps serving: bad percent-encoding, a huge body, a broken-off body, unknown routes',
+  async () => {
   expect(await call('GET', '/subjects/%ZZ/versions')).toEqual(error(400, 400));
   expect(await call('POST', '/subjects/big/versions', undefined, JSON.stringify({ schema: 'x'.repeat(2 << 20) }))).toEqual(error(413, 413));
   expect(await call('GET', '/nothing/here')).toEqual(error(404, 404));

@@ -39,7 +39,8 @@ test('bad percent-encoding in the path answers 400 IllegalArgumentException, and
   const dn = await send(hdfs.dataNodeUrl, 'PUT', '/webhdfs/v1/%?op=CREATE');
   expect(dn).toMatchObject({ status: 400 });
   // Well-formed escapes of bytes that are not UTF-8 read as U+FFFD (as Java's decoder reads them): an ordinary miss.
-  expect(await send(hdfs.url, 'GET', '/webhdfs/v1/%E0%A4?op=LISTSTATUS')).toMatchObject({ status: 404, body: expect.stringContaining('\ufffd') });
+  expect(await send(hdfs.url, 'GET', '/webhdfs/v1/%E0%A4?op=LISTSTATUS'))
+    .toMatchObject({ status: 404, body: expect.stringContaining('\ufffd') });
   expect(await new WebHdfsClient({ url: hdfs.url }).list('/')).not.toBeNull();
 });
 
@@ -53,7 +54,8 @@ test('no answer shows the server\'s local directory; an over-long path component
     message: `The maximum path component name limit of ${long} in directory /ok is exceeded: limit=255 length=256`,
   });
   const client = new WebHdfsClient({ url: hdfs.url, retries: 0 });
-  await expect(client.create(`/ok/${long}`, Buffer.from('x'))).rejects.toMatchObject({ status: 403, exception: 'PathComponentTooLongException' });
+  await expect(client.create(`/ok/${long}`, Buffer.from('x')))
+    .rejects.toMatchObject({ status: 403, exception: 'PathComponentTooLongException' });
   await client.create('/ok/src', Buffer.from('x'));
   await expect(client.rename('/ok/src', `/ok/${long}`)).rejects.toMatchObject({ exception: 'PathComponentTooLongException' });
   expect(await client.list('/ok')).toEqual([expect.objectContaining({ pathSuffix: 'src' })]);

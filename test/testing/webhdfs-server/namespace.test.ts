@@ -9,7 +9,8 @@ let ns: HdfsNamespace;
 beforeEach(() => { root = fs.mkdtempSync(path.join(os.tmpdir(), 'kafka-eos-ns-')); ns = new HdfsNamespace(root); });
 afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
-const file = (p: string, user = 'alice') => fs.closeSync(ns.createFile(p, { user, permission: null, overwrite: false, createParent: true }));
+const file = (p: string, user = 'alice') =>
+  fs.closeSync(ns.createFile(p, { user, permission: null, overwrite: false, createParent: true }));
 
 test('rename follows ClientProtocol.rename; owners and permissions move with the path and go with a delete', () => {
   file('/a/f');

@@ -10,13 +10,17 @@ import { WebHdfsClient, WebHdfsError } from '../../../src/sinks/hdfs/webhdfs-cli
 
 let hdfs: WebHdfsServer;
 let client: WebHdfsClient;
-beforeAll(async () => { hdfs = await WebHdfsServer.start(); client = new WebHdfsClient({ url: hdfs.url, user: 'alice', minTimeoutMs: 5 }); });
+beforeAll(async () => {
+  hdfs = await WebHdfsServer.start(); client = new WebHdfsClient({ url: hdfs.url, user: 'alice', minTimeoutMs: 5 });
+});
 afterAll(() => hdfs.stop());
 afterEach(() => hdfs.clearFaults());
 
-const raw = (method: string, p: string, q: string, body?: Buffer) => fetch(`${hdfs.url}/webhdfs/v1${p}?${q}`, { method, body, redirect: 'manual' });
+const raw = (method: string, p: string, q: string, body?: Buffer) =>
+  fetch(`${hdfs.url}/webhdfs/v1${p}?${q}`, { method, body, redirect: 'manual' });
 
-test('CREATE is two-step: the NameNode answers 307 to a DataNode, which answers 201; noredirect answers 200 with the Location', async () => {
+test('CREATE is two-step: the NameNode answers 307 to a DataNode, which answers 201; noredirect answers 200 with the Location',
+  async () => {
   const first = await raw('PUT', '/a/two-step.txt', 'op=CREATE&user.name=alice');
   expect(first.status).toBe(307);
   const loc = first.headers.get('location')!;
@@ -37,13 +41,16 @@ test('CREATE without overwrite refuses an existing file with FileAlreadyExistsEx
   expect(nn.status).toBe(307); // as Hadoop: the NameNode redirects; the DataNode's create refuses
   const r = await fetch(nn.headers.get('location')!, { method: 'PUT', body: Buffer.from('two') });
   expect(r.status).toBe(403);
-  expect(await r.json()).toEqual({ RemoteException: { exception: 'FileAlreadyExistsException', javaClassName: 'org.apache.hadoop.fs.FileAlreadyExistsException', message: expect.stringContaining('/b/f') } });
+  expect(await r.json()).toEqual({ RemoteException: { exception: 'FileAlreadyExistsException',
+    javaClassName: 'org.apache.hadoop.fs.FileAlreadyExistsException', message: expect.stringContaining('/b/f') } });
   await expect(client.create('/b/f', Buffer.from('two'))).rejects.toMatchObject({ status: 403, exception: 'FileAlreadyExistsException' });
   await client.create('/b/f', Buffer.from('three'), { overwrite: true, permission: '600' });
   expect((await client.open('/b/f')).toString()).toBe('three');
   expect((await client.status('/b/f'))!.permission).toBe('600');
-  await expect(client.create('/b/g', Buffer.from('x'), { permission: '999' })).rejects.toMatchObject({ status: 400, exception: 'IllegalArgumentException' });
-  await expect(client.create('/nope/dir/f', Buffer.from('x'), { createParent: false })).rejects.toMatchObject({ status: 404, exception: 'FileNotFoundException' });
+  await expect(client.create('/b/g', Buffer.from('x'), { permission: '999' }))
+    .rejects.toMatchObject({ status: 400, exception: 'IllegalArgumentException' });
+  await expect(client.create('/nope/dir/f', Buffer.from('x'), { createParent: false }))
+    .rejects.toMatchObject({ status: 404, exception: 'FileNotFoundException' });
 });
 
 test('APPEND adds bytes; OPEN honours offset and length; a missing file is FileNotFoundException (404)', async () => {
@@ -56,7 +63,8 @@ test('APPEND adds bytes; OPEN honours offset and length; a missing file is FileN
   await expect(client.append('/c/missing', Buffer.from('x'))).rejects.toMatchObject({ status: 404 });
 });
 
-test('RENAME answers {"boolean": false} for a missing source, an existing destination, a missing parent; onto a directory it moves inside', async () => {
+test('RENAME answers {"boolean": false} for a missing source, an existing destination, a missing parent; onto a directory it moves inside',
+  async () => {
   await client.create('/r/a', Buffer.from('a'));
   await client.create('/r/b', Buffer.from('b'));
   expect(await client.rename('/r/missing', '/r/x')).toBe(false);
@@ -81,7 +89,8 @@ test('RENAME onto the source itself (FSDirRenameOp): true for a file, or a direc
   expect((await client.open('/s/dir/f')).toString()).toBe('f');
 });
 
-test('DELETE: false when absent, PathIsNotEmptyDirectoryException without recursive, true with it; LISTSTATUS and GETCONTENTSUMMARY', async () => {
+test('DELETE: false when absent, PathIsNotEmptyDirectoryException without recursive, true with it; LISTSTATUS and GETCONTENTSUMMARY',
+  async () => {
   await client.create('/d/x/1', Buffer.from('12'));
   await client.create('/d/x/2', Buffer.from('345'));
   expect(await client.delete('/d/none')).toBe(false);
@@ -95,7 +104,8 @@ test('DELETE: false when absent, PathIsNotEmptyDirectoryException without recurs
 
 test('bad requests: unknown op, wrong method, user.name required', async () => {
   expect((await raw('GET', '/x', 'op=NOPE')).status).toBe(400);
-  expect(((await (await raw('GET', '/x', 'op=MKDIRS')).json()) as { RemoteException: { exception: string } }).RemoteException.exception).toBe('IllegalArgumentException');
+  expect(((await (await raw('GET', '/x', 'op=MKDIRS')).json()) as { RemoteException: { exception: string } }).RemoteException.exception)
+    .toBe('IllegalArgumentException');
   const strict = await WebHdfsServer.start({ requireUser: true });
   try {
     const r = await fetch(`${strict.url}/webhdfs/v1/x?op=GETFILESTATUS`);
@@ -120,7 +130,8 @@ test('a DataNode 503 is retried for an idempotent CREATE and reported when it pe
   await client.create('/g/ok', Buffer.from('fine'), { overwrite: true });
   expect((await client.open('/g/ok')).toString()).toBe('fine');
   hdfs.inject({ op: 'CREATE', kind: 'unavailable', times: 100 });
-  await expect(new WebHdfsClient({ url: hdfs.url, retries: 2, minTimeoutMs: 1 }).create('/g/never', Buffer.from('x'), { overwrite: true })).rejects.toMatchObject({ status: 503, exception: 'RetriableException' });
+  await expect(new WebHdfsClient({ url: hdfs.url, retries: 2, minTimeoutMs: 1 })
+    .create('/g/never', Buffer.from('x'), { overwrite: true })).rejects.toMatchObject({ status: 503, exception: 'RetriableException' });
   expect(await client.status('/g/never')).toBeNull();
   hdfs.clearFaults();
   hdfs.inject({ op: 'CREATE', kind: 'unavailable' });
@@ -132,7 +143,8 @@ test('a truncated upload leaves a partial file and no success; the overwrite ret
   const data = Buffer.alloc(100000, 7);
   await client.create('/h/f', data, { overwrite: true });
   expect((await client.open('/h/f')).equals(data)).toBe(true);
-  expect(hdfs.requests.filter((r) => r.op === 'CREATE' && r.node === 'datanode' && r.path === '/h/f').map((r) => r.status)).toEqual(['dropped', 201]);
+  expect(hdfs.requests.filter((r) => r.op === 'CREATE' && r.node === 'datanode' && r.path === '/h/f').map((r) => r.status))
+    .toEqual(['dropped', 201]);
   hdfs.inject({ op: 'CREATE', kind: 'truncate-upload', keepBytes: 3 });
   await expect(client.create('/h/g', data)).rejects.toMatchObject({ retriable: true, status: undefined });
   expect((await client.status('/h/g'))!.length).toBe(3);
@@ -160,7 +172,8 @@ test('a NameNode answering CREATE with 201 and no redirect is an error, not a ha
 
 test('a DELETE refused by HDFS is an error, and a RENAME refused is false (never true)', async () => {
   hdfs.inject({ op: 'DELETE', kind: 'unavailable', times: 100 });
-  await expect(new WebHdfsClient({ url: hdfs.url, retries: 1, minTimeoutMs: 1 }).delete('/anything')).rejects.toMatchObject({ status: 503 });
+  await expect(new WebHdfsClient({ url: hdfs.url, retries: 1, minTimeoutMs: 1 }).delete('/anything'))
+    .rejects.toMatchObject({ status: 503 });
   hdfs.clearFaults();
   await client.create('/j/a', Buffer.from('a'));
   await client.create('/j/b', Buffer.from('b'));

@@ -20,7 +20,8 @@ function fetchGroup(g: Body, ctx: HandlerContext, req: Body): Body {
   const memberId = ctx.version >= 9 ? (g.memberId as string | null) : null;
   const res = ctx.cluster.groups.fetchOffsets(
     {
-      groupId: g.groupId, topics: g.topics, memberId, memberEpoch: ctx.version >= 9 ? g.memberEpoch : -1, requireStable: req.requireStable === true,
+      groupId: g.groupId, topics: g.topics, memberId, memberEpoch: ctx.version >= 9 ? g.memberEpoch : -1,
+      requireStable: req.requireStable === true,
     },
     requestContext(ctx),
   );

@@ -47,7 +47,8 @@ test('KIP-848: members joining and leaving mid-stream: exactly once, and no memb
     await m.start();
     await sleep(1500);
   }
-  await until(() => members.every((m) => m.failure !== null) || range(0, 6).every((p) => fx.cluster.inspect.committedOffset(group, input, p) === 200),
+  await until(() => members.every((m) => m.failure !== null)
+    || range(0, 6).every((p) => fx.cluster.inspect.committedOffset(group, input, p) === 200),
     'every input committed (or every member failed)', 60000).catch(() => undefined);
   const failures = members.map((m) => (m.failure ? String(m.failure.message ?? m.failure) : null));
   expect(failures).toEqual([null, null, null]);

@@ -72,7 +72,8 @@ test('odd header / key / value types are refused with KAFKA_OUTPUT_INVALID (a ty
   expect(codes.map((c) => String(c).split(':')[0])).toEqual(Array(bad.length).fill('KAFKA_OUTPUT_INVALID'));
 });
 
-test('consumer level: an output above max.message.bytes for one input record, poisonPolicy dead-letter: every other output exactly once', async () => {
+test('consumer level: an output above max.message.bytes for one input record, poisonPolicy dead-letter: every other output exactly once',
+  async () => {
   fx.cluster.createTopic('pin', 1);
   fx.cluster.createTopic('pout', 2);
   fx.cluster.createTopic('pin.dlq', 1);
@@ -87,7 +88,8 @@ test('consumer level: an output above max.message.bytes for one input record, po
   }, fx.consumers);
   c.on?.('error', (e: Error) => errors.push(String(e)));
   await c.start().catch((e: Error) => errors.push(String(e)));
-  await until(() => fx.cluster.inspect.committedOffset('pg', 'pin', 0) === 10, 'every record committed', 20000).catch((e: Error) => errors.push(String(e)));
+  await until(() => fx.cluster.inspect.committedOffset('pg', 'pin', 0) === 10, 'every record committed', 20000)
+    .catch((e: Error) => errors.push(String(e)));
   const out = await outputOf(fx.cluster, 'pout');
   console.log('errors', errors, 'committed', fx.cluster.inspect.committedOffset('pg', 'pin', 0), 'metrics', c.metrics());
   const expected = range(0, 10).flatMap((o) => (o === 3 ? [] : [`0:${o}`, `1:${o}`]));
@@ -118,7 +120,8 @@ test('a fenced zombie whose own transaction is older than its timeout must not f
   expect(zombie.producerState).toBe('fenced');
 });
 
-test('KIP-848: STALE_MEMBER_EPOCH on TxnOffsetCommit (the member epoch moved during the write) aborts and is retried, not fatal', async () => {
+test('KIP-848: STALE_MEMBER_EPOCH on TxnOffsetCommit (the member epoch moved during the write) aborts and is retried, not fatal',
+  async () => {
   fx.cluster.createTopic('sin', 1);
   fx.cluster.createTopic('sout', 1);
   let epoch = 5;

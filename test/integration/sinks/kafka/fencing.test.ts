@@ -225,7 +225,8 @@ test('open() reads with require_stable: it waits for a pending transactional off
   await until(() => true, 'nothing');
 });
 
-test('static membership: a restarted member takes over its transactional id, and its InitProducerId aborts the open transaction', async () => {
+test('static membership: a restarted member takes over its transactional id, and its InitProducerId aborts the open transaction',
+  async () => {
   fx.cluster.createTopic('sm-in', 1);
   fx.cluster.createTopic('sm-out', 1);
   const meta: GroupMetadata = { groupId: 'sm', generationId: -1, memberId: '', groupInstanceId: 'sm-host-1' };

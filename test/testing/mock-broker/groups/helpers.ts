@@ -1,6 +1,7 @@
 import { EventLog } from '../../../../src/testing/mock-broker/event-log';
 import { GroupCoordinator } from '../../../../src/testing/mock-broker/groups/coordinator';
-import type { GroupCoordinatorConfig, JoinGroupRequest, JoinGroupResponse, RequestContext, SyncGroupResponse } from '../../../../src/testing/mock-broker/groups/coordinator';
+import type { GroupCoordinatorConfig, JoinGroupRequest, JoinGroupResponse, RequestContext,
+  SyncGroupResponse } from '../../../../src/testing/mock-broker/groups/coordinator';
 import { ErrorCode } from '../../../../src/protocol/error-codes';
 
 /** ConsumerProtocolSubscription v0: int16 version, array<string> topics, nullable bytes userData (-1). */
@@ -74,15 +75,18 @@ export async function joinWithId(coordinator: GroupCoordinator, clientId: string
 }
 
 /** Sync every member of the current generation (leader assigns `assignment-<memberId>`). */
-export async function syncAll(coordinator: GroupCoordinator, joins: JoinGroupResponse[], groupId = 'g'): Promise<Map<string, SyncGroupResponse>> {
+export async function syncAll(coordinator: GroupCoordinator, joins: JoinGroupResponse[],
+  groupId = 'g'): Promise<Map<string, SyncGroupResponse>> {
   const leader = joins.find((j) => j.leader === j.memberId)!;
   const out = new Map<string, SyncGroupResponse>();
   const pending: Array<[string, Tracked<SyncGroupResponse>]> = [];
   for (const j of joins.filter((x) => x !== leader)) {
-    pending.push([j.memberId, track(coordinator.syncGroup({ groupId, generationId: j.generationId, memberId: j.memberId, groupInstanceId: null, assignments: [] }, ctx()))]);
+    pending.push([j.memberId, track(coordinator.syncGroup({
+      groupId, generationId: j.generationId, memberId: j.memberId, groupInstanceId: null, assignments: [] }, ctx()))]);
   }
   const assignments = leader.members.map((m) => ({ memberId: m.memberId, assignment: Buffer.from(`assignment-${m.memberId}`) }));
-  pending.push([leader.memberId, track(coordinator.syncGroup({ groupId, generationId: leader.generationId, memberId: leader.memberId, groupInstanceId: null, assignments }, ctx()))]);
+  pending.push([leader.memberId, track(coordinator.syncGroup({
+    groupId, generationId: leader.generationId, memberId: leader.memberId, groupInstanceId: null, assignments }, ctx()))]);
   await flush();
   for (const [id, t] of pending) {
     expect(t.done).toBe(true);

@@ -17,7 +17,8 @@ describe('with users configured', () => {
   afterAll(async () => { await cluster.stop(); });
 
   const client = (sasl?: { mechanism: 'plain'; username: string; password: string }) =>
-    new Kafka({ clientId: 'sasl', brokers: cluster.bootstrap, logLevel: logLevel.NOTHING, sasl, retry: { retries: 0 }, connectionTimeout: 5000, requestTimeout: 10000 });
+    new Kafka({ clientId: 'sasl', brokers: cluster.bootstrap, logLevel: logLevel.NOTHING, sasl, retry: { retries: 0 },
+      connectionTimeout: 5000, requestTimeout: 10000 });
 
   test('KafkaJS with the right password creates a topic and produces', async () => {
     const kafka = client({ mechanism: 'plain', username: 'alice', password: 'secret' });
@@ -82,7 +83,8 @@ describe('PLAIN as Kafka\'s PlainSaslServer checks it (issue 19, item 6)', () =>
   }
 
   test.each([
-    ['an authorization id other than the user', 'bob\0alice\0secret', 'Authentication failed: Client requested an authorization id that is different from username'],
+    ['an authorization id other than the user', 'bob\0alice\0secret',
+      'Authentication failed: Client requested an authorization id that is different from username'],
     ['a wrong password', '\0alice\0nope', 'Authentication failed: Invalid username or password'],
     // PlainSaslServer throws SaslAuthenticationException with these messages, which SaslServerAuthenticator sends as they are.
     ['an empty password', '\0alice\0', 'Authentication failed: password not specified'],
@@ -129,12 +131,14 @@ describe('PLAIN as Kafka\'s PlainSaslServer checks it (issue 19, item 6)', () =>
   });
 });
 
-test('without re-authentication (Kafka\'s default) a second handshake is ILLEGAL_SASL_STATE and the connection stays authenticated', async () => {
+test('without re-authentication (Kafka\'s default) a second handshake is ILLEGAL_SASL_STATE and the connection stays authenticated',
+  async () => {
   const cluster = await MockCluster.start({ brokers: 1, sasl: { users: { alice: 'secret' } } });
   try {
     const c = await RawClient.connect(cluster.bootstrap[0]);
     await c.request(SaslHandshake, 1, { mechanism: 'PLAIN' });
-    expect(await c.request(SaslAuthenticate, 1, { authBytes: Buffer.from('\0alice\0secret') })).toMatchObject({ errorCode: 0, sessionLifetimeMs: 0n });
+    expect(await c.request(SaslAuthenticate, 1, { authBytes: Buffer.from('\0alice\0secret') }))
+      .toMatchObject({ errorCode: 0, sessionLifetimeMs: 0n });
     expect((await c.request(SaslHandshake, 1, { mechanism: 'PLAIN' })).errorCode).toBe(ErrorCode.ILLEGAL_SASL_STATE);
     expect((await c.request(Metadata, 1, { topics: null })).brokers).toHaveLength(1);
     c.close();
@@ -146,7 +150,8 @@ test('without re-authentication (Kafka\'s default) a second handshake is ILLEGAL
 test('without users, SASL is optional and any PLAIN user is accepted', async () => {
   const cluster = await MockCluster.start({ brokers: 1 });
   try {
-    const kafka = new Kafka({ clientId: 'any', brokers: cluster.bootstrap, logLevel: logLevel.NOTHING, sasl: { mechanism: 'plain', username: 'who', password: 'ever' } });
+    const kafka = new Kafka({ clientId: 'any', brokers: cluster.bootstrap, logLevel: logLevel.NOTHING,
+      sasl: { mechanism: 'plain', username: 'who', password: 'ever' } });
     const admin = kafka.admin();
     await admin.connect();
     expect(await admin.listTopics()).toEqual([]);

@@ -15,7 +15,8 @@ describe('transaction coordinator', () => {
   });
   afterEach(() => state.close());
 
-  const init = (id: string | null, expected: { producerId: bigint; producerEpoch: number } | null = null, timeoutMs = 60_000) => tc.initProducerId(id, timeoutMs, expected);
+  const init = (id: string | null, expected: { producerId: bigint; producerEpoch: number } | null = null, timeoutMs = 60_000) =>
+    tc.initProducerId(id, timeoutMs, expected);
   const transitions = (id: string) => state.events.entries({ type: 'txn.transition' })
     .filter((e) => e.data.transactionalId === id).map((e) => `${e.data.from}->${e.data.to}`);
 
@@ -106,7 +107,8 @@ describe('transaction coordinator', () => {
     expect(tc.endTxn('tx', old.producerId, 0, true)).toBe(ErrorCode.PRODUCER_FENCED);
     expect(produceTxn(old.producerId, 0, 1)).toBe(ErrorCode.INVALID_PRODUCER_EPOCH);
     expect(transitions('tx')).toEqual([
-      'Empty->Ongoing', 'Ongoing->PrepareEpochFence', 'PrepareEpochFence->PrepareAbort', 'PrepareAbort->CompleteAbort', 'CompleteAbort->Empty',
+      'Empty->Ongoing', 'Ongoing->PrepareEpochFence', 'PrepareEpochFence->PrepareAbort', 'PrepareAbort->CompleteAbort',
+      'CompleteAbort->Empty',
     ]);
   });
 
@@ -148,14 +150,16 @@ describe('transaction coordinator', () => {
       topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 42n, committedMetadata: null }] }],
     };
     expect(state.groups.txnCommitOffsets(req).topics[0].partitions[0].errorCode).toBe(0);
-    const fetch = (requireStable: boolean) => state.groups.fetchOffsets({ groupId: 'g', topics: [{ name: 't', partitionIndexes: [0] }], requireStable } as never).topics[0].partitions[0];
+    const fetch = (requireStable: boolean) => state.groups.fetchOffsets({
+      groupId: 'g', topics: [{ name: 't', partitionIndexes: [0] }], requireStable } as never).topics[0].partitions[0];
     expect(fetch(false)).toMatchObject({ committedOffset: -1n, errorCode: 0 });
     expect(fetch(true)).toMatchObject({ committedOffset: -1n, errorCode: ErrorCode.UNSTABLE_OFFSET_COMMIT });
     expect(tc.endTxn('tx', producerId, 0, true)).toBe(0);
     expect(fetch(true)).toMatchObject({ committedOffset: 42n, errorCode: 0 });
     // Aborted offsets are dropped.
     tc.addOffsets('tx', producerId, 0, 'g');
-    state.groups.txnCommitOffsets({ ...req, topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 99n, committedMetadata: null }] }] });
+    state.groups.txnCommitOffsets({
+      ...req, topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 99n, committedMetadata: null }] }] });
     expect(tc.endTxn('tx', producerId, 0, false)).toBe(0);
     expect(fetch(true)).toMatchObject({ committedOffset: 42n, errorCode: 0 });
   });

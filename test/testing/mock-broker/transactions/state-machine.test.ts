@@ -4,7 +4,8 @@ import {
 } from '../../../../src/testing/mock-broker/transactions/state-machine';
 import { IllegalTransitionError } from '../../../../src/util/state-machine';
 
-const ALL: TxnState[] = ['Empty', 'Ongoing', 'PrepareCommit', 'PrepareAbort', 'CompleteCommit', 'CompleteAbort', 'Dead', 'PrepareEpochFence'];
+const ALL: TxnState[] =
+  ['Empty', 'Ongoing', 'PrepareCommit', 'PrepareAbort', 'CompleteCommit', 'CompleteAbort', 'Dead', 'PrepareEpochFence'];
 
 describe('transaction state machine table', () => {
   test('follows Kafka\'s validPreviousStates', () => {

@@ -40,7 +40,8 @@ describe('join and rebalance', () => {
     expect(a.join.done).toBe(false); // initial rebalance: delayed (0 ms) join
     jest.advanceTimersByTime(1);
     await flush();
-    expect(a.join.value).toMatchObject({ errorCode: 0, generationId: 1, leader: a.memberId, protocolName: 'range', protocolType: 'consumer' });
+    expect(a.join.value)
+      .toMatchObject({ errorCode: 0, generationId: 1, leader: a.memberId, protocolName: 'range', protocolType: 'consumer' });
     expect(a.join.value!.members.map((m) => m.memberId)).toEqual([a.memberId]);
     expect(coordinator.group('g')!.state).toBe('CompletingRebalance');
     await syncAll(coordinator, [a.join.value!]);
@@ -50,7 +51,8 @@ describe('join and rebalance', () => {
     const b = await joinWithId(coordinator, 'B');
     expect(coordinator.group('g')!.state).toBe('PreparingRebalance');
     expect(b.join.done).toBe(false);
-    expect(coordinator.heartbeat({ groupId: 'g', generationId: 1, memberId: a.memberId, groupInstanceId: null }, ctx()).errorCode).toBe(ErrorCode.REBALANCE_IN_PROGRESS);
+    expect(coordinator.heartbeat({ groupId: 'g', generationId: 1, memberId: a.memberId, groupInstanceId: null }, ctx()).errorCode)
+      .toBe(ErrorCode.REBALANCE_IN_PROGRESS);
     const a2 = track(coordinator.joinGroup(joinReq({ memberId: a.memberId }), ctx('A')));
     await flush(); // completes as soon as all known members rejoined: no timer needed
     expect(a2.value).toMatchObject({ errorCode: 0, generationId: 2, leader: a.memberId });
@@ -115,7 +117,8 @@ describe('join and rebalance', () => {
     // B keeps heartbeating (so its session stays alive) but never rejoins.
     for (let t = 0; t < 29_000; t += 3000) {
       jest.advanceTimersByTime(3000);
-      if (t < 27_000) expect(coordinator.heartbeat({ groupId: 'g', generationId: 1, memberId: bId }, ctx()).errorCode).toBe(ErrorCode.REBALANCE_IN_PROGRESS);
+      if (t < 27_000) expect(coordinator.heartbeat({ groupId: 'g', generationId: 1, memberId: bId }, ctx()).errorCode)
+        .toBe(ErrorCode.REBALANCE_IN_PROGRESS);
     }
     await flush();
     expect(a2.done).toBe(true);
@@ -159,7 +162,8 @@ describe('join and rebalance', () => {
     jest.advanceTimersByTime(1);
     await flush();
     await syncAll(coordinator, [a.value!, b.value!]);
-    const res = coordinator.leaveGroup({ groupId: 'g', members: [{ memberId: a.value!.memberId, groupInstanceId: null, reason: 'bye' }] }, ctx());
+    const res =
+      coordinator.leaveGroup({ groupId: 'g', members: [{ memberId: a.value!.memberId, groupInstanceId: null, reason: 'bye' }] }, ctx());
     expect(res).toEqual({ errorCode: 0, members: [{ memberId: a.value!.memberId, groupInstanceId: null, errorCode: 0 }] });
     expect(coordinator.group('g')!.leader).toBe(b.value!.memberId);
     const b2 = track(coordinator.joinGroup(joinReq({ memberId: b.value!.memberId }), ctx('B', 3)));
@@ -171,7 +175,8 @@ describe('join and rebalance', () => {
     expect(g).toMatchObject({ state: 'Empty', generationId: 3, leader: null, protocolName: null, members: [] });
     expect(coordinator.pendingTimers).toBe(0);
     // unknown members and unknown groups
-    expect(coordinator.leaveGroup({ groupId: 'g', members: [{ memberId: 'nope', groupInstanceId: null }] }, ctx()).members[0]!.errorCode).toBe(ErrorCode.UNKNOWN_MEMBER_ID);
+    expect(coordinator.leaveGroup({ groupId: 'g', members: [{ memberId: 'nope', groupInstanceId: null }] }, ctx())
+      .members[0]!.errorCode).toBe(ErrorCode.UNKNOWN_MEMBER_ID);
     expect(coordinator.leaveGroup({ groupId: 'nope', members: [{ memberId: 'x', groupInstanceId: null }] }, ctx())).toEqual({
       errorCode: 0, members: [{ memberId: 'x', groupInstanceId: null, errorCode: ErrorCode.UNKNOWN_MEMBER_ID }],
     });
@@ -185,7 +190,8 @@ describe('join and rebalance', () => {
     jest.advanceTimersByTime(1);
     await flush();
     const follower = [a.value!, b.value!].find((j) => j.leader !== j.memberId)!;
-    const sync = track(coordinator.syncGroup({ groupId: 'g', generationId: 1, memberId: follower.memberId, groupInstanceId: null, assignments: [] }, ctx()));
+    const sync = track(coordinator.syncGroup({
+      groupId: 'g', generationId: 1, memberId: follower.memberId, groupInstanceId: null, assignments: [] }, ctx()));
     await flush();
     expect(sync.done).toBe(false);
     track(coordinator.joinGroup(joinReq(), ctx('C', 3)));
@@ -261,10 +267,12 @@ describe('protocol selection', () => {
     track(coordinator.joinGroup(joinReq(), ctx('A', 3)));
     jest.advanceTimersByTime(1);
     await flush();
-    expect((await coordinator.joinGroup(joinReq({ protocolType: 'connect' }), ctx('B', 3))).errorCode).toBe(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
+    expect((await coordinator.joinGroup(joinReq({ protocolType: 'connect' }), ctx('B', 3))).errorCode)
+      .toBe(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
     const other = [{ name: 'cooperative-sticky', metadata: Buffer.alloc(0) }];
     expect((await coordinator.joinGroup(joinReq({ protocols: other }), ctx('B', 3))).errorCode).toBe(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
-    expect((await coordinator.joinGroup(joinReq({ groupId: 'empty-type', protocolType: '' }), ctx('B', 3))).errorCode).toBe(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
+    expect((await coordinator.joinGroup(joinReq({ groupId: 'empty-type', protocolType: '' }), ctx('B', 3))).errorCode)
+      .toBe(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
     coordinator.close();
   });
 });
@@ -292,7 +300,8 @@ describe('error matrix', () => {
 
   test('Heartbeat and SyncGroup in each state', async () => {
     const { coordinator, leader, follower } = await stableGroupOfTwo();
-    const hb = (memberId: string, generationId = 1) => coordinator.heartbeat({ groupId: 'g', generationId, memberId, groupInstanceId: null }, ctx()).errorCode;
+    const hb = (memberId: string, generationId = 1) =>
+      coordinator.heartbeat({ groupId: 'g', generationId, memberId, groupInstanceId: null }, ctx()).errorCode;
     const sync = (memberId: string, generationId = 1, extra = {}) =>
       coordinator.syncGroup({ groupId: 'g', generationId, memberId, groupInstanceId: null, assignments: [], ...extra }, ctx());
     // CompletingRebalance
@@ -304,9 +313,11 @@ describe('error matrix', () => {
     expect((await sync('ghost')).errorCode).toBe(ErrorCode.UNKNOWN_MEMBER_ID);
     expect((await sync(follower.memberId, 1, { protocolName: 'roundrobin' })).errorCode).toBe(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
     expect((await sync(follower.memberId, 1, { protocolType: 'connect' })).errorCode).toBe(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
-    expect((await coordinator.syncGroup({ groupId: 'nope', generationId: 1, memberId: 'x', assignments: [] }, ctx())).errorCode).toBe(ErrorCode.UNKNOWN_MEMBER_ID);
+    expect((await coordinator.syncGroup({ groupId: 'nope', generationId: 1, memberId: 'x', assignments: [] }, ctx())).errorCode)
+      .toBe(ErrorCode.UNKNOWN_MEMBER_ID);
     const commit = (memberId: string, generationId: number) =>
-      coordinator.commitOffsets({ groupId: 'g', generationId, memberId, groupInstanceId: null, topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 5n, committedMetadata: null }] }] }, ctx())
+      coordinator.commitOffsets({ groupId: 'g', generationId, memberId, groupInstanceId: null,
+        topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 5n, committedMetadata: null }] }] }, ctx())
         .topics[0]!.partitions[0]!.errorCode;
     expect(commit(follower.memberId, 1)).toBe(ErrorCode.REBALANCE_IN_PROGRESS);
     await syncAll(coordinator, [leader, follower]);
@@ -355,10 +366,12 @@ describe('pending sync', () => {
     for (let t = 0; t < 30_000; t += 3000) {
       jest.advanceTimersByTime(3000);
       if (t + 3000 < 30_000) {
-        for (const id of [leader.memberId, follower.memberId]) coordinator.heartbeat({ groupId: 'g', generationId: 1, memberId: id }, ctx());
+        for (const id of [leader.memberId, follower.memberId])
+          coordinator.heartbeat({ groupId: 'g', generationId: 1, memberId: id }, ctx());
       }
     }
-    expect(events.entries({ type: 'member.expired' }).map((e) => [e.data.memberId, e.data.cause])).toEqual([[follower.memberId, 'pending-sync-timeout']]);
+    expect(events.entries({ type: 'member.expired' }).map((e) => [e.data.memberId, e.data.cause]))
+      .toEqual([[follower.memberId, 'pending-sync-timeout']]);
     expect(coordinator.group('g')!.state).toBe('PreparingRebalance');
     expect(coordinator.group('g')!.members.map((m) => m.memberId)).toEqual([leader.memberId]);
     coordinator.close();
@@ -401,14 +414,19 @@ describe('static membership (KIP-345)', () => {
     expect(restarted).toMatchObject({ errorCode: 0, generationId: 1, leader: s1.memberId, members: [], protocolName: 'range' });
     expect(restarted.memberId).not.toBe(s2.memberId);
     expect(coordinator.group('g')).toMatchObject({ state: 'Stable', generationId: 1 });
-    const sync = await coordinator.syncGroup({ groupId: 'g', generationId: 1, memberId: restarted.memberId, groupInstanceId: 'i2', assignments: [] }, ctx());
+    const sync = await coordinator.syncGroup({
+      groupId: 'g', generationId: 1, memberId: restarted.memberId, groupInstanceId: 'i2', assignments: [] }, ctx());
     expect(sync.assignment.toString()).toBe(`assignment-${s2.memberId}`);
     const old = { groupId: 'g', generationId: 1, memberId: s2.memberId, groupInstanceId: 'i2' };
     expect(coordinator.heartbeat(old, ctx()).errorCode).toBe(ErrorCode.FENCED_INSTANCE_ID);
     expect((await coordinator.syncGroup({ ...old, assignments: [] }, ctx())).errorCode).toBe(ErrorCode.FENCED_INSTANCE_ID);
-    expect(coordinator.commitOffsets({ ...old, topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 1n, committedMetadata: null }] }] }, ctx()).topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.FENCED_INSTANCE_ID);
-    expect((await coordinator.joinGroup(joinReq({ memberId: s2.memberId, groupInstanceId: 'i2' }), ctx('c2'))).errorCode).toBe(ErrorCode.FENCED_INSTANCE_ID);
-    expect(events.entries({ type: 'member.replaced' })[0]!.data).toMatchObject({ groupInstanceId: 'i2', oldMemberId: s2.memberId, newMemberId: restarted.memberId, rebalance: false });
+    expect(coordinator.commitOffsets({
+      ...old, topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 1n, committedMetadata: null }] }] }, ctx())
+      .topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.FENCED_INSTANCE_ID);
+    expect((await coordinator.joinGroup(joinReq({ memberId: s2.memberId, groupInstanceId: 'i2' }), ctx('c2'))).errorCode)
+      .toBe(ErrorCode.FENCED_INSTANCE_ID);
+    expect(events.entries({ type: 'member.replaced' })[0]!.data)
+      .toMatchObject({ groupInstanceId: 'i2', oldMemberId: s2.memberId, newMemberId: restarted.memberId, rebalance: false });
     expect(events.entries({ type: 'group.state' }).filter((e) => e.data.to === 'PreparingRebalance')).toHaveLength(1);
     coordinator.close();
   });
@@ -430,7 +448,8 @@ describe('static membership (KIP-345)', () => {
 
   test('a restart with new metadata that keeps the selected protocol does not rebalance', async () => {
     const { coordinator } = await staticGroup();
-    const p = track(coordinator.joinGroup(joinReq({ groupInstanceId: 'i2', protocols: [{ name: 'roundrobin', metadata: subscription(['t']) }, { name: 'range', metadata: subscription(['t']) }] }), ctx('c2')));
+    const p = track(coordinator.joinGroup(joinReq({ groupInstanceId: 'i2',
+      protocols: [{ name: 'roundrobin', metadata: subscription(['t']) }, { name: 'range', metadata: subscription(['t']) }] }), ctx('c2')));
     await flush();
     // selected protocol stays range (i1 only supports range), so no rebalance even with new metadata
     expect(p.done).toBe(true);
@@ -440,7 +459,8 @@ describe('static membership (KIP-345)', () => {
 
   test('static members expire by session timeout and can be removed by instance id', async () => {
     const { coordinator, events, s1, s2 } = await staticGroup();
-    const res = coordinator.leaveGroup({ groupId: 'g', members: [{ memberId: '', groupInstanceId: 'i1' }, { memberId: '', groupInstanceId: 'nope' }] }, ctx());
+    const res = coordinator.leaveGroup({
+      groupId: 'g', members: [{ memberId: '', groupInstanceId: 'i1' }, { memberId: '', groupInstanceId: 'nope' }] }, ctx());
     expect(res.members.map((m) => m.errorCode)).toEqual([0, ErrorCode.UNKNOWN_MEMBER_ID]);
     expect(coordinator.group('g')!.members.map((m) => m.memberId)).toEqual([s2.memberId]);
     jest.advanceTimersByTime(10_000);
@@ -477,7 +497,8 @@ describe('close and moveAway', () => {
     expect(coordinator.pendingTimers).toBe(0);
     expect(jest.getTimerCount()).toBe(0);
     expect((await coordinator.joinGroup(joinReq(), ctx())).errorCode).toBe(ErrorCode.COORDINATOR_NOT_AVAILABLE);
-    expect(coordinator.heartbeat({ groupId: 'g', generationId: 0, memberId: 'x' }, ctx()).errorCode).toBe(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    expect(coordinator.heartbeat({ groupId: 'g', generationId: 0, memberId: 'x' }, ctx()).errorCode)
+      .toBe(ErrorCode.COORDINATOR_NOT_AVAILABLE);
   });
 
   test('moveAway answers parked requests with NOT_COORDINATOR and keeps the group', async () => {

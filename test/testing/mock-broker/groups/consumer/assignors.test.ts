@@ -1,6 +1,7 @@
 /** The KIP-848 server-side assignors: every partition once, balance, stickiness, subscriptions honoured. */
 import { Assignment, EMPTY, TopicMetadata, assignmentOf, size } from '../../../../../src/testing/mock-broker/groups/consumer/assignment';
-import { AssignorMember, SERVER_ASSIGNORS, rangeAssignor, uniformAssignor } from '../../../../../src/testing/mock-broker/groups/consumer/assignors';
+import { AssignorMember, SERVER_ASSIGNORS, rangeAssignor,
+  uniformAssignor } from '../../../../../src/testing/mock-broker/groups/consumer/assignors';
 
 const T1: TopicMetadata = { topicId: 'a'.repeat(32), name: 't1', numPartitions: 6 };
 const T2: TopicMetadata = { topicId: 'b'.repeat(32), name: 't2', numPartitions: 3 };

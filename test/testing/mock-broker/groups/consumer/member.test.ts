@@ -78,7 +78,8 @@ describe('state tables', () => {
     m.leaveStatic('left with -2');
     expect(m).toMatchObject({ state: 'static_left', memberEpoch: -2, previousMemberEpoch: 1 });
     expect(() => m.apply(reconciled('stable', 1), 'heartbeat')).toThrow(IllegalTransitionError);
-    expect(() => m.apply(reconciled('stable', 1), 'heartbeat')).toThrow(/consumer group member m: illegal transition static_left -> stable/);
+    expect(() => m.apply(reconciled('stable', 1), 'heartbeat'))
+      .toThrow(/consumer group member m: illegal transition static_left -> stable/);
     m.leave('session expired');
     expect(() => m.rejoin('epoch 0')).toThrow(expect.objectContaining({ code: 'ILLEGAL_GROUP_TRANSITION' }));
     expect(m.state).toBe('left');

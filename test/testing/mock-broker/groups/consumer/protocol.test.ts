@@ -186,7 +186,8 @@ describe('ConsumerGroupHeartbeat', () => {
     await beat(g, 'evil', res.memberEpoch, []); // a heartbeat with nothing changed does not re-run the pattern
     const other = await RawClient.connect(cluster.bootstrap[0]);
     try {
-      const meta = await other.request(Metadata, 12, { topics: null, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+      const meta =
+        await other.request(Metadata, 12, { topics: null, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
       expect(meta.topics.map((t: Body) => t.name)).toContain('a'.repeat(30));
     } finally {
       other.close();

@@ -6,7 +6,8 @@ import { ctx, flush, joinReq, setup, syncAll, track } from '../helpers';
 beforeEach(() => jest.useFakeTimers());
 afterEach(() => jest.useRealTimers());
 
-const part = (partitionIndex: number, committedOffset: bigint, committedMetadata: string | null = null) => ({ partitionIndex, committedOffset, committedMetadata });
+const part = (partitionIndex: number, committedOffset: bigint, committedMetadata: string | null = null) =>
+  ({ partitionIndex, committedOffset, committedMetadata });
 
 async function stableGroup(coordinator: ReturnType<typeof setup>['coordinator'], groupId = 'g', protocolType = 'consumer') {
   const a = track(coordinator.joinGroup(joinReq({ groupId, protocolType }), ctx('A', 3)));
@@ -19,7 +20,8 @@ async function stableGroup(coordinator: ReturnType<typeof setup>['coordinator'],
 describe('offset commit and fetch', () => {
   test('a simple commit (generation -1, no member) creates an Empty group and is accepted only while Empty', async () => {
     const { coordinator, events } = setup();
-    const simple = (groupId = 'g') => coordinator.commitOffsets({ groupId, generationId: -1, memberId: '', groupInstanceId: null, topics: [{ name: 't', partitions: [part(0, 42n, 'meta')] }] }, ctx());
+    const simple = (groupId = 'g') => coordinator.commitOffsets({
+      groupId, generationId: -1, memberId: '', groupInstanceId: null, topics: [{ name: 't', partitions: [part(0, 42n, 'meta')] }] }, ctx());
     expect(simple().topics[0]!.partitions[0]!.errorCode).toBe(0);
     expect(coordinator.group('g')).toMatchObject({ state: 'Empty', protocolType: null });
     expect(events.entries({ type: 'group.created' })).toHaveLength(1);
@@ -31,7 +33,8 @@ describe('offset commit and fetch', () => {
         { partitionIndex: 1, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: 0 },
       ] }],
     });
-    expect(coordinator.fetchOffsets({ groupId: 'g', topics: null }).topics).toEqual([{ name: 't', partitions: [fetched.topics[0]!.partitions[0]] }]);
+    expect(coordinator.fetchOffsets({ groupId: 'g', topics: null }).topics)
+      .toEqual([{ name: 't', partitions: [fetched.topics[0]!.partitions[0]] }]);
     // a consumer group that is Stable refuses simple commits
     await stableGroup(coordinator, 'g2');
     expect(simple('g2').topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.UNKNOWN_MEMBER_ID);
@@ -40,7 +43,8 @@ describe('offset commit and fetch', () => {
 
   test('unknown group with a generation: ILLEGAL_GENERATION before v9, GROUP_ID_NOT_FOUND from v9', () => {
     const { coordinator } = setup();
-    const req = { groupId: 'nope', generationId: 3, memberId: 'm', groupInstanceId: null, topics: [{ name: 't', partitions: [part(0, 1n)] }] };
+    const req =
+      { groupId: 'nope', generationId: 3, memberId: 'm', groupInstanceId: null, topics: [{ name: 't', partitions: [part(0, 1n)] }] };
     expect(coordinator.commitOffsets(req, ctx('c', 8)).topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.ILLEGAL_GENERATION);
     expect(coordinator.commitOffsets(req, ctx('c', 9)).topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.GROUP_ID_NOT_FOUND);
     expect(coordinator.groups()).toEqual([]);
@@ -52,9 +56,11 @@ describe('offset commit and fetch', () => {
       groupId: 'g', generationId: -1, memberId: '', groupInstanceId: null,
       topics: [{ name: 't', partitions: [part(0, 1n), part(1, 1n, 'too long'), part(7, 1n)] }, { name: 'x', partitions: [part(0, 1n)] }],
     }, ctx());
-    expect(res.topics.map((t) => t.partitions.map((p) => p.errorCode))).toEqual([[0, OFFSET_METADATA_TOO_LARGE, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION], [ErrorCode.UNKNOWN_TOPIC_OR_PARTITION]]);
+    expect(res.topics.map((t) => t.partitions.map((p) => p.errorCode)))
+      .toEqual([[0, OFFSET_METADATA_TOO_LARGE, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION], [ErrorCode.UNKNOWN_TOPIC_OR_PARTITION]]);
     // only unknown partitions: the group is not created
-    coordinator.commitOffsets({ groupId: 'other', generationId: -1, memberId: '', groupInstanceId: null, topics: [{ name: 'x', partitions: [part(0, 1n)] }] }, ctx());
+    coordinator.commitOffsets({
+      groupId: 'other', generationId: -1, memberId: '', groupInstanceId: null, topics: [{ name: 'x', partitions: [part(0, 1n)] }] }, ctx());
     expect(coordinator.group('other')).toBeUndefined();
   });
 
@@ -63,7 +69,8 @@ describe('offset commit and fetch', () => {
     const a = await stableGroup(coordinator);
     for (let i = 0; i < 5; i++) {
       jest.advanceTimersByTime(6000);
-      const r = coordinator.commitOffsets({ groupId: 'g', generationId: 1, memberId: a.memberId, groupInstanceId: null, topics: [{ name: 't', partitions: [part(0, BigInt(i))] }] }, ctx());
+      const r = coordinator.commitOffsets({ groupId: 'g', generationId: 1, memberId: a.memberId, groupInstanceId: null,
+        topics: [{ name: 't', partitions: [part(0, BigInt(i))] }] }, ctx());
       expect(r.topics[0]!.partitions[0]!.errorCode).toBe(0);
     }
     expect(coordinator.group('g')!.state).toBe('Stable');
@@ -88,7 +95,8 @@ describe('describe, list, delete groups', () => {
   test('list with a case-insensitive state filter', async () => {
     const { coordinator } = setup();
     await stableGroup(coordinator, 'stable');
-    coordinator.commitOffsets({ groupId: 'simple', generationId: -1, memberId: '', groupInstanceId: null, topics: [{ name: 't', partitions: [part(0, 1n)] }] }, ctx());
+    coordinator.commitOffsets({ groupId: 'simple', generationId: -1, memberId: '', groupInstanceId: null,
+      topics: [{ name: 't', partitions: [part(0, 1n)] }] }, ctx());
     expect(coordinator.listGroups()).toEqual([
       { groupId: 'stable', protocolType: 'consumer', groupState: 'Stable', groupType: 'classic' },
       { groupId: 'simple', protocolType: '', groupState: 'Empty', groupType: 'classic' },
@@ -101,7 +109,8 @@ describe('describe, list, delete groups', () => {
   test('delete: only Empty groups, with their offsets', async () => {
     const { coordinator, events } = setup();
     await stableGroup(coordinator, 'busy');
-    coordinator.commitOffsets({ groupId: 'idle', generationId: -1, memberId: '', groupInstanceId: null, topics: [{ name: 't', partitions: [part(0, 1n)] }] }, ctx());
+    coordinator.commitOffsets({
+      groupId: 'idle', generationId: -1, memberId: '', groupInstanceId: null, topics: [{ name: 't', partitions: [part(0, 1n)] }] }, ctx());
     expect(coordinator.deleteGroups(['busy', 'idle', 'nope', ''])).toEqual([
       { groupId: 'busy', errorCode: ErrorCode.NON_EMPTY_GROUP },
       { groupId: 'idle', errorCode: 0 },
@@ -119,9 +128,11 @@ describe('deleteOffsets (KIP-496)', () => {
   test('consumer groups: GROUP_SUBSCRIBED_TO_TOPIC for subscribed topics, deletion otherwise', async () => {
     const { coordinator } = setup();
     const a = await stableGroup(coordinator); // subscribes to 't'
-    coordinator.commitOffsets({ groupId: 'g', generationId: 1, memberId: a.memberId, groupInstanceId: null, topics: [{ name: 't', partitions: [part(0, 1n)] }, { name: 'old', partitions: [part(0, 9n)] }] }, ctx());
+    coordinator.commitOffsets({ groupId: 'g', generationId: 1, memberId: a.memberId, groupInstanceId: null,
+      topics: [{ name: 't', partitions: [part(0, 1n)] }, { name: 'old', partitions: [part(0, 9n)] }] }, ctx());
     expect(coordinator.group('g')!.subscribedTopics).toEqual(['t']);
-    const res = coordinator.deleteOffsets({ groupId: 'g', topics: [{ name: 't', partitions: [{ partitionIndex: 0 }] }, { name: 'old', partitions: [{ partitionIndex: 0 }] }] });
+    const res = coordinator.deleteOffsets({
+      groupId: 'g', topics: [{ name: 't', partitions: [{ partitionIndex: 0 }] }, { name: 'old', partitions: [{ partitionIndex: 0 }] }] });
     expect(res).toEqual({ errorCode: 0, topics: [
       { name: 't', partitions: [{ partitionIndex: 0, errorCode: ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC }] },
       { name: 'old', partitions: [{ partitionIndex: 0, errorCode: 0 }] },
@@ -135,8 +146,10 @@ describe('deleteOffsets (KIP-496)', () => {
     await stableGroup(coordinator, 'connect', 'connect');
     expect(coordinator.deleteOffsets({ groupId: 'connect', topics: [] }).errorCode).toBe(ErrorCode.NON_EMPTY_GROUP);
     expect(coordinator.deleteOffsets({ groupId: 'nope', topics: [] }).errorCode).toBe(ErrorCode.GROUP_ID_NOT_FOUND);
-    coordinator.commitOffsets({ groupId: 'e', generationId: -1, memberId: '', groupInstanceId: null, topics: [{ name: 't', partitions: [part(0, 1n)] }] }, ctx());
-    expect(coordinator.deleteOffsets({ groupId: 'e', topics: [{ name: 't', partitions: [{ partitionIndex: 0 }] }] }).topics[0]!.partitions[0]!.errorCode).toBe(0);
+    coordinator.commitOffsets({
+      groupId: 'e', generationId: -1, memberId: '', groupInstanceId: null, topics: [{ name: 't', partitions: [part(0, 1n)] }] }, ctx());
+    expect(coordinator.deleteOffsets({ groupId: 'e', topics: [{ name: 't', partitions: [{ partitionIndex: 0 }] }] })
+      .topics[0]!.partitions[0]!.errorCode).toBe(0);
     expect(coordinator.group('e')!.offsets).toEqual([]);
     coordinator.close();
   });
