@@ -30,7 +30,8 @@ const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
 function runChild(args, env = process.env, profileDir = undefined) {
   const execArgv = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
   return new Promise((resolve, reject) => {
-    const child = fork(path.join(__dirname, 'lib', 'hdfs-e2e-child.js'), args, { env, execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(path.join(__dirname, 'lib', 'hdfs-e2e-child.js'), args,
+      { env, execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     let result;
     child.on('message', (m) => { result = m; });
     child.on('exit', (code) => (code === 0 && result ? resolve(result) : reject(new Error(`${args[0]} child exited ${code}`))));

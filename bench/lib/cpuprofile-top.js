@@ -40,4 +40,6 @@ for (const f of files) {
 }
 const rows = [...self].sort((a, b) => b[1] - a[1]).slice(0, top);
 console.log(`${files.length} profiles, ${(total / 1000 / files.length).toFixed(1)} ms sampled per profile`);
-for (const [k, us] of rows) console.log(`${(us / 1000 / files.length).toFixed(1).padStart(8)} ms ${(100 * us / total).toFixed(1).padStart(5)}%  ${k}`);
+for (const [k, us] of rows) {
+  console.log(`${(us / 1000 / files.length).toFixed(1).padStart(8)} ms ${(100 * us / total).toFixed(1).padStart(5)}%  ${k}`);
+}

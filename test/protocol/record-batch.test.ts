@@ -22,8 +22,12 @@ test('records of every varint width (the one- and two-byte fast paths and the ge
   // Lengths 0-63 are one zig-zag byte, 64-8191 two, 8192 and up three; offset deltas likewise; null key and value are -1.
   fc.assert(fc.property(fc.array(fc.record({
     key: fc.option(fc.uint8Array({ maxLength: 70 }), { nil: null }),
-    value: fc.option(fc.oneof(fc.uint8Array({ maxLength: 70 }), fc.integer({ min: 60, max: 9000 }).map((n) => new Uint8Array(n).fill(n & 0xff))), { nil: null }),
-    headers: fc.array(fc.record({ key: fc.string({ maxLength: 70 }), value: fc.option(fc.uint8Array({ maxLength: 70 }), { nil: null }) }), { maxLength: 3 }),
+    value: fc.option(fc.oneof(
+      fc.uint8Array({ maxLength: 70 }), fc.integer({ min: 60, max: 9000 }).map((n) => new Uint8Array(n).fill(n & 0xff)),
+    ), { nil: null }),
+    headers: fc.array(fc.record({
+      key: fc.string({ maxLength: 70 }), value: fc.option(fc.uint8Array({ maxLength: 70 }), { nil: null }),
+    }), { maxLength: 3 }),
     gap: fc.integer({ min: 1, max: 10000 }),
     timestamp: fc.bigInt({ min: 0n, max: 2n ** 45n }),
   }), { minLength: 1, maxLength: 20 }), (specs) => {
