@@ -9,6 +9,10 @@
  * per-round ratios; the load average is printed with every run.
  *
  *   npm run build && node bench/hdfs-end-to-end.js [--rows 100000] [--rounds 5] [--flush 10000] [--before other/dist]
+ *     [--profile dir]
+ *
+ * --profile dir: every consumer child (both variants) runs under `node --cpu-prof --cpu-prof-dir dir/<variant>`
+ * (one V8 profile per run; summed per function by `node bench/lib/cpuprofile-top.js dir/<variant>`).
  */
 /* eslint-disable @typescript-eslint/no-require-imports */
 const { fork } = require('node:child_process');
@@ -23,9 +27,11 @@ const PARTITIONS = 6;
 const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
 
 
-function runChild(args, env = process.env) {
+function runChild(args, env = process.env, profileDir = undefined) {
+  const execArgv = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
   return new Promise((resolve, reject) => {
-    const child = fork(path.join(__dirname, 'lib', 'hdfs-e2e-child.js'), args, { env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(path.join(__dirname, 'lib', 'hdfs-e2e-child.js'), args,
+      { env, execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     let result;
     child.on('message', (m) => { result = m; });
     child.on('exit', (code) => (code === 0 && result ? resolve(result) : reject(new Error(`${args[0]} child exited ${code}`))));
@@ -45,7 +51,7 @@ async function produce(bootstrap, topic, n) {
 }
 
 /** Exactly-once HdfsSink consumer vs the hand-written one. @returns the figures (rows/s and rows per CPU-second). */
-async function runHdfsEndToEnd({ rows = 100000, rounds = 5, flush = 10000, beforeDist, log = () => undefined } = {}) {
+async function runHdfsEndToEnd({ rows = 100000, rounds = 5, flush = 10000, beforeDist, profileDir, log = () => undefined } = {}) {
   const topic = 'hdfs-e2e';
   const mock = await startOursChild([[topic, PARTITIONS]], { group: { initialRebalanceDelayMs: 0 } });
   const hdfs = await startWebHdfsChild();
@@ -56,7 +62,7 @@ async function runHdfsEndToEnd({ rows = 100000, rounds = 5, flush = 10000, befor
     const variant = (mode) => async () => {
       const env = mode === 'eos-before' ? { ...process.env, KAFKA_EOS_BENCH_DIST: beforeDist } : process.env;
       const res = await runChild([mode === 'eos-before' ? 'eos' : mode, mock.bootstrap.join(','), topic, hdfs.url, `/bench/e2e-${mode}-${run++}`,
-        String(rows), String(flush)], env);
+        String(rows), String(flush)], env, profileDir && path.join(profileDir, mode));
       cpu[mode].push(res.cpu);
       log(`    ${mode}: ${res.s.toFixed(3)} s, cpu ${res.cpu.toFixed(3)} s${res.files ? `, ${res.files} files` : ''}, load ${load()}`);
       return res.s;
@@ -85,7 +91,8 @@ module.exports = { runHdfsEndToEnd, produce };
 if (require.main === module) {
   runHdfsEndToEnd({
     rows: Number(arg('--rows', 100000)), rounds: Number(arg('--rounds', 5)), flush: Number(arg('--flush', 10000)),
-    beforeDist: arg('--before') && path.resolve(arg('--before')), log: (l) => console.error(l),
+    beforeDist: arg('--before') && path.resolve(arg('--before')), profileDir: arg('--profile') && path.resolve(arg('--profile')),
+    log: (l) => console.error(l),
   })
     .then((f) => { console.log(table(f)); console.log(`load average at the end: ${load()}`); process.exit(0); }, (e) => { console.error(e); process.exit(1); });
 }

@@ -240,6 +240,15 @@ class RecordCursor {
 
   /** Zig-zag varint of at most 5 bytes (an int32). */
   varint(): number {
+    // Fast path: one byte (lengths under 64, deltas, counts) or two (lengths under 8192), in int32 arithmetic.
+    const buf = this.buf;
+    const pos = this.pos;
+    if (pos + 1 < buf.length) {
+      const b0 = buf[pos]!;
+      if (b0 < 0x80) { this.pos = pos + 1; return (b0 >>> 1) ^ -(b0 & 1); }
+      const b1 = buf[pos + 1]!;
+      if (b1 < 0x80) { this.pos = pos + 2; const u = (b0 & 0x7f) | (b1 << 7); return (u >>> 1) ^ -(u & 1); }
+    }
     let b = this.byte();
     let u = b & 0x7f;
     for (let shift = 7; b & 0x80; shift += 7) {
@@ -290,15 +299,30 @@ class RecordCursor {
   }
 }
 
+/** The headers of a record without any (shared, frozen: a {@link RecordMaker} must not keep it as a record's own list). */
+const NO_HEADERS: RecordHeader[] = Object.freeze([]) as unknown as RecordHeader[];
+
+/**
+ * Builds one record of {@link readRecordsWith} from its fields (`ctx` is the caller's, passed through so the maker
+ * needs no closure per batch); `undefined` skips the record. `headers` is a shared empty list when the record has
+ * none: copy it before keeping it.
+ */
+export type RecordMaker<C, T> = (
+  ctx: C, offset: bigint, timestamp: bigint, key: Buffer | null, value: Buffer | null, headers: RecordHeader[],
+) => T | undefined;
+
 /**
  * Reads `header.recordCount` records from a (decompressed) records section and checks that they use
- * it exactly, as Kafka's LogValidator does on produce ("Found invalid record structure"). With
- * `keep` false the records are only validated and counted. Keys, values and header values are copies,
- * or with `copy` false views into `body` (the consumer's fetch path: no copy per record). Throws InvalidRecordsError.
+ * it exactly, as Kafka's LogValidator does on produce ("Found invalid record structure"). With `make`
+ * null the records are only validated and counted; else each is built by `make` and pushed to `out` (no
+ * intermediate object per record: the consumer's fetch path builds its own records here). Keys, values and
+ * header values are copies, or with `copy` false views into `body`. Returns the record count.
+ * @throws InvalidRecordsError
  */
-export function readRecords(header: BatchHeader, body: Buffer, keep: boolean, copy = true): Record[] | number {
+export function readRecordsWith<C, T>(
+  header: BatchHeader, body: Buffer, copy: boolean, ctx: C, make: RecordMaker<C, T> | null, out: T[],
+): number {
   const c = new RecordCursor(body);
-  const records: Record[] = [];
   try {
     for (let i = 0; i < header.recordCount; i++) {
       const length = c.varint();
@@ -310,18 +334,18 @@ export function readRecords(header: BatchHeader, body: Buffer, keep: boolean, co
       const value = c.bytes(c.varint(), copy);
       const headerCount = c.varint();
       if (headerCount < 0) throw new MalformedFrameError(`record ${i} has ${headerCount} headers`);
-      const headers: RecordHeader[] = [];
+      let headers = NO_HEADERS;
+      if (headerCount > 0) headers = [];
       for (let h = 0; h < headerCount; h++) {
         const hkey = c.bytes(c.varint(), false);
         if (hkey === null) throw new MalformedFrameError(`record ${i} has a null header key`);
         const hvalue = c.bytes(c.varint(), copy);
-        if (keep) headers.push({ key: hkey.toString('utf8'), value: hvalue });
+        if (make) headers.push({ key: hkey.toString('utf8'), value: hvalue });
       }
       if (c.pos !== end) throw new MalformedFrameError(`record ${i} length ${length} disagrees with its fields`);
-      if (keep) {
-        records.push({
-          offset: header.baseOffset + BigInt(offsetDelta), timestamp: header.baseTimestamp + BigInt(timestampDelta), key, value, headers,
-        });
+      if (make) {
+        const r = make(ctx, header.baseOffset + BigInt(offsetDelta), header.baseTimestamp + BigInt(timestampDelta), key, value, headers);
+        if (r !== undefined) out.push(r);
       }
     }
   } catch (e) {
@@ -329,7 +353,22 @@ export function readRecords(header: BatchHeader, body: Buffer, keep: boolean, co
     throw e;
   }
   if (c.pos !== body.length) throw new InvalidRecordsError(`${body.length - c.pos} bytes follow the batch's ${header.recordCount} records`);
-  return keep ? records : header.recordCount;
+  return header.recordCount;
+}
+
+const toRecord: RecordMaker<null, Record> = (_, offset, timestamp, key, value, headers) =>
+  ({ offset, timestamp, key, value, headers: headers === NO_HEADERS ? [] : headers });
+
+/**
+ * Reads `header.recordCount` records from a (decompressed) records section and checks that they use
+ * it exactly, as Kafka's LogValidator does on produce ("Found invalid record structure"). With
+ * `keep` false the records are only validated and counted. Keys, values and header values are copies,
+ * or with `copy` false views into `body`. Throws InvalidRecordsError. (See {@link readRecordsWith}.)
+ */
+export function readRecords(header: BatchHeader, body: Buffer, keep: boolean, copy = true): Record[] | number {
+  const records: Record[] = [];
+  const n = readRecordsWith(header, body, copy, null, keep ? toRecord : null, records);
+  return keep ? records : n;
 }
 
 /** Decodes every batch of a records blob (as served by Fetch). */

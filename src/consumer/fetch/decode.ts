@@ -15,8 +15,8 @@
  * Keys, values and header values are views into the response (no copy per record).
  */
 import {
-  BATCH_HEADER_BYTES, BatchHeader, batchBody, Compression, InvalidRecordsError, readBatchHeader, readRecords, Record as BatchRecord,
-  verifyBatchCrc,
+  BATCH_HEADER_BYTES, BatchHeader, batchBody, Compression, InvalidRecordsError, readBatchHeader, readRecords, readRecordsWith,
+  Record as BatchRecord, RecordMaker, verifyBatchCrc,
 } from '../../protocol/record-batch';
 import type { SinkRecord, TopicPartition } from '../../records';
 import { MAX_DECOMPRESSED_BATCH_BYTES } from '../codecs';
@@ -49,6 +49,18 @@ function headersOf(list: BatchRecord['headers']): SinkRecord['headers'] {
   }
   return out as SinkRecord['headers'];
 }
+
+/** What {@link toSinkRecord} needs of its partition and batch. */
+interface MakeContext { topic: string; partition: number; fetchOffset: bigint; logAppendTime: bigint | null }
+
+/** A fetched record as the consumer hands it on; records before the fetch offset are dropped. */
+const toSinkRecord: RecordMaker<MakeContext, SinkRecord> = (ctx, offset, timestamp, key, value, headers) => {
+  if (offset < ctx.fetchOffset) return undefined;
+  return {
+    topic: ctx.topic, partition: ctx.partition, offset, key, value,
+    timestamp: ctx.logAppendTime ?? timestamp, headers: headers.length > 0 ? headersOf(headers) : {},
+  };
+};
 
 /** Whether a control batch is an abort marker (its one record's key: int16 version, int16 type). */
 function isAbortMarker(bytes: Buffer, header: BatchHeader): boolean {
@@ -103,24 +115,18 @@ export function decodeFetchedRecords(
     }
     if (header.isTransactional && abortedProducers.has(header.producerId)) continue;
     let body: Buffer;
-    let batchRecords: BatchRecord[];
     try {
       body = batchBody(bytes, header, MAX_DECOMPRESSED_BATCH_BYTES);
     } catch (e) {
       throw new CorruptRecordBatchError(codecName(header.compression), (e as Error).message, location);
     }
+    // LOG_APPEND_TIME batches give every record the batch's max timestamp.
+    const logAppendTime = (header.attributes & TIMESTAMP_LOG_APPEND) !== 0 ? header.maxTimestamp : null;
+    const ctx: MakeContext = { topic: tp.topic, partition: tp.partition, fetchOffset, logAppendTime };
     try {
-      batchRecords = readRecords(header, body, true, false) as BatchRecord[];
+      readRecordsWith(header, body, false, ctx, toSinkRecord, out);
     } catch (e) {
       throw new CorruptRecordBatchError(codecName(header.compression), (e as Error).message, location, 'read');
-    }
-    const logAppend = (header.attributes & TIMESTAMP_LOG_APPEND) !== 0;
-    for (const r of batchRecords) {
-      if (r.offset < fetchOffset) continue;
-      out.push({
-        topic: tp.topic, partition: tp.partition, offset: r.offset, key: r.key, value: r.value,
-        timestamp: logAppend ? header.maxTimestamp : r.timestamp, headers: r.headers.length > 0 ? headersOf(r.headers) : {},
-      });
     }
   }
   return { records: out, nextOffset };

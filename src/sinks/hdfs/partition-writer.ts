@@ -22,7 +22,7 @@ import { StateMachine } from '../../util/state-machine';
 import { SinkWriteError } from '../errors';
 import { attemptDir, claimName, commitFiles, makeAttempt, type HdfsLayout, type StagedFile } from './commit';
 import type { NormalizedHdfsSinkConfig } from './config';
-import { jsonValue, type Format, type Row } from './format';
+import { jsonValue, LineBuffer, type Format, type JsonLine, type Row } from './format';
 import type { Partitioner } from './partitioner';
 import { recover, type StrayClaim } from './recovery';
 import { schemaKey } from '../schema-columns';
@@ -59,10 +59,11 @@ export interface WriterContext {
 }
 
 /**
- * What is staged for one partition path. JSON lines are encoded to bytes at the end of each write, so the
- * staged data is a few large Buffers rather than flushSize small strings the garbage collector must trace.
+ * What is staged for one partition path. JSON lines are appended to one growing buffer as each record is staged
+ * (`lines`: the file's bytes, built once, nothing per record for the garbage collector to trace); CSV, Parquet and
+ * the schema formats keep their rows and encode a file at its commit.
  */
-interface StagedRows { rows: Row[]; chunks: Buffer[]; count: number }
+interface StagedRows { rows: Row[]; lines: LineBuffer | null; count: number }
 
 /** The open file set (one file per partition path), from `start` (null: no record yet, in a partition without a claim). */
 interface FileSet {
@@ -192,12 +193,17 @@ export class PartitionWriter {
     this.made ??= this.makeAhead();
     // Every row first: a record that cannot be written throws before anything of the batch is staged.
     // The default partitioner needs no value: rows are built without a parse closure per record.
-    let rows: Row[];
+    // JSON lines keep only each record's value bytes here (checked); the line is appended to the file's buffer below.
+    let rows: Row[] | null = null;
+    let values: Uint8Array[] | null = null;
     let dirs: string[] | null = null;
-    if (cfg.partitioner.type === 'default') rows = b.records.map((r) => format.toRow(r));
-    else {
+    if (cfg.partitioner.type === 'default') {
+      if (format.jsonLines) values = b.records.map((r) => format.lineValue(r));
+      else rows = b.records.map((r) => format.toRow(r));
+    } else {
       const built = b.records.map((r) => this.toRow(r));
-      rows = built.map((x) => x.row);
+      if (format.jsonLines) values = built.map((x) => (x.row as JsonLine).value);
+      else rows = built.map((x) => x.row);
       dirs = b.records.map((r, i) => this.ctx.partitioner(r, built[i]!.value));
     }
     const defaultDir = `partition=${b.partition}`;
@@ -205,7 +211,6 @@ export class PartitionWriter {
     let stagedDir: string | null = null;
     for (let i = 0; i < b.records.length; i++) {
       const r = b.records[i]!;
-      const row = rows[i]!;
       const dir = dirs ? dirs[i]! : defaultDir;
       let files = this.files;
       // A file holds one schema (format-schema.ts): a record with another key or value schema rotates first.
@@ -223,10 +228,11 @@ export class PartitionWriter {
       if (schema !== undefined) files.schema = schema;
       if (dir !== stagedDir || !staged) {
         staged = files.rows.get(dir);
-        if (!staged) files.rows.set(dir, (staged = { rows: [], chunks: [], count: 0 }));
+        if (!staged) files.rows.set(dir, (staged = { rows: [], lines: values ? new LineBuffer() : null, count: 0 }));
         stagedDir = dir;
       }
-      staged.rows.push(row);
+      if (values) format.appendLine(staged.lines!, r, values[i]!);
+      else staged.rows.push(rows![i]!);
       staged.count++;
       files.count++;
       if (files.count >= cfg.flushSize) {
@@ -238,10 +244,6 @@ export class PartitionWriter {
     // The staged end moves once per write (per record it only matters at a rotation, set above).
     const last = b.records.at(-1);
     if (last && this.files && this.files.count > 0) this.files.end = last.offset + 1n;
-    for (const s of this.files?.rows.values() ?? []) {
-      const chunk = s.rows.length > 0 ? format.encodeChunk(s.rows) : null;
-      if (chunk) { s.chunks.push(chunk); s.rows = []; }
-    }
     if (b.nextOffset > this.end) {
       // Offsets after the last record (control records, filtered records): staged with the open file.
       // Before a partition's first record there is no start offset yet: the range waits for one.
@@ -278,7 +280,7 @@ export class PartitionWriter {
     const start = files.start!;
     const end = files.end - 1n;
     const staged: StagedFile[] = [...files.rows].map(([partitionPath, s]) => ({
-      partitionPath, bytes: ctx.format.encode(s.rows, s.chunks), records: s.count,
+      partitionPath, bytes: s.lines ? s.lines.bytes() : ctx.format.encode(s.rows), records: s.count,
     }));
     this.machine.to('committing', `[${start}, ${end}]`);
     let outcome;

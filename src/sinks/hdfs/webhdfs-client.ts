@@ -1,5 +1,6 @@
 /**
- * A small WebHDFS client on Node's fetch, checking every outcome (docs/hdfs-sink.md, "The client"):
+ * A small WebHDFS client on node:http / node:https (a keep-alive agent per protocol, shared by the clients of the
+ * process), checking every outcome (docs/hdfs-sink.md, "The client"):
  * a `{"boolean": false}` is returned as false, never as success; any status other than the one
  * Hadoop's REST docs give for success is an error; a NameNode that does not redirect a CREATE is an
  * error (it does not hang); a body shorter than its Content-Length is an error.
@@ -8,6 +9,8 @@
  * CREATE with overwrite=true. RENAME, CREATE with overwrite=false and APPEND are sent once: their
  * callers decide what a lost answer means (the HDFS sink checks the namespace, never re-sends data).
  */
+import * as http from 'node:http';
+import * as https from 'node:https';
 import { pRetry } from '../../util/vendored';
 import { KafkaEosError } from '../../errors';
 import type { LostAckRetry } from '../lost-ack';
@@ -51,6 +54,17 @@ export interface WebHdfsClientOptions {
 
 type Query = Record<string, string | number | boolean | undefined>;
 
+/** One answer, read whole: the status, the redirect target of a 307 (if any), the body. */
+interface Answer { status: number; location: string | undefined; body: Buffer }
+
+/**
+ * Keep-alive agents, one per protocol, for every client of the process (as fetch's global dispatcher pools its
+ * connections). An idle pooled socket does not keep the process alive (the agent unrefs it). node:http costs a
+ * third of fetch's CPU per request (measured: bench/hdfs-end-to-end.js, docs/hdfs-sink.md "Benchmark").
+ */
+const AGENTS = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
+const EMPTY = Buffer.alloc(0);
+
 /** The WebHDFS operations the HDFS sink uses (see the module comment for retries). Every method throws WebHdfsError. */
 export class WebHdfsClient {
   private readonly base: string;
@@ -68,20 +82,57 @@ export class WebHdfsClient {
     return `${this.base}/webhdfs/v1${p.split('/').map(encodeURIComponent).join('/')}?${params}`;
   }
 
-  /** One HTTP exchange; the whole body is read (a short body is an error, as is no answer). */
-  private async send(
-    op: string, p: string, method: string, url: string, body?: Buffer,
-  ): Promise<{ status: number; headers: Headers; body: Buffer }> {
-    let res: Response;
-    try {
-      res = await fetch(url, { method, body, redirect: 'manual', signal: AbortSignal.timeout(this.options.timeoutMs ?? 30000) });
-      return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };
-    } catch (e) {
-      throw new WebHdfsError(op, p, `no answer (${describe(e)}): the outcome is unknown`, undefined, undefined, e);
-    }
+  /**
+   * One HTTP exchange; the whole body is read. A body shorter than its Content-Length (the connection closed early),
+   * no answer, or no complete answer within `timeoutMs` (default 30000) is a WebHdfsError of unknown outcome.
+   */
+  private send(op: string, p: string, method: string, url: string, body?: Buffer): Promise<Answer> {
+    return new Promise<Answer>((resolve, reject) => {
+      let settled = false;
+      let timer: NodeJS.Timeout | undefined;
+      const noAnswer = (e: unknown) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        reject(new WebHdfsError(op, p, `no answer (${describe(e)}): the outcome is unknown`, undefined, undefined, e));
+      };
+      let req: http.ClientRequest;
+      try {
+        const u = new URL(url);
+        const agent = AGENTS[u.protocol as keyof typeof AGENTS];
+        if (!agent) throw new Error(`unsupported protocol ${u.protocol}`);
+        // A PUT or POST without data says so (Content-Length: 0), as fetch does.
+        const length = body ? body.length : method === 'PUT' || method === 'POST' ? 0 : undefined;
+        req = (u.protocol === 'https:' ? https : http).request(u, {
+          method, agent, headers: length === undefined ? undefined : { 'content-length': length },
+        }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('error', noAnswer);
+          res.on('close', () => {
+            if (!res.complete) { noAnswer(new Error('the answer was cut short')); return; }
+            if (settled) return;
+            settled = true;
+            clearTimeout(timer);
+            const location = res.headers.location;
+            resolve({
+              status: res.statusCode ?? 0, location: location === '' ? undefined : location,
+              body: chunks.length === 0 ? EMPTY : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks),
+            });
+          });
+        });
+      } catch (e) {
+        noAnswer(e);
+        return;
+      }
+      const ms = this.options.timeoutMs ?? 30000;
+      timer = setTimeout(() => req.destroy(new Error(`no complete answer within ${ms} ms`)), ms);
+      req.on('error', noAnswer);
+      req.end(body);
+    });
   }
 
-  private fail(op: string, p: string, r: { status: number; body: Buffer }): never {
+  private fail(op: string, p: string, r: Answer): never {
     let exception: string | undefined;
     let message = `HTTP ${r.status}`;
     try {
@@ -91,7 +142,7 @@ export class WebHdfsClient {
     throw new WebHdfsError(op, p, message, r.status, exception);
   }
 
-  private json<T>(op: string, p: string, r: { status: number; body: Buffer }): T {
+  private json<T>(op: string, p: string, r: Answer): T {
     if (r.status !== 200) this.fail(op, p, r);
     try {
       return JSON.parse(r.body.toString('utf8')) as T;
@@ -113,7 +164,7 @@ export class WebHdfsClient {
     });
   }
 
-  private booleanOf(op: string, p: string, r: { status: number; body: Buffer }): boolean {
+  private booleanOf(op: string, p: string, r: Answer): boolean {
     const j = this.json<{ boolean?: unknown }>(op, p, r);
     if (typeof j.boolean !== 'boolean') {
       throw new WebHdfsError(op, p, `expected {"boolean": ...}, got ${r.body.toString('utf8').slice(0, 80)}`);
@@ -124,7 +175,7 @@ export class WebHdfsClient {
   /** Two-step write: the NameNode must answer 307 with a Location; the DataNode must answer `expect`. */
   private async twoStep(op: 'CREATE' | 'APPEND', p: string, method: string, q: Query, data: Buffer, expect: number): Promise<void> {
     const first = await this.send(op, p, method, this.url(p, op, q));
-    const location = first.headers.get('location');
+    const location = first.location;
     if (first.status !== 307 || !location) {
       if (first.status >= 300) this.fail(op, p, first);
       throw new WebHdfsError(
@@ -156,7 +207,7 @@ export class WebHdfsClient {
   open(p: string, opts: { offset?: number; length?: number } = {}): Promise<Buffer> {
     return this.retry(true, async () => {
       const first = await this.send('OPEN', p, 'GET', this.url(p, 'OPEN', opts));
-      const location = first.headers.get('location');
+      const location = first.location;
       if (first.status === 200 && !location) return first.body;
       if (first.status !== 307 || !location) this.fail('OPEN', p, first);
       const second = await this.send('OPEN', p, 'GET', location);
@@ -214,5 +265,5 @@ export class WebHdfsClient {
 
 function describe(e: unknown): string {
   const c = (e as { cause?: { code?: string; message?: string } }).cause;
-  return c?.code ?? c?.message ?? (e as Error).message;
+  return (e as { code?: string }).code ?? c?.code ?? c?.message ?? (e as Error).message;
 }
