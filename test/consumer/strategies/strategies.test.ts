@@ -230,7 +230,7 @@ describe('at-least-once', () => {
     expect(log.slice(3)).toEqual(['process 2..2', 'process 3..3', 'commit t:0@4']);
   });
 
-  test('record by record: no clock read between commits; the commit goes out at the first record after the interval\'s timer', async () => {
+  test('record by record: no clock read between commits; commit at the first record after the interval\'s timer', async () => {
     jest.useFakeTimers();
     try {
       const log: string[] = [];
