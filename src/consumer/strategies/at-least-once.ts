@@ -12,6 +12,9 @@
 import { partitionKey, TopicPartition } from '../../records';
 import { isDropped, type CommitStrategy, type StrategyContext } from './types';
 
+/** setTimeout's longest delay, ms. */
+const MAX_TIMER_MS = 0x7fffffff;
+
 /** Options of {@link atLeastOnce}. */
 export interface AtLeastOnceOptions {
   /** Commit at most this often, ms (default 5000, Java's auto.commit.interval.ms); 0 = after every batch. */
@@ -97,9 +100,12 @@ export function atLeastOnce(options: AtLeastOnceOptions = {}): CommitStrategy {
   /** The timer that sets `ripe` at the end of the interval (unref'd: it never keeps the process alive). */
   let timer: ReturnType<typeof setTimeout> | undefined;
 
-  /** Arms the timer for the end of the current interval (at most `interval` from now, even when the clock went back). */
+  /**
+   * Arms the timer for the end of the current interval: at most `interval` from now, even when the clock went back, and
+   * at most setTimeout's longest delay (2^31 - 1 ms, about 24.8 days: Node fires a longer one after 1 ms).
+   */
   function arm(): void {
-    const wait = Math.min(interval, Math.max(0, lastCommit + interval - now()));
+    const wait = Math.min(interval, MAX_TIMER_MS, Math.max(0, lastCommit + interval - now()));
     timer = setTimeout(() => {
       timer = undefined;
       ripe = true;

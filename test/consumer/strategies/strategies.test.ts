@@ -262,6 +262,28 @@ describe('at-least-once', () => {
     }
   });
 
+  test('record by record with an interval longer than a timer can wait: no timer overflow, no commit', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      const log: string[] = [];
+      let reads = 0;
+      const s = atLeastOnce({ commitIntervalMs: Number.MAX_SAFE_INTEGER, now: () => { reads += 1; return 0; } });
+      const { ctx } = fakeContext(log);
+      const b = batch(0n, 3);
+      expect(s.onProgress!(ctx, b, 1n)).toBeUndefined();
+      const armed = reads;
+      await new Promise((r) => setTimeout(r, 20)); // a timer that overflowed (Node: fires after 1 ms) would have fired
+      expect(s.onProgress!(ctx, b, 2n)).toBeUndefined();
+      expect(reads).toBe(armed); // not ripe: the clock was not read again
+      expect(warnings).not.toContain('TimeoutOverflowWarning');
+      expect(log).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   test('record by record: a timer that fired for an interval a batch commit restarted does not commit early', async () => {
     jest.useFakeTimers();
     try {
