@@ -15,6 +15,9 @@
  * libuv's threads); not the PostgreSQL server (another process), so the PostgreSQL figure is "Node CPU per row".
  * HDFS end to end: the consumer child of bench/hdfs-end-to-end.js under callgrind, with `rows` and 2 x `rows`
  * records to consume (mock cluster and WebHDFS server in their own processes, not counted).
+ * Record path (`--only record-path`, not in the default set): bench/lib/record-path-child.js, the record handler and
+ * the batch handler between a decoded batch and the at-least-once bookkeeping, no fetch and no decoding (the whole
+ * consumer's count moves with how long it runs: idle fetches, heartbeats). With --before, that build's record handler.
  * --before: the dist/ folder of a build of the code before a change (bench/lib/baseline-build.js), run as the `*-before`
  * variants.
  */
@@ -104,6 +107,16 @@ async function hdfsPerRow(mode, rows, env) {
   }
 }
 
+/** Instructions per record of bench/lib/record-path-child.js in `mode`, by difference of rows and 2 x rows. */
+async function recordPathPerRecord(mode, rows, before) {
+  if (rows % 500 !== 0) throw new Error('--rows must be a multiple of 500 (batches of 500 records)');
+  const env = mode === 'record-before' ? { ...process.env, KAFKA_EOS_BENCH_DIST: before } : process.env;
+  const args = [path.join(__dirname, 'lib', 'record-path-child.js'), mode];
+  const one = await callgrind([...args, String(rows), String(2 * rows)], env);
+  const two = await callgrind([...args, String(2 * rows), String(2 * rows)], env);
+  return (two - one) / rows;
+}
+
 async function main() {
   const only = new Set(arg('--only', 'sqlite,pg,hdfs-e2e').split(','));
   const rows = Number(arg('--rows', 20000));
@@ -132,6 +145,15 @@ async function main() {
     if (before) {
       const env = { ...process.env, KAFKA_EOS_BENCH_DIST: before };
       row('HDFS end to end, before vs now', eos, 'HdfsSink', await hdfsPerRow('eos', rows, env), 'HdfsSink before');
+    }
+  }
+  if (only.has('record-path')) {
+    const record = await recordPathPerRecord('record', rows);
+    const batch = await recordPathPerRecord('batch', rows);
+    row(`record path alone, no fetch or decoding (${rows} records, batches of 500)`, record, 'recordHandler', batch, 'handler (batch)');
+    if (before) {
+      const was = await recordPathPerRecord('record-before', rows, before);
+      row('record path alone, before vs now', record, 'recordHandler', was, 'recordHandler before');
     }
   }
   console.log(lines.join('\n'));

@@ -209,17 +209,91 @@ export async function policeRejectedRecord(
   await poison({ ...options, deadLetterInTransaction: false }, batch, [record], record.offset, error);
 }
 
+/** Whether a handler returned a promise (or another thenable) to wait for, not its result itself. */
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
+/**
+ * The record handler over the batch (see {@link processBatch}). A record whose first try succeeds costs the handler's
+ * call, one await when it returned a promise (none when it returned its result), and the progress report; nothing is
+ * allocated for it:
+ * - its first try runs outside p-retry with one frozen context (`attempt: 1`) shared by the batch. Only a record whose
+ *   first try failed (threw, or returned a promise that rejected) goes through {@link withRetry}, which replays that
+ *   failure as attempt 1, so the retry predicate, the backoff, the `retry` events and the signal behave exactly as if
+ *   p-retry had made the first try itself;
+ * - the output check (KafkaSink) runs only for a record whose handler returned output records;
+ * - `output` is the batch's own array until a record is skipped or dead-lettered (then a copy of the records before
+ *   it, and every later processed record);
+ * - the progress after record i is the offset of record i + 1 (the batch's `nextOffset` after the last): the offsets
+ *   between them belong to no record this member will see (compaction, transaction markers, aborted data), so it is
+ *   the same position as `offset + 1`, read from a bigint that exists instead of one computed per record.
+ */
+async function processRecords(
+  options: ProcessorOptions, batch: StrategyBatch, signal: AbortSignal, shouldStop: () => boolean,
+  onRecordDone: ((processedUpTo: bigint) => Promise<void> | void) | undefined,
+): Promise<ProcessResult> {
+  const { records } = batch;
+  const handler = options.recordHandler!;
+  const checking = options.checkOutputs !== undefined;
+  let output: SinkRecord[] | undefined;
+  // Only built when the handler returns records (KafkaSink's transform) or dead letters join the transaction.
+  let produced: OutputRecord[] | undefined;
+  const firstTry: RecordContext = Object.freeze({ signal, attempt: 1 });
+  /** An error of the output check that is not the record's fault (it fails the batch, never policed). */
+  const fault: { error?: unknown } = {};
+  const last = records.length - 1;
+  for (let i = 0; i <= last; i++) {
+    const record = records[i];
+    if (shouldStop()) return { processedUpTo: record.offset, complete: false, output: output ?? records.slice(0, i), produced };
+    let returned: unknown;
+    let failed = false;
+    let failure: unknown;
+    try {
+      returned = handler(record, firstTry);
+      if (isThenable(returned)) returned = await returned;
+      if (checking && Array.isArray(returned) && returned.length > 0) await checkReturned(options, returned, record, fault);
+    } catch (error) {
+      if (fault.error !== undefined) throw fault.error;
+      failed = true;
+      failure = error;
+    }
+    // False for a record the poison policy stepped over (skipped, dead-lettered).
+    let processed = true;
+    if (failed) {
+      try {
+        await withRetry(options, signal, record, async (attempt) => {
+          if (attempt === 1) throw failure;
+          returned = await handler(record, { signal, attempt });
+          await checkReturned(options, returned, record, fault);
+        });
+      } catch (e) {
+        if (fault.error !== undefined) throw fault.error;
+        if (shouldStop()) return { processedUpTo: record.offset, complete: false, output: output ?? records.slice(0, i), produced };
+        output ??= records.slice(0, i);
+        const letters = await poison(options, batch, [record], record.offset, e);
+        if (letters && letters.length > 0) (produced ??= []).push(...letters);
+        processed = false;
+      }
+    }
+    if (processed) {
+      if (output !== undefined) output.push(record);
+      if (Array.isArray(returned) && returned.length > 0) (produced ??= []).push(...(returned as OutputRecord[]));
+    }
+    if (onRecordDone !== undefined) {
+      const progress = onRecordDone(i < last ? records[i + 1].offset : batch.nextOffset);
+      if (progress !== undefined) await progress;
+    }
+  }
+  return { processedUpTo: batch.nextOffset, complete: true, output: output ?? records, produced };
+}
+
 /**
  * Runs the handler over the batch. `shouldStop` is checked before each record (record handler):
  * when it says so, the result is partial (`complete: false`). `onRecordDone` is called after each
  * record is done with (record handler) and awaited when it returns a promise. Throws
- * PoisonMessageError (policy fail).
- *
- * The record handler's first try runs outside p-retry: a record that succeeds costs one call and
- * one await (its context, `attempt: 1`, is one frozen object shared by the batch). Only a record
- * whose first try failed goes through {@link withRetry}, which replays that failure as attempt 1,
- * so the retry predicate, the backoff, the `retry` events and the signal behave exactly as if
- * p-retry had made the first try itself.
+ * PoisonMessageError (policy fail). A record handler may return its result or a promise of it; see
+ * {@link processRecords} for what a record costs.
  */
 export async function processBatch(
   options: ProcessorOptions,
@@ -228,56 +302,8 @@ export async function processBatch(
   shouldStop: () => boolean,
   onRecordDone?: (processedUpTo: bigint) => Promise<void> | void,
 ): Promise<ProcessResult> {
+  if (options.recordHandler) return processRecords(options, batch, signal, shouldStop, onRecordDone);
   const { records } = batch;
-  if (options.recordHandler) {
-    const handler = options.recordHandler;
-    const output: SinkRecord[] = [];
-    // Only built when the handler returns records (KafkaSink's transform) or dead letters join the transaction.
-    let produced: OutputRecord[] | undefined;
-    const add = (out: OutputRecord[] | void) => {
-      if (out && out.length > 0) (produced ??= []).push(...out);
-    };
-    const firstTry: RecordContext = Object.freeze({ signal, attempt: 1 });
-    /** An error of the output check that is not the record's fault (it fails the batch, never policed). */
-    const fault: { error?: unknown } = {};
-    for (let i = 0; i < records.length; i++) {
-      const record = records[i];
-      if (shouldStop()) return { processedUpTo: record.offset, complete: false, output, produced };
-      let failure: { error: unknown } | undefined;
-      let returned: OutputRecord[] | void = undefined;
-      try {
-        returned = await handler(record, firstTry);
-        await checkReturned(options, returned, record, fault);
-      } catch (error) {
-        if (fault.error !== undefined) throw fault.error;
-        failure = { error };
-      }
-      if (failure === undefined) {
-        output.push(record);
-        add(outputsOf(returned));
-      } else {
-        const first = failure.error;
-        try {
-          await withRetry(options, signal, record, async (attempt) => {
-            if (attempt === 1) throw first;
-            returned = await handler(record, { signal, attempt });
-            await checkReturned(options, returned, record, fault);
-          });
-          output.push(record);
-          add(outputsOf(returned));
-        } catch (e) {
-          if (fault.error !== undefined) throw fault.error;
-          if (shouldStop()) return { processedUpTo: record.offset, complete: false, output, produced };
-          add(await poison(options, batch, [record], record.offset, e));
-        }
-      }
-      if (onRecordDone !== undefined) {
-        const progress = onRecordDone(record.offset + 1n);
-        if (progress !== undefined) await progress;
-      }
-    }
-    return { processedUpTo: batch.nextOffset, complete: true, output, produced };
-  }
   // A chunk of only control records or aborted data: nothing for a handler, but the position moves over it.
   if (options.handler && records.length > 0) {
     const handler = options.handler;

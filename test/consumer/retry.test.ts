@@ -108,6 +108,83 @@ describe('processBatch with a record handler', () => {
   });
 });
 
+describe('processBatch with a record handler that returns its result (no promise)', () => {
+  test('a sync handler that throws goes through the retries, their events and the poison policy like an async one', async () => {
+    const attempts: [bigint, number][] = [];
+    const retries: number[] = [];
+    const skipped: bigint[] = [];
+    const options: ProcessorOptions = {
+      retry: { retries: 2, ...fast },
+      poisonPolicy: 'skip',
+      recordHandler: (r, ctx) => {
+        attempts.push([r.offset, ctx.attempt]);
+        if (r.offset === 1n && ctx.attempt < 3) throw new Error(`try ${ctx.attempt}`);
+        if (r.offset === 2n) throw new Error('always');
+      },
+      onRetry: (i) => retries.push(i.attempt),
+      onSkip: (i) => skipped.push(i.offset),
+    };
+    const b = batchOf(0, 1, 2, 3);
+    const res = await processBatch(options, b, new AbortController().signal, never);
+    expect(attempts).toEqual([[0n, 1], [1n, 1], [1n, 2], [1n, 3], [2n, 1], [2n, 2], [2n, 3], [3n, 1]]);
+    expect(retries).toEqual([1, 2, 1, 2]);
+    expect(skipped).toEqual([2n]);
+    expect(res).toMatchObject({ processedUpTo: 4n, complete: true });
+    expect(res.output.map((r) => r.offset)).toEqual([0n, 1n, 3n]);
+    expect(b.records.map((r) => r.offset)).toEqual([0n, 1n, 2n, 3n]); // the batch's own array is left alone
+  });
+
+  test('a sync handler\'s output records are produced in order; policy fail stops at the record, its work before done', async () => {
+    const options: ProcessorOptions = {
+      recordHandler: (r) => (r.offset === 2n ? [] : [{ topic: 'o', value: String(r.offset) }]),
+    };
+    const res = await processBatch(options, batchOf(0, 1, 2, 3), new AbortController().signal, never);
+    expect(res.produced).toEqual(['0', '1', '3'].map((value) => ({ topic: 'o', value })));
+    const seen: bigint[] = [];
+    const failing: ProcessorOptions = { recordHandler: (r) => { seen.push(r.offset); if (r.offset === 1n) throw new Error('bad'); } };
+    const err = await processBatch(failing, batchOf(0, 1, 2), new AbortController().signal, never).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'POISON_MESSAGE', offset: 1n, processedUpTo: 1n });
+    expect(seen).toEqual([0n, 1n]);
+  });
+
+  test('a stop asked by a sync handler takes effect before the next record', async () => {
+    let stop = false;
+    const seen: bigint[] = [];
+    const options: ProcessorOptions = { recordHandler: (r) => { seen.push(r.offset); if (r.offset === 1n) stop = true; } };
+    const res = await processBatch(options, batchOf(0, 1, 2, 3), new AbortController().signal, () => stop);
+    expect(seen).toEqual([0n, 1n]);
+    expect(res).toMatchObject({ processedUpTo: 2n, complete: false });
+    expect(res.output.map((r) => r.offset)).toEqual([0n, 1n]);
+  });
+
+  test('progress after each record is the next record\'s offset (gaps included), the batch end after the last', async () => {
+    // Offsets 3 and 6 are gone (compaction, a transaction marker); the batch ends at 9 (a marker at 8).
+    const b: StrategyBatch = { ...batchOf(1, 2, 4, 5, 7), nextOffset: 9n };
+    const done: bigint[] = [];
+    const skipped: bigint[] = [];
+    const options: ProcessorOptions = {
+      poisonPolicy: 'skip', onSkip: (i) => skipped.push(i.offset),
+      recordHandler: async (r) => { if (r.offset === 4n) throw new Error('bad'); },
+    };
+    const res = await processBatch(options, b, new AbortController().signal, never, (u) => { done.push(u); });
+    expect(done).toEqual([2n, 4n, 5n, 7n, 9n]);
+    expect(skipped).toEqual([4n]);
+    expect(res).toMatchObject({ processedUpTo: 9n, complete: true });
+    expect(res.output.map((r) => r.offset)).toEqual([1n, 2n, 5n, 7n]);
+  });
+
+  test('a handler returning a thenable that is not a Promise is waited for', async () => {
+    const order: string[] = [];
+    const options: ProcessorOptions = {
+      recordHandler: ((r: { offset: bigint }) => ({
+        then(resolve: (v: unknown) => void) { setImmediate(() => { order.push(`done ${r.offset}`); resolve(undefined); }); },
+      })) as unknown as ProcessorOptions['recordHandler'],
+    };
+    await processBatch(options, batchOf(0, 1), new AbortController().signal, () => { order.push('next'); return false; });
+    expect(order).toEqual(['next', 'done 0', 'next', 'done 1']);
+  });
+});
+
 describe('processBatch with the sink\'s output check (KafkaSink checkOutputs)', () => {
   const invalid = new KafkaEosError('KAFKA_OUTPUT_INVALID', 'output record #0 of input record t:0@6: header bad');
   test('KAFKA_OUTPUT_INVALID is that record\'s failure: the poison policy applies to it alone', async () => {

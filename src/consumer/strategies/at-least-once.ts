@@ -3,9 +3,17 @@
  * `enable.auto.commit` done right). Commits go out at most every `commitIntervalMs`, and always
  * for a partition before it is revoked (rebalance, stop), while this member still owns it. A crash
  * repeats at most the work finished since the last commit plus the record in hand; nothing is lost.
+ *
+ * When the interval has passed is checked after every batch (Java's auto-commit checks on every poll) and, for a
+ * record handler, within the batch as soon as a timer armed for the end of the interval has fired: a handler that
+ * waits for I/O lets it fire, and a commit goes out between two records; a batch of records that never yield to the
+ * event loop commits at its end. Reading the clock per record instead cost more than the rest of the bookkeeping.
  */
 import { partitionKey, TopicPartition } from '../../records';
 import { isDropped, type CommitStrategy, type StrategyContext } from './types';
+
+/** setTimeout's longest delay, ms. */
+const MAX_TIMER_MS = 0x7fffffff;
 
 /** Options of {@link atLeastOnce}. */
 export interface AtLeastOnceOptions {
@@ -18,8 +26,8 @@ export interface AtLeastOnceOptions {
 /** The at-least-once strategy (see the module comment): commits finished offsets to the Kafka group. */
 export function atLeastOnce(options: AtLeastOnceOptions = {}): CommitStrategy {
   const interval = options.commitIntervalMs ?? 5000;
-  // Date.now(), read once per finished record, costs a fraction of performance.now() (a native call in Node 20). It is
-  // not monotonic: a clock set back makes the commit due at once (and restarts the interval) instead of delaying it.
+  // Date.now() costs a fraction of performance.now() (a native call in Node 20). It is not monotonic: a clock set back
+  // makes the commit due at once (and restarts the interval) instead of delaying it.
   const now = options.now ?? Date.now;
   /** key → { tp, finished: offset after the last finished record, committed } */
   const progress = new Map<string, { tp: TopicPartition; finished: bigint; committed: bigint }>();
@@ -80,7 +88,29 @@ export function atLeastOnce(options: AtLeastOnceOptions = {}): CommitStrategy {
     const t = now();
     if (t - lastCommit < interval && t >= lastCommit) return false;
     lastCommit = t;
+    if (interval > 0) ripe = false;
     return true;
+  }
+
+  /**
+   * Set when the interval may have passed since the last commit: onProgress reads the clock (due()) only then, so a
+   * record finished between commits costs no clock read. Always set with an interval of 0 (every record commits).
+   */
+  let ripe = interval <= 0;
+  /** The timer that sets `ripe` at the end of the interval (unref'd: it never keeps the process alive). */
+  let timer: ReturnType<typeof setTimeout> | undefined;
+
+  /**
+   * Arms the timer for the end of the current interval: at most `interval` from now, even when the clock went back, and
+   * at most setTimeout's longest delay (2^31 - 1 ms, about 24.8 days: Node fires a longer one after 1 ms).
+   */
+  function arm(): void {
+    const wait = Math.min(interval, MAX_TIMER_MS, Math.max(0, lastCommit + interval - now()));
+    timer = setTimeout(() => {
+      timer = undefined;
+      ripe = true;
+    }, wait);
+    timer.unref?.();
   }
 
   function finish(tp: TopicPartition, offset: bigint): void {
@@ -122,11 +152,14 @@ export function atLeastOnce(options: AtLeastOnceOptions = {}): CommitStrategy {
       }
       return result.complete ? { kind: 'done' } : { kind: 'seek', offset: result.processedUpTo };
     },
-    // Not async: a record that finishes between commits costs no promise (see CommitStrategy.onProgress).
+    // Not async: a record that finishes between commits costs no promise and no clock read (see `ripe`).
     onProgress(ctx, tp, processedUpTo) {
       finish(tp, processedUpTo);
-      if (!due()) return undefined;
-      return commitDue(ctx, [partitionKey(tp)]);
+      if (ripe && due()) return commitDue(ctx, [partitionKey(tp)]);
+      // Not due yet (or the timer fired for an interval a batch's commit has restarted since): wait for the next timer.
+      ripe = false;
+      if (timer === undefined) arm();
+      return undefined;
     },
     onFailed(batch, processedUpTo) {
       if (processedUpTo > batch.fetchOffset) finish(batch, processedUpTo);

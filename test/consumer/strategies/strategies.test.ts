@@ -210,21 +210,103 @@ describe('at-least-once', () => {
     expect(log).toEqual(['commit t:0@2', 'commit t:0@3']);
   });
 
-  test('a clock set back makes the periodic commit due at once, then the interval runs from there', async () => {
+  test('a clock set back makes the periodic commit due at the next batch, then the interval runs from there', async () => {
     const log: string[] = [];
     let now = 1_000_000;
     const s = atLeastOnce({ commitIntervalMs: 60000, now: () => now });
     const { ctx } = fakeContext(log);
-    const b = batch(0n, 3);
-    expect(s.onProgress!(ctx, b, 1n)).toBeUndefined();
+    const b1 = batch(0n, 1);
+    await s.handleBatch(ctx, b1, processing(log, b1));
     now -= 3_600_000; // an hour back: without the guard, no commit for an hour
-    await s.onProgress!(ctx, b, 2n);
-    expect(log).toEqual(['commit t:0@2']);
+    const b2 = batch(1n, 1);
+    await s.handleBatch(ctx, b2, processing(log, b2));
+    expect(log).toEqual(['process 0..0', 'process 1..1', 'commit t:0@2']);
     now += 1000;
-    expect(s.onProgress!(ctx, b, 3n)).toBeUndefined();
+    const b3 = batch(2n, 1);
+    await s.handleBatch(ctx, b3, processing(log, b3));
     now += 60000;
-    await s.onProgress!(ctx, b, 3n);
-    expect(log).toEqual(['commit t:0@2', 'commit t:0@3']);
+    const b4 = batch(3n, 1);
+    await s.handleBatch(ctx, b4, processing(log, b4));
+    expect(log.slice(3)).toEqual(['process 2..2', 'process 3..3', 'commit t:0@4']);
+  });
+
+  test('record by record: no clock read between commits; commit at the first record after the interval\'s timer', async () => {
+    jest.useFakeTimers();
+    try {
+      const log: string[] = [];
+      let now = 1_000_000;
+      let reads = 0;
+      const s = atLeastOnce({ commitIntervalMs: 1000, now: () => { reads += 1; return now; } });
+      const { ctx } = fakeContext(log);
+      const b = batch(0n, 500);
+      expect(s.onProgress!(ctx, b, 1n)).toBeUndefined(); // arms the timer (one read)
+      const armed = reads;
+      for (let o = 2n; o <= 300n; o++) expect(s.onProgress!(ctx, b, o)).toBeUndefined();
+      expect(reads).toBe(armed);
+      now += 999;
+      jest.advanceTimersByTime(999);
+      expect(s.onProgress!(ctx, b, 301n)).toBeUndefined();
+      now += 1;
+      jest.advanceTimersByTime(1);
+      await s.onProgress!(ctx, b, 302n);
+      expect(log).toEqual(['commit t:0@302']);
+      // The next interval: the clock goes back an hour meanwhile; the timer still fires after the interval, and the
+      // commit goes out then (a clock set back makes it due), never an hour later.
+      expect(s.onProgress!(ctx, b, 303n)).toBeUndefined();
+      now -= 3_600_000;
+      jest.advanceTimersByTime(1000);
+      await s.onProgress!(ctx, b, 304n);
+      expect(log).toEqual(['commit t:0@302', 'commit t:0@304']);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  test('record by record with an interval longer than a timer can wait: no timer overflow, no commit', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      const log: string[] = [];
+      let reads = 0;
+      const s = atLeastOnce({ commitIntervalMs: Number.MAX_SAFE_INTEGER, now: () => { reads += 1; return 0; } });
+      const { ctx } = fakeContext(log);
+      const b = batch(0n, 3);
+      expect(s.onProgress!(ctx, b, 1n)).toBeUndefined();
+      const armed = reads;
+      await new Promise((r) => setTimeout(r, 20)); // a timer that overflowed (Node: fires after 1 ms) would have fired
+      expect(s.onProgress!(ctx, b, 2n)).toBeUndefined();
+      expect(reads).toBe(armed); // not ripe: the clock was not read again
+      expect(warnings).not.toContain('TimeoutOverflowWarning');
+      expect(log).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
+  test('record by record: a timer that fired for an interval a batch commit restarted does not commit early', async () => {
+    jest.useFakeTimers();
+    try {
+      const log: string[] = [];
+      let now = 0;
+      const s = atLeastOnce({ commitIntervalMs: 1000, now: () => now });
+      const { ctx } = fakeContext(log);
+      const b = batch(0n, 10);
+      expect(s.onProgress!(ctx, b, 1n)).toBeUndefined(); // timer for t = 1000
+      now = 1000;
+      const other = { ...batch(100n, 1), partition: 1 };
+      await s.handleBatch(ctx, other, processing(log, other)); // commits, the interval restarts at 1000
+      expect(log).toEqual(['process 100..100', 'commit t:0@1', 'commit t:1@101']);
+      jest.advanceTimersByTime(1000);
+      now = 1500;
+      expect(s.onProgress!(ctx, b, 2n)).toBeUndefined(); // the old timer fired, but the interval runs to 2000
+      now = 2000;
+      jest.advanceTimersByTime(1000);
+      await s.onProgress!(ctx, b, 3n);
+      expect(log.slice(3)).toEqual(['commit t:0@3']);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });
 
