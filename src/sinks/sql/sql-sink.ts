@@ -1,12 +1,14 @@
 /**
  * SqlSink: writes Kafka records to a SQL table exactly once (SQLite via sqlite3, PostgreSQL via pg).
  * The rows of all batches of one write() and the CAS updates of their partitions' next_offset commit in one
- * knex transaction; a CAS matching 0 rows (a zombie writer, or a stale position) rolls everything back.
+ * transaction (on PostgreSQL and SQLite on a raw driver connection from knex's pool, raw-transaction.ts; on MySQL a
+ * knex transaction); a CAS matching 0 rows (a zombie writer, or a stale position) rolls everything back.
  * Rows travel by each database's bulk path inside that transaction (row-writer.ts): COPY on PostgreSQL,
  * reused prepared multi-row INSERTs on SQLite.
  */
 import { valuesInsert } from './insert';
 import type { Knex } from 'knex';
+import type { SqlTx } from './raw-transaction';
 import { SqlOffsetStore } from './offset-store';
 import { type ExactlyOnceSink, type SeekRequest, type WriteResult } from '../../sink-contract';
 import { partitionKey, type SinkBatch, type TopicPartition } from '../../records';
@@ -71,7 +73,8 @@ export class SqlSink implements ExactlyOnceSink {
       });
     }
     const dialect = this.offsets.dialect;
-    this.writer = new RowWriter(this.knex, dialect, (n) => rowsPerStatement(dialect, n, this.cfg.maxRowsPerStatement));
+    this.writer = new RowWriter(this.knex, dialect, (n) => rowsPerStatement(dialect, n, this.cfg.maxRowsPerStatement),
+      this.offsets.sqliteStatements);
   }
 
   /**
@@ -124,8 +127,8 @@ export class SqlSink implements ExactlyOnceSink {
     for (;;) {
       let onCommit = (): void => undefined;
       try {
-        const result = await this.offsets.withOffsets(groupId, batches, async (trx) => {
-          onCommit = await this.insertAll(trx, mapped, staged);
+        const result = await this.offsets.withOffsetsOn(groupId, batches, async (tx) => {
+          onCommit = await this.insertAll(tx, mapped, staged);
         });
         if (result.status === 'fenced') return { status: 'fenced', fenced: result.fenced };
         if (!result.recovered) onCommit();
@@ -264,11 +267,11 @@ export class SqlSink implements ExactlyOnceSink {
   }
 
   /**
-   * Writes the rows of every batch on `trx` through the dialect's bulk path (see row-writer.ts): rows of all
+   * Writes the rows of every batch in the transaction `tx` through the dialect's bulk path (see row-writer.ts): rows of all
    * partitions go together (one column set per write). A rejected chunk becomes SINK_WRITE_FAILED naming its
    * range; write() then locates the exact row. @returns the writer's commit hook.
    */
-  private async insertAll(trx: Knex.Transaction, mapped: MappedWrite, staged: boolean): Promise<() => void> {
+  private async insertAll(tx: SqlTx, mapped: MappedWrite, staged: boolean): Promise<() => void> {
     const { batches, flat } = mapped;
     let rows: RowSet;
     let columns: string[];
@@ -284,7 +287,7 @@ export class SqlSink implements ExactlyOnceSink {
     }
     const target = { table: this.cfg.table, columns, conflictKey: this.cfg.conflictKey };
     try {
-      return await this.writer.write(trx, target, rows, staged);
+      return await this.writer.write(tx, target, rows, staged);
     } catch (err) {
       if (!(err instanceof RowsRejected)) throw err;
       throw chunkRejected(batches, err.first, err.count, err.cause);
