@@ -234,8 +234,9 @@ export class SqlSink implements ExactlyOnceSink {
       });
       return { batches: out, flat: { copyText, count, columns } };
     }
-    if (columns && toValues && this.cfg.mode !== 'upsert') {
-      // Declarative: the bind values straight from the records into one array, no row object (row-writer.ts FlatRows).
+    if (columns && toValues) {
+      // Declarative: the bind values straight from the records into one array, no row object (row-writer.ts FlatRows);
+      // upsert keeps the last row of each key there (collapseFlatDuplicates).
       let count = 0;
       for (const b of handled) count += b.records.length;
       const values = new Array<unknown>(count * columns.length);
@@ -250,6 +251,7 @@ export class SqlSink implements ExactlyOnceSink {
         }
         return { batch, rows: undefined, offsets };
       });
+      if (this.cfg.mode === 'upsert' && this.cfg.conflictKey) return collapseFlatDuplicates(out, { values, count, columns }, this.cfg.conflictKey);
       return { batches: out, flat: { values, count, columns } };
     }
     const out: RowBatch[] = handled.map((batch) => ({
@@ -360,6 +362,47 @@ function flatRowObjects({ values, count, columns }: FlatRows & { columns: readon
     rows.push(row);
   }
   return rows;
+}
+
+/** A row's upsert key as a Map key: the value itself for one plain column, else the JSON text of the key's values (as collapseDuplicateKeys). */
+function keyOf(values: readonly unknown[], at: number, keyIndexes: readonly number[]): unknown {
+  if (keyIndexes.length === 1) {
+    const v = values[at + keyIndexes[0]!] ?? null;
+    // Plain values compare by value in a Map; a string is told from a number as JSON.stringify tells "1" from 1.
+    if (v === null || typeof v === 'number' || typeof v === 'boolean') return v;
+    if (typeof v === 'string') return `s${v}`;
+  }
+  const key: unknown[] = [];
+  for (const i of keyIndexes) key.push(values[at + i] ?? null);
+  return `j${JSON.stringify(key)}`;
+}
+
+/**
+ * {@link collapseDuplicateKeys} on flat rows: the write as is when no key repeats (the common case, no copy), else
+ * the last row of each key (later offset / later batch wins) in a new flat array, with the batches' offsets to match.
+ */
+function collapseFlatDuplicates(mapped: MappedBatch[], flat: FlatRows & { columns: string[] }, key: string[]): MappedWrite {
+  const { values, count, columns } = flat;
+  const width = columns.length;
+  const keyIndexes = key.map((c) => columns.indexOf(c));
+  if (keyIndexes.some((i) => i < 0)) throw new KafkaEosError('INTERNAL_ERROR', `upsertKey ${key.join(', ')} is not among the mapped columns`);
+  const last = new Map<unknown, number>();
+  for (let r = 0; r < count; r++) last.set(keyOf(values, r * width, keyIndexes), r);
+  if (last.size === count) return { batches: mapped, flat };
+  const kept: unknown[] = [];
+  let r = 0;
+  const batches = mapped.map((m) => {
+    const offsets: bigint[] = [];
+    for (const offset of m.offsets) {
+      if (last.get(keyOf(values, r * width, keyIndexes)) === r) {
+        for (let c = 0; c < width; c++) kept.push(values[r * width + c]);
+        offsets.push(offset);
+      }
+      r++;
+    }
+    return { ...m, offsets };
+  });
+  return { batches, flat: { values: kept, count: kept.length / width, columns } };
 }
 
 /**
