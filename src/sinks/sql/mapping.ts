@@ -369,7 +369,7 @@ export function compileMapping(mapping: SinkMapping, dialect: SqlDialect, includ
           topic = record.topic;
           head = `${escapeCopyText(topic)}\t`;
         }
-        line = head + record.partition + '\t' + bindBigint(record.offset) + (last < 0 ? '\n' : '\t');
+        line = head + record.partition + '\t' + record.offset + (last < 0 ? '\n' : '\t'); // a bigint appends its decimal digits
       }
       for (let k = 0; k <= last; k++) {
         const c = cols[k]!;

@@ -20,6 +20,9 @@ import type { FencedPartition, OffsetAdvance, OffsetStore } from '../offset-stor
 import { connectionOf, rawTransaction, runOn, type SqlTx } from './raw-transaction';
 import { SqliteStatementCache } from './sqlite-statements';
 
+/** node-postgres's `escapeLiteral`, loaded on first use (pg is an optional peer dependency). */
+let pgEscapeLiteral: ((s: string) => string) | undefined;
+
 /** The offsets table's name when none is given. */
 export const DEFAULT_OFFSETS_TABLE = 'kafka_eos_offsets';
 
@@ -250,9 +253,29 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
    * body, COMMIT; ROLLBACK on any error; a connection whose ROLLBACK fails is never reused), on MySQL / MariaDB in a
    * knex transaction. @returns the body's value once committed. @throws the body's or COMMIT's error, rolled back.
    */
-  transact<T>(body: (tx: SqlTx) => Promise<T>): Promise<T> {
+  transact<T>(body: (tx: SqlTx) => Promise<T>, withBegin?: string): Promise<T> {
     if (this.dialect === 'mysql') return this.knex.transaction(async (trx) => body(await this.knexTx(trx)));
-    return rawTransaction(this.knex, this.dialect, this.sqliteStatements, body);
+    return rawTransaction(this.knex, this.dialect, this.sqliteStatements, body, withBegin);
+  }
+
+  /**
+   * PostgreSQL, one partition past its first position (a steady-state write): the CAS as SQL text sent with BEGIN in
+   * one message (raw-transaction.ts `withBegin`), which saves a round trip per write. Values as literals: the offsets
+   * and partition are integers written as digits, the group id and topic quoted by node-postgres's `escapeLiteral`
+   * (quotes doubled, `E'...'` with backslashes doubled when there are any, right whatever
+   * `standard_conforming_strings` says). Not for a string holding U+0000 (PostgreSQL text cannot hold it; the
+   * parameterised CAS reports it as the driver does). @returns undefined when the CAS must run as its own statement.
+   */
+  private casWithBegin(groupId: string, advances: OffsetAdvance[]): string | undefined {
+    if (this.dialect !== 'postgres' || advances.length !== 1) return undefined;
+    const a = advances[0]!;
+    if (a.expectedOffset < 0n || groupId.includes('\0') || a.topic.includes('\0')) return undefined;
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    pgEscapeLiteral ??= (require('pg/lib/utils') as { escapeLiteral: (s: string) => string }).escapeLiteral;
+    const q = quoteIdentifierFor('postgres');
+    return `UPDATE ${q(this.table)} SET next_offset = ${a.nextOffset.toString()}, updated_at = CURRENT_TIMESTAMP`
+      + ` WHERE group_id = ${pgEscapeLiteral(groupId)} AND topic = ${pgEscapeLiteral(a.topic)} AND ${q('partition')} = ${a.partition}`
+      + ` AND next_offset = ${a.expectedOffset.toString()}`;
   }
 
   private async cas(tx: SqlTx, groupId: string, tp: TopicPartition, expected: bigint, next: bigint): Promise<boolean> {
@@ -298,6 +321,7 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
    * at -1 are first seeded insert-if-absent, as in {@link cas}.
    */
   private async casAll(tx: SqlTx, groupId: string, sorted: OffsetAdvance[]): Promise<boolean> {
+    if (tx.begun !== undefined) return tx.begun === 1; // the CAS went with BEGIN (casWithBegin)
     if (sorted.length === 1) {
       const a = sorted[0];
       return this.cas(tx, groupId, a, a.expectedOffset, a.nextOffset);
@@ -349,7 +373,7 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
    * sink does once per write). Same guarantees, results and errors as withOffsets.
    */
   withOffsetsOn<T>(groupId: string, advances: OffsetAdvance[], work: (tx: SqlTx) => Promise<T>): Promise<WithOffsetsResult<T>> {
-    return this.withOffsetsIn(groupId, advances, (body) => this.transact(body), work);
+    return this.withOffsetsIn(groupId, advances, (body) => this.transact(body, this.casWithBegin(groupId, advances)), work);
   }
 
   private async withOffsetsIn<T>(

@@ -26,6 +26,8 @@ export interface SqlTx {
   /** The driver's connection (pg Client, sqlite3 Database, mysql2 Connection) the transaction runs on. */
   readonly connection: unknown;
   readonly trx: Knex.Transaction | undefined;
+  /** Rows changed by the statement sent with BEGIN (rawTransaction's `withBegin`), when one was. */
+  readonly begun?: number;
 }
 
 interface PoolClient {
@@ -71,27 +73,31 @@ function dispose(conn: unknown, why: unknown): void {
 
 /**
  * Runs `body` in one transaction on a connection acquired from `knex`'s pool (see the module comment), then releases
- * the connection. @returns the body's value once COMMIT has succeeded.
- * @throws the body's error or COMMIT's, after ROLLBACK (the connection disposed of if ROLLBACK failed too).
+ * the connection. `withBegin` (PostgreSQL): one more statement sent in the same message as BEGIN (simple-query
+ * protocol, one round trip for both), its rows changed handed to the body as {@link SqlTx.begun}.
+ * @returns the body's value once COMMIT has succeeded.
+ * @throws the error of BEGIN, the body or COMMIT, after ROLLBACK (the connection disposed of if ROLLBACK failed too).
  */
 export async function rawTransaction<T>(
   knex: Knex, dialect: 'postgres' | 'sqlite', statements: SqliteStatementCache | undefined, body: (tx: SqlTx) => Promise<T>,
+  withBegin?: string,
 ): Promise<T> {
   const client = knex.client as PoolClient;
   const conn = await client.acquireConnection();
+  const exec = dialect === 'postgres'
+    ? (sql: string) => (conn as ClientBase).query(sql).then((r) => r.command)
+    : (sql: string) => runOn('sqlite', conn, sql, [], statements).then(() => sql);
   try {
-    const exec = dialect === 'postgres'
-      ? (sql: string) => (conn as ClientBase).query(sql).then((r) => r.command)
-      : (sql: string) => runOn('sqlite', conn, sql, [], statements).then(() => sql);
-    try {
-      await exec('BEGIN');
-    } catch (err) {
-      dispose(conn, err); // a connection that cannot begin is in an unknown state: never handed out again
-      throw err;
-    }
+    let begun: number | undefined;
     let value: T;
     try {
-      value = await body({ dialect, connection: conn, trx: undefined });
+      if (withBegin !== undefined && dialect === 'postgres') {
+        const results = await (conn as ClientBase).query(`BEGIN; ${withBegin}`) as unknown as { rowCount: number | null }[];
+        begun = results[results.length - 1]?.rowCount ?? 0;
+      } else {
+        await exec('BEGIN');
+      }
+      value = await body({ dialect, connection: conn, trx: undefined, begun });
       const done = await exec('COMMIT');
       if (done === 'ROLLBACK') throw new KafkaEosError('INTERNAL_ERROR', 'COMMIT was answered ROLLBACK: the transaction had failed');
     } catch (err) {

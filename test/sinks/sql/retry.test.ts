@@ -19,11 +19,11 @@ function driverError(code: string, message: string): Error {
 function faultyTransactions(store: SqlOffsetStore) {
   const plan: { faults: ('before-commit' | 'after-commit')[]; error: Error; transactions: number } = { faults: [], error: new Error('unset'), transactions: 0 };
   const transact = store.transact.bind(store);
-  store.transact = async <T>(body: (tx: SqlTx) => Promise<T>): Promise<T> => {
+  store.transact = async <T>(body: (tx: SqlTx) => Promise<T>, withBegin?: string): Promise<T> => {
     plan.transactions++;
     const fault = plan.faults.shift();
-    if (fault === 'before-commit') return transact(async (tx) => { await body(tx); throw plan.error; });
-    const result = await transact(body);
+    if (fault === 'before-commit') return transact(async (tx) => { await body(tx); throw plan.error; }, withBegin);
+    const result = await transact(body, withBegin);
     if (fault === 'after-commit') throw plan.error;
     return result;
   };

@@ -45,6 +45,22 @@ for (const target of targets()) describeOn(target)(`SqlSink on ${target.name}`, 
     expect(await countRows(k, table)).toBe(150);
   });
 
+  test('steady-state writes (the CAS sent with BEGIN on PostgreSQL): quotes and backslashes in the group and topic, a stale writer fenced', async () => {
+    const group = "g'\\'; DROP TABLE x; --";
+    const topic = "t'\\x\\\\";
+    const a = sink();
+    const b = sink({ table: a.table, offsetsTable: a.offsets.table });
+    const w = (s: SqlSink, expected: bigint, from: bigint, to: bigint, writer: string) => s.write(group, [{ ...batch(topic, 3, expected, from, to, writer) }]);
+    expect(await w(a, -1n, 0n, 10n, 'A')).toEqual({ status: 'committed' });
+    expect(await w(a, 10n, 10n, 20n, 'A')).toEqual({ status: 'committed' });
+    expect(await w(b, 10n, 10n, 25n, 'B')).toEqual({ status: 'fenced', fenced: [{ topic, partition: 3, storedOffset: 20n }] });
+    expect(await w(a, 20n, 20n, 30n, 'A')).toEqual({ status: 'committed' });
+    expect(await countRows(k, a.table)).toBe(30);
+    expect(await k(a.table).where('writer', 'B').count({ c: '*' }).then((r) => Number(r[0]!.c))).toBe(0);
+    expect((await a.offsets.read(group, [{ topic, partition: 3 }])).get(`${topic}:3`)).toBe(30n);
+    expect(await k(a.offsets.table).where({ group_id: group, topic, partition: 3 }).first()).toMatchObject({ next_offset: expect.anything() });
+  });
+
   test('grouped write: one fenced partition means nothing of the group is written', async () => {
     const s = sink();
     const table = s.table;
