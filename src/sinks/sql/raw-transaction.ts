@@ -26,7 +26,7 @@ export interface SqlTx {
   /** The driver's connection (pg Client, sqlite3 Database, mysql2 Connection) the transaction runs on. */
   readonly connection: unknown;
   readonly trx: Knex.Transaction | undefined;
-  /** Rows changed by the statement sent with BEGIN (rawTransaction's `withBegin`), when one was. */
+  /** Rows changed by the statement sent with BEGIN (the `withBegin` statement of the raw path), when one was. */
   readonly begun?: number;
 }
 
