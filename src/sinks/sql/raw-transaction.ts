@@ -105,7 +105,8 @@ export async function rawTransaction<T>(
         await exec('ROLLBACK');
       } catch (rollbackError) {
         // SQLite ends a transaction by itself on some errors (SQLITE_FULL, SQLITE_IOERR...): nothing left to roll back.
-        if (!(dialect === 'sqlite' && /no transaction is active/.test((rollbackError as Error)?.message ?? ''))) dispose(conn, rollbackError);
+        const nothingOpen = dialect === 'sqlite' && /no transaction is active/.test((rollbackError as Error)?.message ?? '');
+        if (!nothingOpen) dispose(conn, rollbackError);
       }
       throw err;
     }
