@@ -57,6 +57,7 @@ export * from './sinks/sql';
 export type { OffsetStore } from './sinks/offset-store';
 export { SqlOffsetStore, DEFAULT_OFFSETS_TABLE } from './sinks/sql/offset-store';
 export type { SqlOffsetStoreOptions, WithOffsetsResult } from './sinks/sql/offset-store';
+export type { SqlTx } from './sinks/sql/raw-transaction';
 export { assertGroupInactive, describeGroupOffsets, executeOffsetReset, GroupActiveError, planOffsetReset } from './offsets/group-offsets';
 export type {
   GroupMemberInfo, GroupOffsetsDescription, GroupOffsetsTarget, PartitionOffsets, ResetPlan, ResetPlanEntry, ResetSpec,

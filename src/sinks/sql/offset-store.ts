@@ -17,6 +17,11 @@ import { ensureOffsetsTable, OFFSETS_TARGET_COLUMN } from './ddl';
 import { isTransientSqlError, SinkConfigError, SinkWriteError } from './errors';
 import { commitWithReread } from '../lost-ack';
 import type { FencedPartition, OffsetAdvance, OffsetStore } from '../offset-store';
+import { connectionOf, rawTransaction, runOn, type SqlTx } from './raw-transaction';
+import { SqliteStatementCache } from './sqlite-statements';
+
+/** node-postgres's `escapeLiteral`, loaded on first use (pg is an optional peer dependency). */
+let pgEscapeLiteral: ((s: string) => string) | undefined;
 
 /** The offsets table's name when none is given. */
 export const DEFAULT_OFFSETS_TABLE = 'kafka_eos_offsets';
@@ -75,6 +80,11 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
   private targetColumn: Promise<boolean> | undefined;
   /** Resolved {@link hasTargetColumn}, for seeding inside a transaction (never queried there: SQLite has one connection). */
   private targetColumnKnown: boolean | undefined;
+  /**
+   * SQLite: statements prepared once per connection (BEGIN, COMMIT, the CAS), shared with the SQL sink's row writer;
+   * finalized by {@link close} (or when knex's pool destroys their connection).
+   */
+  readonly sqliteStatements: SqliteStatementCache | undefined;
 
   /** Throws {@link SinkConfigError} for an unsupported dialect, a bad table name or retry options. */
   constructor(opts: SqlOffsetStoreOptions) {
@@ -86,6 +96,7 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
     this.dialect = detectDialect(this.knex);
     this.target = opts.target;
     assertQuestionMarksSafe(this.knex, [['offsetsTable', this.table]]);
+    this.sqliteStatements = this.dialect === 'sqlite' ? new SqliteStatementCache(this.knex) : undefined;
   }
 
   /** Creates the offsets table if missing (once per store; race-safe across processes). */
@@ -226,43 +237,71 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
   async compareAndSet(
     trx: Knex.Transaction | undefined, groupId: string, tp: TopicPartition, expected: bigint, next: bigint,
   ): Promise<boolean> {
-    if (trx) return this.cas(trx, groupId, tp, expected, next);
+    if (trx) return this.cas(await this.knexTx(trx), groupId, tp, expected, next);
     await this.ensureTable();
     if (this.target !== undefined && this.targetColumnKnown === undefined) await this.hasTargetColumn().catch(() => false);
-    return this.knex.transaction((t) => this.cas(t, groupId, tp, expected, next));
+    return this.transact((tx) => this.cas(tx, groupId, tp, expected, next));
   }
 
-  private async cas(trx: Knex.Transaction, groupId: string, tp: TopicPartition, expected: bigint, next: bigint): Promise<boolean> {
-    const key = { group_id: groupId, topic: tp.topic, partition: tp.partition };
-    if (expected === -1n) {
-      await trx(this.table).insert(this.seedRows(groupId, [tp])).onConflict(['group_id', 'topic', 'partition']).ignore();
+  /** A knex transaction as a {@link SqlTx}. */
+  private async knexTx(trx: Knex.Transaction): Promise<SqlTx> {
+    return { dialect: this.dialect, connection: await connectionOf(trx), trx };
+  }
+
+  /**
+   * Runs `body` in one transaction: on PostgreSQL and SQLite on a raw driver connection (raw-transaction.ts: BEGIN,
+   * body, COMMIT; ROLLBACK on any error; a connection whose ROLLBACK fails is never reused), on MySQL / MariaDB in a
+   * knex transaction. @returns the body's value once committed. @throws the body's or COMMIT's error, rolled back.
+   */
+  transact<T>(body: (tx: SqlTx) => Promise<T>, withBegin?: string): Promise<T> {
+    if (this.dialect === 'mysql') return this.knex.transaction(async (trx) => body(await this.knexTx(trx)));
+    return rawTransaction(this.knex, this.dialect, this.sqliteStatements, body, withBegin);
+  }
+
+  /**
+   * PostgreSQL, one partition past its first position (a steady-state write): the CAS as SQL text sent with BEGIN in
+   * one message (raw-transaction.ts `withBegin`), which saves a round trip per write. Values as literals: the offsets
+   * and partition are integers written as digits, the group id and topic quoted by node-postgres's `escapeLiteral`
+   * (quotes doubled, `E'...'` with backslashes doubled when there are any, right whatever
+   * `standard_conforming_strings` says). Not for a string holding U+0000 (PostgreSQL text cannot hold it; the
+   * parameterised CAS reports it as the driver does). @returns undefined when the CAS must run as its own statement.
+   */
+  private casWithBegin(groupId: string, advances: OffsetAdvance[]): string | undefined {
+    if (this.dialect !== 'postgres' || advances.length !== 1) return undefined;
+    const a = advances[0]!;
+    if (a.expectedOffset < 0n || groupId.includes('\0') || a.topic.includes('\0')) return undefined;
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    pgEscapeLiteral ??= (require('pg/lib/utils') as { escapeLiteral: (s: string) => string }).escapeLiteral;
+    const q = quoteIdentifierFor('postgres');
+    return `UPDATE ${q(this.table)} SET next_offset = ${a.nextOffset.toString()}, updated_at = CURRENT_TIMESTAMP`
+      + ` WHERE group_id = ${pgEscapeLiteral(groupId)} AND topic = ${pgEscapeLiteral(a.topic)} AND ${q('partition')} = ${a.partition}`
+      + ` AND next_offset = ${a.expectedOffset.toString()}`;
+  }
+
+  private async cas(tx: SqlTx, groupId: string, tp: TopicPartition, expected: bigint, next: bigint): Promise<boolean> {
+    if (expected === -1n) await this.seed(tx, this.seedRows(groupId, [tp]));
+    return (await this.casUpdate(tx, [bindBigint(next), groupId, tp.topic, tp.partition, bindBigint(expected)])) === 1;
+  }
+
+  /** Inserts position rows that are absent (insert-if-absent) on the transaction. */
+  private async seed(tx: SqlTx, rows: Record<string, unknown>[]): Promise<void> {
+    if (tx.trx) {
+      await tx.trx(this.table).insert(rows).onConflict(['group_id', 'topic', 'partition']).ignore();
+      return;
     }
-    return (await this.casUpdate(trx, [bindBigint(next), groupId, tp.topic, tp.partition, bindBigint(expected)])) === 1;
+    const q = this.knex(this.table).insert(rows).onConflict(['group_id', 'topic', 'partition']).ignore().toSQL().toNative();
+    await runOn(this.dialect, tx.connection, q.sql, [...q.bindings]);
   }
 
   /**
    * The one-partition CAS UPDATE, on the transaction's own driver connection (it runs once per write, so the
-   * query builder's cost shows): `UPDATE t SET next_offset = ?, updated_at = CURRENT_TIMESTAMP WHERE group_id = ?
-   * AND topic = ? AND partition = ? AND next_offset = ?`. @returns rows changed.
+   * query builder's cost shows; SQLite: prepared once per connection): `UPDATE t SET next_offset = ?, updated_at =
+   * CURRENT_TIMESTAMP WHERE group_id = ? AND topic = ? AND partition = ? AND next_offset = ?`. @returns rows changed
+   * (MySQL: matched, as mysql2 connects with CLIENT_FOUND_ROWS). PostgreSQL: an unnamed statement, never a named
+   * (prepared) one, which PgBouncer's transaction pooling before 1.21 would hand to another server connection.
    */
-  private async casUpdate(trx: Knex.Transaction, params: unknown[]): Promise<number> {
-    const conn = await (trx.client as { acquireConnection(): Promise<unknown> }).acquireConnection();
-    if (this.dialect === 'postgres') {
-      const res = await (conn as { query(q: { text: string; values: unknown[] }): Promise<{ rowCount: number | null }> })
-        .query({ text: this.casSql.postgres, values: params });
-      return res.rowCount ?? 0;
-    }
-    if (this.dialect === 'mysql') {
-      // mysql2 connects with CLIENT_FOUND_ROWS: affectedRows counts the rows matched, as PostgreSQL's rowCount does.
-      return new Promise<number>((resolve, reject) => {
-        (conn as { query(sql: string, p: unknown[], cb: (err: Error | null, r: { affectedRows: number }) => void): void })
-          .query(this.casSql.mysql, params, (err, r) => { if (err) reject(err); else resolve(r.affectedRows); });
-      });
-    }
-    return new Promise<number>((resolve, reject) => {
-      (conn as { run(sql: string, p: unknown[], cb: (this: { changes: number }, err: Error | null) => void): void })
-        .run(this.casSql.sqlite, params, function (err) { if (err) reject(err); else resolve(this.changes); });
-    });
+  private casUpdate(tx: SqlTx, params: unknown[]): Promise<number> {
+    return runOn(this.dialect, tx.connection, this.casSql[this.dialect], params, this.sqliteStatements);
   }
 
   /** The CAS UPDATE text for each dialect (the table name quoted, never a placeholder: it may contain '?'). */
@@ -281,23 +320,33 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
    * next_offset) matches an expected position) ...`. True when every row matched. Rows expected
    * at -1 are first seeded insert-if-absent, as in {@link cas}.
    */
-  private async casAll(trx: Knex.Transaction, groupId: string, sorted: OffsetAdvance[]): Promise<boolean> {
+  private async casAll(tx: SqlTx, groupId: string, sorted: OffsetAdvance[]): Promise<boolean> {
+    if (tx.begun !== undefined) return tx.begun === 1; // the CAS went with BEGIN (casWithBegin)
     if (sorted.length === 1) {
       const a = sorted[0];
-      return this.cas(trx, groupId, a, a.expectedOffset, a.nextOffset);
+      return this.cas(tx, groupId, a, a.expectedOffset, a.nextOffset);
     }
     const seeds = this.seedRows(groupId, sorted.filter((a) => a.expectedOffset === -1n));
-    if (seeds.length > 0) await trx(this.table).insert(seeds).onConflict(['group_id', 'topic', 'partition']).ignore();
+    if (seeds.length > 0) await this.seed(tx, seeds);
     const cast = { postgres: 'BIGINT', sqlite: 'INTEGER', mysql: 'SIGNED' }[this.dialect];
     const cases = sorted.map(() => `WHEN ?? = ? AND ?? = ? THEN CAST(? AS ${cast})`).join(' ');
     const bindings = sorted.flatMap((a) => ['topic', a.topic, 'partition', a.partition, bindBigint(a.nextOffset)]);
-    const n = await trx(this.table)
+    const q = tx.trx ?? this.knex;
+    const update = q(this.table)
       .where('group_id', groupId)
       .andWhere((w) => {
         for (const a of sorted) w.orWhere({ topic: a.topic, partition: a.partition, next_offset: bindBigint(a.expectedOffset) });
       })
-      .update({ next_offset: trx.raw(`CASE ${cases} END`, bindings), updated_at: trx.fn.now() });
-    return Number(n) === sorted.length;
+      .update({ next_offset: q.raw(`CASE ${cases} END`, bindings), updated_at: q.fn.now() });
+    let n: number;
+    if (tx.trx) {
+      n = Number(await update);
+    } else {
+      // The raw path: the same statement, run on the transaction's connection.
+      const native = update.toSQL().toNative();
+      n = await runOn(this.dialect, tx.connection, native.sql, [...native.bindings]);
+    }
+    return n === sorted.length;
   }
 
   /**
@@ -314,6 +363,23 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
   async withOffsets<T>(
     groupId: string, advances: OffsetAdvance[], work: (trx: Knex.Transaction) => Promise<T>,
   ): Promise<WithOffsetsResult<T>> {
+    const inKnex = <R>(body: (tx: SqlTx) => Promise<R>) => this.knex.transaction(async (trx) => body(await this.knexTx(trx)));
+    return this.withOffsetsIn(groupId, advances, inKnex, (tx) => work(tx.trx!));
+  }
+
+  /**
+   * {@link withOffsets} with `work` given the transaction's driver connection ({@link SqlTx}): on PostgreSQL and SQLite
+   * the transaction runs on a raw connection ({@link transact}), without knex's transaction machinery (what the SQL
+   * sink does once per write). Same guarantees, results and errors as withOffsets.
+   */
+  withOffsetsOn<T>(groupId: string, advances: OffsetAdvance[], work: (tx: SqlTx) => Promise<T>): Promise<WithOffsetsResult<T>> {
+    return this.withOffsetsIn(groupId, advances, (body) => this.transact(body, this.casWithBegin(groupId, advances)), work);
+  }
+
+  private async withOffsetsIn<T>(
+    groupId: string, advances: OffsetAdvance[], transaction: <R>(body: (tx: SqlTx) => Promise<R>) => Promise<R>,
+    work: (tx: SqlTx) => Promise<T>,
+  ): Promise<WithOffsetsResult<T>> {
     validateAdvances(advances);
     const sorted = [...advances].sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition));
     await this.ensureTable();
@@ -321,7 +387,7 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
     try {
       // Before a retry: positions already at nextOffset mean the COMMIT landed and only its answer was lost.
       // Anything else is retried: the attempt's own CAS then tells a fenced write from one that did not land.
-      const r = await commitWithReread(() => this.attempt(groupId, sorted, work), {
+      const r = await commitWithReread(() => this.attempt(groupId, sorted, transaction, work), {
         reread: async () => {
           const stored = await this.read(groupId, sorted);
           return sorted.every((a) => stored.get(partitionKey(a)) === a.nextOffset) ? { outcome: 'landed' } : { outcome: 'not-landed' };
@@ -336,13 +402,14 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
   }
 
   private async attempt<T>(
-    groupId: string, sorted: OffsetAdvance[], work: (trx: Knex.Transaction) => Promise<T>,
+    groupId: string, sorted: OffsetAdvance[], transaction: <R>(body: (tx: SqlTx) => Promise<R>) => Promise<R>,
+    work: (tx: SqlTx) => Promise<T>,
   ): Promise<WithOffsetsResult<T>> {
     let value: T;
     try {
-      value = await this.knex.transaction(async (trx) => {
-        if (!(await this.casAll(trx, groupId, sorted))) throw new Fenced(sorted.map((a) => ({ topic: a.topic, partition: a.partition })));
-        return work(trx);
+      value = await transaction(async (tx) => {
+        if (!(await this.casAll(tx, groupId, sorted))) throw new Fenced(sorted.map((a) => ({ topic: a.topic, partition: a.partition })));
+        return work(tx);
       });
     } catch (err) {
       if (!(err instanceof Fenced)) throw err;
@@ -356,8 +423,9 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
     return { status: 'committed', recovered: false, value };
   }
 
-  /** Destroys the knex instance if the store created it. Idempotent. */
+  /** Finalizes the store's SQLite statements; destroys the knex instance if the store created it. Idempotent. */
   async close(): Promise<void> {
+    await this.sqliteStatements?.close();
     if (this.ownsKnex) await this.knex.destroy();
   }
 }

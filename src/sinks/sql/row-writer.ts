@@ -25,6 +25,7 @@ import { isTransientSqlError } from './errors';
 import { runStatement, SqliteStatementCache } from './sqlite-statements';
 import { mysqlInsertSql, mysqlQuery, type MysqlConnection } from './mysql';
 import type { Row } from './mapping';
+import { connectionOf, type SqlTx } from './raw-transaction';
 
 /**
  * The rows of a write as one flat array of bind values, row after row, each in the target's column order (a
@@ -89,22 +90,27 @@ export class RowWriter {
   /** The parameters of a SQLite INSERT, reused (see sqliteInsert). */
   private readonly sqliteParams: unknown[] = [];
 
-  /** @param rowsPerStatement SQLite rows per full statement (already capped by the variable limit). */
+  /**
+   * @param rowsPerStatement SQLite rows per full statement (already capped by the variable limit).
+   * @param statements SQLite: a statement cache to share (the offset store's), else the writer makes its own.
+   */
   constructor(
-    private readonly knex: Knex, private readonly dialect: SqlDialect, private readonly rowsPerStatement: (columns: number) => number,
+    knex: Knex, private readonly dialect: SqlDialect, private readonly rowsPerStatement: (columns: number) => number,
+    statements?: SqliteStatementCache,
   ) {
-    this.statements = dialect === 'sqlite' ? new SqliteStatementCache(knex) : undefined;
+    this.statements = dialect === 'sqlite' ? statements ?? new SqliteStatementCache(knex) : undefined;
   }
 
   /**
-   * Writes `rows` on `trx`. `staged` (PostgreSQL) forces the temporary-table path even without a conflict key.
+   * Writes `rows` in the transaction `on` (a knex transaction, or a {@link SqlTx}: the statements run on its driver
+   * connection either way). `staged` (PostgreSQL) forces the temporary-table path even without a conflict key.
    * @returns a commit hook: call it once the transaction has committed (records stage tables as created).
    * @throws RowsRejected for a database rejection; transient errors unchanged.
    */
-  async write(trx: Knex.Transaction, target: RowTarget, rows: RowSet, staged: boolean): Promise<() => void> {
+  async write(on: Knex.Transaction | SqlTx, target: RowTarget, rows: RowSet, staged: boolean): Promise<() => void> {
     const count = rowCount(rows);
     if (count === 0) return () => undefined;
-    const conn = await (trx.client as { acquireConnection(): Promise<unknown> }).acquireConnection();
+    const conn = typeof on === 'function' ? await connectionOf(on) : on.connection;
     if (this.dialect === 'sqlite') {
       await this.sqliteInsert(conn as Database, target, rows);
       return () => undefined;
@@ -120,7 +126,7 @@ export class RowWriter {
       await guard(0, count, () => copy(client, target.table, target.columns, rows));
       return () => undefined;
     }
-    return this.stagedUpsert(trx, client, target, rows);
+    return this.stagedUpsert(client, target, rows);
   }
 
   /** Finalizes prepared statements (SQLite). */
@@ -128,7 +134,7 @@ export class RowWriter {
     return this.statements?.close() ?? Promise.resolve();
   }
 
-  private async stagedUpsert(trx: Knex.Transaction, client: ClientBase, target: RowTarget, rows: RowSet): Promise<() => void> {
+  private async stagedUpsert(client: ClientBase, target: RowTarget, rows: RowSet): Promise<() => void> {
     const stage = stageName(target.table, target.columns);
     const epoch = this.stageEpochs.get(stage) ?? 0;
     const created = this.stages.get(client)?.get(stage) === epoch;
@@ -137,12 +143,12 @@ export class RowWriter {
       return await guard(0, rowCount(rows), async () => {
         if (!created) {
           // Rebuilt from the target's current columns: a stage left by an earlier epoch may hold stale types.
-          await trx.raw(`DROP TABLE IF EXISTS pg_temp.${quoteIdentifier(stage)}`);
-          await trx.raw(`CREATE TEMPORARY TABLE ${quoteIdentifier(stage)} ON COMMIT DELETE ROWS`
+          await client.query(`DROP TABLE IF EXISTS pg_temp.${quoteIdentifier(stage)}`);
+          await client.query(`CREATE TEMPORARY TABLE ${quoteIdentifier(stage)} ON COMMIT DELETE ROWS`
             + ` AS SELECT ${cols} FROM ${quoteIdentifier(target.table)} WITH NO DATA`);
         }
         await copy(client, stage, target.columns, rows);
-        await trx.raw(`INSERT INTO ${quoteIdentifier(target.table)} (${cols})`
+        await client.query(`INSERT INTO ${quoteIdentifier(target.table)} (${cols})`
           + ` SELECT ${cols} FROM ${quoteIdentifier(stage)} ${onConflict(target)}`);
         return () => {
           if (created || (this.stageEpochs.get(stage) ?? 0) !== epoch) return;

@@ -1,12 +1,14 @@
 /**
  * SqlSink: writes Kafka records to a SQL table exactly once (SQLite via sqlite3, PostgreSQL via pg).
  * The rows of all batches of one write() and the CAS updates of their partitions' next_offset commit in one
- * knex transaction; a CAS matching 0 rows (a zombie writer, or a stale position) rolls everything back.
+ * transaction (on PostgreSQL and SQLite on a raw driver connection from knex's pool, raw-transaction.ts; on MySQL a
+ * knex transaction); a CAS matching 0 rows (a zombie writer, or a stale position) rolls everything back.
  * Rows travel by each database's bulk path inside that transaction (row-writer.ts): COPY on PostgreSQL,
  * reused prepared multi-row INSERTs on SQLite.
  */
 import { valuesInsert } from './insert';
 import type { Knex } from 'knex';
+import type { SqlTx } from './raw-transaction';
 import { SqlOffsetStore } from './offset-store';
 import { type ExactlyOnceSink, type SeekRequest, type WriteResult } from '../../sink-contract';
 import { partitionKey, type SinkBatch, type TopicPartition } from '../../records';
@@ -71,7 +73,8 @@ export class SqlSink implements ExactlyOnceSink {
       });
     }
     const dialect = this.offsets.dialect;
-    this.writer = new RowWriter(this.knex, dialect, (n) => rowsPerStatement(dialect, n, this.cfg.maxRowsPerStatement));
+    this.writer = new RowWriter(this.knex, dialect, (n) => rowsPerStatement(dialect, n, this.cfg.maxRowsPerStatement),
+      this.offsets.sqliteStatements);
   }
 
   /**
@@ -124,8 +127,8 @@ export class SqlSink implements ExactlyOnceSink {
     for (;;) {
       let onCommit = (): void => undefined;
       try {
-        const result = await this.offsets.withOffsets(groupId, batches, async (trx) => {
-          onCommit = await this.insertAll(trx, mapped, staged);
+        const result = await this.offsets.withOffsetsOn(groupId, batches, async (tx) => {
+          onCommit = await this.insertAll(tx, mapped, staged);
         });
         if (result.status === 'fenced') return { status: 'fenced', fenced: result.fenced };
         if (!result.recovered) onCommit();
@@ -231,8 +234,9 @@ export class SqlSink implements ExactlyOnceSink {
       });
       return { batches: out, flat: { copyText, count, columns } };
     }
-    if (columns && toValues && this.cfg.mode !== 'upsert') {
-      // Declarative: the bind values straight from the records into one array, no row object (row-writer.ts FlatRows).
+    if (columns && toValues) {
+      // Declarative: the bind values straight from the records into one array, no row object (row-writer.ts FlatRows);
+      // upsert keeps the last row of each key there (collapseFlatDuplicates).
       let count = 0;
       for (const b of handled) count += b.records.length;
       const values = new Array<unknown>(count * columns.length);
@@ -247,6 +251,7 @@ export class SqlSink implements ExactlyOnceSink {
         }
         return { batch, rows: undefined, offsets };
       });
+      if (this.cfg.mode === 'upsert' && this.cfg.conflictKey) return collapseFlatDuplicates(out, { values, count, columns }, this.cfg.conflictKey);
       return { batches: out, flat: { values, count, columns } };
     }
     const out: RowBatch[] = handled.map((batch) => ({
@@ -264,11 +269,11 @@ export class SqlSink implements ExactlyOnceSink {
   }
 
   /**
-   * Writes the rows of every batch on `trx` through the dialect's bulk path (see row-writer.ts): rows of all
+   * Writes the rows of every batch in the transaction `tx` through the dialect's bulk path (see row-writer.ts): rows of all
    * partitions go together (one column set per write). A rejected chunk becomes SINK_WRITE_FAILED naming its
    * range; write() then locates the exact row. @returns the writer's commit hook.
    */
-  private async insertAll(trx: Knex.Transaction, mapped: MappedWrite, staged: boolean): Promise<() => void> {
+  private async insertAll(tx: SqlTx, mapped: MappedWrite, staged: boolean): Promise<() => void> {
     const { batches, flat } = mapped;
     let rows: RowSet;
     let columns: string[];
@@ -284,7 +289,7 @@ export class SqlSink implements ExactlyOnceSink {
     }
     const target = { table: this.cfg.table, columns, conflictKey: this.cfg.conflictKey };
     try {
-      return await this.writer.write(trx, target, rows, staged);
+      return await this.writer.write(tx, target, rows, staged);
     } catch (err) {
       if (!(err instanceof RowsRejected)) throw err;
       throw chunkRejected(batches, err.first, err.count, err.cause);
@@ -357,6 +362,47 @@ function flatRowObjects({ values, count, columns }: FlatRows & { columns: readon
     rows.push(row);
   }
   return rows;
+}
+
+/** A row's upsert key as a Map key: the value itself for one plain column, else the JSON text of the key's values (as collapseDuplicateKeys). */
+function keyOf(values: readonly unknown[], at: number, keyIndexes: readonly number[]): unknown {
+  if (keyIndexes.length === 1) {
+    const v = values[at + keyIndexes[0]!] ?? null;
+    // Plain values compare by value in a Map; a string is told from a number as JSON.stringify tells "1" from 1.
+    if (v === null || typeof v === 'number' || typeof v === 'boolean') return v;
+    if (typeof v === 'string') return `s${v}`;
+  }
+  const key: unknown[] = [];
+  for (const i of keyIndexes) key.push(values[at + i] ?? null);
+  return `j${JSON.stringify(key)}`;
+}
+
+/**
+ * {@link collapseDuplicateKeys} on flat rows: the write as is when no key repeats (the common case, no copy), else
+ * the last row of each key (later offset / later batch wins) in a new flat array, with the batches' offsets to match.
+ */
+function collapseFlatDuplicates(mapped: MappedBatch[], flat: FlatRows & { columns: string[] }, key: string[]): MappedWrite {
+  const { values, count, columns } = flat;
+  const width = columns.length;
+  const keyIndexes = key.map((c) => columns.indexOf(c));
+  if (keyIndexes.some((i) => i < 0)) throw new KafkaEosError('INTERNAL_ERROR', `upsertKey ${key.join(', ')} is not among the mapped columns`);
+  const last = new Map<unknown, number>();
+  for (let r = 0; r < count; r++) last.set(keyOf(values, r * width, keyIndexes), r);
+  if (last.size === count) return { batches: mapped, flat };
+  const kept: unknown[] = [];
+  let r = 0;
+  const batches = mapped.map((m) => {
+    const offsets: bigint[] = [];
+    for (const offset of m.offsets) {
+      if (last.get(keyOf(values, r * width, keyIndexes)) === r) {
+        for (let c = 0; c < width; c++) kept.push(values[r * width + c]);
+        offsets.push(offset);
+      }
+      r++;
+    }
+    return { ...m, offsets };
+  });
+  return { batches, flat: { values: kept, count: kept.length / width, columns } };
 }
 
 /**

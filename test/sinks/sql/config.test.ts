@@ -2,7 +2,7 @@ import { validateSqlSinkConfig, type SqlSinkConfig } from '../../../src/sinks/sq
 import { SqlSink } from '../../../src/sinks/sql/sql-sink';
 import { bindBigint, rowsPerStatement, toBigint } from '../../../src/sinks/sql/dialect';
 import { isTransientSqlError, SinkConfigError, SinkWriteError } from '../../../src/sinks/sql/errors';
-import { compileMapping } from '../../../src/sinks/sql/mapping';
+import { compileMapping, pathReader } from '../../../src/sinks/sql/mapping';
 import { KafkaEosError } from '../../../src/errors';
 import { basicMapping, record } from './fixtures';
 
@@ -87,6 +87,21 @@ describe('declarative mapping', () => {
     [{ a: { s: 'x', list: [0, 1] }, big: 1, when: 0, ok: 'yes' }, 'ok'],
   ])('%j fails on column %s', (value, column) => {
     expect(() => m.toRow(record('t', 0, 5n, value))).toThrow(expect.objectContaining({ code: 'SINK_MAPPING_FAILED', column, offset: 5n, topic: 't', partition: 0 }));
+  });
+
+  test('paths read keys of any text, as keys and never as code (the readers are compiled per path)', () => {
+    const hostile = ['a"]; globalThis.pwned = 1; //', "b'\\", 'c\u2028d\u2029', '\ud800', '${x}`', 'e\n} return 1; {', 'constructor', '0'];
+    const value: Record<string, unknown> = {};
+    hostile.forEach((k, i) => { value[k] = { [k]: i }; });
+    for (const [i, k] of hostile.entries()) {
+      expect(pathReader([k, k])(record('t', 0, 0n, null), value)).toBe(i);
+      expect(pathReader([k, 'missing'])(record('t', 0, 0n, null), value)).toBeUndefined();
+    }
+    expect((globalThis as { pwned?: unknown }).pwned).toBeUndefined();
+    expect(pathReader(['constructor'])(record('t', 0, 0n, null), 'text')).toBeUndefined(); // not an object: undefined
+    expect(pathReader(['1'])(record('t', 0, 0n, null), ['a', 'b'])).toBe('b');
+    const weird = compileMapping({ columns: { v: { path: 'x"]+1+["y.z', type: 'integer' } } }, 'postgres', false);
+    expect(weird.toRow(record('t', 0, 1n, { 'x"]+1+["y': { z: 5 } }))).toEqual({ v: 5 });
   });
 
   test('a null value (tombstone) maps only nullable columns', () => {

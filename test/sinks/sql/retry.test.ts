@@ -1,4 +1,6 @@
 import type { Knex } from 'knex';
+import type { SqlOffsetStore } from '../../../src/sinks/sql/offset-store';
+import type { SqlTx } from '../../../src/sinks/sql/raw-transaction';
 import { SqlSink } from '../../../src/sinks/sql/sql-sink';
 import { SinkWriteError } from '../../../src/sinks/sql/errors';
 import { basicMapping, batch, countRows, dropTables, duplicateCoordinates, openKnex, record, describeOn, targets, uniqueName } from './fixtures';
@@ -9,28 +11,23 @@ function driverError(code: string, message: string): Error {
 }
 
 /**
- * Wraps knex so that the next `transaction()` calls fail as planned:
+ * Wraps the store's transactions (SqlOffsetStore.transact: a raw driver connection on PostgreSQL and SQLite, a knex
+ * transaction on MySQL) so that the next ones fail as planned:
  * - 'before-commit': the work runs, then the error is thrown inside the transaction (rolled back);
  * - 'after-commit': the transaction commits, then the error is thrown (the acknowledgement is lost).
  */
-function faultyKnex(k: Knex) {
+function faultyTransactions(store: SqlOffsetStore) {
   const plan: { faults: ('before-commit' | 'after-commit')[]; error: Error; transactions: number } = { faults: [], error: new Error('unset'), transactions: 0 };
-  const proxy = new Proxy(k, {
-    get(target, prop, receiver) {
-      if (prop !== 'transaction') return Reflect.get(target, prop, receiver);
-      return async (container: (trx: Knex.Transaction) => Promise<unknown>, config?: Knex.TransactionConfig) => {
-        plan.transactions++;
-        const fault = plan.faults.shift();
-        if (fault === 'before-commit') {
-          return target.transaction(async (trx) => { await container(trx); throw plan.error; }, config);
-        }
-        const result = await target.transaction(container, config);
-        if (fault === 'after-commit') throw plan.error;
-        return result;
-      };
-    },
-  });
-  return { knex: proxy, plan };
+  const transact = store.transact.bind(store);
+  store.transact = async <T>(body: (tx: SqlTx) => Promise<T>, withBegin?: string): Promise<T> => {
+    plan.transactions++;
+    const fault = plan.faults.shift();
+    if (fault === 'before-commit') return transact(async (tx) => { await body(tx); throw plan.error; }, withBegin);
+    const result = await transact(body, withBegin);
+    if (fault === 'after-commit') throw plan.error;
+    return result;
+  };
+  return plan;
 }
 
 for (const target of targets()) describeOn(target)(`SqlSink retries on ${target.name}`, () => {
@@ -40,14 +37,12 @@ for (const target of targets()) describeOn(target)(`SqlSink retries on ${target.
   const connReset = () => driverError('ECONNRESET', 'read ECONNRESET');
 
   async function setup(retries = 3) {
-    const f = faultyKnex(k);
     const table = uniqueName('rows');
     const offsetsTable = uniqueName('offs');
     tables.push(table, offsetsTable);
-    const sink = new SqlSink({ knex: f.knex, table, offsetsTable, mode: 'insert', mapping: basicMapping, autoCreate: true, retry: { retries, minTimeoutMs: 1, maxTimeoutMs: 5 } });
+    const sink = new SqlSink({ knex: k, table, offsetsTable, mode: 'insert', mapping: basicMapping, autoCreate: true, retry: { retries, minTimeoutMs: 1, maxTimeoutMs: 5 } });
     await sink.open('g', [{ topic: 't', partition: 0 }]);
-    f.plan.transactions = 0;
-    return { sink, plan: f.plan, table };
+    return { sink, plan: faultyTransactions(sink.offsets), table };
   }
 
   beforeAll(() => { k = openKnex(target.knexConfig()); });

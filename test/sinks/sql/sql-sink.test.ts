@@ -45,6 +45,22 @@ for (const target of targets()) describeOn(target)(`SqlSink on ${target.name}`, 
     expect(await countRows(k, table)).toBe(150);
   });
 
+  test('steady-state writes (the CAS sent with BEGIN on PostgreSQL): quotes and backslashes in the group and topic, a stale writer fenced', async () => {
+    const group = "g'\\'; DROP TABLE x; --";
+    const topic = "t'\\x\\\\";
+    const a = sink();
+    const b = sink({ table: a.table, offsetsTable: a.offsets.table });
+    const w = (s: SqlSink, expected: bigint, from: bigint, to: bigint, writer: string) => s.write(group, [{ ...batch(topic, 3, expected, from, to, writer) }]);
+    expect(await w(a, -1n, 0n, 10n, 'A')).toEqual({ status: 'committed' });
+    expect(await w(a, 10n, 10n, 20n, 'A')).toEqual({ status: 'committed' });
+    expect(await w(b, 10n, 10n, 25n, 'B')).toEqual({ status: 'fenced', fenced: [{ topic, partition: 3, storedOffset: 20n }] });
+    expect(await w(a, 20n, 20n, 30n, 'A')).toEqual({ status: 'committed' });
+    expect(await countRows(k, a.table)).toBe(30);
+    expect(await k(a.table).where('writer', 'B').count({ c: '*' }).then((r) => Number(r[0]!.c))).toBe(0);
+    expect((await a.offsets.read(group, [{ topic, partition: 3 }])).get(`${topic}:3`)).toBe(30n);
+    expect(await k(a.offsets.table).where({ group_id: group, topic, partition: 3 }).first()).toMatchObject({ next_offset: expect.anything() });
+  });
+
   test('grouped write: one fenced partition means nothing of the group is written', async () => {
     const s = sink();
     const table = s.table;
@@ -95,6 +111,25 @@ for (const target of targets()) describeOn(target)(`SqlSink on ${target.name}`, 
       expect(await s.write('g', [{ ...recs(20n, 30n), expectedOffset: 20n }])).toEqual({ status: 'committed' });
       expect(await snapshot()).toEqual(before);
     }
+  });
+
+  test('upsert across partitions of one write: the later batch wins a repeated key; a composite key; distinct keys all land', async () => {
+    const keyed = (p: number, from: bigint, to: bigint, id: (o: number) => string) => {
+      const b = batch('t', p, -1n, from, to);
+      b.records = b.records.map((r) => record('t', p, r.offset, { id: id(Number(r.offset)), n: Number(r.offset) * 10 + p, writer: `w${p}` }));
+      return b;
+    };
+    const s = sink({ mode: 'upsert', upsertKey: ['id'] });
+    expect(await s.write('g', [keyed(0, 0n, 5n, (o) => `k${o}`), keyed(1, 0n, 3n, (o) => `k${o + 2}`)])).toEqual({ status: 'committed' });
+    const rows = (await k(s.table).select('id', 'n', 'writer', 'kafka_partition', 'kafka_offset'))
+      .map((r) => `${r.id}/${String(r.n)}/${r.writer}/${String(r.kafka_partition)}@${String(r.kafka_offset)}`).sort();
+    // k2..k4 came from partition 0 first, then again from partition 1 (later in the write): partition 1's rows win
+    expect(rows).toEqual(['k0/0/w0/0@0', 'k1/10/w0/0@1', 'k2/1/w1/1@0', 'k3/11/w1/1@1', 'k4/21/w1/1@2']);
+    const pair = sink({ mode: 'upsert', upsertKey: ['id', 'writer'] });
+    expect(await pair.write('g', [keyed(0, 0n, 4n, (o) => `k${o % 2}`), keyed(1, 0n, 2n, () => 'k0')])).toEqual({ status: 'committed' });
+    const pairs = (await k(pair.table).select('id', 'writer', 'n')).map((r) => `${r.id}/${r.writer}/${String(r.n)}`).sort();
+    expect(pairs).toEqual(['k0/w0/20', 'k0/w1/11', 'k1/w0/30']);
+    expect((await s.offsets.read('g', [{ topic: 't', partition: 1 }])).get('t:1')).toBe(3n);
   });
 
   test('mapping failure: typed error with the record coordinates, nothing written, offset unchanged', async () => {

@@ -24,16 +24,22 @@ describe('SQLite prepared statements reused across transactions', () => {
         expect(await s.write('g', [batch('t', 0, next, from, from + n)])).toEqual({ status: 'committed' });
         next = from + n;
       };
+      // The INSERTs, and the transaction's own statements (BEGIN, the offsets CAS, COMMIT), each prepared once.
+      const prepared = (head: string) => prepares.mock.calls.filter(([sql]) => String(sql).startsWith(head)).length;
+      const own = () => ['BEGIN', 'UPDATE', 'COMMIT'].map(prepared);
       await write(2000n);
-      expect(prepares).toHaveBeenCalledTimes(1);
+      expect(prepared('INSERT')).toBe(1);
+      expect(own()).toEqual([1, 1, 1]);
       await write(2000n);
       await write(1000n);
-      expect(prepares).toHaveBeenCalledTimes(1); // reused across transactions
+      expect(prepared('INSERT')).toBe(1); // reused across transactions
       await write(2777n); // 2 x 1000 + 512 + 256 + 8 + 1
-      expect(prepares).toHaveBeenCalledTimes(5);
+      expect(prepared('INSERT')).toBe(5);
       await write(2777n);
       await write(777n);
-      expect(prepares).toHaveBeenCalledTimes(5);
+      expect(prepared('INSERT')).toBe(5);
+      expect(own()).toEqual([1, 1, 1]);
+      expect(prepares).toHaveBeenCalledTimes(8);
       expect(await countRows(k, s.table)).toBe(2000 + 2000 + 1000 + 2777 * 2 + 777);
       expect(await duplicateCoordinates(k, s.table)).toBe(0);
       expect((await s.offsets.read('g', [{ topic: 't', partition: 0 }])).get('t:0')).toBe(BigInt(2000 + 2000 + 1000 + 2777 * 2 + 777));
