@@ -2,8 +2,8 @@
  * The consumer's own log lines, written through the KafkaJS client's logger (namespace
  * `kafka-eos`), so `logLevel` and `logCreator` (options, or the user's own Kafka) govern them
  * exactly as they govern KafkaJS's lines. One line per event: rebalances and state changes at
- * INFO, lost/fenced/dead letters/sink outages at WARN, a blocked sink at ERROR (when it begins, then every 30 s), retries and membership transitions (with
- * their reasons) at DEBUG, errors at ERROR.
+ * INFO, lost/fenced/dead letters/sink outages at WARN, a blocked sink at ERROR (when it begins, then every 30 s), retries and membership
+ * transitions (with their reasons) at DEBUG, errors at ERROR.
  */
 import { logLevel, type Kafka } from 'kafkajs';
 import type { TopicPartition } from '../records';
@@ -38,7 +38,8 @@ export function attachLogging(consumer: GroupConsumerEventSource, kafka: Kafka, 
       + `${b.timeoutMs > 0 ? `fails after sinkBlockedTimeoutMs ${b.timeoutMs}` : 'waiting without a bound'}: ${b.error.message}`,
     { groupId, refusals: b.refusals });
   });
-  consumer.on('sink-unblocked', (b) => log.warn(`sink accepts writes again after ${Math.round(b.blockedForMs / 1000)} s blocked`, { groupId }));
+  consumer.on('sink-unblocked', (b) => log.warn(`sink accepts writes again after ${Math.round(b.blockedForMs / 1000)} s blocked`,
+    { groupId }));
   consumer.on('retry', (r) =>
     log.debug(`retrying ${r.topic}:${r.partition}@${r.offset} after try ${r.attempt}: ${message(r.error)}`, { groupId }));
   consumer.on('error', (e) => log.error(e.message, { groupId, name: e.name, code: (e as { code?: unknown }).code }));

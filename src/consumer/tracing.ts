@@ -58,7 +58,8 @@ export function spanContextOf(api: Api, headers: SinkRecord['headers']): OtelApi
   } catch {
     traceState = undefined; // a malformed tracestate is dropped, the traceparent kept (W3C: "MUST NOT fail")
   }
-  return { traceId: traceId!, spanId: spanId!, traceFlags: parseInt(flags!, 16) & 1, isRemote: true, ...(traceState ? { traceState } : {}) };
+  return { traceId: traceId!, spanId: spanId!, traceFlags: parseInt(flags!, 16) & 1, isRemote: true,
+    ...(traceState ? { traceState } : {}) };
 }
 
 /** The two wrappers of one consumer, sharing the spans of the batches in flight. */

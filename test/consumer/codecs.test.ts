@@ -7,7 +7,8 @@ import { KAFKAJS_CODECS, MAX_DECOMPRESSED_BATCH_BYTES, registerKafkaJsCodecs } f
 import { CorruptRecordBatchError, UnsupportedCompressionError } from '../../src/consumer/errors';
 import { lz4Codec, nativeZstdCompress, snappyCodec, zstdCodec } from '../../src/protocol/compression';
 
-type Table = Record<number, (() => { compress(e: { buffer: Buffer }): Promise<Buffer>; decompress(b: Buffer): Promise<Buffer> }) | undefined>;
+type Table = Record<number, (() => { compress(e: { buffer: Buffer }): Promise<Buffer>; decompress(b: Buffer): Promise<Buffer> }) |
+  undefined>;
 
 /** A fresh table as KafkaJS 2.2.4 ships it: gzip, and stubs that throw KafkaJSNotImplemented. */
 function kafkaJsDefaults(): Table {
@@ -77,7 +78,8 @@ describe('registerKafkaJsCodecs', () => {
 });
 
 describe('the registered codecs', () => {
-  test.each([[2, 'snappy', snappyCodec], [3, 'lz4', lz4Codec]] as const)('%s (%s) round-trips through KafkaJS\'s interface', async (id, _name, codec) => {
+  test.each([[2, 'snappy', snappyCodec], [3, 'lz4', lz4Codec]] as const)('%s (%s) round-trips through KafkaJS\'s interface',
+    async (id, _name, codec) => {
     const impl = KAFKAJS_CODECS[id]();
     const compressed = await impl.compress({ buffer: payload });
     expect(compressed.length).toBeLessThan(payload.length);
@@ -109,7 +111,8 @@ describe('the registered codecs', () => {
     }
   });
 
-  test.each([[2, 'snappy'], [3, 'lz4'], [4, 'zstd']] as const)('corrupt %s data is RECORD_BATCH_CORRUPT, not a crash of another kind', async (id, name) => {
+  test.each([[2, 'snappy'], [3, 'lz4'], [4, 'zstd']] as const)('corrupt %s data is RECORD_BATCH_CORRUPT, not a crash of another kind',
+    async (id, name) => {
     const err = await KAFKAJS_CODECS[id]().decompress(Buffer.from('definitely not compressed data')).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CorruptRecordBatchError);
     expect(err).toMatchObject({ code: 'RECORD_BATCH_CORRUPT', codec: name, retriable: false });

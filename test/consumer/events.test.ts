@@ -4,7 +4,8 @@ import { typecheck } from '../fixtures/typecheck';
 
 const consumer = `
 import { createGroupConsumer } from 'kafka-eos';
-export const consumer = createGroupConsumer({ brokers: ['127.0.0.1:9092'], groupId: 'g', topics: ['t'], delivery: 'at-least-once', handler: async () => undefined });
+export const consumer = createGroupConsumer({ brokers: ['127.0.0.1:9092'], groupId: 'g', topics: ['t'], ` +
+  `delivery: 'at-least-once', handler: async () => undefined });
 `;
 
 describe('consumer.on is typed by an event map', () => {

@@ -21,7 +21,8 @@ beforeAll(() => { dir = mkdtempSync(path.join(os.tmpdir(), 'kafka-eos-group-comm
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function setup(name: string, maxRows?: number) {
-  const sql = new SqlSink({ knex: { client: 'sqlite3', connection: { filename: path.join(dir, `${name}.sqlite`) }, useNullAsDefault: true }, table: name, mode: 'insert', mapping: basicMapping, autoCreate: true });
+  const sql = new SqlSink({ knex: { client: 'sqlite3', connection: { filename: path.join(dir, `${name}.sqlite`) }, useNullAsDefault: true },
+    table: name, mode: 'insert', mapping: basicMapping, autoCreate: true });
   const counting = new Counting(sql);
   return { sql, counting, sink: new GroupCommitSink(counting, { maxRows }) };
 }
@@ -57,7 +58,8 @@ test('a record the database rejects fails only its own writer; the others commit
   await sink.open('g', parts);
   const bad = batch('t', 2, -1n, 0n, 3n);
   bad.records[1] = { ...bad.records[1], value: Buffer.from('not json') };
-  const results = await Promise.allSettled([sink.write('g', [batch('t', 0, -1n, 0n, 4n)]), sink.write('g', [batch('t', 1, -1n, 0n, 4n)]), sink.write('g', [bad])]);
+  const results = await Promise.allSettled([sink.write('g', [batch('t', 0, -1n, 0n, 4n)]), sink.write('g', [batch('t', 1, -1n, 0n, 4n)]),
+    sink.write('g', [bad])]);
   expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);
   expect((results[2] as PromiseRejectedResult).reason).toMatchObject({ code: 'SINK_MAPPING_FAILED', partition: 2, offset: 1n });
   expect(await rows(sql)).toBe(8);

@@ -31,7 +31,8 @@ describe('logLevel and logCreator pass through to the KafkaJS client made from b
     await produce(kafkaOf(cluster), 'logged', 0, ['a', 'b']);
     const entries = await run(logLevel.INFO, 'logged-info');
     const own = entries.filter((e) => e.namespace === 'kafka-eos');
-    expect(own.map((e) => e.message)).toEqual(expect.arrayContaining(['consumer idle -> starting', 'assigned logged:0', 'consumer stopping -> stopped']));
+    expect(own.map((e) => e.message))
+      .toEqual(expect.arrayContaining(['consumer idle -> starting', 'assigned logged:0', 'consumer stopping -> stopped']));
     expect(own.every((e) => e.level <= logLevel.INFO)).toBe(true);
   });
 

@@ -2,7 +2,8 @@ import { Kafka } from 'kafkajs';
 import { ConfigError, validateOptions, GroupConsumerOptions } from '../../src/consumer/options';
 import { createGroupConsumer } from '../../src/consumer/group-consumer';
 
-const base: GroupConsumerOptions = { brokers: ['127.0.0.1:9092'], groupId: 'g', topics: ['t'], delivery: 'at-least-once', handler: async () => undefined };
+const base: GroupConsumerOptions = { brokers: ['127.0.0.1:9092'], groupId: 'g', topics: ['t'], delivery: 'at-least-once',
+  handler: async () => undefined };
 
 function fieldOf(o: Partial<GroupConsumerOptions> & Record<string, unknown>): string {
   try {

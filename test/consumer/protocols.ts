@@ -20,7 +20,8 @@ export const FAST_CLUSTER: MockClusterOptions = { group: { consumerSessionTimeou
  * classic session timeout (ms); under KIP-848 the cluster's applies.
  */
 export function protocolOptions(protocol: TestProtocol, session?: number): Partial<GroupConsumerOptions> {
-  if (protocol === 'consumer') return { groupProtocol: 'consumer', maxWaitTimeMs: FAST.maxWaitTimeMs, rebalanceTimeoutMs: FAST.rebalanceTimeoutMs };
+  if (protocol === 'consumer') return { groupProtocol: 'consumer', maxWaitTimeMs: FAST.maxWaitTimeMs,
+    rebalanceTimeoutMs: FAST.rebalanceTimeoutMs };
   const timings = { ...FAST, ...(session === undefined ? {} : { sessionTimeoutMs: session }) };
   return protocol === 'cooperative' ? { ...timings, assignors: ['cooperative-sticky'] } : timings;
 }

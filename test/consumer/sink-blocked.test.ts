@@ -36,7 +36,8 @@ describe('guardBlockedSink', () => {
     const failure = await sink.write('g', batch).catch((x: unknown) => x);
     expect(failure).toBeInstanceOf(KafkaEosError);
     expect(failure).toMatchObject({ code: 'SINK_BLOCKED', retriable: false, cause: e });
-    expect((failure as Error).message).toMatch(/refused every write for 5 s \(3 refusals; table flights, column delay\), past sinkBlockedTimeoutMs 5000/);
+    expect((failure as Error).message)
+      .toMatch(/refused every write for 5 s \(3 refusals; table flights, column delay\), past sinkBlockedTimeoutMs 5000/);
     expect(blocked.map((b) => [b.since, b.blockedForMs, b.refusals, b.table, b.column])).toEqual([
       [1000, 0, 1, 'flights', 'delay'], [1000, 4999, 2, 'flights', 'delay'], [1000, 5000, 3, 'flights', 'delay'],
     ]);
@@ -47,7 +48,8 @@ describe('guardBlockedSink', () => {
     const unblocked: unknown[] = [];
     const blocked: SinkBlockedInfo[] = [];
     const down = new SinkWriteError('SINK_RETRIES_EXHAUSTED', 'database down', {}, { retriable: true });
-    const poison = new SinkWriteError('SINK_WRITE_FAILED', 'row rejected', { topic: 't', partition: 0, offset: 0n }, { recordAtFault: true });
+    const poison = new SinkWriteError('SINK_WRITE_FAILED', 'row rejected', { topic: 't', partition: 0, offset: 0n },
+      { recordAtFault: true });
     const e = refused('no such table: flights');
     const sink = guardBlockedSink(fakeSink([e, { status: 'committed' }, down, poison, e]), {
       timeoutMs: 100, now: () => t, onBlocked: (i) => blocked.push(i), onUnblocked: (i) => unblocked.push(i),

@@ -26,7 +26,8 @@ const hex = (s: string) => Buffer.from(s.replace(/\s+/g, ''), 'hex');
 
 describe('KafkaJS requests decode', () => {
   test.each([0, 1, 2])('DescribeGroups v%i', async (v) => {
-    expect(decodeAll(admin.DescribeGroups, v, await kafkajsRequest('describeGroups', v, { groupIds: ['a', 'b'] })).groups).toEqual(['a', 'b']);
+    expect(decodeAll(admin.DescribeGroups, v, await kafkajsRequest('describeGroups', v, { groupIds: ['a', 'b'] }))
+      .groups).toEqual(['a', 'b']);
   });
   test.each([0, 1, 2])('ListGroups v%i', async (v) => {
     expect(decodeAll(admin.ListGroups, v, await kafkajsRequest('listGroups', v, {}))).toEqual({ statesFilter: [], typesFilter: [] });
@@ -36,68 +37,86 @@ describe('KafkaJS requests decode', () => {
     expect(req).toEqual({ topics: [], topicNames: ['x', 'y'], timeoutMs: 1234 }); // `topics` is v6+: absent, it decodes as []
   });
   test.each([0, 1])('DeleteRecords v%i', async (v) => {
-    const req = decodeAll(admin.DeleteRecords, v, await kafkajsRequest('deleteRecords', v, { topics: [{ topic: 't', partitions: [{ partition: 2, offset: '17' }] }], timeout: 99 }));
+    const req = decodeAll(admin.DeleteRecords, v, await kafkajsRequest('deleteRecords', v,
+      { topics: [{ topic: 't', partitions: [{ partition: 2, offset: '17' }] }], timeout: 99 }));
     expect(req).toEqual({ topics: [{ name: 't', partitions: [{ partitionIndex: 2, offset: 17n }] }], timeoutMs: 99 });
   });
   test.each([0, 1, 2])('DescribeConfigs v%i', async (v) => {
-    const req = decodeAll(admin.DescribeConfigs, v, await kafkajsRequest('describeConfigs', v, { resources: [{ type: 2, name: 't', configNames: ['retention.ms'] }], includeSynonyms: true }));
+    const req = decodeAll(admin.DescribeConfigs, v, await kafkajsRequest('describeConfigs', v,
+      { resources: [{ type: 2, name: 't', configNames: ['retention.ms'] }], includeSynonyms: true }));
     expect(req.resources).toEqual([{ resourceType: 2, resourceName: 't', configurationKeys: ['retention.ms'] }]);
     expect(req.includeSynonyms).toBe(v >= 1);
   });
   test.each([0, 1])('CreatePartitions v%i', async (v) => {
-    const req = decodeAll(admin.CreatePartitions, v, await kafkajsRequest('createPartitions', v, { topicPartitions: [{ topic: 't', count: 4, assignments: [[1], [2]] }], validateOnly: true, timeout: 50 }));
-    expect(req).toEqual({ topics: [{ name: 't', count: 4, assignments: [{ brokerIds: [1] }, { brokerIds: [2] }] }], timeoutMs: 50, validateOnly: true });
+    const req = decodeAll(admin.CreatePartitions, v, await kafkajsRequest('createPartitions', v,
+      { topicPartitions: [{ topic: 't', count: 4, assignments: [[1], [2]] }], validateOnly: true, timeout: 50 }));
+    expect(req).toEqual({ topics: [{ name: 't', count: 4, assignments: [{ brokerIds: [1] }, { brokerIds: [2] }] }],
+      timeoutMs: 50, validateOnly: true });
   });
   test.each([0, 1])('DeleteGroups v%i', async (v) => {
     expect(decodeAll(admin.DeleteGroups, v, await kafkajsRequest('deleteGroups', v, ['g1', 'g2']))).toEqual({ groupsNames: ['g1', 'g2'] });
   });
   test.each([0, 1])('SaslHandshake v%i', async (v) => {
-    expect(decodeAll(admin.SaslHandshake, v, await kafkajsRequest('saslHandshake', v, { mechanism: 'PLAIN' }))).toEqual({ mechanism: 'PLAIN' });
+    expect(decodeAll(admin.SaslHandshake, v, await kafkajsRequest('saslHandshake', v, { mechanism: 'PLAIN' })))
+      .toEqual({ mechanism: 'PLAIN' });
   });
   test.each([0, 1])('SaslAuthenticate v%i', async (v) => {
     // KafkaJS's mechanisms hand it bytes already size-prefixed (the pre-KIP-152 framing) and it writes them as they are.
     const token = Buffer.from('\0u\0p');
     const prefixed = Buffer.concat([Buffer.from([0, 0, 0, token.length]), token]);
-    expect(decodeAll(admin.SaslAuthenticate, v, await kafkajsRequest('saslAuthenticate', v, { authBytes: prefixed }))).toEqual({ authBytes: token });
+    expect(decodeAll(admin.SaslAuthenticate, v, await kafkajsRequest('saslAuthenticate', v, { authBytes: prefixed })))
+      .toEqual({ authBytes: token });
   });
 });
 
 describe('our responses are read by KafkaJS', () => {
   test.each([0, 1, 2])('DescribeGroups v%i', async (v) => {
-    const body = { throttleTimeMs: 0, groups: [{ errorCode: 0, groupId: 'g', groupState: 'Stable', protocolType: 'consumer', protocolData: 'range', members: [{ memberId: 'm', groupInstanceId: null, clientId: 'c', clientHost: '/h', memberMetadata: Buffer.from([1]), memberAssignment: Buffer.from([2, 3]) }] }] };
+    const body = { throttleTimeMs: 0, groups: [{ errorCode: 0, groupId: 'g', groupState: 'Stable', protocolType: 'consumer',
+      protocolData: 'range', members: [{ memberId: 'm', groupInstanceId: null, clientId: 'c', clientHost: '/h',
+        memberMetadata: Buffer.from([1]), memberAssignment: Buffer.from([2, 3]) }] }] };
     const res = await kjs('describeGroups', v, 'response').decode(ours(admin.DescribeGroups, v, body));
     expect(res.groups[0]).toMatchObject({ errorCode: 0, groupId: 'g', state: 'Stable', protocolType: 'consumer', protocol: 'range' });
     expect(res.groups[0].members[0]).toMatchObject({ memberId: 'm', clientId: 'c', clientHost: '/h' });
     expect(Buffer.from(res.groups[0].members[0].memberAssignment)).toEqual(Buffer.from([2, 3]));
   });
   test.each([0, 1, 2])('ListGroups v%i', async (v) => {
-    const res = await kjs('listGroups', v, 'response').decode(ours(admin.ListGroups, v, { throttleTimeMs: 0, errorCode: 0, groups: [{ groupId: 'g', protocolType: 'consumer', groupState: 'Empty' }] }));
+    const res = await kjs('listGroups', v, 'response')
+      .decode(ours(admin.ListGroups, v, { throttleTimeMs: 0, errorCode: 0,
+        groups: [{ groupId: 'g', protocolType: 'consumer', groupState: 'Empty' }] }));
     expect(res).toMatchObject({ errorCode: 0, groups: [{ groupId: 'g', protocolType: 'consumer' }] });
   });
   test.each([0, 1])('DeleteTopics v%i', async (v) => {
-    const res = await kjs('deleteTopics', v, 'response').decode(ours(admin.DeleteTopics, v, { throttleTimeMs: 0, responses: [{ name: 'x', errorCode: 3, errorMessage: 'gone' }] }));
+    const res = await kjs('deleteTopics', v, 'response')
+      .decode(ours(admin.DeleteTopics, v, { throttleTimeMs: 0, responses: [{ name: 'x', errorCode: 3, errorMessage: 'gone' }] }));
     expect(res.topicErrors).toEqual([{ topic: 'x', errorCode: 3 }]);
   });
   test.each([0, 1])('DeleteRecords v%i', async (v) => {
-    const res = await kjs('deleteRecords', v, 'response')({ topics: [] }).decode(ours(admin.DeleteRecords, v, { throttleTimeMs: 0, topics: [{ name: 't', partitions: [{ partitionIndex: 1, lowWatermark: 42n, errorCode: 0 }] }] }));
+    const res = await kjs('deleteRecords', v, 'response')({ topics: [] })
+      .decode(ours(admin.DeleteRecords, v,
+        { throttleTimeMs: 0, topics: [{ name: 't', partitions: [{ partitionIndex: 1, lowWatermark: 42n, errorCode: 0 }] }] }));
     expect(res.topics[0]).toMatchObject({ topic: 't', partitions: [{ partition: 1, errorCode: 0 }] });
     expect(String(res.topics[0].partitions[0].lowWatermark)).toBe('42');
   });
   test.each([0, 1, 2])('DescribeConfigs v%i', async (v) => {
     const body = { throttleTimeMs: 0, results: [{ errorCode: 0, errorMessage: null, resourceType: 2, resourceName: 't', configs: [
-      { name: 'retention.ms', value: '1000', readOnly: false, isDefault: false, configSource: 1, isSensitive: false, synonyms: [{ name: 'retention.ms', value: '1000', source: 1 }] },
+      { name: 'retention.ms', value: '1000', readOnly: false, isDefault: false, configSource: 1, isSensitive: false,
+        synonyms: [{ name: 'retention.ms', value: '1000', source: 1 }] },
     ] }] };
     const res = await kjs('describeConfigs', v, 'response').decode(ours(admin.DescribeConfigs, v, body));
     expect(res.resources[0]).toMatchObject({ errorCode: 0, resourceType: 2, resourceName: 't' });
-    expect(res.resources[0].configEntries[0]).toMatchObject({ configName: 'retention.ms', configValue: '1000', readOnly: false, isDefault: false, isSensitive: false });
-    if (v >= 1) expect(res.resources[0].configEntries[0]).toMatchObject({ configSource: 1, configSynonyms: [{ configName: 'retention.ms', configValue: '1000', configSource: 1 }] });
+    expect(res.resources[0].configEntries[0]).toMatchObject({ configName: 'retention.ms', configValue: '1000', readOnly: false,
+      isDefault: false, isSensitive: false });
+    if (v >= 1) expect(res.resources[0].configEntries[0])
+      .toMatchObject({ configSource: 1, configSynonyms: [{ configName: 'retention.ms', configValue: '1000', configSource: 1 }] });
   });
   test.each([0, 1])('CreatePartitions v%i', async (v) => {
-    const res = await kjs('createPartitions', v, 'response').decode(ours(admin.CreatePartitions, v, { throttleTimeMs: 0, results: [{ name: 't', errorCode: 37, errorMessage: 'no' }] }));
+    const res = await kjs('createPartitions', v, 'response')
+      .decode(ours(admin.CreatePartitions, v, { throttleTimeMs: 0, results: [{ name: 't', errorCode: 37, errorMessage: 'no' }] }));
     expect(res.topicErrors).toEqual([{ topic: 't', errorCode: 37, errorMessage: 'no' }]);
   });
   test.each([0, 1])('DeleteGroups v%i', async (v) => {
-    const res = await kjs('deleteGroups', v, 'response').decode(ours(admin.DeleteGroups, v, { throttleTimeMs: 0, results: [{ groupId: 'g', errorCode: 68 }] }));
+    const res = await kjs('deleteGroups', v, 'response')
+      .decode(ours(admin.DeleteGroups, v, { throttleTimeMs: 0, results: [{ groupId: 'g', errorCode: 68 }] }));
     expect(res.results).toEqual([expect.objectContaining({ groupId: 'g', errorCode: 68 })]);
   });
   test.each([0, 1])('SaslHandshake v%i', async (v) => {
@@ -105,7 +124,8 @@ describe('our responses are read by KafkaJS', () => {
     expect(res).toEqual({ errorCode: 0, enabledMechanisms: ['PLAIN'] });
   });
   test.each([0, 1])('SaslAuthenticate v%i', async (v) => {
-    const res = await kjs('saslAuthenticate', v, 'response').decode(ours(admin.SaslAuthenticate, v, { errorCode: 0, errorMessage: null, authBytes: Buffer.alloc(0), sessionLifetimeMs: 0n }));
+    const res = await kjs('saslAuthenticate', v, 'response')
+      .decode(ours(admin.SaslAuthenticate, v, { errorCode: 0, errorMessage: null, authBytes: Buffer.alloc(0), sessionLifetimeMs: 0n }));
     expect(res.errorCode).toBe(0);
     expect(Buffer.from(res.authBytes)).toEqual(Buffer.from([0, 0, 0, 0])); // KafkaJS re-adds a size prefix
   });
@@ -114,20 +134,26 @@ describe('our responses are read by KafkaJS', () => {
 describe('flexible versions: golden bytes (compact lengths are N+1 varints; each struct ends with a tag count)', () => {
   test('ListGroups v4 request and response', () => {
     expect(decodeAll(admin.ListGroups, 4, hex('02 07 537461626c65 00'))).toEqual({ statesFilter: ['Stable'], typesFilter: [] });
-    expect(ours(admin.ListGroups, 4, { throttleTimeMs: 0, errorCode: 0, groups: [{ groupId: 'g', protocolType: 'consumer', groupState: 'Stable' }] }))
+    expect(ours(admin.ListGroups, 4, { throttleTimeMs: 0, errorCode: 0,
+      groups: [{ groupId: 'g', protocolType: 'consumer', groupState: 'Stable' }] }))
       .toEqual(hex('00000000 0000 02 0267 09636f6e73756d6572 07537461626c65 00 00'));
     // v3 has no groupState and no filter.
-    expect(ours(admin.ListGroups, 3, { throttleTimeMs: 1, errorCode: 0, groups: [{ groupId: 'g', protocolType: '', groupState: 'Stable' }] }))
+    expect(ours(admin.ListGroups, 3, { throttleTimeMs: 1, errorCode: 0,
+      groups: [{ groupId: 'g', protocolType: '', groupState: 'Stable' }] }))
       .toEqual(hex('00000001 0000 02 0267 01 00 00'));
   });
   test('DescribeGroups v5 request and response', () => {
     expect(decodeAll(admin.DescribeGroups, 5, hex('02 0267 01 00'))).toEqual({ groups: ['g'], includeAuthorizedOperations: true });
-    const body = { throttleTimeMs: 0, groups: [{ errorCode: 0, groupId: 'g', groupState: 'Empty', protocolType: '', protocolData: '', members: [{ memberId: 'm', groupInstanceId: null, clientId: 'c', clientHost: 'h', memberMetadata: Buffer.alloc(0), memberAssignment: Buffer.from([7]) }], authorizedOperations: 328 }] };
-    expect(ours(admin.DescribeGroups, 5, body)).toEqual(hex('00000000 02 0000 0267 06456d707479 01 01 02 026d 00 0263 0268 01 0207 00 00000148 00 00'));
+    const body = { throttleTimeMs: 0, groups: [{ errorCode: 0, groupId: 'g', groupState: 'Empty', protocolType: '', protocolData: '',
+      members: [{ memberId: 'm', groupInstanceId: null, clientId: 'c', clientHost: 'h', memberMetadata: Buffer.alloc(0),
+        memberAssignment: Buffer.from([7]) }], authorizedOperations: 328 }] };
+    expect(ours(admin.DescribeGroups, 5, body))
+      .toEqual(hex('00000000 02 0000 0267 06456d707479 01 01 02 026d 00 0263 0268 01 0207 00 00000148 00 00'));
   });
   test('DeleteGroups v2, DeleteRecords v2 and SaslAuthenticate v2', () => {
     expect(decodeAll(admin.DeleteGroups, 2, hex('02 0261 00'))).toEqual({ groupsNames: ['a'] });
-    expect(ours(admin.DeleteGroups, 2, { throttleTimeMs: 0, results: [{ groupId: 'a', errorCode: 69 }] })).toEqual(hex('00000000 02 0261 0045 00 00'));
+    expect(ours(admin.DeleteGroups, 2, { throttleTimeMs: 0, results: [{ groupId: 'a', errorCode: 69 }] }))
+      .toEqual(hex('00000000 02 0261 0045 00 00'));
     expect(decodeAll(admin.DeleteRecords, 2, hex('02 0274 02 00000001 0000000000000005 00 00 000003e8 00')))
       .toEqual({ topics: [{ name: 't', partitions: [{ partitionIndex: 1, offset: 5n }] }], timeoutMs: 1000 });
     expect(ours(admin.SaslAuthenticate, 2, { errorCode: 0, errorMessage: null, authBytes: Buffer.alloc(0), sessionLifetimeMs: 0n }))
@@ -137,13 +163,20 @@ describe('flexible versions: golden bytes (compact lengths are N+1 varints; each
     expect(decodeAll(OffsetFetch, 7, hex('0267 00 01 00'))).toEqual({ groupId: 'g', topics: null, groups: [], requireStable: true });
     expect(decodeAll(OffsetFetch, 6, hex('0267 02 0274 02 00000000 00 00')))
       .toEqual({ groupId: 'g', topics: [{ name: 't', partitionIndexes: [0] }], groups: [], requireStable: false });
-    const body = { throttleTimeMs: 0, errorCode: 0, topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 9n, committedLeaderEpoch: -1, metadata: '', errorCode: 0 }] }] };
+    const body = { throttleTimeMs: 0, errorCode: 0,
+      topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 9n, committedLeaderEpoch: -1,
+        metadata: '', errorCode: 0 }] }] };
     expect(ours(OffsetFetch, 7, body)).toEqual(hex('00000000 02 0274 02 00000000 0000000000000009 ffffffff 01 0000 00 00 0000 00'));
   });
   test('DescribeConfigs v4 and CreatePartitions v2', () => {
-    expect(decodeAll(admin.DescribeConfigs, 4, hex('02 02 0274 00 00 00 01 00'))).toEqual({ resources: [{ resourceType: 2, resourceName: 't', configurationKeys: null }], includeSynonyms: false, includeDocumentation: true });
-    const body = { throttleTimeMs: 0, results: [{ errorCode: 0, errorMessage: null, resourceType: 2, resourceName: 't', configs: [{ name: 'a', value: 'b', readOnly: false, configSource: 5, isSensitive: false, synonyms: [], configType: 2, documentation: null }] }] };
+    expect(decodeAll(admin.DescribeConfigs, 4, hex('02 02 0274 00 00 00 01 00')))
+      .toEqual({ resources: [{ resourceType: 2, resourceName: 't', configurationKeys: null }], includeSynonyms: false,
+        includeDocumentation: true });
+    const body = { throttleTimeMs: 0, results: [{ errorCode: 0, errorMessage: null, resourceType: 2, resourceName: 't',
+      configs: [{ name: 'a', value: 'b', readOnly: false, configSource: 5, isSensitive: false, synonyms: [], configType: 2,
+        documentation: null }] }] };
     expect(ours(admin.DescribeConfigs, 4, body)).toEqual(hex('00000000 02 0000 00 02 0274 02 0261 0262 00 05 00 01 02 00 00 00 00'));
-    expect(decodeAll(admin.CreatePartitions, 2, hex('02 0274 00000003 00 00 000003e8 01 00'))).toEqual({ topics: [{ name: 't', count: 3, assignments: null }], timeoutMs: 1000, validateOnly: true });
+    expect(decodeAll(admin.CreatePartitions, 2, hex('02 0274 00000003 00 00 000003e8 01 00')))
+      .toEqual({ topics: [{ name: 't', count: 3, assignments: null }], timeoutMs: 1000, validateOnly: true });
   });
 });

@@ -34,7 +34,8 @@ describe('primitives', () => {
   });
 
   test('zig-zag varints and varlongs round-trip', () => {
-    fc.assert(fc.property(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), fc.bigInt({ min: -(1n << 63n), max: (1n << 63n) - 1n }), (i, l) => {
+    fc.assert(fc.property(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }),
+      fc.bigInt({ min: -(1n << 63n), max: (1n << 63n) - 1n }), (i, l) => {
       const w = new Writer(4);
       w.varint(i).varlong(l);
       const r = new Reader(w.toBuffer());
@@ -64,7 +65,8 @@ describe('primitives', () => {
 });
 
 describe('frames', () => {
-  const frames = [1, 2, 3].map((n) => frameRequest({ apiKey: 18, apiVersion: n - 1, correlationId: n, clientId: `c${n}` }, false, (w) => w.int32(n)));
+  const frames = [1, 2, 3].map((n) => frameRequest({ apiKey: 18, apiVersion: n - 1, correlationId: n, clientId: `c${n}` },
+    false, (w) => w.int32(n)));
   const stream = Buffer.concat(frames);
 
   test('a stream split at every boundary yields the same frames', () => {
@@ -140,7 +142,8 @@ describe('schema codec', () => {
 });
 
 describe('record batches', () => {
-  const records = [{ key: 'k1', value: 'v1', headers: [{ key: 'h', value: Buffer.from('x') }] }, { key: null, value: null }, { key: 'k3', value: 'v3' }];
+  const records = [{ key: 'k1', value: 'v1', headers: [{ key: 'h', value: Buffer.from('x') }] }, { key: null, value: null },
+    { key: 'k3', value: 'v3' }];
 
   test.each([Compression.None, Compression.Gzip])('encode, validate and decode (compression %i)', (compression) => {
     const batch = encodeBatch({ baseOffset: 100n, records, compression });

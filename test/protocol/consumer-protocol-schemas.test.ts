@@ -40,7 +40,8 @@ function lines(fields: readonly Field[], path = '', from?: number): string[] {
   return fields.flatMap((f) => {
     const struct = Array.isArray(f.type);
     const versions = spec(from === undefined ? f.versions : { ...f.versions, min: Math.max(f.versions.min, from) });
-    const line = `${path}${f.name} ${f.array ? '[]' : ''}${struct ? 'struct' : f.type} ${versions}${f.nullable ? ` nullable ${spec(f.nullable)}` : ''}`;
+    const line = `${path}${f.name} ${f.array ? '[]' : ''}${struct ? 'struct' : f.type} ${versions}${f.nullable ?
+      ` nullable ${spec(f.nullable)}` : ''}`;
     return [line, ...(struct ? lines(f.type as Field[], `${path}${f.name}.`, f.versions.min) : [])];
   });
 }
@@ -82,13 +83,15 @@ describe('ConsumerProtocol schemas', () => {
 
   it('StickyAssignorUserData V1 is V0 plus the generation, with no version prefix', () => {
     const v0 = encodeVersioned(StickyAssignorUserData, 0, { previousAssignment: [{ topic: 't', partitions: [0] }] }).subarray(2);
-    const v1 = encodeVersioned(StickyAssignorUserData, 1, { previousAssignment: [{ topic: 't', partitions: [0] }], generation: 5 }).subarray(2);
+    const v1 = encodeVersioned(StickyAssignorUserData, 1, { previousAssignment: [{ topic: 't', partitions: [0] }], generation: 5 })
+      .subarray(2);
     expect(Buffer.concat([v0, Buffer.from([0, 0, 0, 5])])).toEqual(v1);
   });
 
   it('the mock reads the topics the SDK wrote, with the same schema', () => {
     for (let version = 0; version <= 5; version++) {
-      const bytes = encodeSubscription({ topics: ['zeta', 'alpha', `v${version}`], ownedPartitions: [{ topic: 'alpha', partition: 1 }] }, version);
+      const bytes = encodeSubscription({ topics: ['zeta', 'alpha', `v${version}`], ownedPartitions: [{ topic: 'alpha', partition: 1 }] },
+        version);
       expect(decodeSubscriptionTopics(bytes)).toEqual(decodeSubscription(bytes).topics);
     }
     expect(decodeSubscriptionTopics(Buffer.from([0, 0, 0, 0, 0, 9]))).toBeNull(); // 9 topics announced, none there

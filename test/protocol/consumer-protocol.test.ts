@@ -66,7 +66,8 @@ describe('ConsumerProtocol Subscription', () => {
     });
     // KafkaJS writes only v0 fields whatever the version; absent trailing fields take defaults.
     const v2 = AssignerProtocol.MemberMetadata.encode({ version: 2, topics: ['x'], userData: Buffer.alloc(0) });
-    expect(decodeSubscription(v2)).toMatchObject({ version: 2, topics: ['x'], userData: Buffer.alloc(0), ownedPartitions: [], generationId: -1 });
+    expect(decodeSubscription(v2)).toMatchObject({ version: 2, topics: ['x'], userData: Buffer.alloc(0),
+      ownedPartitions: [], generationId: -1 });
   });
 
   it('is readable by KafkaJS (v0 fields)', () => {
@@ -107,7 +108,8 @@ describe('ConsumerProtocol Assignment', () => {
 
   it('decodes bytes made by KafkaJS AssignerProtocol.MemberAssignment.encode', () => {
     const bytes = AssignerProtocol.MemberAssignment.encode({ version: 0, assignment: { a: [0, 2], b: [1] }, userData: Buffer.alloc(0) });
-    expect(decodeAssignment(bytes)).toEqual({ version: 0, assignedPartitions: [tp('a', 0), tp('a', 2), tp('b', 1)], userData: Buffer.alloc(0) });
+    expect(decodeAssignment(bytes)).toEqual({ version: 0, assignedPartitions: [tp('a', 0), tp('a', 2), tp('b', 1)],
+      userData: Buffer.alloc(0) });
   });
 
   it('is readable by KafkaJS', () => {

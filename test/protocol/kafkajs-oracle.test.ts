@@ -38,7 +38,8 @@ describe('requests encoded by KafkaJS decode to the same fields', () => {
     // KafkaJS builds record batches itself; the bytes are opaque to the request codec.
     const buf = await kafkajsRequestBytes('produce', v, {
       transactionalId: 'tx', acks: -1, timeout: 1234, compression: 0,
-      topicData: [{ topic: 't', partitions: [{ partition: 2, firstSequence: 0, messages: [{ key: 'k', value: 'v', timestamp: 1700000000000 }] }] }],
+      topicData: [{ topic: 't', partitions: [{ partition: 2, firstSequence: 0,
+        messages: [{ key: 'k', value: 'v', timestamp: 1700000000000 }] }] }],
     });
     const req = decodeRequest(data.Produce, v, new Reader(buf));
     expect(req).toMatchObject({ transactionalId: 'tx', acks: -1, timeoutMs: 1234 });
@@ -86,7 +87,8 @@ describe('responses we encode are read by KafkaJS', () => {
   test.each(range(0, 6))('Metadata v%i', async (v) => {
     const body = {
       brokers: [{ nodeId: 1, host: '127.0.0.1', port: 9092, rack: null }], clusterId: 'c', controllerId: 1,
-      topics: [{ errorCode: 0, name: 't', isInternal: false, partitions: [{ errorCode: 0, partitionIndex: 0, leaderId: 1, replicaNodes: [1], isrNodes: [1], offlineReplicas: [] }] }],
+      topics: [{ errorCode: 0, name: 't', isInternal: false, partitions: [{ errorCode: 0, partitionIndex: 0, leaderId: 1, replicaNodes: [1],
+        isrNodes: [1], offlineReplicas: [] }] }],
     };
     const res = await kjs('metadata', v, 'response').decode(ourResponseBytes(data.Metadata, v, body));
     expect(res.brokers[0]).toMatchObject({ nodeId: 1, host: '127.0.0.1', port: 9092 });
@@ -95,7 +97,8 @@ describe('responses we encode are read by KafkaJS', () => {
   });
 
   test.each(range(0, 5))('JoinGroup v%i', async (v) => {
-    const body = { errorCode: 0, generationId: 3, protocolName: 'range', leader: 'a', memberId: 'b', members: [{ memberId: 'a', groupInstanceId: null, metadata: Buffer.from([9]) }] };
+    const body = { errorCode: 0, generationId: 3, protocolName: 'range', leader: 'a', memberId: 'b',
+      members: [{ memberId: 'a', groupInstanceId: null, metadata: Buffer.from([9]) }] };
     const res = await kjs('joinGroup', v, 'response').decode(ourResponseBytes(group.JoinGroup, v, body));
     expect(res).toMatchObject({ errorCode: 0, generationId: 3, groupProtocol: 'range', leaderId: 'a', memberId: 'b' });
     expect(res.members[0].memberId).toBe('a');
@@ -104,7 +107,8 @@ describe('responses we encode are read by KafkaJS', () => {
 
   test.each(range(4, 11))('Fetch v%i carries watermarks and records bytes', async (v) => {
     const batch = encodeBatch({ baseOffset: 5n, records: [{ key: 'k', value: 'hello' }, { key: null, value: 'world' }] });
-    const body = { responses: [{ topic: 't', partitions: [{ partitionIndex: 0, errorCode: 0, highWatermark: 7n, lastStableOffset: 7n, logStartOffset: 0n, abortedTransactions: null, records: batch }] }] };
+    const body = { responses: [{ topic: 't', partitions: [{ partitionIndex: 0, errorCode: 0, highWatermark: 7n, lastStableOffset: 7n,
+      logStartOffset: 0n, abortedTransactions: null, records: batch }] }] };
     const res = await kjs('fetch', v, 'response').decode(ourResponseBytes(data.Fetch, v, body));
     const p = res.responses[0].partitions[0];
     expect(p).toMatchObject({ partition: 0, errorCode: 0, highWatermark: '7' });

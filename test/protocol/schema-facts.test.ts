@@ -7,7 +7,8 @@
  * each message's valid and flexible versions, and whether its latest version is unstable). A version
  * Kafka marks unstable ("latestVersionUnstable") is not served by Kafka by default, so not by us.
  * At every version a handler serves, the fields present, their order, types, nullability and tags
- * must be Kafka's, so a typo in a version range is caught without a client. Deliberate differences are listed, with their reason, in DIFFERENCES.
+ * must be Kafka's, so a typo in a version range is caught without a client. Deliberate differences are listed, with their reason,
+ * in DIFFERENCES.
  */
 import { createRegistry } from '../../src/testing/mock-broker/handlers';
 import { Field, inRange, isFlexible, range } from '../../src/protocol/schema';
@@ -59,7 +60,8 @@ function kafkaShape(fields: FactField[], v: number, renamed: Record<string, stri
     const array = f.type.startsWith('[]');
     const base = f.type.replace(/^\[\]/, '');
     const struct = f.fields !== undefined;
-    const line = `${name}: ${array ? '[]' : ''}${struct ? 'struct' : base}${inSpec(f.nullableVersions, v) ? ' nullable' : ''}${f.tag !== undefined && inSpec(f.taggedVersions, v) ? ` tag ${f.tag}` : ''}`;
+    const line = `${name}: ${array ? '[]' : ''}${struct ? 'struct' : base}${inSpec(f.nullableVersions, v) ? ' nullable' :
+      ''}${f.tag !== undefined && inSpec(f.taggedVersions, v) ? ` tag ${f.tag}` : ''}`;
     return [line, ...(struct ? kafkaShape(f.fields!, v, renamed, `${name}.`) : [])];
   });
 }
@@ -71,7 +73,8 @@ function ourShape(fields: readonly Field[], v: number, path = ''): string[] {
   return [...plain, ...tagged].flatMap((f) => {
     const name = `${path}${f.name}`;
     const struct = Array.isArray(f.type);
-    const line = `${name}: ${f.array ? '[]' : ''}${struct ? 'struct' : f.type}${f.nullable && inRange(f.nullable, v) ? ' nullable' : ''}${f.tag !== null ? ` tag ${f.tag}` : ''}`;
+    const line = `${name}: ${f.array ? '[]' : ''}${struct ? 'struct' : f.type}${f.nullable && inRange(f.nullable, v) ? ' nullable' :
+      ''}${f.tag !== null ? ` tag ${f.tag}` : ''}`;
     return [line, ...(struct ? ourShape(f.type as Field[], v, `${name}.`) : [])];
   });
 }
@@ -86,11 +89,13 @@ function differences(): string[] {
     }
     if (fact.apiKey !== h.schema.apiKey) out.push(`${h.schema.name}: api key ${h.schema.apiKey}, Kafka ${fact.apiKey}`);
     const valid = range(fact.validVersions);
-    if (h.minVersion < valid.min || h.maxVersion > valid.max) out.push(`${h.schema.name}: serves v${h.minVersion}-${h.maxVersion}, Kafka defines ${fact.validVersions}`);
+    if (h.minVersion < valid.min || h.maxVersion > valid.max) out.push(
+      `${h.schema.name}: serves v${h.minVersion}-${h.maxVersion}, Kafka defines ${fact.validVersions}`);
     const stableMax = fact.latestVersionUnstable ? valid.max - 1 : valid.max;
     if (h.maxVersion > stableMax) out.push(`${h.schema.name}: serves v${h.maxVersion}, unstable in Kafka (stable up to v${stableMax})`);
     for (let v = h.minVersion; v <= h.maxVersion; v++) {
-      if (isFlexible(h.schema, v) !== inSpec(fact.flexibleVersions, v)) out.push(`${h.schema.name} v${v}: flexible ${isFlexible(h.schema, v)}, Kafka ${fact.flexibleVersions}`);
+      if (isFlexible(h.schema, v) !== inSpec(fact.flexibleVersions, v)) out.push(
+        `${h.schema.name} v${v}: flexible ${isFlexible(h.schema, v)}, Kafka ${fact.flexibleVersions}`);
       for (const side of ['request', 'response'] as const) {
         const theirs = kafkaShape(fact[side], v, RENAMED[h.schema.name]);
         const ours = ourShape(h.schema[side], v);

@@ -22,7 +22,8 @@ describe('assignCooperativeSticky', () => {
     expect(withheld.C).toEqual([]);
     // Follow-up: A and B revoked what they lost and say so in their subscriptions.
     const follow = assignCooperativeSticky(
-      subs({ A: owning(first.get('A')!.map((p) => p.partition), 2), B: owning(first.get('B')!.map((p) => p.partition), 2), C: { topics: ['t'], generation: 2 } }),
+      subs({ A: owning(first.get('A')!.map((p) => p.partition), 2), B: owning(first.get('B')!.map((p) => p.partition), 2),
+        C: { topics: ['t'], generation: 2 } }),
       topics({ t: 6 }),
     );
     expect(follow.get('A')).toEqual(first.get('A'));
@@ -43,7 +44,8 @@ describe('assignCooperativeSticky', () => {
 
   test('property: no partition ever goes to a member while another member claims it', () => {
     fc.assert(fc.property(
-      fc.integer({ min: 1, max: 12 }), fc.array(fc.array(fc.integer({ min: 0, max: 11 }), { maxLength: 6 }), { minLength: 1, maxLength: 5 }),
+      fc.integer({ min: 1, max: 12 }), fc.array(fc.array(fc.integer({ min: 0, max: 11 }), { maxLength: 6 }),
+        { minLength: 1, maxLength: 5 }),
       (partitions, claims) => {
         const members = Object.fromEntries(claims.map((c, i) => [`M${i}`, owning([...new Set(c.filter((p) => p < partitions))])]));
         const result = assignCooperativeSticky(subs(members), topics({ t: partitions }));
@@ -52,7 +54,8 @@ describe('assignCooperativeSticky', () => {
           for (const p of list) {
             expect(seen.has(key(p))).toBe(false);
             seen.add(key(p));
-            const ownedByOther = Object.entries(members).some(([other, m]) => other !== id && m.ownedPartitions.some((o) => o.partition === p.partition));
+            const ownedByOther = Object.entries(members).some(([other, m]) => other !== id &&
+              m.ownedPartitions.some((o) => o.partition === p.partition));
             const ownedByMe = members[id].ownedPartitions.some((o) => o.partition === p.partition);
             expect(ownedByOther && !ownedByMe).toBe(false);
           }
@@ -65,7 +68,8 @@ describe('assignCooperativeSticky', () => {
 describe('the generation a member reports', () => {
   test('Java writes it as a 4-byte userData; the v2+ GenerationId field wins when set', () => {
     expect(cooperativeStickyUserData(7)).toEqual(Buffer.from([0, 0, 0, 7]));
-    const v1 = decodeSubscription(encodeSubscription({ topics: ['t'], userData: cooperativeStickyUserData(4), ownedPartitions: [tp(0)] }, 1));
+    const v1 = decodeSubscription(encodeSubscription({ topics: ['t'], userData: cooperativeStickyUserData(4),
+      ownedPartitions: [tp(0)] }, 1));
     expect(cooperativeGeneration(v1)).toBe(4);
     const v3 = decodeSubscription(encodeSubscription({ topics: ['t'], userData: cooperativeStickyUserData(4), generationId: 9 }, 3));
     expect(cooperativeGeneration(v3)).toBe(9);

@@ -16,7 +16,8 @@ function fakeCluster(known: Record<string, number>, extra: Record<string, number
   const added: string[][] = [];
   const cluster = {
     findTopicPartitionMetadata: (topic: string) =>
-      Array.from({ length: metadata[topic] ?? 0 }, (_, partitionId) => ({ partitionErrorCode: 0, partitionId, leader: 0, replicas: [0], isr: [0] })),
+      Array.from({ length: metadata[topic] ?? 0 }, (_, partitionId) =>
+        ({ partitionErrorCode: 0, partitionId, leader: 0, replicas: [0], isr: [0] })),
     addMultipleTargetTopics: async (topics: string[]) => {
       added.push(topics);
       for (const t of topics) if (extra[t] !== undefined) metadata[t] = extra[t]!;
@@ -38,7 +39,8 @@ describe('KafkaJS adapters', () => {
     const { cluster } = fakeCluster({ t0: 3, t1: 3 });
     const assigner = range({ cluster, groupId: 'g', logger });
     const members = [
-      { memberId: 'C1', memberMetadata: AssignerProtocol.MemberMetadata.encode({ version: 0, topics: ['t0', 't1'], userData: Buffer.alloc(0) }) },
+      { memberId: 'C1', memberMetadata: AssignerProtocol.MemberMetadata.encode({ version: 0, topics: ['t0', 't1'],
+        userData: Buffer.alloc(0) }) },
       { memberId: 'C0', memberMetadata: assigner.protocol({ topics: ['t1', 't0'] }).metadata },
       { memberId: 'C2', memberMetadata: encodeSubscription({ topics: ['other'] }, 1) },
     ];
@@ -91,10 +93,12 @@ describe('KafkaJS adapters', () => {
   it('fails the assignment with a typed error on undecodable metadata', async () => {
     const { cluster } = fakeCluster({ t: 1 });
     const assigner = range({ cluster, groupId: 'g', logger });
-    await expect(assigner.assign({ members: [{ memberId: 'bad', memberMetadata: Buffer.from([0, 1, 0]) }], topics: ['t'] })).rejects.toThrow(
+    await expect(assigner.assign({ members: [{ memberId: 'bad', memberMetadata: Buffer.from([0, 1, 0]) }], topics: ['t'] }))
+      .rejects.toThrow(
       ConsumerProtocolDecodeError,
     );
-    await expect(assigner.assign({ members: [{ memberId: 'bad', memberMetadata: Buffer.from([0, 1, 0]) }], topics: ['t'] })).rejects.toThrow(
+    await expect(assigner.assign({ members: [{ memberId: 'bad', memberMetadata: Buffer.from([0, 1, 0]) }], topics: ['t'] }))
+      .rejects.toThrow(
       /member bad/,
     );
   });

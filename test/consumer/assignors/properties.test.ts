@@ -122,7 +122,8 @@ describe('sticky', () => {
         const minQ = Math.floor(total / M);
         const maxQ = Math.ceil(total / M);
         const owned = [...after.keys()].map((id) => first.get(id)?.length ?? 0);
-        const keep = owned.reduce((n, o) => n + Math.min(o, minQ), 0) + (maxQ > minQ ? Math.min(total % M, owned.filter((o) => o >= maxQ).length) : 0);
+        const keep = owned.reduce((n, o) => n + Math.min(o, minQ), 0) +
+          (maxQ > minQ ? Math.min(total % M, owned.filter((o) => o >= maxQ).length) : 0);
         const required = owned.reduce((n, o) => n + o, 0) - keep;
         expect(moved(first, second)).toBe(required);
       }),
@@ -140,7 +141,8 @@ describe('sticky with arbitrary previous claims', () => {
         fc.constant(t),
         fc.array(
           fc.record({
-            owned: fc.array(fc.record({ topic: fc.constantFrom(...TOPICS, 'missing'), partition: fc.integer({ min: -1, max: 10 }) }), { maxLength: 12 }),
+            owned: fc.array(fc.record({ topic: fc.constantFrom(...TOPICS, 'missing'), partition: fc.integer({ min: -1, max: 10 }) }),
+              { maxLength: 12 }),
             generation: fc.option(fc.integer({ min: -1, max: 4 }), { nil: undefined }),
           }),
           { minLength: s.size, maxLength: s.size },

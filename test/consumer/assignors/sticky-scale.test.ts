@@ -51,13 +51,15 @@ describe('sticky at 100 members x 10,000 partitions', () => {
     const third = timed('general join', () => assignSticky(join, partitionsPerTopic));
     expectValid(join, partitionsPerTopic, third);
     // eslint-disable-next-line no-console
-    console.log(`general: moved on leave ${moved(first, second)}, on join ${moved(first, third)}; sizes ${Math.min(...sizes(third))}..${Math.max(...sizes(third))}`);
+    console.log(`general: moved on leave ${moved(first, second)}, on join ${moved(first,
+      third)}; sizes ${Math.min(...sizes(third))}..${Math.max(...sizes(third))}`);
     expect(moved(first, second)).toBe(0); // the leaver's partitions are simply redistributed
     expect(moved(first, third)).toBe(99); // optimal: the newcomer's 99 come one from each of 99 members
     expect(Math.max(...sizes(third)) - Math.min(...sizes(third))).toBeLessThanOrEqual(1);
 
     // Worst case: one member owned everything, 99 others (different subscriptions) arrive.
-    const all = new Map<string, MemberSubscription>([...s].map(([id, sub]) => [id, { topics: sub.topics, ownedPartitions: [], generation: -1 }]));
+    const all = new Map<string, MemberSubscription>([...s]
+      .map(([id, sub]) => [id, { topics: sub.topics, ownedPartitions: [], generation: -1 }]));
     const everything = topicNames.flatMap((topic) => Array.from({ length: 100 }, (_, partition) => ({ topic, partition })));
     all.set('member-000', { topics: topicNames, ownedPartitions: everything, generation: 1 });
     const spread = timed('general 1 -> 100 members', () => assignSticky(all, partitionsPerTopic));

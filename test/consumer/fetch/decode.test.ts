@@ -44,10 +44,12 @@ describe('decodeFetchedRecords', () => {
 
   test('read_committed: an aborted transaction is skipped up to its marker; a committed one is read; markers are no records', () => {
     const aborted = encodeBatch({ baseOffset: 0n, producerId: 7n, producerEpoch: 0, isTransactional: true, records: [{ value: 'gone' }] });
-    const committed = encodeBatch({ baseOffset: 2n, producerId: 8n, producerEpoch: 0, isTransactional: true, records: [{ value: 'kept' }] });
-    const later = encodeBatch({ baseOffset: 5n, producerId: 7n, producerEpoch: 0, isTransactional: true, records: [{ value: 'next txn' }] });
-    const blob = Buffer.concat([aborted, marker(1n, 7n, 0), committed, marker(3n, 8n, 1), encodeBatch({ baseOffset: 4n, records: [{ value: 'plain' }] }),
-      later, marker(6n, 7n, 1)]);
+    const committed = encodeBatch({ baseOffset: 2n, producerId: 8n, producerEpoch: 0, isTransactional: true,
+      records: [{ value: 'kept' }] });
+    const later = encodeBatch({ baseOffset: 5n, producerId: 7n, producerEpoch: 0, isTransactional: true,
+      records: [{ value: 'next txn' }] });
+    const blob = Buffer.concat([aborted, marker(1n, 7n, 0), committed, marker(3n, 8n, 1),
+      encodeBatch({ baseOffset: 4n, records: [{ value: 'plain' }] }), later, marker(6n, 7n, 1)]);
     const out = decodeFetchedRecords(tp, 0n, blob, [{ producerId: 7n, firstOffset: 0n }]);
     expect(values(out.records)).toEqual(['kept', 'plain', 'next txn']);
     expect(out.nextOffset).toBe(7n);

@@ -45,7 +45,8 @@ describe('EagerMembership', () => {
     await until(() => a.owned().length === 2 && b.owned().length === 2 && ma.state === 'stable', '2 and 2');
     expect(a.revoked.map((r) => r.length)).toEqual([4]);
     expect(owners.violations).toEqual([]);
-    expect(ma.history.map((t) => t.to)).toEqual(['joining', 'syncing', 'assigning', 'stable', 'revoking', 'joining', 'syncing', 'assigning', 'stable']);
+    expect(ma.history.map((t) => t.to)).toEqual(['joining', 'syncing', 'assigning', 'stable', 'revoking', 'joining',
+      'syncing', 'assigning', 'stable']);
   });
 
   test('UNKNOWN_MEMBER_ID on a heartbeat: the partitions are lost, not revoked; the member joins again as a new member', async () => {

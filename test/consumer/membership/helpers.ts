@@ -40,7 +40,8 @@ export class FakeHost implements PartitionHost {
     this.calls.push(`assign ${partitions.map(partitionKey).join(',')}`);
     for (const tp of partitions) {
       const other = this.owners.byPartition.get(partitionKey(tp));
-      if (other !== undefined && other !== this.name) this.owners.violations.push(`${partitionKey(tp)}: ${this.name} while ${other} owns it`);
+      if (other !== undefined && other !== this.name) this.owners.violations.push(
+        `${partitionKey(tp)}: ${this.name} while ${other} owns it`);
       this.owners.byPartition.set(partitionKey(tp), this.name);
       this.mine.set(partitionKey(tp), tp);
     }

@@ -1,7 +1,8 @@
 /**
  * Child-process worker for multiprocess.test.ts (not a test file). Args: dbFile table offsetsTable writerId iterations.
  * Writes batches to partition t:0 with CAS from its last known position; on fencing it adopts the stored position.
- * Prints 'ready', waits for a line on stdin, then prints one JSON line { committedRows, committedBatches, fenced } on success; exits 1 with the error otherwise.
+ * Prints 'ready', waits for a line on stdin, then prints one JSON line { committedRows, committedBatches, fenced } on success;
+ * exits 1 with the error otherwise.
  */
 import { SqlSink } from '../../../src/sinks/sql/sql-sink';
 import { basicMapping, batch } from './fixtures';

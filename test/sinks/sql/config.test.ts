@@ -6,7 +6,8 @@ import { compileMapping, pathReader } from '../../../src/sinks/sql/mapping';
 import { KafkaEosError } from '../../../src/errors';
 import { basicMapping, record } from './fixtures';
 
-const base: SqlSinkConfig = { knex: { client: 'sqlite3', connection: { filename: ':memory:' } }, table: 'rows', mode: 'insert', mapping: basicMapping };
+const base: SqlSinkConfig = { knex: { client: 'sqlite3', connection: { filename: ':memory:' } }, table: 'rows',
+  mode: 'insert', mapping: basicMapping };
 
 function fieldOf(overrides: Partial<SqlSinkConfig> | Record<string, unknown>): string | undefined {
   try {
@@ -56,7 +57,8 @@ describe('config validation names the field', () => {
     expect(n.conflictKey).toEqual(['kafka_topic', 'kafka_partition', 'kafka_offset']);
     expect(n.includeKafkaCoordinates).toBe(true);
     expect(validateSqlSinkConfig({ ...base, mode: 'upsert', upsertKey: ['id'] }).conflictKey).toEqual(['id']);
-    expect(validateSqlSinkConfig({ ...base, mapping: { ...basicMapping, includeKafkaCoordinates: false } }).includeKafkaCoordinates).toBe(false);
+    expect(validateSqlSinkConfig({ ...base, mapping: { ...basicMapping, includeKafkaCoordinates: false } })
+      .includeKafkaCoordinates).toBe(false);
   });
 
   test('the constructor validates before connecting, and rejects unsupported clients', () => {
@@ -73,8 +75,10 @@ describe('declarative mapping', () => {
   } }, 'sqlite', true);
 
   test('reads dot paths (array indexes too) and converts per type', () => {
-    const row = m.toRow(record('t', 2, 9_007_199_254_740_993n, { a: { s: 7, list: [1, '22'] }, big: '9223372036854775807', when: '2024-01-02T03:04:05.000Z', ok: false }));
-    expect(row).toEqual({ kafka_topic: 't', kafka_partition: 2, kafka_offset: '9007199254740993', s: '7', i: 22, big: '9223372036854775807', ts: '2024-01-02T03:04:05.000Z', ok: 0 });
+    const row = m.toRow(record('t', 2, 9_007_199_254_740_993n, { a: { s: 7, list: [1, '22'] }, big: '9223372036854775807',
+      when: '2024-01-02T03:04:05.000Z', ok: false }));
+    expect(row).toEqual({ kafka_topic: 't', kafka_partition: 2, kafka_offset: '9007199254740993', s: '7', i: 22, big: '9223372036854775807',
+      ts: '2024-01-02T03:04:05.000Z', ok: 0 });
   });
 
   test.each([
@@ -86,7 +90,8 @@ describe('declarative mapping', () => {
     [{ a: { list: [0, 1] }, big: 1, when: 0 }, 's'],
     [{ a: { s: 'x', list: [0, 1] }, big: 1, when: 0, ok: 'yes' }, 'ok'],
   ])('%j fails on column %s', (value, column) => {
-    expect(() => m.toRow(record('t', 0, 5n, value))).toThrow(expect.objectContaining({ code: 'SINK_MAPPING_FAILED', column, offset: 5n, topic: 't', partition: 0 }));
+    expect(() => m.toRow(record('t', 0, 5n, value)))
+      .toThrow(expect.objectContaining({ code: 'SINK_MAPPING_FAILED', column, offset: 5n, topic: 't', partition: 0 }));
   });
 
   test('paths read keys of any text, as keys and never as code (the readers are compiled per path)', () => {
@@ -112,7 +117,8 @@ describe('declarative mapping', () => {
 
   test('function mapping output: bigint made bindable, coordinates override same-named keys', () => {
     const f = compileMapping(() => ({ big: 2n ** 60n, small: 5n, kafka_offset: 'spoof' }), 'sqlite', true);
-    expect(f.toRow(record('t', 0, 3n, {}))).toEqual({ big: '1152921504606846976', small: 5, kafka_topic: 't', kafka_partition: 0, kafka_offset: 3 });
+    expect(f.toRow(record('t', 0, 3n, {}))).toEqual({ big: '1152921504606846976', small: 5, kafka_topic: 't',
+      kafka_partition: 0, kafka_offset: 3 });
     const bad = compileMapping(() => null as unknown as Record<string, unknown>, 'sqlite', true);
     expect(() => bad.toRow(record('t', 0, 3n, {}))).toThrow(expect.objectContaining({ code: 'SINK_MAPPING_FAILED', offset: 3n }));
   });
@@ -147,10 +153,12 @@ describe('isTransientSqlError: every "cannot connect now" SQLSTATE is an outage,
 });
 
 describe('isTransientSqlError', () => {
-  const e = (code: string | undefined, message = 'm', cause?: unknown) => Object.assign(new Error(message, { cause }), code === undefined ? {} : { code });
+  const e = (code: string | undefined, message = 'm', cause?: unknown) => Object.assign(new Error(message, { cause }),
+    code === undefined ? {} : { code });
   test.each([
     [e('SQLITE_BUSY'), true], [e('SQLITE_LOCKED'), true], [e('40001'), true], [e('40P01'), true], [e('57P01'), true],
-    [e('ECONNRESET'), true], [e('08006'), true], [e('28P01'), true], [e('28000'), true], [e(undefined, 'Connection terminated unexpectedly'), true],
+    [e('ECONNRESET'), true], [e('08006'), true], [e('28P01'), true], [e('28000'), true],
+    [e(undefined, 'Connection terminated unexpectedly'), true],
     [e(undefined, 'wrapped', e('40P01')), true], [Object.assign(new Error('t'), { name: 'KnexTimeoutError' }), true],
     [e('23505', 'duplicate key value violates unique constraint'), false], [e('SQLITE_CONSTRAINT'), false],
     [e('23505', 'Key (id)=(SQLITE_BUSY) already exists'), false], [e('42P01'), false], [new TypeError('x'), false],

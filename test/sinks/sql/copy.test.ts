@@ -44,7 +44,8 @@ describe('COPY text-format encoder', () => {
   });
 
   test('every value is encoded as encodeCopyValue would, repeated strings and numbers included', () => {
-    const values: unknown[] = ['a\tb', 'a\tb', 'plain', 'a\tb', '', '\\N', 0, -0, 1.5, -2e-7, 1e21, NaN, 12n, false, null, Buffer.from([1, 255])];
+    const values: unknown[] = ['a\tb', 'a\tb', 'plain', 'a\tb', '', '\\N', 0, -0, 1.5, -2e-7, 1e21, NaN, 12n, false,
+      null, Buffer.from([1, 255])];
     const rows = values.map((v, i) => ({ v, w: values[(i + 3) % values.length], t: 'topic\n' }));
     const expected = rows.map((r) => `${encodeCopyValue(r.v)}\t${encodeCopyValue(r.w)}\t${encodeCopyValue(r.t)}\n`).join('');
     expect(encodeCopyRows(rows, ['v', 'w', 't'])).toBe(expected);
@@ -197,13 +198,15 @@ describePg('COPY on PostgreSQL', () => {
     const offsets = uniqueName('copy_offs');
     tables.push(table, offsets);
     await k.schema.createTable(table, (t) => {
-      t.text('kafka_topic'); t.integer('kafka_partition'); t.bigInteger('kafka_offset'); t.text('id'); t.integer('n').notNullable(); t.text('writer');
+      t.text('kafka_topic'); t.integer('kafka_partition'); t.bigInteger('kafka_offset'); t.text('id');
+      t.integer('n').notNullable(); t.text('writer');
     });
     const sink = new SqlSink({ knex: k, table, offsetsTable: offsets, mode: 'insert', mapping: (r) => JSON.parse(r.value!.toString()) });
     try {
       const b = batch('t', 0, -1n, 0n, 600n);
       b.records[345] = record('t', 0, 345n, { id: 'bad', n: 'NaN-is-not-an-int', writer: 'w' });
-      await expect(sink.write('g', [b])).rejects.toMatchObject({ code: 'SINK_WRITE_FAILED', topic: 't', partition: 0, offset: 345n, lastOffset: 345n });
+      await expect(sink.write('g', [b])).rejects.toMatchObject({ code: 'SINK_WRITE_FAILED', topic: 't', partition: 0,
+        offset: 345n, lastOffset: 345n });
       expect(await countRows(k, table)).toBe(0);
       b.records[345] = record('t', 0, 345n, { id: 'ok', n: 1, writer: 'w' });
       expect(await sink.write('g', [b])).toEqual({ status: 'committed' });
@@ -307,7 +310,8 @@ describePg('COPY on PostgreSQL', () => {
       await expect(sink.write('g', [batch('t', 0, -1n, 0n, 200n)])).rejects.toMatchObject({ code: 'SINK_WRITE_FAILED', offset: 100n });
       expect(await sink.write('g', [batch('t', 0, -1n, 0n, 50n)])).toEqual({ status: 'committed' });
       const again = batch('t', 0, 50n, 50n, 60n);
-      again.records = again.records.map((r) => record('t', 0, r.offset, { id: `t-0-${Number(r.offset) - 50}`, n: Number(r.offset), writer: 'v2' }));
+      again.records = again.records.map((r) => record('t', 0, r.offset, { id: `t-0-${Number(r.offset) - 50}`,
+        n: Number(r.offset), writer: 'v2' }));
       expect(await sink.write('g', [again])).toEqual({ status: 'committed' });
       const rows = await one(table).select('id', 'n', 'writer').orderBy('n');
       expect(rows).toHaveLength(50);

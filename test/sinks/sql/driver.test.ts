@@ -15,7 +15,8 @@ describe('database drivers are optional peer dependencies', () => {
     expect(() => assertDriverInstalled('pg')).not.toThrow();
   });
 
-  test.each([['sqlite3', 'sqlite3'], ['pg', 'pg'], ['postgresql', 'pg'], ['mysql2', 'mysql2']])('a missing driver for client %s names the package %s to install', (client, pkg) => {
+  test.each([['sqlite3', 'sqlite3'], ['pg', 'pg'], ['postgresql', 'pg'], ['mysql2', 'mysql2']])(
+    'a missing driver for client %s names the package %s to install', (client, pkg) => {
     let err: unknown;
     try { assertDriverInstalled(client, notFound); } catch (e) { err = e; }
     expect(err).toBeInstanceOf(MissingDriverError);

@@ -39,8 +39,8 @@ export function mariadbTarget(): Target {
 }
 
 /**
- * SQLite, PostgreSQL and MariaDB ({@link mariadbTarget}). PostgreSQL runs when KAFKA_EOS_PG_URL is set; when CI is set without it, its suites
- * run and fail (knexConfig throws); locally without it, they are skipped and show as skipped in jest's summary
+ * SQLite, PostgreSQL and MariaDB ({@link mariadbTarget}). PostgreSQL runs when KAFKA_EOS_PG_URL is set; when CI is set without it, its
+ * suites run and fail (knexConfig throws); locally without it, they are skipped and show as skipped in jest's summary
  * (test/global-setup.js says why, once per run).
  */
 export function targets(): Target[] {

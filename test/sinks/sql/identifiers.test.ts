@@ -18,8 +18,10 @@ test.each([
   ['mapping.columns.id as x', { mapping: mapping('id as x') }],
   ['upsertKey[0]', { mode: 'upsert', upsertKey: ['k as j'], mapping: { columns: { k: { path: 'id', type: 'string' as const } } } }],
 ])('a name with " as " is refused (%s)', (field, override) => {
-  const config = { knex: { client: 'sqlite3', connection: { filename: ':memory:' } }, table: 't', mode: 'insert' as const, mapping: mapping('id'), ...override };
-  expect(() => new SqlSink(config as never)).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID', field, message: expect.stringMatching(/alias/) }));
+  const config = { knex: { client: 'sqlite3', connection: { filename: ':memory:' } }, table: 't', mode: 'insert' as const,
+    mapping: mapping('id'), ...override };
+  expect(() => new SqlSink(config as never))
+    .toThrow(expect.objectContaining({ code: 'CONFIG_INVALID', field, message: expect.stringMatching(/alias/) }));
 });
 
 for (const target of targets()) {

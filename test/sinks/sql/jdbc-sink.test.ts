@@ -90,7 +90,8 @@ for (const target of targets()) describeOn(target)(`JdbcSink on ${target.name}`,
     }
   });
 
-  test('auto.evolve: a new optional field adds a nullable column between two records of one write; required fields and type changes are refused', async () => {
+  test('auto.evolve: a new optional field adds a nullable column between two records of one write; required fields and type changes ' +
+    'are refused', async () => {
     const { p, sink: j } = sink('je');
     try {
       await j.open('g', [{ topic: 'a', partition: 0 }]);
@@ -120,7 +121,8 @@ for (const target of targets()) describeOn(target)(`JdbcSink on ${target.name}`,
     }
   });
 
-  test('primitive keys, pk.mode kafka and record_value, insert and update modes; a tombstone without delete.enabled is a poison record', async () => {
+  test('primitive keys, pk.mode kafka and record_value, insert and update modes; a tombstone without delete.enabled is a poison record',
+    async () => {
     const { p, sink: prim } = sink('jp', { pkFields: ['id'] });
     try {
       const key = s('string');
@@ -134,7 +136,8 @@ for (const target of targets()) describeOn(target)(`JdbcSink on ${target.name}`,
     try {
       await kafka.write('g', [batchOf('a', -1n, [rec('a', 0, null, { id: 1, name: 'one' }), rec('a', 1, null, { id: 1, name: 'one' })])]);
       const got = await k(`${p2}_a`).select('*').orderBy('__connect_offset');
-      expect(got.map((r: Record<string, unknown>) => [r.__connect_topic, Number(r.__connect_partition), Number(r.__connect_offset), r.name]))
+      expect(got.map((r: Record<string, unknown>) => [r.__connect_topic, Number(r.__connect_partition),
+        Number(r.__connect_offset), r.name]))
         .toEqual([['a', 0, 0, 'one'], ['a', 0, 1, 'one']]);
       const err = await kafka.write('g', [batchOf('a', 2n, [rec('a', 2, null, null)])]).catch((e: unknown) => e);
       expect(err).toMatchObject({ code: 'SINK_MAPPING_FAILED', recordAtFault: true, offset: 2n });

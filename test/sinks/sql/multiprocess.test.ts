@@ -6,7 +6,8 @@ import { countRows, duplicateCoordinates, sqliteTarget, uniqueName } from './fix
 /** Loads .ts files in the child by transpiling them with the project's TypeScript (no build step needed). */
 const TS_HOOK = `
 const ts = require('typescript'); const fs = require('fs');
-require.extensions['.ts'] = (m, f) => m._compile(ts.transpileModule(fs.readFileSync(f, 'utf8'), { fileName: f, compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true } }).outputText, f);
+require.extensions['.ts'] = (m, f) => m._compile(ts.transpileModule(fs.readFileSync(f, 'utf8'), { fileName: f, ` +
+  `compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true } }).outputText, f);
 require(process.argv[1]);
 `;
 
@@ -14,7 +15,8 @@ interface WorkerResult { code: number | null; stdout: string; stderr: string }
 
 /** Starts a worker; resolves `ready` once it has opened the sink, `done` when it exits. Call `go()` to release it. */
 function startWorker(args: string[]): { ready: Promise<void>; go(): void; done: Promise<WorkerResult> } {
-  const child = spawn(process.execPath, ['-e', TS_HOOK, path.join(__dirname, 'cas-worker.ts'), ...args], { cwd: path.join(__dirname, '../../..'), stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['-e', TS_HOOK, path.join(__dirname, 'cas-worker.ts'), ...args],
+    { cwd: path.join(__dirname, '../../..'), stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   let onReady: () => void = () => undefined;
@@ -43,7 +45,8 @@ test('two OS processes writing one partition of one SQLite file: rows == committ
       expect(r.stderr).not.toMatch(/SQLITE_BUSY|SQLITE_LOCKED|worker failed/);
       expect(r.code).toBe(0);
     }
-    const stats = results.map((r) => JSON.parse(r.stdout.trim().split('\n').pop()!) as { committedRows: number; committedBatches: number; fenced: number });
+    const stats = results.map((r) => JSON.parse(r.stdout.trim().split('\n').pop()!) as { committedRows: number;
+      committedBatches: number; fenced: number });
     const k = makeKnex({ client: 'sqlite3', connection: { filename: file }, useNullAsDefault: true });
     try {
       const rows = await countRows(k, table);

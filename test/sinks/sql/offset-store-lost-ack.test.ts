@@ -55,7 +55,8 @@ for (const target of targets()) describeOn(target)(`withOffsets after a lost COM
   };
 
   test('landed, then another writer continues from it before the re-read: fenced at its position, our rows once', async () => {
-    const s = await setup((other, rows) => other.withOffsets('g', [{ ...tp, expectedOffset: 10n, nextOffset: 20n }], insert(rows, 'b', 10, 20)));
+    const s = await setup((other, rows) => other.withOffsets('g', [{ ...tp, expectedOffset: 10n, nextOffset: 20n }],
+      insert(rows, 'b', 10, 20)));
     const r = await s.store.withOffsets('g', [{ ...tp, expectedOffset: -1n, nextOffset: 10n }], insert(s.rows, 'a', 0, 10));
     expect(r).toEqual({ status: 'fenced', fenced: [{ ...tp, storedOffset: 20n }] });
     expect(await countRows(k, s.rows)).toBe(20);

@@ -57,7 +57,8 @@ for (const target of targets()) {
       const old = uniqueName('legacy2');
       tables.push(old);
       await k.schema.createTable(old, (t) => {
-        t.string('group_id', 255); t.string('topic', 255); t.integer('partition'); t.bigInteger('next_offset'); t.timestamp('updated_at').defaultTo(k.fn.now());
+        t.string('group_id', 255); t.string('topic', 255); t.integer('partition'); t.bigInteger('next_offset');
+        t.timestamp('updated_at').defaultTo(k.fn.now());
         t.primary(['group_id', 'topic', 'partition']);
       });
       const plain = new SqlOffsetStore({ knex: k, table: old, target: 'rows', autoCreate: false });

@@ -114,10 +114,13 @@ for (const target of targets()) describeOn(target)(`SqlOffsetStore on ${target.n
   });
 
   test('withOffsets rejects inconsistent advances before touching the database', async () => {
-    await expect(store.withOffsets('g', [{ ...tp, expectedOffset: 5n, nextOffset: 4n }], async () => 1)).rejects.toMatchObject({ code: 'SINK_BATCH_INVALID' });
-    await expect(store.withOffsets('g', [{ ...tp, expectedOffset: 1n, nextOffset: 2n }, { ...tp, expectedOffset: 2n, nextOffset: 3n }], async () => 1))
+    await expect(store.withOffsets('g', [{ ...tp, expectedOffset: 5n, nextOffset: 4n }], async () => 1))
+      .rejects.toMatchObject({ code: 'SINK_BATCH_INVALID' });
+    await expect(store.withOffsets('g', [{ ...tp, expectedOffset: 1n, nextOffset: 2n }, { ...tp, expectedOffset: 2n, nextOffset: 3n }],
+      async () => 1))
       .rejects.toBeInstanceOf(SinkWriteError);
-    await expect(store.withOffsets('g', [{ ...tp, expectedOffset: -2n, nextOffset: 2n }], async () => 1)).rejects.toMatchObject({ code: 'SINK_BATCH_INVALID' });
+    await expect(store.withOffsets('g', [{ ...tp, expectedOffset: -2n, nextOffset: 2n }], async () => 1))
+      .rejects.toMatchObject({ code: 'SINK_BATCH_INVALID' });
   });
 
   test('two stores creating the same table at once both succeed', async () => {
@@ -140,7 +143,8 @@ for (const target of targets()) describeOn(target)(`SqlOffsetStore on ${target.n
 describe('SqlOffsetStore config', () => {
   test('rejects bad names and retry options, naming the field', () => {
     const knexConfig = { client: 'sqlite3', connection: { filename: ':memory:' } };
-    expect(() => new SqlOffsetStore({ knex: knexConfig, table: 'a.b' })).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID', field: 'offsetsTable' }));
+    expect(() => new SqlOffsetStore({ knex: knexConfig, table: 'a.b' }))
+      .toThrow(expect.objectContaining({ code: 'CONFIG_INVALID', field: 'offsetsTable' }));
     expect(() => new SqlOffsetStore({ knex: knexConfig, retry: { retries: -1 } })).toThrow(SinkConfigError);
     expect(() => new SqlOffsetStore({ knex: { client: 'mssql' } })).toThrow(expect.objectContaining({ field: 'knex.client' }));
   });

@@ -43,7 +43,8 @@ for (const target of [sqlite!, postgres!]) describeOn(target)(`raw transactions 
     expect(await values()).toEqual([1]);
   });
 
-  test('an error of the body rolls everything back and is rethrown unchanged; the connection is reused, outside any transaction', async () => {
+  test('an error of the body rolls everything back and is rethrown unchanged; the connection is reused, outside any transaction',
+    async () => {
     let used: unknown;
     const boom = Object.assign(new Error('could not serialize access'), { code: '40001' });
     await expect(rawTransaction(k, dialect, statements, async (tx) => {
@@ -75,7 +76,8 @@ for (const target of [sqlite!, postgres!]) describeOn(target)(`raw transactions 
       if (dialect === 'postgres') {
         const c = tx.connection as { query: (...a: unknown[]) => unknown };
         const real = c.query.bind(c);
-        c.query = (sql: unknown, ...rest: unknown[]) => (sql === 'COMMIT' || sql === 'ROLLBACK' ? Promise.reject(lost) : real(sql, ...rest));
+        c.query = (sql: unknown, ...rest: unknown[]) => (sql === 'COMMIT' || sql === 'ROLLBACK' ?
+          Promise.reject(lost) : real(sql, ...rest));
       } else {
         const stmts = statements!;
         const real = stmts.get.bind(stmts);

@@ -29,10 +29,12 @@ for (const target of targets()) {
       const offsetsTable = `${table}_o`;
       tables.push(table, offsetsTable);
       await k.schema.createTable(table, (t) => {
-        t.text('kafka_topic'); t.integer('kafka_partition'); t.bigInteger('kafka_offset'); t.text('id'); t.bigInteger('n'); t.text('writer');
+        t.text('kafka_topic'); t.integer('kafka_partition'); t.bigInteger('kafka_offset'); t.text('id');
+        t.bigInteger('n'); t.text('writer');
         t.check(`?? < ${limit}`, ['n']);
       });
-      const s = new SqlSink({ knex: k, table, offsetsTable, mode: 'insert', autoCreate: false, mapping: { columns: { id: { type: 'string' }, n: { type: 'bigint' }, writer: { type: 'string' } } } });
+      const s = new SqlSink({ knex: k, table, offsetsTable, mode: 'insert', autoCreate: false,
+        mapping: { columns: { id: { type: 'string' }, n: { type: 'bigint' }, writer: { type: 'string' } } } });
       sinks.push(s);
       return s;
     }
@@ -70,7 +72,8 @@ for (const target of targets()) {
       const s = await checkedSink(1000);
       // Offsets 0..6: 2 accepted, 3 refused by the CHECK (same cause), 2 accepted.
       const b = batch('t', 0, -1n, 0n, 7n);
-      for (const i of [2, 3, 4]) b.records[i] = { ...b.records[i]!, value: Buffer.from(JSON.stringify({ id: `x${i}`, n: 5000, writer: 'w' })) };
+      for (const i of [2, 3, 4]) b.records[i] = { ...b.records[i]!,
+        value: Buffer.from(JSON.stringify({ id: `x${i}`, n: 5000, writer: 'w' })) };
       const err = await s.write('g', [b]).catch((e: unknown) => e);
       expect(err).toMatchObject({ code: 'SINK_WRITE_FAILED', offset: 2n, recordAtFault: true, retriable: false });
       // Skipping them one by one, each next write blames the next, then the good rows commit.
@@ -101,7 +104,8 @@ for (const target of targets()) {
 
 test('error classes no row can cause are systemic; constraint, data and trigger errors need the replay', () => {
   const pg = (code: string) => Object.assign(new Error(`insert into "t" values (1) - ${code}`), { code });
-  for (const code of ['42501', '42P01', '42703', '25006', '53100', '57014', '58030', '0A000', 'XX000']) expect(isSystemicSqlError(pg(code))).toBe(true);
+  for (const code of ['42501', '42P01', '42703', '25006', '53100', '57014', '58030', '0A000', 'XX000'])
+    expect(isSystemicSqlError(pg(code))).toBe(true);
   for (const code of ['23505', '23514', '23502', '22003', 'P0001']) expect(isSystemicSqlError(pg(code))).toBe(false);
   const sqlite = (code: string, msg: string) => Object.assign(new Error(`insert into "t" values (1) - ${code}: ${msg}`), { code });
   expect(isSystemicSqlError(sqlite('SQLITE_READONLY', 'attempt to write a readonly database'))).toBe(true);

@@ -3,7 +3,8 @@ import type { SqlOffsetStore } from '../../../src/sinks/sql/offset-store';
 import type { SqlTx } from '../../../src/sinks/sql/raw-transaction';
 import { SqlSink } from '../../../src/sinks/sql/sql-sink';
 import { SinkWriteError } from '../../../src/sinks/sql/errors';
-import { basicMapping, batch, countRows, dropTables, duplicateCoordinates, openKnex, record, describeOn, targets, uniqueName } from './fixtures';
+import { basicMapping, batch, countRows, dropTables, duplicateCoordinates, openKnex, record, describeOn, targets,
+  uniqueName } from './fixtures';
 
 /** Error shaped like the drivers' transient errors. */
 function driverError(code: string, message: string): Error {
@@ -17,7 +18,8 @@ function driverError(code: string, message: string): Error {
  * - 'after-commit': the transaction commits, then the error is thrown (the acknowledgement is lost).
  */
 function faultyTransactions(store: SqlOffsetStore) {
-  const plan: { faults: ('before-commit' | 'after-commit')[]; error: Error; transactions: number } = { faults: [], error: new Error('unset'), transactions: 0 };
+  const plan: { faults: ('before-commit' | 'after-commit')[]; error: Error; transactions: number } = { faults: [],
+    error: new Error('unset'), transactions: 0 };
   const transact = store.transact.bind(store);
   store.transact = async <T>(body: (tx: SqlTx) => Promise<T>, withBegin?: string): Promise<T> => {
     plan.transactions++;
@@ -33,14 +35,16 @@ function faultyTransactions(store: SqlOffsetStore) {
 for (const target of targets()) describeOn(target)(`SqlSink retries on ${target.name}`, () => {
   let k: Knex;
   const tables: string[] = [];
-  const transient = () => (target.name === 'sqlite' ? driverError('SQLITE_BUSY', 'SQLITE_BUSY: database is locked') : driverError('40001', 'could not serialize access'));
+  const transient = () => (target.name === 'sqlite' ? driverError('SQLITE_BUSY', 'SQLITE_BUSY: database is locked') :
+    driverError('40001', 'could not serialize access'));
   const connReset = () => driverError('ECONNRESET', 'read ECONNRESET');
 
   async function setup(retries = 3) {
     const table = uniqueName('rows');
     const offsetsTable = uniqueName('offs');
     tables.push(table, offsetsTable);
-    const sink = new SqlSink({ knex: k, table, offsetsTable, mode: 'insert', mapping: basicMapping, autoCreate: true, retry: { retries, minTimeoutMs: 1, maxTimeoutMs: 5 } });
+    const sink = new SqlSink({ knex: k, table, offsetsTable, mode: 'insert', mapping: basicMapping, autoCreate: true,
+      retry: { retries, minTimeoutMs: 1, maxTimeoutMs: 5 } });
     await sink.open('g', [{ topic: 't', partition: 0 }]);
     return { sink, plan: faultyTransactions(sink.offsets), table };
   }
@@ -63,7 +67,8 @@ for (const target of targets()) describeOn(target)(`SqlSink retries on ${target.
     expect((await sink.open('g', [{ topic: 't', partition: 1 }])).get('t:1')).toBe(-1n);
   });
 
-  test('a database that refuses the positions read (its offsets table dropped) is SINK_WRITE_REFUSED (retriable), not a raw error', async () => {
+  test('a database that refuses the positions read (its offsets table dropped) is SINK_WRITE_REFUSED (retriable), not a raw error',
+    async () => {
     const { sink } = await setup();
     await k.schema.dropTable(sink.offsets.table);
     // The write path's block (sink-blocked, bounded by sinkBlockedTimeoutMs), not a driver error that fails the consumer.
@@ -114,7 +119,8 @@ for (const target of targets()) describeOn(target)(`SqlSink retries on ${target.
       if (!rivalDone) { rivalDone = true; await rival.write('g', [batch('t', 0, -1n, 0n, 30n, 'rival')]); }
       return original(...args);
     };
-    expect(await sink.write('g', [batch('t', 0, -1n, 0n, 50n)])).toEqual({ status: 'fenced', fenced: [{ topic: 't', partition: 0, storedOffset: 30n }] });
+    expect(await sink.write('g', [batch('t', 0, -1n, 0n, 50n)]))
+      .toEqual({ status: 'fenced', fenced: [{ topic: 't', partition: 0, storedOffset: 30n }] });
     expect(await countRows(k, table)).toBe(30);
     expect(await k(table).whereNot('writer', 'rival').count({ c: '*' }).then((r) => Number(r[0]!.c))).toBe(0);
   });

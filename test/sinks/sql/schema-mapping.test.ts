@@ -6,10 +6,12 @@ import { compileSchemaMapping, compileSinkMapping } from '../../../src/sinks/sql
 const ORDER = compileAvro(JSON.stringify({ type: 'record', name: 'Order', fields: [
   { name: 'id', type: 'long' }, { name: 'amount', type: { type: 'bytes', logicalType: 'decimal', precision: 9, scale: 2 } },
   { name: 'at', type: { type: 'long', logicalType: 'timestamp-millis' } }, { name: 'ok', type: 'boolean' }, { name: 'raw', type: 'bytes' },
-  { name: 'note', type: ['null', 'string'], default: null }, { name: 'to', type: { type: 'record', name: 'A', fields: [{ name: 'city', type: 'string' }] } }] }));
-const rec = (value: Record<string, unknown>, headers: SinkRecord['headers'] = {}): SinkRecord => ({ topic: 't', partition: 0, offset: 9n, key: null,
-  value: Buffer.from('x'), timestamp: 0n, headers, convertedValue: { schema: ORDER.connect, value, schemaId: 4 } });
-const V = { id: 2n ** 60n, amount: '12.34', at: new Date(1700000000000), ok: true, raw: Buffer.from([1]), note: null, to: { city: 'Zürich' } };
+  { name: 'note', type: ['null', 'string'], default: null },
+  { name: 'to', type: { type: 'record', name: 'A', fields: [{ name: 'city', type: 'string' }] } }] }));
+const rec = (value: Record<string, unknown>, headers: SinkRecord['headers'] = {}): SinkRecord => ({ topic: 't', partition: 0, offset: 9n,
+  key: null, value: Buffer.from('x'), timestamp: 0n, headers, convertedValue: { schema: ORDER.connect, value, schemaId: 4 } });
+const V = { id: 2n ** 60n, amount: '12.34', at: new Date(1700000000000), ok: true, raw: Buffer.from([1]), note: null,
+  to: { city: 'Zürich' } };
 
 test('rows per dialect: bigint exact, decimal text, timestamps (ISO on SQLite), booleans (0/1 on SQLite), bytes, json, coordinates', () => {
   const sqlite = compileSchemaMapping({ fromSchema: true }, 'sqlite', true);
@@ -28,7 +30,8 @@ test('failures name the record, the column and the schema field: a missing requi
   expect(() => m.toRow({ ...rec(V), convertedValue: { schema: null, value: {} } })).toThrow(/the value has no schema/);
   const clash = compileAvro(JSON.stringify({ type: 'record', name: 'C', fields: [{ name: 'kafka_offset', type: 'long' }] }));
   const r: SinkRecord = { ...rec(V), convertedValue: { schema: clash.connect, value: { kafka_offset: 1 }, schemaId: 5 } };
-  expect(() => m.toRow(r)).toThrow(/value.kafka_offset and the Kafka coordinates \(includeKafkaCoordinates\) would both be column kafka_offset/);
+  expect(() => m.toRow(r)).toThrow(
+    /value.kafka_offset and the Kafka coordinates \(includeKafkaCoordinates\) would both be column kafka_offset/);
   expect(compileSchemaMapping({ fromSchema: true }, 'sqlite', false).toRow(r)).toEqual({ kafka_offset: 1 });
 });
 
@@ -41,11 +44,13 @@ test('PostgreSQL cannot hold U+0000 in text or jsonb: refused as the record\'s f
   expect(compileSchemaMapping({ fromSchema: true }, 'sqlite', false).toRow(rec({ ...V, note: 'a\u0000b' })).note).toBe('a\u0000b');
 });
 
-test('headers as columns: text; a header whose bytes are not UTF-8 is refused naming it (declared mappings too), never stored as U+FFFD', () => {
+test('headers as columns: text; a header whose bytes are not UTF-8 is refused naming it (declared mappings too), never stored as U+FFFD',
+  () => {
   const m = compileSchemaMapping({ fromSchema: { headers: { trace: 'trace_id' } } }, 'sqlite', false);
   expect(m.toRow(rec(V, { trace: Buffer.from('t-1') })).trace_id).toBe('t-1');
   expect(m.toRow(rec(V)).trace_id).toBeNull();
-  expect(() => m.toRow(rec(V, { trace: Buffer.from([0xc3, 0x28]) }))).toThrow(expect.objectContaining({ code: 'SINK_MAPPING_FAILED', column: 'trace_id',
+  expect(() => m.toRow(rec(V, { trace: Buffer.from([0xc3, 0x28]) })))
+    .toThrow(expect.objectContaining({ code: 'SINK_MAPPING_FAILED', column: 'trace_id',
     message: expect.stringMatching(/header trace is not UTF-8 text/) }));
   const declared = compileSinkMapping({ columns: { t: { type: 'string', path: '$headers.trace', nullable: true } } }, 'sqlite', false);
   expect(() => declared.toRow(rec(V, { trace: Buffer.from([0xff]) }))).toThrow(/header trace is not UTF-8 text/);
@@ -56,5 +61,6 @@ test('column sets are computed once per schema pair, and again for another schem
   const a = m.columnsOf(rec(V));
   expect(m.columnsOf(rec(V))).toBe(a);
   const other = compileAvro(JSON.stringify({ type: 'record', name: 'O', fields: [{ name: 'x', type: 'int' }] }));
-  expect(m.columnsOf({ ...rec(V), convertedValue: { schema: other.connect, value: { x: 1 }, schemaId: 6 } }).map((c) => c.name)).toEqual(['x']);
+  expect(m.columnsOf({ ...rec(V), convertedValue: { schema: other.connect, value: { x: 1 }, schemaId: 6 } })
+    .map((c) => c.name)).toEqual(['x']);
 });

@@ -16,20 +16,26 @@ beforeEach(() => {
 });
 afterEach(async () => { await knex.destroy(); rmSync(dir, { recursive: true, force: true }); });
 
-const V1 = compileAvro(JSON.stringify({ type: 'record', name: 'R', fields: [{ name: 'id', type: 'long' }, { name: 'n', type: ['null', 'double'] }] }));
-const V2 = compileAvro(JSON.stringify({ type: 'record', name: 'R', fields: [{ name: 'id', type: 'long' }, { name: 'tag', type: 'string' }] }));
-const rec = (offset: number, value: unknown, codec = V1, id = 1): SinkRecord => ({ topic: 't', partition: 0, offset: BigInt(offset), key: null,
-  value: value === null ? null : Buffer.from('x'), timestamp: 0n, headers: {}, convertedValue: { schema: value === null ? null : codec.connect, value, schemaId: id } });
-const write = (...records: SinkRecord[]): { batch: SinkBatch }[] => [{ batch: { topic: 't', partition: 0, expectedOffset: -1n, nextOffset: 99n, records } }];
+const V1 = compileAvro(JSON.stringify({ type: 'record', name: 'R', fields: [{ name: 'id', type: 'long' },
+  { name: 'n', type: ['null', 'double'] }] }));
+const V2 = compileAvro(JSON.stringify({ type: 'record', name: 'R', fields: [{ name: 'id', type: 'long' },
+  { name: 'tag', type: 'string' }] }));
+const rec = (offset: number, value: unknown, codec = V1, id = 1): SinkRecord => ({ topic: 't', partition: 0, offset: BigInt(offset),
+  key: null, value: value === null ? null : Buffer.from('x'), timestamp: 0n, headers: {},
+  convertedValue: { schema: value === null ? null : codec.connect, value, schemaId: id } });
+const write = (...records: SinkRecord[]): { batch: SinkBatch }[] =>
+  [{ batch: { topic: 't', partition: 0, expectedOffset: -1n, nextOffset: 99n, records } }];
 
-test('autoCreate: the table from the first schema (types, nullability, coordinates, primary key); a later schema checked, its missing column named', async () => {
+test('autoCreate: the table from the first schema (types, nullability, coordinates, primary key); a later schema checked, its missing ' +
+  'column named', async () => {
   const mapping = compileSchemaMapping({ fromSchema: true }, 'sqlite', true);
   const table = new SchemaTable(knex, 'r', mapping, { autoCreate: true, includeKafkaCoordinates: true, primaryKey: ['id'] });
   await table.prepare(write(rec(0, { id: 1, n: null }), rec(1, { id: 2, n: 1.5 })));
   const info = await knex('r').columnInfo();
   expect(Object.keys(info)).toEqual(['kafka_topic', 'kafka_partition', 'kafka_offset', 'id', 'n']);
   expect([info.id!.nullable, info.n!.nullable]).toEqual([false, true]);
-  await expect(table.prepare(write(rec(2, { id: 3, tag: 'x' }, V2, 2)))).rejects.toMatchObject({ code: 'SINK_MAPPING_FAILED', column: 'tag', offset: 2n,
+  await expect(table.prepare(write(rec(2, { id: 3, tag: 'x' }, V2, 2))))
+    .rejects.toMatchObject({ code: 'SINK_MAPPING_FAILED', column: 'tag', offset: 2n,
     message: expect.stringMatching(/table r has no column tag for schema field value.tag \(schema id 2\): add the column \(string\)/) });
   // After an ALTER TABLE the same schema goes in: the columns are read again when one is missing.
   await knex.schema.alterTable('r', (t) => { t.text('tag'); });
@@ -38,8 +44,8 @@ test('autoCreate: the table from the first schema (types, nullability, coordinat
 
 test('without autoCreate an existing table is checked; tombstones are ignored (their offsets covered) or refused', async () => {
   await knex.schema.createTable('pre', (t) => { t.bigInteger('id'); });
-  const table = new SchemaTable(knex, 'pre', compileSchemaMapping({ fromSchema: true }, 'sqlite', false), { autoCreate: false, includeKafkaCoordinates: false,
-    primaryKey: undefined });
+  const table = new SchemaTable(knex, 'pre', compileSchemaMapping({ fromSchema: true }, 'sqlite', false),
+    { autoCreate: false, includeKafkaCoordinates: false, primaryKey: undefined });
   await expect(table.prepare(write(rec(0, { id: 1, n: 2 })))).rejects.toMatchObject({ column: 'n' });
   const records = [rec(0, { id: 1, n: 2 }), rec(1, null), rec(2, { id: 2, n: 3 })];
   expect(tombstonesHandled(records, 'ignore').map((r) => r.offset)).toEqual([0n, 2n]);
@@ -48,7 +54,8 @@ test('without autoCreate an existing table is checked; tombstones are ignored (t
 });
 
 test('decimals stay exact on SQLite: a TEXT column (SQLite\'s NUMERIC affinity would store 0.1000…01 as the REAL 0.1)', async () => {
-  const dec = compileAvro(JSON.stringify({ type: 'record', name: 'D', fields: [{ name: 'x', type: { type: 'bytes', logicalType: 'decimal', precision: 40, scale: 21 } }] }));
+  const dec = compileAvro(JSON.stringify({ type: 'record', name: 'D',
+    fields: [{ name: 'x', type: { type: 'bytes', logicalType: 'decimal', precision: 40, scale: 21 } }] }));
   const mapping = compileSchemaMapping({ fromSchema: true }, 'sqlite', false);
   const r = rec(0, { x: '0.100000000000000000001' }, dec, 9);
   await new SchemaTable(knex, 'd', mapping, { autoCreate: true, includeKafkaCoordinates: false, primaryKey: undefined }).prepare(write(r));

@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import { SqlSink } from '../../../src/sinks/sql/sql-sink';
 import { SinkMappingError, SinkWriteError } from '../../../src/sinks/sql/errors';
 import type { SqlSinkConfig } from '../../../src/sinks/sql/config';
-import { basicMapping, batch, countRows, dropTables, duplicateCoordinates, openKnex, record, describeOn, targets, uniqueName } from './fixtures';
+import { basicMapping, batch, countRows, dropTables, duplicateCoordinates, openKnex, record, describeOn, targets,
+  uniqueName } from './fixtures';
 
 for (const target of targets()) describeOn(target)(`SqlSink on ${target.name}`, () => {
   let k: Knex;
@@ -13,7 +14,8 @@ for (const target of targets()) describeOn(target)(`SqlSink on ${target.name}`, 
     const table = overrides.table ?? uniqueName('rows');
     const offsetsTable = overrides.offsetsTable ?? uniqueName('offs');
     tables.push(table, offsetsTable);
-    const s = new SqlSink({ knex: k, table, offsetsTable, mode: 'insert', mapping: basicMapping, autoCreate: true, retry: { retries: 2, minTimeoutMs: 1, maxTimeoutMs: 5 }, ...overrides });
+    const s = new SqlSink({ knex: k, table, offsetsTable, mode: 'insert', mapping: basicMapping, autoCreate: true,
+      retry: { retries: 2, minTimeoutMs: 1, maxTimeoutMs: 5 }, ...overrides });
     sinks.push(s);
     return s;
   }
@@ -34,7 +36,8 @@ for (const target of targets()) describeOn(target)(`SqlSink on ${target.name}`, 
     expect((await a.open('g', [{ topic: 't', partition: 0 }])).get('t:0')).toBe(-1n);
     expect((await b.open('g', [{ topic: 't', partition: 0 }])).get('t:0')).toBe(-1n);
     expect(await a.write('g', [batch('t', 0, -1n, 0n, 100n, 'A')])).toEqual({ status: 'committed' });
-    expect(await b.write('g', [batch('t', 0, -1n, 0n, 100n, 'B')])).toEqual({ status: 'fenced', fenced: [{ topic: 't', partition: 0, storedOffset: 100n }] });
+    expect(await b.write('g', [batch('t', 0, -1n, 0n, 100n, 'B')]))
+      .toEqual({ status: 'fenced', fenced: [{ topic: 't', partition: 0, storedOffset: 100n }] });
     const table = a.table;
     expect(await countRows(k, table)).toBe(100);
     expect(await duplicateCoordinates(k, table)).toBe(0);
@@ -45,12 +48,14 @@ for (const target of targets()) describeOn(target)(`SqlSink on ${target.name}`, 
     expect(await countRows(k, table)).toBe(150);
   });
 
-  test('steady-state writes (the CAS sent with BEGIN on PostgreSQL): quotes and backslashes in the group and topic, a stale writer fenced', async () => {
+  test('steady-state writes (the CAS sent with BEGIN on PostgreSQL): quotes and backslashes in the group and topic, a stale writer fenced',
+    async () => {
     const group = "g'\\'; DROP TABLE x; --";
     const topic = "t'\\x\\\\";
     const a = sink();
     const b = sink({ table: a.table, offsetsTable: a.offsets.table });
-    const w = (s: SqlSink, expected: bigint, from: bigint, to: bigint, writer: string) => s.write(group, [{ ...batch(topic, 3, expected, from, to, writer) }]);
+    const w = (s: SqlSink, expected: bigint, from: bigint, to: bigint, writer: string) =>
+      s.write(group, [{ ...batch(topic, 3, expected, from, to, writer) }]);
     expect(await w(a, -1n, 0n, 10n, 'A')).toEqual({ status: 'committed' });
     expect(await w(a, 10n, 10n, 20n, 'A')).toEqual({ status: 'committed' });
     expect(await w(b, 10n, 10n, 25n, 'B')).toEqual({ status: 'fenced', fenced: [{ topic, partition: 3, storedOffset: 20n }] });
@@ -58,7 +63,8 @@ for (const target of targets()) describeOn(target)(`SqlSink on ${target.name}`, 
     expect(await countRows(k, a.table)).toBe(30);
     expect(await k(a.table).where('writer', 'B').count({ c: '*' }).then((r) => Number(r[0]!.c))).toBe(0);
     expect((await a.offsets.read(group, [{ topic, partition: 3 }])).get(`${topic}:3`)).toBe(30n);
-    expect(await k(a.offsets.table).where({ group_id: group, topic, partition: 3 }).first()).toMatchObject({ next_offset: expect.anything() });
+    expect(await k(a.offsets.table).where({ group_id: group, topic, partition: 3 }).first())
+      .toMatchObject({ next_offset: expect.anything() });
   });
 
   test('grouped write: one fenced partition means nothing of the group is written', async () => {
@@ -73,7 +79,8 @@ for (const target of targets()) describeOn(target)(`SqlSink on ${target.name}`, 
     expect(pos.get('t:0')).toBe(-1n);
     expect(pos.get('u:0')).toBe(-1n);
     // with the right positions the same group commits
-    expect(await s.write('g', [batch('t', 0, -1n, 0n, 20n), batch('t', 1, 10n, 10n, 15n), batch('u', 0, -1n, 5n, 30n)])).toEqual({ status: 'committed' });
+    expect(await s.write('g', [batch('t', 0, -1n, 0n, 20n), batch('t', 1, 10n, 10n, 15n), batch('u', 0, -1n, 5n, 30n)]))
+      .toEqual({ status: 'committed' });
     expect(await countRows(k, table)).toBe(10 + 20 + 5 + 25);
     expect(await duplicateCoordinates(k, table)).toBe(0);
   });
@@ -81,8 +88,10 @@ for (const target of targets()) describeOn(target)(`SqlSink on ${target.name}`, 
   test('empty batches advance the offset; non-contiguous offsets use nextOffset, not a count', async () => {
     const s = sink();
     const table = s.table;
-    expect(await s.write('g', [{ topic: 't', partition: 0, expectedOffset: -1n, nextOffset: 7n, records: [] }])).toEqual({ status: 'committed' });
-    const sparse = { topic: 't', partition: 0, expectedOffset: 7n, nextOffset: 42n, records: [record('t', 0, 9n, { id: 'x', n: 9, writer: 'w' }), record('t', 0, 40n, { id: 'y', n: 40, writer: 'w' })] };
+    expect(await s.write('g', [{ topic: 't', partition: 0, expectedOffset: -1n, nextOffset: 7n, records: [] }]))
+      .toEqual({ status: 'committed' });
+    const sparse = { topic: 't', partition: 0, expectedOffset: 7n, nextOffset: 42n,
+      records: [record('t', 0, 9n, { id: 'x', n: 9, writer: 'w' }), record('t', 0, 40n, { id: 'y', n: 40, writer: 'w' })] };
     expect(await s.write('g', [sparse])).toEqual({ status: 'committed' });
     expect((await s.offsets.read('g', [{ topic: 't', partition: 0 }])).get('t:0')).toBe(42n);
     const rows = await k(table).select('kafka_offset', 'n').orderBy('kafka_offset');
@@ -99,7 +108,8 @@ for (const target of targets()) describeOn(target)(`SqlSink on ${target.name}`, 
     for (const mode of ['upsert', 'kafka-key'] as const) {
       const s = sink({ mode, upsertKey: mode === 'upsert' ? ['id'] : undefined });
       const table = s.table;
-      const snapshot = async () => (await k(table).select('id', 'n', 'kafka_offset')).map((r) => `${r.id}/${String(r.n)}/${String(r.kafka_offset)}`).sort();
+      const snapshot = async () => (await k(table).select('id', 'n', 'kafka_offset'))
+        .map((r) => `${r.id}/${String(r.n)}/${String(r.kafka_offset)}`).sort();
       expect(await s.write('g', [recs(0n, 20n)])).toEqual({ status: 'committed' });
       expect(await s.write('g', [{ ...recs(20n, 30n), expectedOffset: 20n }])).toEqual({ status: 'committed' });
       const before = await snapshot();
@@ -116,7 +126,8 @@ for (const target of targets()) describeOn(target)(`SqlSink on ${target.name}`, 
   test('upsert across partitions of one write: the later batch wins a repeated key; a composite key; distinct keys all land', async () => {
     const keyed = (p: number, from: bigint, to: bigint, id: (o: number) => string) => {
       const b = batch('t', p, -1n, from, to);
-      b.records = b.records.map((r) => record('t', p, r.offset, { id: id(Number(r.offset)), n: Number(r.offset) * 10 + p, writer: `w${p}` }));
+      b.records = b.records.map((r) =>
+        record('t', p, r.offset, { id: id(Number(r.offset)), n: Number(r.offset) * 10 + p, writer: `w${p}` }));
       return b;
     };
     const s = sink({ mode: 'upsert', upsertKey: ['id'] });
@@ -153,7 +164,8 @@ for (const target of targets()) describeOn(target)(`SqlSink on ${target.name}`, 
     const table = uniqueName('strict');
     tables.push(table);
     await k.schema.createTable(table, (t) => {
-      t.text('kafka_topic'); t.integer('kafka_partition'); t.bigInteger('kafka_offset'); t.text('id').unique(); t.bigInteger('n'); t.text('writer');
+      t.text('kafka_topic'); t.integer('kafka_partition'); t.bigInteger('kafka_offset'); t.text('id').unique();
+      t.bigInteger('n'); t.text('writer');
     });
     let calls = 0;
     const s = sink({ table, autoCreate: false, mapping: (r) => { calls++; return { ...JSON.parse(r.value!.toString()) }; } });
@@ -175,7 +187,8 @@ for (const target of targets()) describeOn(target)(`SqlSink on ${target.name}`, 
     const evilOffsets = `o'ff"; --${uniqueName('')}`.slice(0, 60);
     const s = sink({
       table: evilTable, offsetsTable: evilOffsets, mode: 'upsert', upsertKey: ['the "id"; --'],
-      mapping: { columns: { 'the "id"; --': { path: 'id', type: 'string' }, "n'); DROP": { path: 'n', type: 'bigint' }, 'w`x': { path: 'writer', type: 'string', nullable: true } } },
+      mapping: { columns: { 'the "id"; --': { path: 'id', type: 'string' }, "n'); DROP": { path: 'n', type: 'bigint' },
+        'w`x': { path: 'writer', type: 'string', nullable: true } } },
     });
     expect(await s.write('g', [batch('t', 0, -1n, 0n, 3n)])).toEqual({ status: 'committed' });
     expect(await s.write('g', [batch('t', 0, 3n, 3n, 5n)])).toEqual({ status: 'committed' });
@@ -195,7 +208,8 @@ for (const target of targets()) describeOn(target)(`SqlSink on ${target.name}`, 
     });
     const r = record('t', 0, 0n, { a: { i: 42, f: 1.5 }, b: true, j: { x: [1, 2] } }, 'key-1');
     r.headers = { trace: Buffer.from('abc') };
-    expect(await s.write('g', [{ topic: 't', partition: 0, expectedOffset: -1n, nextOffset: 1n, records: [r] }])).toEqual({ status: 'committed' });
+    expect(await s.write('g', [{ topic: 't', partition: 0, expectedOffset: -1n, nextOffset: 1n, records: [r] }]))
+      .toEqual({ status: 'committed' });
     const [row] = await k(s.table).select('*');
     expect(row.i).toBe(42);
     expect(row.f).toBe(1.5);

@@ -11,7 +11,8 @@ describe('SQLite prepared statements reused across transactions', () => {
   afterEach(() => prepares.mockRestore());
 
   function sink(k: Knex, maxRowsPerStatement?: number): SqlSink {
-    return new SqlSink({ knex: k, table: uniqueName('rows'), offsetsTable: uniqueName('offs'), mode: 'insert', mapping: basicMapping, autoCreate: true, maxRowsPerStatement });
+    return new SqlSink({ knex: k, table: uniqueName('rows'), offsetsTable: uniqueName('offs'), mode: 'insert', mapping: basicMapping,
+      autoCreate: true, maxRowsPerStatement });
   }
 
   test('one statement per row count, prepared once and reused by later writes; the tail uses power-of-two statements', async () => {
@@ -55,8 +56,10 @@ describe('SQLite prepared statements reused across transactions', () => {
     try {
       expect(await s.write('g', [batch('t', 0, -1n, 0n, 300n)])).toEqual({ status: 'committed' });
       expect(await s.write('g', [batch('t', 0, 0n, 0n, 300n)])).toMatchObject({ status: 'fenced' });
-      await k.raw('CREATE TRIGGER ?? BEFORE INSERT ON ?? WHEN NEW.n = 450 BEGIN SELECT RAISE(ABORT, \'no 450\'); END', [uniqueName('trg'), s.table]);
-      await expect(s.write('g', [batch('t', 0, 300n, 300n, 600n)])).rejects.toMatchObject({ code: 'SINK_WRITE_FAILED', offset: 450n, lastOffset: 450n });
+      await k.raw('CREATE TRIGGER ?? BEFORE INSERT ON ?? WHEN NEW.n = 450 BEGIN SELECT RAISE(ABORT, \'no 450\'); END',
+        [uniqueName('trg'), s.table]);
+      await expect(s.write('g', [batch('t', 0, 300n, 300n, 600n)]))
+        .rejects.toMatchObject({ code: 'SINK_WRITE_FAILED', offset: 450n, lastOffset: 450n });
       expect(await countRows(k, s.table)).toBe(300);
       expect(await s.write('g', [batch('t', 0, 300n, 300n, 400n)])).toEqual({ status: 'committed' });
       expect(await countRows(k, s.table)).toBe(400);
@@ -70,7 +73,8 @@ describe('SQLite prepared statements reused across transactions', () => {
     // knex swallows a failed close, so watch sqlite3's own close callback (SQLITE_BUSY with a statement left).
     const closeErrors: (Error | null)[] = [];
     const realClose = sqlite3.Database.prototype.close;
-    const close = jest.spyOn(sqlite3.Database.prototype, 'close').mockImplementation(function (this: sqlite3.Database, cb?: (err: Error | null) => void) {
+    const close = jest.spyOn(sqlite3.Database.prototype, 'close')
+      .mockImplementation(function (this: sqlite3.Database, cb?: (err: Error | null) => void) {
       return realClose.call(this, (err: Error | null) => { closeErrors.push(err); cb?.(err); });
     });
     try {
