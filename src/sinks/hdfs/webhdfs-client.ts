@@ -58,11 +58,21 @@ type Query = Record<string, string | number | boolean | undefined>;
 interface Answer { status: number; location: string | undefined; body: Buffer }
 
 /**
+ * How long a pooled socket may sit idle before the client closes it, ms (undici's default, as fetch had). A server
+ * that closes idle connections without a Keep-Alive hint (Jetty's idle timeout) would otherwise race a request sent
+ * on the socket as it closes: ECONNRESET, an unknown outcome for a RENAME. The agent's `timeout` destroys only free
+ * sockets; a request in flight is bounded by `timeoutMs`.
+ */
+const IDLE_SOCKET_MS = 4000;
+
+/**
  * Keep-alive agents, one per protocol, for every client of the process (as fetch's global dispatcher pools its
  * connections). An idle pooled socket does not keep the process alive (the agent unrefs it). node:http costs a
  * third of fetch's CPU per request (measured: bench/hdfs-end-to-end.js, docs/hdfs-sink.md "Benchmark").
  */
-const AGENTS = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
+const AGENTS = {
+  'http:': new http.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS }), 'https:': new https.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
+};
 const EMPTY = Buffer.alloc(0);
 
 /** The WebHDFS operations the HDFS sink uses (see the module comment for retries). Every method throws WebHdfsError. */
