@@ -71,7 +71,8 @@ const IDLE_SOCKET_MS = 4000;
  * third of fetch's CPU per request (measured: bench/hdfs-end-to-end.js, docs/hdfs-sink.md "Benchmark").
  */
 const AGENTS = {
-  'http:': new http.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS }), 'https:': new https.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
+  'http:': new http.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
+  'https:': new https.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
 };
 const EMPTY = Buffer.alloc(0);
 

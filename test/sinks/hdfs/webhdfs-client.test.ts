@@ -7,7 +7,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { WebHdfsClient, WebHdfsError } from '../../../src/sinks/hdfs/webhdfs-client';
 
-const ok = (body: string) => `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+const ok = (body: string) =>
+  `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 const servers: net.Server[] = [];
 const sockets = new Set<net.Socket>();
 
