@@ -86,7 +86,7 @@ describe('decodeFetchedRecords', () => {
     expect((err as Error).message).toMatch(/CRC mismatch/);
   });
 
-  test.each([0, 4, 13, -1, -12, -100])('a batch length of %i (too short to hold a batch) is RECORD_BATCH_CORRUPT, not a RangeError', (n) => {
+  test.each([0, 4, 13, -1, -12, -100])('a batch length of %i (shorter than any batch) is RECORD_BATCH_CORRUPT, not a RangeError', (n) => {
     // Java's ByteBufferLogInputStream: a size under the smallest record overhead is a CorruptRecordException.
     const batch = Buffer.concat([encodeBatch({ baseOffset: 0n, records: [{ value: 'abc' }] }), Buffer.alloc(80)]);
     batch.writeInt32BE(n, 8);
