@@ -133,3 +133,24 @@ test('an idle pooled socket is closed by the client within 5 s (no race with a s
   expect(closedAt).toBeGreaterThan(0);
   expect(closedAt - answeredAt).toBeLessThan(5000);
 }, 10000);
+
+test('a 307 whose Location is relative (RFC 7231 §7.1.2) is followed against the NameNode URL', async () => {
+  let uploaded = '';
+  const url = await raw((sock) => {
+    let buf = '';
+    sock.on('data', (d) => {
+      buf += d.toString();
+      if (!buf.includes('\r\n\r\n')) return;
+      if (buf.startsWith('PUT /webhdfs/v1/x?op=CREATE&overwrite=true ')) {
+        buf = '';
+        sock.write('HTTP/1.1 307 Temporary Redirect\r\nLocation: /dn/x?op=CREATE\r\nContent-Length: 0\r\n\r\n');
+      } else if (buf.startsWith('PUT /dn/x?op=CREATE ') && buf.endsWith('abc')) {
+        uploaded = buf.slice(-3);
+        buf = '';
+        sock.write('HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n');
+      }
+    });
+  });
+  await new WebHdfsClient({ url, retries: 0 }).create('/x', Buffer.from('abc'), { overwrite: true });
+  expect(uploaded).toBe('abc');
+});
