@@ -185,8 +185,9 @@ export class WebHdfsClient {
 
   /** Two-step write: the NameNode must answer 307 with a Location; the DataNode must answer `expect`. */
   private async twoStep(op: 'CREATE' | 'APPEND', p: string, method: string, q: Query, data: Buffer, expect: number): Promise<void> {
-    const first = await this.send(op, p, method, this.url(p, op, q));
-    const location = first.location;
+    const url = this.url(p, op, q);
+    const first = await this.send(op, p, method, url);
+    const location = resolveLocation(first.location, url);
     if (first.status !== 307 || !location) {
       if (first.status >= 300) this.fail(op, p, first);
       throw new WebHdfsError(
@@ -217,8 +218,9 @@ export class WebHdfsClient {
   /** Reads a file (or `length` bytes from `offset`); retried. @throws WebHdfsError (404 FileNotFoundException when absent) */
   open(p: string, opts: { offset?: number; length?: number } = {}): Promise<Buffer> {
     return this.retry(true, async () => {
-      const first = await this.send('OPEN', p, 'GET', this.url(p, 'OPEN', opts));
-      const location = first.location;
+      const url = this.url(p, 'OPEN', opts);
+      const first = await this.send('OPEN', p, 'GET', url);
+      const location = resolveLocation(first.location, url);
       if (first.status === 200 && !location) return first.body;
       if (first.status !== 307 || !location) this.fail('OPEN', p, first);
       const second = await this.send('OPEN', p, 'GET', location);
@@ -271,6 +273,19 @@ export class WebHdfsClient {
   async contentSummary(p: string): Promise<{ directoryCount: number; fileCount: number; length: number }> {
     return this.retry(true, async () => this.json<{ ContentSummary: { directoryCount: number; fileCount: number; length: number } }>(
       'GETCONTENTSUMMARY', p, await this.send('GETCONTENTSUMMARY', p, 'GET', this.url(p, 'GETCONTENTSUMMARY'))).ContentSummary);
+  }
+}
+
+/**
+ * A redirect's Location against the URL it answered (RFC 7231 §7.1.2 allows a relative one; a gateway in front of
+ * WebHDFS may send it); an unparsable Location is kept as is (the request to it fails as no answer).
+ */
+function resolveLocation(location: string | undefined, base: string): string | undefined {
+  if (!location) return location;
+  try {
+    return new URL(location, base).toString();
+  } catch {
+    return location;
   }
 }
 
