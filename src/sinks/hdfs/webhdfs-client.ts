@@ -148,7 +148,10 @@ export class WebHdfsClient {
     let message = `HTTP ${r.status}`;
     try {
       const j = JSON.parse(r.body.toString('utf8')) as { RemoteException?: { exception?: string; message?: string } };
-      if (j.RemoteException) { exception = j.RemoteException.exception; message += ` ${exception}: ${j.RemoteException.message}`; }
+      if (j.RemoteException) {
+        exception = j.RemoteException.exception;
+        message += ` ${exception}: ${clip(String(j.RemoteException.message))}`;
+      }
     } catch { /* not JSON */ }
     throw new WebHdfsError(op, p, message, r.status, exception);
   }
@@ -287,6 +290,11 @@ function resolveLocation(location: string | undefined, base: string): string | u
   } catch {
     return location;
   }
+}
+
+/** At most 1000 characters of a server's message (a RemoteException may carry megabytes), saying how many were cut. */
+function clip(text: string): string {
+  return text.length <= 1000 ? text : `${text.slice(0, 1000)}... (${text.length - 1000} more characters)`;
 }
 
 function describe(e: unknown): string {

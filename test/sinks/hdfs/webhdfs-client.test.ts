@@ -157,7 +157,9 @@ test('a 307 whose Location is relative (RFC 7231 §7.1.2) is followed against th
 
 test('a huge error answer: the error keeps a bounded message, the exception name intact', async () => {
   // A RemoteException carrying megabytes (a stack trace, a path list) must not become a multi-megabyte message.
-  const big = JSON.stringify({ RemoteException: { exception: 'IOException', javaClassName: 'java.io.IOException', message: 'x'.repeat(4 << 20) } });
+  const big = JSON.stringify({
+    RemoteException: { exception: 'IOException', javaClassName: 'java.io.IOException', message: 'x'.repeat(4 << 20) },
+  });
   const url = await raw((sock) => sock.on('data', () =>
     sock.write(`HTTP/1.1 500 Internal Server Error\r\nContent-Length: ${big.length}\r\n\r\n${big}`)));
   const e = await new WebHdfsClient({ url, retries: 0 }).rename('/a', '/b').catch((x: unknown) => x) as WebHdfsError;
