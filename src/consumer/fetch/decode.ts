@@ -24,6 +24,8 @@ import { BatchLocation, CorruptRecordBatchError, UnsupportedCompressionError } f
 
 /** Bytes before batchLength's counted region: baseOffset + batchLength. */
 const LOG_OVERHEAD = 12;
+/** The smallest batchLength of any message format (a v0 message's overhead): below it the length is corrupt. */
+const MIN_BATCH_LENGTH = 14;
 const TIMESTAMP_LOG_APPEND = 0x08;
 const CONTROL_ABORT = 0;
 
@@ -85,7 +87,13 @@ export function decodeFetchedRecords(
   const abortedProducers = new Set<bigint>();
   let at = 0;
   while (at + LOG_OVERHEAD + 5 <= records.length) {
-    const size = records.readInt32BE(at + 8) + LOG_OVERHEAD;
+    const batchLength = records.readInt32BE(at + 8);
+    // Shorter than any record (Java's ByteBufferLogInputStream: under LegacyRecord.RECORD_OVERHEAD_V0, 14 bytes):
+    // corrupt, checked before the partial-batch test as Java does (a negative length would never be whole).
+    if (batchLength < MIN_BATCH_LENGTH) {
+      throw new CorruptRecordBatchError('short', `batch length ${batchLength} at byte ${at}`, location, 'read');
+    }
+    const size = batchLength + LOG_OVERHEAD;
     if (at + size > records.length) break; // a partial batch at the end: the next fetch gets it whole
     const bytes = records.subarray(at, at + size);
     at += size;

@@ -68,7 +68,12 @@ function put(src: Uint8Array, out: Uint8Array, pos: number): number {
 export class LineBuffer {
   buf: Buffer;
   len = 0;
-  constructor(capacity = 1 << 16) {
+  /**
+   * Starts small (1 KiB): a partitioner may open a path per field value, each with its own buffer, so a large
+   * fixed first capacity would be held per path (2000 paths of 64 KiB: 128 MiB for kilobytes of lines). Doubling
+   * keeps appending linear whatever the start.
+   */
+  constructor(capacity = 1 << 10) {
     this.buf = Buffer.allocUnsafe(capacity);
   }
 

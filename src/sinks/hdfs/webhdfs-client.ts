@@ -58,11 +58,22 @@ type Query = Record<string, string | number | boolean | undefined>;
 interface Answer { status: number; location: string | undefined; body: Buffer }
 
 /**
+ * How long a pooled socket may sit idle before the client closes it, ms (undici's default, as fetch had). A server
+ * that closes idle connections without a Keep-Alive hint (Jetty's idle timeout) would otherwise race a request sent
+ * on the socket as it closes: ECONNRESET, an unknown outcome for a RENAME. The agent's `timeout` destroys only free
+ * sockets; a request in flight is bounded by `timeoutMs`.
+ */
+const IDLE_SOCKET_MS = 4000;
+
+/**
  * Keep-alive agents, one per protocol, for every client of the process (as fetch's global dispatcher pools its
  * connections). An idle pooled socket does not keep the process alive (the agent unrefs it). node:http costs a
  * third of fetch's CPU per request (measured: bench/hdfs-end-to-end.js, docs/hdfs-sink.md "Benchmark").
  */
-const AGENTS = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
+const AGENTS = {
+  'http:': new http.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
+  'https:': new https.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
+};
 const EMPTY = Buffer.alloc(0);
 
 /** The WebHDFS operations the HDFS sink uses (see the module comment for retries). Every method throws WebHdfsError. */
@@ -137,7 +148,10 @@ export class WebHdfsClient {
     let message = `HTTP ${r.status}`;
     try {
       const j = JSON.parse(r.body.toString('utf8')) as { RemoteException?: { exception?: string; message?: string } };
-      if (j.RemoteException) { exception = j.RemoteException.exception; message += ` ${exception}: ${j.RemoteException.message}`; }
+      if (j.RemoteException) {
+        exception = j.RemoteException.exception;
+        message += ` ${exception}: ${clip(String(j.RemoteException.message))}`;
+      }
     } catch { /* not JSON */ }
     throw new WebHdfsError(op, p, message, r.status, exception);
   }
@@ -174,8 +188,9 @@ export class WebHdfsClient {
 
   /** Two-step write: the NameNode must answer 307 with a Location; the DataNode must answer `expect`. */
   private async twoStep(op: 'CREATE' | 'APPEND', p: string, method: string, q: Query, data: Buffer, expect: number): Promise<void> {
-    const first = await this.send(op, p, method, this.url(p, op, q));
-    const location = first.location;
+    const url = this.url(p, op, q);
+    const first = await this.send(op, p, method, url);
+    const location = resolveLocation(first.location, url);
     if (first.status !== 307 || !location) {
       if (first.status >= 300) this.fail(op, p, first);
       throw new WebHdfsError(
@@ -206,8 +221,9 @@ export class WebHdfsClient {
   /** Reads a file (or `length` bytes from `offset`); retried. @throws WebHdfsError (404 FileNotFoundException when absent) */
   open(p: string, opts: { offset?: number; length?: number } = {}): Promise<Buffer> {
     return this.retry(true, async () => {
-      const first = await this.send('OPEN', p, 'GET', this.url(p, 'OPEN', opts));
-      const location = first.location;
+      const url = this.url(p, 'OPEN', opts);
+      const first = await this.send('OPEN', p, 'GET', url);
+      const location = resolveLocation(first.location, url);
       if (first.status === 200 && !location) return first.body;
       if (first.status !== 307 || !location) this.fail('OPEN', p, first);
       const second = await this.send('OPEN', p, 'GET', location);
@@ -261,6 +277,24 @@ export class WebHdfsClient {
     return this.retry(true, async () => this.json<{ ContentSummary: { directoryCount: number; fileCount: number; length: number } }>(
       'GETCONTENTSUMMARY', p, await this.send('GETCONTENTSUMMARY', p, 'GET', this.url(p, 'GETCONTENTSUMMARY'))).ContentSummary);
   }
+}
+
+/**
+ * A redirect's Location against the URL it answered (RFC 7231 §7.1.2 allows a relative one; a gateway in front of
+ * WebHDFS may send it); an unparsable Location is kept as is (the request to it fails as no answer).
+ */
+function resolveLocation(location: string | undefined, base: string): string | undefined {
+  if (!location) return location;
+  try {
+    return new URL(location, base).toString();
+  } catch {
+    return location;
+  }
+}
+
+/** At most 1000 characters of a server's message (a RemoteException may carry megabytes), saying how many were cut. */
+function clip(text: string): string {
+  return text.length <= 1000 ? text : `${text.slice(0, 1000)}... (${text.length - 1000} more characters)`;
 }
 
 function describe(e: unknown): string {

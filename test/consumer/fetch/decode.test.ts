@@ -88,6 +88,20 @@ describe('decodeFetchedRecords', () => {
     expect((err as Error).message).toMatch(/CRC mismatch/);
   });
 
+  test.each([0, 4, 13, -1, -12, -100])('a batch length of %i (shorter than any batch) is RECORD_BATCH_CORRUPT, not a RangeError', (n) => {
+    // Java's ByteBufferLogInputStream: a size under the smallest record overhead is a CorruptRecordException.
+    const batch = Buffer.concat([encodeBatch({ baseOffset: 0n, records: [{ value: 'abc' }] }), Buffer.alloc(80)]);
+    batch.writeInt32BE(n, 8);
+    let err: unknown;
+    try {
+      decodeFetchedRecords(tp, 0n, batch, null);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(CorruptRecordBatchError);
+    expect(err).toMatchObject({ code: 'RECORD_BATCH_CORRUPT', location: { topic: 't', partition: 3, fetchOffset: '0' } });
+  });
+
   test('an undefined codec id (5) with a valid CRC is UNSUPPORTED_COMPRESSION', () => {
     const batch = encodeBatch({ baseOffset: 0n, records: [{ value: 'abc' }] });
     batch.writeInt16BE((batch.readInt16BE(21) & ~7) | 5, 21);

@@ -64,6 +64,31 @@ test('sinks into HDFS until SIGINT; the open file is committed on stop', async (
   expect(files.map((f) => [f.start, f.end])).toEqual([[0n, 2n]]);
 });
 
+test('after SIGINT the process exits promptly: no keep-alive WebHDFS socket or timer holds it', async () => {
+  cluster.createTopic('run-hdfs-exit', 1);
+  await produce(kafkaOf(cluster), 'run-hdfs-exit', 0, ['{"id":1}']);
+  const file = path.join(dir, 'config-exit.json');
+  writeFileSync(file, JSON.stringify({ ...config({ topicsDir: '/run-exit' }), groupId: 'run-hdfs-exit-g', topics: ['run-hdfs-exit'] }));
+  const child = spawn(process.execPath, [CLI, 'run', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let sentAt = 0;
+  const exited = new Promise<number>((resolve) => child.on('exit', () => resolve(Date.now())));
+  const hard = setTimeout(() => child.kill('SIGKILL'), 45000);
+  await new Promise<void>((resolve) => {
+    const onData = (d: Buffer) => { out += d; if (out.includes('assigned: run-hdfs-exit-0')) resolve(); };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+  });
+  await new Promise((r) => setTimeout(r, 1000));
+  sentAt = Date.now();
+  child.kill('SIGINT');
+  const exitedAt = await exited;
+  clearTimeout(hard);
+  expect(child.exitCode).toBe(0);
+  // Leaving the group and committing the open file take a few requests; a held socket would keep it for minutes.
+  expect(exitedAt - sentAt).toBeLessThan(5000);
+});
+
 test('an unknown sink type and a bad HDFS field are named', async () => {
   const bad = await run({ ...config({}), sink: { type: 'nfs' } }, dir);
   expect(bad.code).not.toBe(0);

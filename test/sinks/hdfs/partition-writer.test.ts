@@ -10,7 +10,7 @@ import { createPartitioner } from '../../../src/sinks/hdfs/partitioner';
 import { PartitionWriter, WRITER_TRANSITIONS, type HdfsCommit, type WriterContext } from '../../../src/sinks/hdfs/partition-writer';
 import { WebHdfsClient } from '../../../src/sinks/hdfs/webhdfs-client';
 import { StateMachine } from '../../../src/util/state-machine';
-import { batch, useWebHdfsServer } from './helpers';
+import { batch, rec, useWebHdfsServer } from './helpers';
 
 const fx = useWebHdfsServer();
 let n = 0;
@@ -90,4 +90,16 @@ test('the transition table: only the moves it lists, failing by name', () => {
   expect(() => m.to('committing')).toThrow(expect.objectContaining({ code: 'ILLEGAL_STATE', message: 'HDFS writer w:0: illegal transition idle -> committing' }));
   expect(WRITER_TRANSITIONS.staging).not.toContain('failed'); // a failure is kept only after its commit dropped the file set
   expect(Object.keys(WRITER_TRANSITIONS).sort()).toEqual(['committing', 'failed', 'idle', 'recovering', 'staging']);
+});
+
+test('JSON lines staged under many partition paths hold about their bytes, not a fixed buffer per path', async () => {
+  // A field partitioner over a field of many values opens a path per value: 2000 small lines (~50 KB of JSON lines)
+  // must not stage 2000 buffers of 64 KiB (128 MiB).
+  const { w } = writer({ flushSize: 100_000, partitioner: { type: 'field', field: 'id' } });
+  await w.open();
+  const records = Array.from({ length: 2000 }, (_, i) => rec('w', 0, BigInt(i), { id: i }));
+  const before = process.memoryUsage().arrayBuffers;
+  expect(await w.write({ topic: 'w', partition: 0, expectedOffset: -1n, nextOffset: 2000n, records })).toBe('ok');
+  const grown = process.memoryUsage().arrayBuffers - before;
+  expect(grown).toBeLessThan(16 * 1024 * 1024);
 });

@@ -17,12 +17,12 @@ let n = 0;
 const tp = [{ topic: 'p', partition: 0 }];
 
 /** Writes records 0..3 where record 2 is the poison one; expects it refused, then writes the rest and flushes. */
-async function refusedThenSkipped(config: Partial<HdfsSinkConfig>, poison: { value?: unknown; timestamp?: bigint }) {
+async function refusedThenSkipped(config: Partial<HdfsSinkConfig>, poison: { value?: unknown; timestamp?: bigint; raw?: Buffer }) {
   const sink = new HdfsSink({ url: fx.server.url, topicsDir: `/poison${++n}`, retry: { minTimeoutMs: 5 }, flushSize: 2, ...config });
   try {
     await sink.open('g', tp);
     const records = [0n, 1n, 2n, 3n].map((o) => (o === 2n
-      ? rec('p', 0, o, poison.value ?? { k: 'x' }, poison.timestamp)
+      ? { ...rec('p', 0, o, poison.value ?? { k: 'x' }, poison.timestamp), ...(poison.raw ? { value: poison.raw } : {}) }
       : rec('p', 0, o, { k: 'x' })));
     const b: SinkBatch = { topic: 'p', partition: 0, expectedOffset: -1n, nextOffset: 4n, records };
     const error = await sink.write('g', [b]).then(() => undefined, (e: unknown) => e);
@@ -98,4 +98,16 @@ test.each(['csv', 'parquet'] as const)('%s with columns from the schemas and coo
   const format = new Format({ type }, true);
   expect(() => format.toRow(r)).toThrow(expect.objectContaining({ code: 'SINK_MAPPING_FAILED', offset: 2n, recordAtFault: true }));
   expect(() => format.toRow({ ...r, timestamp: 1n })).not.toThrow();
+});
+
+describe('JSON lines (staged into one buffer per file): a value that is not JSON among valid ones stages nothing of its write', () => {
+  test.each([
+    ['default partitioner', {}],
+    ['field partitioner', { partitioner: { type: 'field' as const, field: 'k' } }],
+    ['with coordinates', { includeKafkaCoordinates: true }],
+  ])('%s', async (_name, config) => {
+    // Truncated multi-byte UTF-8 inside an unterminated string, behind a valid prefix of 100 KB.
+    const raw = Buffer.concat([Buffer.from(`{"k":"x","big":"${'é'.repeat(50_000)}`), Buffer.from([0xe2, 0x82])]);
+    await refusedThenSkipped(config, { raw });
+  });
 });
