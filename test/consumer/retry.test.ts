@@ -238,10 +238,11 @@ describe('processBatch: what a record handler returns (issue 25 breaker)', () =>
     });
     const options: ProcessorOptions = {
       poisonPolicy: 'skip', onSkip: (i) => skipped.push(i.offset),
-      recordHandler: ((r: { offset: bigint }) => thenableFn(r.offset)) as unknown as ProcessorOptions['recordHandler'],
+      recordHandler: ((r: { offset: bigint }) => { order.push(`start ${r.offset}`); return thenableFn(r.offset); }) as unknown as
+        ProcessorOptions['recordHandler'],
     };
-    const res = await processBatch(options, batchOf(0, 1, 2), new AbortController().signal, () => { order.push('next'); return false; });
-    expect(order).toEqual(['next', 'done 0', 'next', 'done 1', 'next', 'done 2']);
+    const res = await processBatch(options, batchOf(0, 1, 2), new AbortController().signal, never);
+    expect(order).toEqual(['start 0', 'done 0', 'start 1', 'done 1', 'start 2', 'done 2']);
     expect(skipped).toEqual([1n]);
     expect(res.output.map((r) => r.offset)).toEqual([0n, 2n]);
   });
