@@ -6,7 +6,7 @@
 import { startCluster } from '../../../src/testing/mock-broker/testing';
 import type { GroupConsumer } from '../../../src/consumer/group-consumer';
 import type { GroupConsumerOptions } from '../../../src/consumer/options';
-import { consumerOn, kafkaOf, produce, range, sleep, until, useConsumerCluster } from '../../consumer/helpers';
+import { commitsOf, consumerOn, kafkaOf, produce, range, sleep, until, useConsumerCluster } from '../../consumer/helpers';
 import { protocolOptions } from '../../consumer/protocols';
 
 jest.setTimeout(60000);
@@ -84,4 +84,92 @@ test.failing('at-least-once: the work of a partition gone idle is committed with
   await until(() => seen.length === 10, 'the batch');
   await sleep(1500);
   expect(fx.cluster.inspect.committedOffset(groupId, topic, 0)).toBe(10);
+});
+
+test('offset gaps (aborted transaction, markers): a sync handler stopping before them commits the next record it needs', async () => {
+  const topic = 'sync-gaps';
+  const groupId = `${topic}-g`;
+  fx.cluster.createTopic(topic, 1);
+  const kafka = kafkaOf(fx.cluster);
+  await produce(kafka, topic, 0, ['a0', 'a1', 'a2']); // offsets 0..2
+  const tp = kafka.producer({ transactionalId: 'sync-gaps-tx', idempotent: true, maxInFlightRequests: 1 });
+  await tp.connect();
+  const aborted = await tp.transaction();
+  await aborted.send({ topic, messages: ['x3', 'x4', 'x5'].map((value) => ({ partition: 0, value })) }); // 3..5, marker 6
+  await aborted.abort();
+  await produce(kafka, topic, 0, ['b7', 'b8']); // 7..8
+  const committed = await tp.transaction();
+  await committed.send({ topic, messages: ['c9', 'c10'].map((value) => ({ partition: 0, value })) }); // 9..10, marker 11
+  await committed.commit();
+  await tp.disconnect();
+
+  const seen: string[] = [];
+  let c: GroupConsumer | null = null;
+  c = on({
+    groupId, topics: [topic], delivery: 'at-least-once', commitIntervalMs: 0,
+    recordHandler: (r) => {
+      seen.push(r.value!.toString());
+      if (r.value!.toString() === 'a2') void c!.stop();
+    },
+  });
+  await c.start();
+  await until(() => c!.state === 'stopped', 'the stop');
+  expect(seen).toEqual(['a0', 'a1', 'a2']);
+  const first = fx.cluster.inspect.committedOffset(groupId, topic, 0)!;
+  // 3..6 hold no record this group will read: 3 (Java's position after a2) and 7 both resume at b7.
+  expect(first === 3 || first === 7).toBe(true);
+
+  const rest: string[] = [];
+  const d = on({
+    groupId, topics: [topic], delivery: 'at-least-once', commitIntervalMs: 600000, poisonPolicy: 'skip',
+    recordHandler: (r) => {
+      rest.push(r.value!.toString());
+      if (r.value!.toString() === 'c10') throw new Error('poison last record');
+    },
+  });
+  await d.start();
+  await until(() => rest.includes('c10'), 'the rest');
+  await d.stop();
+  expect(rest).toEqual(['b7', 'b8', 'c9', 'c10']);
+  // The last record skipped, a commit marker after it: the position is past the marker, nothing left to re-read.
+  expect(fx.cluster.inspect.committedOffset(groupId, topic, 0)).toBe(12);
+});
+
+describe('the at-least-once commit timer with a handler awaiting I/O', () => {
+  test.each([
+    [200, 'commits as the batch goes, every commit at a record boundary, never backwards'],
+    [3_000_000_000, 'longer than setTimeout allows: no commit before stop()'],
+  ])('commitIntervalMs %d: %s', async (commitIntervalMs) => {
+    const topic = `timer-${commitIntervalMs}`;
+    const groupId = `${topic}-g`;
+    fx.cluster.createTopic(topic, 1);
+    await produce(kafkaOf(fx.cluster), topic, 0, range(0, 150).map(String));
+    const seen: number[] = [];
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    const c = on({
+      groupId, topics: [topic], delivery: 'at-least-once', commitIntervalMs,
+      recordHandler: async (r) => { await sleep(5); seen.push(Number(r.offset)); },
+    });
+    try {
+      await c.start();
+      await until(() => seen.length === 150, 'the records', 30000);
+      const during = commitsOf(fx.cluster, groupId, topic);
+      await c.stop();
+      const all = commitsOf(fx.cluster, groupId, topic);
+      for (let i = 1; i < all.length; i++) expect(all[i]).toBeGreaterThanOrEqual(all[i - 1]);
+      expect(all[all.length - 1]).toBe(150n);
+      if (commitIntervalMs === 200) {
+        // ~0.75 s of handling: at least two commits went out before the batch ended, each within what was handled.
+        expect(during.filter((o) => o < 150n).length).toBeGreaterThanOrEqual(2);
+      } else {
+        expect(during).toEqual([]);
+        expect(all).toEqual([150n]);
+      }
+      expect(warnings).not.toContain('TimeoutOverflowWarning');
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
 });
