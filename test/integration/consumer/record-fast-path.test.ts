@@ -3,7 +3,9 @@
  * record's offset; the at-least-once commit timer) against the mock cluster: what a consumer whose record handler
  * returns its result (no promise) handles and commits when it stops, retries or goes idle.
  */
+import * as path from 'node:path';
 import { startCluster } from '../../../src/testing/mock-broker/testing';
+import { SqlSink } from '../../../src/sinks/sql';
 import type { GroupConsumer } from '../../../src/consumer/group-consumer';
 import type { GroupConsumerOptions } from '../../../src/consumer/options';
 import { commitsOf, consumerOn, kafkaOf, produce, range, sleep, until, useConsumerCluster } from '../../consumer/helpers';
@@ -199,4 +201,41 @@ test('at-least-once: a slow partition\'s finished records are committed at the i
   // Six records of partition 1 finished over ~1.5 s with a 200 ms interval: Java's auto-commit (every poll, all
   // partitions) would have committed most of them; a crash now should not repeat all six.
   expect(fx.cluster.inspect.committedOffset(groupId, topic, 1) ?? 0).toBeGreaterThanOrEqual(3);
+});
+
+test('exactly-once (SqlSink): stop() from a sync handler writes the handled prefix and its position, the rest on restart', async () => {
+  const topic = 'sync-stop-eos';
+  const groupId = `${topic}-g`;
+  fx.cluster.createTopic(topic, 1);
+  await produce(kafkaOf(fx.cluster), topic, 0, range(0, 10).map((id) => JSON.stringify({ id })));
+  const sinkOf = () => new SqlSink({
+    knex: { client: 'sqlite3', connection: { filename: path.join(fx.dir, 'sync-stop-eos.sqlite') }, useNullAsDefault: true },
+    table: 'rows', mode: 'insert', autoCreate: true, mapping: { columns: { id: { path: 'id', type: 'integer' } } },
+  });
+  const seen: number[] = [];
+  const sink = sinkOf();
+  let c: GroupConsumer | null = null;
+  c = on({
+    groupId, topics: [topic], delivery: 'exactly-once', sink,
+    recordHandler: (r) => {
+      seen.push(Number(r.offset));
+      if (r.offset === 3n) void c!.stop();
+    },
+  });
+  await c.start();
+  await until(() => c!.state === 'stopped', 'the stop');
+  expect(seen).toEqual([0, 1, 2, 3]);
+  expect((await sink.offsets.read(groupId, [{ topic, partition: 0 }])).get(`${topic}:0`)).toBe(4n);
+  await sink.close();
+
+  const sink2 = sinkOf();
+  const again: number[] = [];
+  const d = on({ groupId, topics: [topic], delivery: 'exactly-once', sink: sink2, recordHandler: (r) => { again.push(Number(r.offset)); } });
+  await d.start();
+  await until(() => again.includes(9), 'the rest');
+  await d.stop();
+  expect(again).toEqual(range(4, 10));
+  const ids = (await sink2.knex('rows').select('id')).map((r: { id: number }) => Number(r.id)).sort((a, b) => a - b);
+  await sink2.close();
+  expect(ids).toEqual(range(0, 10));
 });
