@@ -176,7 +176,7 @@ describe('the at-least-once commit timer with a handler awaiting I/O', () => {
   });
 });
 
-test('at-least-once: a slow partition\'s finished records are committed at the interval while a fast partition keeps committing', async () => {
+test('at-least-once: a slow partition\'s finished records are committed at the interval beside a busy fast one', async () => {
   const topic = 'timer-two-partitions';
   const groupId = `${topic}-g`;
   fx.cluster.createTopic(topic, 2);
@@ -230,7 +230,9 @@ test('exactly-once (SqlSink): stop() from a sync handler writes the handled pref
 
   const sink2 = sinkOf();
   const again: number[] = [];
-  const d = on({ groupId, topics: [topic], delivery: 'exactly-once', sink: sink2, recordHandler: (r) => { again.push(Number(r.offset)); } });
+  const d = on({
+    groupId, topics: [topic], delivery: 'exactly-once', sink: sink2, recordHandler: (r) => { again.push(Number(r.offset)); },
+  });
   await d.start();
   await until(() => again.includes(9), 'the rest');
   await d.stop();
