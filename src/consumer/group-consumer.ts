@@ -455,6 +455,9 @@ export class GroupConsumer extends EventEmitter {
       return this.stopPromise;
     }
     if (options.leaveGroup !== undefined) this.leaveOnStop = options.leaveGroup;
+    // At once, not after the first await: a record handler that returns its result (no promise) runs the batch's
+    // records without yielding, so a stop() it calls must be seen before its next record (the record in hand finishes).
+    if (this.lifecycle.state === 'running' || this.lifecycle.state === 'draining') this.engine.abortAll('the consumer is stopping');
     this.stopPromise = (async () => {
       if (this.lifecycle.can('stopping')) this.lifecycle.to('stopping');
       await this.connecting;

@@ -209,9 +209,13 @@ export async function policeRejectedRecord(
   await poison({ ...options, deadLetterInTransaction: false }, batch, [record], record.offset, error);
 }
 
-/** Whether a handler returned a promise (or another thenable) to wait for, not its result itself. */
+/**
+ * Whether a handler returned a promise (or another thenable) to wait for, not its result itself. A function with a
+ * `then` method is a thenable too (Promises/A+; `await` waits for it, as the handler's caller did before issue 25).
+ */
 function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+  return (typeof value === 'object' ? value !== null : typeof value === 'function')
+    && typeof (value as { then?: unknown }).then === 'function';
 }
 
 /**

@@ -223,3 +223,64 @@ describe('processBatch with the sink\'s output check (KafkaSink checkOutputs)', 
     expect(calls).toBe(0);
   });
 });
+
+describe('processBatch: what a record handler returns (issue 25 breaker)', () => {
+  test('a callable thenable (a function with a then method, as await treats it) is waited for; its rejection is the failure', async () => {
+    const order: string[] = [];
+    const skipped: bigint[] = [];
+    const thenableFn = (offset: bigint) => Object.assign(() => undefined, {
+      then(resolve: (v: unknown) => void, reject: (e: unknown) => void) {
+        setImmediate(() => {
+          order.push(`done ${offset}`);
+          if (offset === 1n) reject(new Error('bad')); else resolve(undefined);
+        });
+      },
+    });
+    const options: ProcessorOptions = {
+      poisonPolicy: 'skip', onSkip: (i) => skipped.push(i.offset),
+      recordHandler: ((r: { offset: bigint }) => { order.push(`start ${r.offset}`); return thenableFn(r.offset); }) as unknown as
+        ProcessorOptions['recordHandler'],
+    };
+    const res = await processBatch(options, batchOf(0, 1, 2), new AbortController().signal, never);
+    expect(order).toEqual(['start 0', 'done 0', 'start 1', 'done 1', 'start 2', 'done 2']);
+    expect(skipped).toEqual([1n]);
+    expect(res.output.map((r) => r.offset)).toEqual([0n, 2n]);
+  });
+
+  test('a sync handler returning an invalid output (KafkaSink check) is policed as before; a valid one after it is produced', async () => {
+    const invalid = new KafkaEosError('KAFKA_OUTPUT_INVALID', 'output record #0 of input record t:0@1: bad');
+    const skipped: bigint[] = [];
+    const options: ProcessorOptions = {
+      recordHandler: (r) => [{ topic: 'o', value: String(r.offset) }],
+      checkOutputs: async (_o, source) => { if (source.offset === 1n) throw invalid; },
+      retry: { retries: 1, ...fast },
+      poisonPolicy: 'skip', onSkip: (i) => skipped.push(i.offset),
+    };
+    const b = batchOf(0, 1, 2);
+    const res = await processBatch(options, b, new AbortController().signal, never);
+    expect(skipped).toEqual([1n]);
+    expect(res.produced).toEqual([{ topic: 'o', value: '0' }, { topic: 'o', value: '2' }]);
+    expect(res.output.map((r) => r.offset)).toEqual([0n, 2n]);
+    expect(b.records.map((r) => r.offset)).toEqual([0n, 1n, 2n]);
+  });
+
+  test('a rejected promise created synchronously, a thenable throwing in then, one settling twice: each is one failure', async () => {
+    const failures: bigint[] = [];
+    const attempts: bigint[] = [];
+    const options: ProcessorOptions = {
+      poisonPolicy: 'skip', onSkip: (i) => failures.push(i.offset),
+      recordHandler: ((r: { offset: bigint }) => {
+        attempts.push(r.offset);
+        if (r.offset === 0n) return Promise.reject(new Error('sync-made rejection'));
+        if (r.offset === 1n) return { then() { throw new Error('then threw'); } };
+        if (r.offset === 2n) return { then(ok: (v: unknown) => void, no: (e: unknown) => void) { no(new Error('x')); ok(undefined); } };
+        return { then(ok: (v: unknown) => void, no: (e: unknown) => void) { ok(undefined); no(new Error('late')); } };
+      }) as unknown as ProcessorOptions['recordHandler'],
+    };
+    const res = await processBatch(options, batchOf(0, 1, 2, 3), new AbortController().signal, never);
+    expect(attempts).toEqual([0n, 1n, 2n, 3n]);
+    expect(failures).toEqual([0n, 1n, 2n]);
+    expect(res.output.map((r) => r.offset)).toEqual([3n]);
+    expect(res.processedUpTo).toBe(4n);
+  });
+});

@@ -93,7 +93,11 @@ export class BatchRunner {
 
   private run(owner: OwnedPartition, chunk: FetchedChunk): void {
     const watch = new ProcessingWatch({ maxProcessingTimeMs: this.o.maxProcessingTimeMs, onTimeout: () => this.o.onTimeout(owner) });
-    const done = (async () => {
+    // Registered before the handler runs: a record handler that returns its result (no promise) may run the whole batch
+    // inside this call, and an abort it asks for (stop()) must reach its watch before its next record.
+    const entry: { done: Promise<void>; watch: ProcessingWatch } = { done: Promise.resolve(), watch };
+    this.running.set(owner.key, entry);
+    entry.done = (async () => {
       watch.start();
       try {
         await this.o.handle(owner, chunk, watch);
@@ -110,7 +114,6 @@ export class BatchRunner {
       if (owner.fetch.state === 'buffered' && !this.ready.includes(owner.fetch)) this.ready.push(owner.fetch);
       this.pump();
     });
-    this.running.set(owner.key, { done, watch });
   }
 
   /** Starts whatever waits (after the consumer began accepting batches). */
