@@ -26,7 +26,11 @@ describe('mapping paths read own fields only', () => {
     const s = new SqlSink({
       knex: { client: 'sqlite3', connection: { filename: ':memory:' } }, table: 'r', mode: 'insert', autoCreate: true,
       mapping: {
-        columns: { constructor: { type: 'string' as const, nullable: true }, toString: { type: 'json' as const, nullable: true }, id: { type: 'integer' as const } },
+        columns: {
+          constructor: { type: 'string' as const, nullable: true },
+          toString: { type: 'json' as const, nullable: true },
+          id: { type: 'integer' as const },
+        },
       },
     });
     try {
