@@ -91,7 +91,19 @@ function compileSource(path: string, column: string): Source {
 }
 
 /**
- * Reads a dot path (`segments`) of a parsed JSON value: undefined as soon as a step is not an object. Compiled into a
+ * A key JSON.parse'd objects and arrays could answer from their prototype (`constructor`, `toString`, `__proto__`,
+ * `map`, ...) rather than from a field of the record: read only as an own property (a record lacking it reads as
+ * absent). Any other key cannot be inherited by a parsed value, so its read needs no check.
+ */
+function inheritable(key: string): boolean {
+  return key in Object.prototype || key in Array.prototype;
+}
+
+const hasOwn = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
+
+/**
+ * Reads a dot path (`segments`) of a parsed JSON value: undefined as soon as a step is not an object, or names a
+ * field the object lacks (never a property inherited from Object.prototype or Array.prototype). Compiled into a
  * function of its own per path when the runtime allows it: one closure shared by every column would see every
  * column's key at one property read (a megamorphic lookup per value); a function per path keeps each read monomorphic.
  * The keys enter the code only as JSON string literals (`JSON.stringify` of a string is always a valid JavaScript
@@ -99,15 +111,22 @@ function compileSource(path: string, column: string): Source {
  * (`--disallow-code-generation-from-strings`), the same reads run through a closure.
  */
 export function pathReader(segments: readonly string[]): (r: SinkRecord, value: unknown) => unknown {
-  const steps = segments.map((s) => `if (c === null || typeof c !== 'object') return undefined;\nc = c[${JSON.stringify(s)}];\n`);
+  const steps = segments.map((s) => {
+    const k = JSON.stringify(s);
+    const read = inheritable(s) ? `c = hasOwn(c, ${k}) ? c[${k}] : undefined;\n` : `c = c[${k}];\n`;
+    return `if (c === null || typeof c !== 'object') return undefined;\n${read}`;
+  });
   try {
-    return new Function('r', 'value', `let c = value;\n${steps.join('')}return c;`) as (r: SinkRecord, value: unknown) => unknown;
+    const make = new Function('hasOwn', `return function (r, value) {\nlet c = value;\n${steps.join('')}return c;\n};`);
+    return make(hasOwn) as (r: SinkRecord, value: unknown) => unknown;
   } catch {
+    const own = segments.map(inheritable);
     return (_r, value) => {
       let cur: unknown = value;
-      for (const s of segments) {
+      for (let i = 0; i < segments.length; i++) {
         if (cur === null || typeof cur !== 'object') return undefined;
-        cur = (cur as Record<string, unknown>)[s];
+        const s = segments[i]!;
+        cur = own[i] && !hasOwn(cur, s) ? undefined : (cur as Record<string, unknown>)[s];
       }
       return cur;
     };

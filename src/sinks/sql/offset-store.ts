@@ -262,14 +262,17 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
    * PostgreSQL, one partition past its first position (a steady-state write): the CAS as SQL text sent with BEGIN in
    * one message (raw-transaction.ts `withBegin`), which saves a round trip per write. Values as literals: the offsets
    * and partition are integers written as digits, the group id and topic quoted by node-postgres's `escapeLiteral`
-   * (quotes doubled, `E'...'` with backslashes doubled when there are any, right whatever
-   * `standard_conforming_strings` says). Not for a string holding U+0000 (PostgreSQL text cannot hold it; the
-   * parameterised CAS reports it as the driver does). @returns undefined when the CAS must run as its own statement.
+   * (quotes doubled; right whatever `standard_conforming_strings` says). Not for a string holding U+0000 (PostgreSQL
+   * text cannot hold it; the parameterised CAS reports it as the driver does), nor a backslash: under a client-only
+   * client_encoding (GBK, BIG5, SJIS...) the UTF-8 bytes sent can make a 0x5C the second byte of a character,
+   * swallowing one backslash of an escaped pair and leaving `\'` (refused, or with backslash_quote on, the rest of
+   * the name read as SQL). A quote byte is never a second byte in any encoding, so a name without a backslash is
+   * safe. @returns undefined when the CAS must run as its own statement.
    */
   private casWithBegin(groupId: string, advances: OffsetAdvance[]): string | undefined {
     if (this.dialect !== 'postgres' || advances.length !== 1) return undefined;
     const a = advances[0]!;
-    if (a.expectedOffset < 0n || groupId.includes('\0') || a.topic.includes('\0')) return undefined;
+    if (a.expectedOffset < 0n || unsafeLiteral(groupId) || unsafeLiteral(a.topic)) return undefined;
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     pgEscapeLiteral ??= (require('pg/lib/utils') as { escapeLiteral: (s: string) => string }).escapeLiteral;
     const q = quoteIdentifierFor('postgres');
@@ -428,6 +431,11 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
     await this.sqliteStatements?.close();
     if (this.ownsKnex) await this.knex.destroy();
   }
+}
+
+/** A string the inlined CAS must not carry as a literal (U+0000, or a backslash: see casWithBegin). */
+function unsafeLiteral(s: string): boolean {
+  return s.includes('\0') || s.includes('\\');
 }
 
 function dedupe(partitions: TopicPartition[]): TopicPartition[] {
