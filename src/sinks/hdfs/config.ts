@@ -115,7 +115,8 @@ export function validateHdfsSinkConfig(config: unknown): NormalizedHdfsSinkConfi
     const issue = parsed.error.issues[0]!;
     if (issue.code === 'unrecognized_keys') {
       const key = issue.keys[0]!;
-      throw new SinkConfigError([...issue.path, key].join('.'), unknownOptionMessage(key, schemaKeysAt(hdfsSinkConfigSchema, issue.path, config)));
+      throw new SinkConfigError([...issue.path, key].join('.'),
+        unknownOptionMessage(key, schemaKeysAt(hdfsSinkConfigSchema, issue.path, config)));
     }
     throw new SinkConfigError(issue.path.join('.') || '(config)', issue.message);
   }

@@ -129,7 +129,9 @@ export class SchemaFormat {
       }
     }
     const cells: Record<string, unknown> = {};
-    if (this.coordinates) Object.assign(cells, { _topic: r.topic, _partition: BigInt(r.partition), _offset: r.offset, _timestamp: this.deps.recordDate(r) });
+    if (this.coordinates) Object.assign(cells, {
+      _topic: r.topic, _partition: BigInt(r.partition), _offset: r.offset, _timestamp: this.deps.recordDate(r),
+    });
     for (const c of this.columns(schema, r)) cells[c.name] = this.deps.convert(r, c, plainValue(c.read(r)));
     return { record: r, value: this.empty, cells };
   }
@@ -162,9 +164,12 @@ export class SchemaFormat {
     if (!hit?.codec) {
       let avroSchema = avroSchemaOf(schema) as unknown;
       if (this.coordinates) {
-        const base = (Array.isArray(avroSchema) ? avroSchema.find((b) => b !== 'null') : avroSchema) as { type?: string; fields?: { name: string }[] };
+        const base = (Array.isArray(avroSchema) ? avroSchema.find((b) => b !== 'null') : avroSchema) as {
+          type?: string; fields?: { name: string }[];
+        };
         if (schema.type === 'struct' && base?.type === 'record') {
-          assertDistinctColumns(base.fields!.map((f) => ({ name: f.name, source: `value.${f.name}` }) as SchemaColumn), r, COORDINATE_NAMES);
+          assertDistinctColumns(
+            base.fields!.map((f) => ({ name: f.name, source: `value.${f.name}` }) as SchemaColumn), r, COORDINATE_NAMES);
           avroSchema = { ...base, fields: [...AVRO_COORDINATES, ...base.fields!] };
         } else {
           avroSchema = { type: 'record', name: 'KafkaRecord', fields: [...AVRO_COORDINATES, { name: 'value', type: avroSchema }] };

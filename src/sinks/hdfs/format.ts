@@ -196,7 +196,8 @@ export class Format {
   constructor(readonly config: HdfsFormatConfig, readonly includeKafkaCoordinates: boolean) {
     this.extension = config.type === 'jsonl' ? 'jsonl' : config.type;
     this.fromSchema = config.type === 'avro' || (config.type !== 'jsonl' && !config.columns);
-    this.schemaFormat = !this.fromSchema ? undefined : new SchemaFormat(config.type as 'avro' | 'csv' | 'parquet', includeKafkaCoordinates, {
+    this.schemaFormat = !this.fromSchema ? undefined
+      : new SchemaFormat(config.type as 'avro' | 'csv' | 'parquet', includeKafkaCoordinates, {
       coordinates: KAFKA_COLUMNS, convert, recordDate,
       encodeColumns: (columns, rows) => new Format({ type: config.type as 'csv' | 'parquet', columns }, false).encode(rows),
     }, config.type === 'avro' ? config.codec : undefined);

@@ -35,7 +35,8 @@ export function createPartitioner(c: PartitionerConfig): Partitioner {
   if (c.type === 'field') {
     if (!c.field) throw new KafkaEosError('CONFIG_INVALID', 'partitioner.field: required');
     if (Buffer.byteLength(`${c.field}=null`) > MAX_COMPONENT_BYTES) {
-      throw new KafkaEosError('CONFIG_INVALID', `partitioner.field: too long for a directory name (${MAX_COMPONENT_BYTES} bytes at most with its value)`);
+      throw new KafkaEosError('CONFIG_INVALID',
+        `partitioner.field: too long for a directory name (${MAX_COMPONENT_BYTES} bytes at most with its value)`);
     }
     return (r, value) => {
       const v = getPath(value(), c.field);
@@ -45,7 +46,8 @@ export function createPartitioner(c: PartitionerConfig): Partitioner {
       const bytes = Buffer.byteLength(dir);
       if (bytes > MAX_COMPONENT_BYTES) {
         throw new SinkMappingError(`field partitioner: the directory ${c.field}=<value> would be ${bytes} bytes (the value `
-          + `percent-encoded), over HDFS's ${MAX_COMPONENT_BYTES}-byte limit of a path component (dfs.namenode.fs-limits.max-component-length)`,
+          + `percent-encoded), over HDFS's ${MAX_COMPONENT_BYTES}-byte limit of a path component `
+          + '(dfs.namenode.fs-limits.max-component-length)',
         { topic: r.topic, partition: r.partition, offset: r.offset });
       }
       return dir;
@@ -83,7 +85,8 @@ function tokenize(format: string): { literal: boolean; text: string }[] {
     else out.push({ literal: true, text: m[3]! });
   }
   // A formatted component is at most as long as its pattern plus 2 bytes per token (YYYY can grow to 6 digits).
-  const longest = Math.max(...format.split('/').map((part) => Buffer.byteLength(part) + 2 * (part.match(/YYYY|MM|dd|HH|mm/g)?.length ?? 0)));
+  const longest = Math.max(...format.split('/')
+    .map((part) => Buffer.byteLength(part) + 2 * (part.match(/YYYY|MM|dd|HH|mm/g)?.length ?? 0)));
   if (longest > MAX_COMPONENT_BYTES) {
     throw new KafkaEosError('CONFIG_INVALID', `partitioner.pathFormat: a directory name would exceed ${MAX_COMPONENT_BYTES} bytes`);
   }

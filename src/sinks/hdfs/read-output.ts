@@ -67,7 +67,9 @@ export async function readHdfsSinkOutput(options: ReadHdfsSinkOutputOptions): Pr
       const name = parseName(s.pathSuffix);
       const format = path.posix.extname(s.pathSuffix).slice(1);
       if (!name || (format !== 'jsonl' && format !== 'csv' && format !== 'parquet')) continue;
-      found.push({ path: p, partition: name.partition, start: name.start, end: name.end, directory: path.posix.relative(base, dir), format });
+      found.push({
+        path: p, partition: name.partition, start: name.start, end: name.end, directory: path.posix.relative(base, dir), format,
+      });
     }
   };
   await walk(base);

@@ -11,7 +11,10 @@ async function main() {
   const [url, topicsDir, total, flushSize, batchSize, padChars] = process.argv.slice(2);
   const pad = padChars ? 'é€😀x'.repeat(Math.ceil(Number(padChars) / 5)).slice(0, Number(padChars)) : undefined;
   const N = BigInt(total);
-  const sink = new HdfsSink({ url, topicsDir, flushSize: Number(flushSize), includeKafkaCoordinates: true, partitioner: { type: 'field', field: 'k' }, retry: { minTimeoutMs: 5 } });
+  const sink = new HdfsSink({
+    url, topicsDir, flushSize: Number(flushSize), includeKafkaCoordinates: true, partitioner: { type: 'field', field: 'k' },
+    retry: { minTimeoutMs: 5 },
+  });
   const parts = [0, 1].map((partition) => ({ topic: 't', partition }));
   const next = async (tp) => (await sink.open('g', [tp])).get(`t:${tp.partition}`);
   const pos = new Map();
@@ -25,7 +28,10 @@ async function main() {
       moved = true;
       const to = from + BigInt(batchSize) > N ? N : from + BigInt(batchSize);
       const records = [];
-      for (let o = from; o < to; o++) records.push({ topic: 't', partition: tp.partition, offset: o, key: null, value: Buffer.from(JSON.stringify({ n: Number(o), k: Number(o % 3n), pad })), timestamp: 1700000000000n + o, headers: {} });
+      for (let o = from; o < to; o++) records.push({
+        topic: 't', partition: tp.partition, offset: o, key: null,
+        value: Buffer.from(JSON.stringify({ n: Number(o), k: Number(o % 3n), pad })), timestamp: 1700000000000n + o, headers: {},
+      });
       const r = await sink.write('g', [{ topic: 't', partition: tp.partition, expectedOffset: expected, nextOffset: to, records }]);
       pos.set(tp.partition, r.status === 'fenced' ? await next(tp) : to);
     }

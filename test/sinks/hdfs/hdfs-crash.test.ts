@@ -19,7 +19,8 @@ const TOTAL = 1500;
 const KILLS = 24;
 const SEED = Number(process.env.KAFKA_EOS_CRASH_SEED ?? Date.now() % 100000);
 
-(BUILT ? test : test.skip)(`SIGKILL at ${KILLS} seeded points across rotation and commit: the files cover the input exactly (seed ${SEED})`, async () => {
+(BUILT ? test : test.skip)(`SIGKILL at ${KILLS} seeded points across rotation and commit: the files cover the input exactly `
+  + `(seed ${SEED})`, async () => {
   const hdfs = await WebHdfsServer.start();
   const random = mulberry32(SEED);
   const kinds = new Map<string, number>();
@@ -37,8 +38,11 @@ const SEED = Number(process.env.KAFKA_EOS_CRASH_SEED ?? Date.now() % 100000);
       ['any request', () => true],
     ];
     let killed = 0;
-    const run = (kill: { step: number; nth: number } | null) => new Promise<{ code: number | null; signal: string | null; out: string }>((resolve) => {
-      const child: ChildProcess = spawn(process.execPath, [WORKER, hdfs.url, '/crash', String(TOTAL), '40', '15'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const run = (kill: { step: number; nth: number } | null) => new Promise<{
+      code: number | null; signal: string | null; out: string;
+    }>((resolve) => {
+      const child: ChildProcess = spawn(process.execPath, [WORKER, hdfs.url, '/crash', String(TOTAL), '40', '15'],
+        { stdio: ['ignore', 'pipe', 'pipe'] });
       let seen = 0;
       let out = '';
       child.stdout!.on('data', (d) => { out += d; });
@@ -65,7 +69,8 @@ const SEED = Number(process.env.KAFKA_EOS_CRASH_SEED ?? Date.now() % 100000);
     for (const partition of [0, 1]) {
       expect(await committedOffsets(client, '/crash', 't', partition)).toEqual(range(0n, BigInt(TOTAL)));
       // Claims chain without gap or overlap: each file set starts where the previous one ended.
-      const sets = [...new Map((await committedFiles(client, '/crash', 't')).filter((f) => f.partition === partition).map((f) => [f.start, f.end]))];
+      const sets = [...new Map((await committedFiles(client, '/crash', 't'))
+        .filter((f) => f.partition === partition).map((f) => [f.start, f.end]))];
       let next = 0n;
       for (const [start, end] of sets) { expect(start).toBe(next); next = end + 1n; }
       expect(next).toBe(BigInt(TOTAL));

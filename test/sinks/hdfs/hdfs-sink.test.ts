@@ -13,7 +13,9 @@ const fx = useWebHdfsServer();
 
 let n = 0;
 function sink(extra: Partial<HdfsSinkConfig> = {}, dir?: string): HdfsSink {
-  return new HdfsSink({ url: fx.server.url, user: 'etl', topicsDir: dir ?? `/t${++n}`, includeKafkaCoordinates: true, retry: { minTimeoutMs: 5 }, ...extra });
+  return new HdfsSink({
+    url: fx.server.url, user: 'etl', topicsDir: dir ?? `/t${++n}`, includeKafkaCoordinates: true, retry: { minTimeoutMs: 5 }, ...extra,
+  });
 }
 const tp = [{ topic: 'orders', partition: 0 }];
 
@@ -21,8 +23,10 @@ test('committed names carry zero-padded offsets; writes are staged until flushSi
   const s = sink({ flushSize: 25 });
   const dir = s.layout.topicsDir;
   expect(await s.open('g', tp)).toEqual(new Map([['orders:0', -1n]]));
-  expect(await s.write('g', [batch('orders', 0, -1n, 0n, 10n)])).toEqual({ status: 'staged', durable: [{ topic: 'orders', partition: 0, storedOffset: -1n }] });
-  expect(await s.write('g', [batch('orders', 0, 10n, 10n, 30n)])).toEqual({ status: 'staged', durable: [{ topic: 'orders', partition: 0, storedOffset: 25n }] });
+  expect(await s.write('g', [batch('orders', 0, -1n, 0n, 10n)]))
+    .toEqual({ status: 'staged', durable: [{ topic: 'orders', partition: 0, storedOffset: -1n }] });
+  expect(await s.write('g', [batch('orders', 0, 10n, 10n, 30n)]))
+    .toEqual({ status: 'staged', durable: [{ topic: 'orders', partition: 0, storedOffset: 25n }] });
   const files = await committedFiles(s.client, dir, 'orders');
   expect(files.map((f) => f.path)).toEqual([`${dir}/orders/partition=0/orders+0+00000000000000000000+00000000000000000024.jsonl`]);
   expect(await s.flush('g', tp)).toEqual({ status: 'staged', durable: [{ topic: 'orders', partition: 0, storedOffset: 30n }] });
@@ -38,7 +42,8 @@ test('a write that does not continue the staged end is fenced, with the durable 
   const s = sink({ flushSize: 5 });
   await s.open('g', tp);
   await s.write('g', [batch('orders', 0, -1n, 0n, 7n)]);
-  expect(await s.write('g', [batch('orders', 0, 3n, 3n, 9n)])).toEqual({ status: 'fenced', fenced: [{ topic: 'orders', partition: 0, storedOffset: 5n }] });
+  expect(await s.write('g', [batch('orders', 0, 3n, 3n, 9n)]))
+    .toEqual({ status: 'fenced', fenced: [{ topic: 'orders', partition: 0, storedOffset: 5n }] });
   expect(s.positions().get('orders:0')).toEqual({ durable: 5n, staged: null });
   await s.close();
 });
@@ -89,7 +94,8 @@ test('a zombie whose attempt directory was cleaned up by the new owner cannot cl
   // The zombie's commit stalls after MKDIRS of its attempt directory; meanwhile the new owner recovers.
   fx.server.inject({ op: 'CREATE', kind: 'latency', delayMs: 400, pathContains: '/+tmp/' });
   const flushing = zombie.flush('g', tp);
-  await until(() => fx.server.requests.some((r) => r.op === 'CREATE' && r.path.includes('/+tmp/')), 'the zombie to stall in its CREATE', 10_000);
+  await until(() => fx.server.requests.some((r) => r.op === 'CREATE' && r.path.includes('/+tmp/')),
+    'the zombie to stall in its CREATE', 10_000);
   const owner = sink({ flushSize: 1000 }, dir);
   expect(await owner.open('g', tp)).toEqual(new Map([['orders:0', -1n]]));
   expect((await flushing).status).toBe('fenced');
@@ -159,7 +165,8 @@ test('rotation on a wall-clock schedule fires without traffic and reports the du
   expect(reported).toEqual([{ topic: 'orders', partition: 0, storedOffset: 5n }]);
   off();
   expect((await committedFiles(s.client, s.layout.topicsDir, 'orders')).map((f) => [f.start, f.end])).toEqual([[0n, 4n]]);
-  expect(await s.write('g', [batch('orders', 0, 5n, 5n, 6n)])).toEqual({ status: 'staged', durable: [{ topic: 'orders', partition: 0, storedOffset: 5n }] });
+  expect(await s.write('g', [batch('orders', 0, 5n, 5n, 6n)]))
+    .toEqual({ status: 'staged', durable: [{ topic: 'orders', partition: 0, storedOffset: 5n }] });
   await s.close();
 });
 
@@ -173,10 +180,17 @@ test('field and time partitioners put each record under its own directory; one r
     'k=2/orders+0+00000000000000000000+00000000000000000008.jsonl',
   ]);
   await f.close();
-  const t = sink({ flushSize: 2, partitioner: { type: 'time', pathFormat: "'year'=YYYY/'month'=MM/'day'=dd/'hour'=HH", durationMs: 3_600_000, timezone: 'Asia/Kolkata' } });
+  const t = sink({
+    flushSize: 2,
+    partitioner: { type: 'time', pathFormat: "'year'=YYYY/'month'=MM/'day'=dd/'hour'=HH", durationMs: 3_600_000, timezone: 'Asia/Kolkata' },
+  });
   await t.open('g', tp);
-  await t.write('g', [{ ...batch('orders', 0, -1n, 0n, 2n), records: [rec('orders', 0, 0n, {}, 1_700_000_000_000n), rec('orders', 0, 1n, {}, 1_700_003_600_000n)] }]);
-  expect((await committedFiles(t.client, t.layout.topicsDir, 'orders')).map((x) => x.path.split('/').slice(3, 7).join('/')).sort()).toEqual([
+  await t.write('g', [{
+    ...batch('orders', 0, -1n, 0n, 2n),
+    records: [rec('orders', 0, 0n, {}, 1_700_000_000_000n), rec('orders', 0, 1n, {}, 1_700_003_600_000n)],
+  }]);
+  expect((await committedFiles(t.client, t.layout.topicsDir, 'orders'))
+    .map((x) => x.path.split('/').slice(3, 7).join('/')).sort()).toEqual([
     'year=2023/month=11/day=15/hour=03', 'year=2023/month=11/day=15/hour=04',
   ]);
   await t.close();
@@ -193,7 +207,8 @@ test('a record that cannot be written is refused by name before anything of its 
   await s.close();
 });
 
-test('JSON lines: a value that is not JSON is refused by name (syntax check, no parse); a multi-line value is written on one line', async () => {
+test('JSON lines: a value that is not JSON is refused by name (syntax check, no parse); a multi-line value is written on one '
+  + 'line', async () => {
   const s = sink({ flushSize: 3, includeKafkaCoordinates: false });
   await s.open('g', tp);
   const b = batch('orders', 0, -1n, 0n, 5n);
@@ -207,14 +222,22 @@ test('JSON lines: a value that is not JSON is refused by name (syntax check, no 
   const lines = (await s.client.open(file!.path)).toString('utf8').split('\n');
   expect(lines).toHaveLength(4);
   expect(lines[1]).toBe('{   "n": 1,    "s": "a\\nb" }'); // the value's own bytes, its line breaks turned into spaces
-  expect(lines.slice(0, 3).map((l) => JSON.parse(l))).toEqual([JSON.parse(ok.records[0]!.value!.toString()), { n: 1, s: 'a\nb' }, JSON.parse(ok.records[2]!.value!.toString())]);
+  expect(lines.slice(0, 3).map((l) => JSON.parse(l))).toEqual([
+    JSON.parse(ok.records[0]!.value!.toString()), { n: 1, s: 'a\nb' }, JSON.parse(ok.records[2]!.value!.toString()),
+  ]);
   await s.close();
 });
 
 test('CSV files have a header and RFC 4180 quoting', async () => {
-  const s = sink({ flushSize: 2, includeKafkaCoordinates: false, format: { type: 'csv', columns: [{ name: 'n', type: 'int64' }, { name: 's', type: 'string' }] } });
+  const s = sink({
+    flushSize: 2, includeKafkaCoordinates: false,
+    format: { type: 'csv', columns: [{ name: 'n', type: 'int64' }, { name: 's', type: 'string' }] },
+  });
   await s.open('g', tp);
-  await s.write('g', [{ topic: 'orders', partition: 0, expectedOffset: -1n, nextOffset: 2n, records: [rec('orders', 0, 0n, { n: 1, s: 'a,"b"' }), rec('orders', 0, 1n, { n: 2, s: 'plain' })] }]);
+  await s.write('g', [{
+    topic: 'orders', partition: 0, expectedOffset: -1n, nextOffset: 2n,
+    records: [rec('orders', 0, 0n, { n: 1, s: 'a,"b"' }), rec('orders', 0, 1n, { n: 2, s: 'plain' })],
+  }]);
   const [file] = await committedFiles(s.client, s.layout.topicsDir, 'orders');
   expect((await s.client.open(file!.path)).toString()).toBe('n,s\r\n1,"a,""b"""\r\n2,plain\r\n');
   await s.close();
@@ -229,7 +252,8 @@ test('Parquet files open in an independent reader (hyparquet, in a separate Node
   const script = `import('hyparquet').then(async ({ parquetReadObjects, parquetMetadata }) => {
     const buf = require('fs').readFileSync(process.argv[1]); const ab = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.length);
     const rows = await parquetReadObjects({ file: ab });
-    console.log(JSON.stringify({ n: Number(parquetMetadata(ab).num_rows), rows: rows.map((r) => [String(r._offset), String(r.n), r.k, r._topic]) }));
+    console.log(JSON.stringify({ n: Number(parquetMetadata(ab).num_rows), `
+    + `rows: rows.map((r) => [String(r._offset), String(r.n), r.k, r._topic]) }));
   })`;
   const out = spawnSync(process.execPath, ['-e', script, fx.server.localPath(file!.path)], { encoding: 'utf8', cwd: process.cwd() });
   expect(out.stderr).toBe('');

@@ -5,7 +5,9 @@ import { parseName } from '../../../src/sinks/hdfs/commit';
 import type { WebHdfsClient } from '../../../src/sinks/hdfs/webhdfs-client';
 import { WebHdfsServer } from '../../../src/testing/webhdfs-server/server';
 
-export function rec(topic: string, partition: number, offset: bigint, value: unknown, timestamp = 1_700_000_000_000n + offset * 1000n): SinkRecord {
+export function rec(
+  topic: string, partition: number, offset: bigint, value: unknown, timestamp = 1_700_000_000_000n + offset * 1000n,
+): SinkRecord {
   return { topic, partition, offset, key: null, value: Buffer.from(JSON.stringify(value)), timestamp, headers: {} };
 }
 

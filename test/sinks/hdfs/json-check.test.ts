@@ -23,14 +23,17 @@ describe('isJsonText (the JSON-lines syntax check) accepts exactly what JSON.par
 
   test.each([
     '', ' ', '01', '-', '1.', '.5', '1e', '1e+', '+1', 'tru', 'truex', 'nul', 'NaN', 'Infinity', '[1,]', '{"a":1,}', '{"a"}', '{a:1}',
-    '[1 2]', '1 2', '"abc', '"\\x"', '"\\u12"', '"\\u12g4"', '"a\tb"', '\ufeff1', '[', ']', '{"a":1', "'a'", '[1]]', '{"a":1}}', '\u00a01', '{,}',
+    '[1 2]', '1 2', '"abc', '"\\x"', '"\\u12"', '"\\u12g4"', '"a\tb"', '\ufeff1', '[', ']', '{"a":1', "'a'", '[1]]', '{"a":1}}',
+    '\u00a01', '{,}',
   ])('invalid %j', (s) => {
     expect(isJsonText(Buffer.from(s))).toBe(false);
     expect(parses(Buffer.from(s))).toBe(false);
   });
 
   test('malformed UTF-8 inside a string is accepted (toString makes it U+FFFD), outside a string refused, as JSON.parse does', () => {
-    for (const b of [Buffer.from([0x22, 0xff, 0x22]), Buffer.from([0x22, 0xc3, 0x22]), Buffer.from([0xff]), Buffer.from([0x5b, 0xc3, 0xa9, 0x5d])]) {
+    for (const b of [
+      Buffer.from([0x22, 0xff, 0x22]), Buffer.from([0x22, 0xc3, 0x22]), Buffer.from([0xff]), Buffer.from([0x5b, 0xc3, 0xa9, 0x5d]),
+    ]) {
       expect(isJsonText(b)).toBe(parses(b));
     }
   });
@@ -45,7 +48,8 @@ describe('isJsonText (the JSON-lines syntax check) accepts exactly what JSON.par
       if (k === 2) return pick([true, false]);
       if (k === 3) return null;
       if (k === 4) return Array.from({ length: Math.floor(rand() * 4) }, () => value(depth + 1));
-      return Object.fromEntries(Array.from({ length: Math.floor(rand() * 4) }, (_, i) => [pick(['a', 'b', `k${i}`, '']), value(depth + 1)]));
+      return Object.fromEntries(
+        Array.from({ length: Math.floor(rand() * 4) }, (_, i) => [pick(['a', 'b', `k${i}`, '']), value(depth + 1)]));
     };
     const alphabet = [...'{}[]",:\\ \t\n-+.0123456789eEtrufalsn/bu'].map((c) => c.charCodeAt(0)).concat([0x00, 0x1f, 0x7f, 0xc3, 0xff]);
     let valid = 0;
@@ -62,7 +66,8 @@ describe('isJsonText (the JSON-lines syntax check) accepts exactly what JSON.par
       const b = Buffer.from(bytes);
       const ok = parses(b);
       if (ok) valid++;
-      if (isJsonText(b) !== ok) throw new Error(`disagreement on ${JSON.stringify(b.toString('latin1'))}: JSON.parse ${ok ? 'accepts' : 'refuses'}`);
+      if (isJsonText(b) !== ok) throw new Error(
+        `disagreement on ${JSON.stringify(b.toString('latin1'))}: JSON.parse ${ok ? 'accepts' : 'refuses'}`);
       // The shape also says whether the valid text holds a line break (which a JSON line cannot copy as is).
       const shape = jsonTextShape(b);
       const breaks = b.includes(0x0a) || b.includes(0x0d);

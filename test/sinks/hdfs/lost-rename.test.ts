@@ -124,7 +124,8 @@ test.each([
   fx.server.inject({ op: op as 'LISTSTATUS', kind: 'unavailable', pathContains: '/+log/', times: 2 });
   expect(await s.write('g', [batch('orders', 0, -1n, 0n, 12n)])).toMatchObject({ durable: [{ storedOffset: 10n }] });
   await s.flush('g', tp);
-  expect(fx.server.requests.filter((r) => r.op === 'RENAME' && r.path.startsWith(`${dir}/+tmp/`))).toHaveLength(2); // one lost, one for [10, 11]
+  // one lost, one for [10, 11]
+  expect(fx.server.requests.filter((r) => r.op === 'RENAME' && r.path.startsWith(`${dir}/+tmp/`))).toHaveLength(2);
   await expectExactlyOnce(s, dir, 12n, [[0n, 9n], [10n, 11n]]);
   await s.close();
 });

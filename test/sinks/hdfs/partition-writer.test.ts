@@ -50,7 +50,8 @@ test('a write that does not continue the staged end: recovering, then idle at th
   expect([w.state, w.durable, w.end, w.hasOpenFile]).toEqual(['idle', -1n, -1n, false]);
 });
 
-test('a commit that fails drops the file set (committing → idle) and rethrows; a scheduled one is kept as failed until reported', async () => {
+test('a commit that fails drops the file set (committing → idle) and rethrows; a scheduled one is kept as failed until '
+  + 'reported', async () => {
   const { w } = writer({ flushSize: 100 });
   await w.open();
   await w.write(batch('w', 0, -1n, 0n, 2n));
@@ -87,7 +88,8 @@ test('a scheduled commit fenced by another writer: failed, then the next flush r
 
 test('the transition table: only the moves it lists, failing by name', () => {
   const m = new StateMachine({ name: 'HDFS writer w:0', initial: 'idle' as const, transitions: WRITER_TRANSITIONS });
-  expect(() => m.to('committing')).toThrow(expect.objectContaining({ code: 'ILLEGAL_STATE', message: 'HDFS writer w:0: illegal transition idle -> committing' }));
+  expect(() => m.to('committing'))
+    .toThrow(expect.objectContaining({ code: 'ILLEGAL_STATE', message: 'HDFS writer w:0: illegal transition idle -> committing' }));
   expect(WRITER_TRANSITIONS.staging).not.toContain('failed'); // a failure is kept only after its commit dropped the file set
   expect(Object.keys(WRITER_TRANSITIONS).sort()).toEqual(['committing', 'failed', 'idle', 'recovering', 'staging']);
 });

@@ -6,7 +6,9 @@ test('a field name or a time pathFormat that can only make directory names over 
   expect(() => createPartitioner({ type: 'field', field: 'f'.repeat(251) })).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }));
   expect(() => createPartitioner({ type: 'field', field: 'f'.repeat(250) })).not.toThrow();
   expect(() => createPartitioner({ type: 'time', pathFormat: `'${'x'.repeat(250)}'YYYY`, durationMs: 1000 }))
-    .toThrow(expect.objectContaining({ code: 'CONFIG_INVALID', message: expect.stringMatching(/pathFormat: a directory name would exceed 255/) }));
+    .toThrow(expect.objectContaining({
+      code: 'CONFIG_INVALID', message: expect.stringMatching(/pathFormat: a directory name would exceed 255/),
+    }));
 });
 
 test('the time partitioner formats the floored record time; the field partitioner percent-encodes the value', () => {

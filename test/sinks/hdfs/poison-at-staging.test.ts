@@ -26,7 +26,9 @@ async function refusedThenSkipped(config: Partial<HdfsSinkConfig>, poison: { val
       : rec('p', 0, o, { k: 'x' })));
     const b: SinkBatch = { topic: 'p', partition: 0, expectedOffset: -1n, nextOffset: 4n, records };
     const error = await sink.write('g', [b]).then(() => undefined, (e: unknown) => e);
-    expect(error).toMatchObject({ code: 'SINK_MAPPING_FAILED', recordAtFault: true, retriable: false, topic: 'p', partition: 0, offset: 2n });
+    expect(error).toMatchObject({
+      code: 'SINK_MAPPING_FAILED', recordAtFault: true, retriable: false, topic: 'p', partition: 0, offset: 2n,
+    });
     expect(rejectedRecord(error, records)).toBe(records[2]);
     // Nothing of the refused write was staged or committed (flushSize 2 would have committed 0..1).
     expect(sink.positions().get('p:0')).toEqual({ durable: -1n, staged: null });
@@ -68,7 +70,8 @@ describe('a record timestamp beyond a date\'s range (±8.64e15 ms) is refused at
     expect((await sink.write('g', [{ topic: 'p', partition: 0, expectedOffset: -1n, nextOffset: 1n, records }])).status).toBe('staged');
     expect((await sink.flush('g', tp)).status).toBe('staged');
     const [file] = await committedFiles(sink.client, sink.layout.topicsDir, 'p');
-    if ('includeKafkaCoordinates' in config) expect((await sink.client.open(file!.path)).toString()).toContain('"_timestamp":9000000000000000,');
+    if ('includeKafkaCoordinates' in config) expect((await sink.client.open(file!.path)).toString())
+      .toContain('"_timestamp":9000000000000000,');
     await sink.close();
   });
 });
@@ -93,7 +96,9 @@ describe('a field-partitioner directory longer than an HDFS path component (255 
 
 test.each(['csv', 'parquet'] as const)('%s with columns from the schemas and coordinates: the same timestamp rule, at staging', (type) => {
   // Schema-shaped files are encoded at commit (format-schema.ts): the date of `_timestamp` is checked when staged.
-  const schema = { type: 'struct' as const, optional: false, fields: [{ name: 'k', schema: { type: 'string' as const, optional: false } }] };
+  const schema = {
+    type: 'struct' as const, optional: false, fields: [{ name: 'k', schema: { type: 'string' as const, optional: false } }],
+  };
   const r = { ...rec('p', 0, 2n, { k: 'x' }, BEYOND), convertedValue: { schema, value: { k: 'x' } } };
   const format = new Format({ type }, true);
   expect(() => format.toRow(r)).toThrow(expect.objectContaining({ code: 'SINK_MAPPING_FAILED', offset: 2n, recordAtFault: true }));

@@ -40,7 +40,9 @@ test('CSV: objects keyed by the header, values as text', async () => {
 });
 
 test('Parquet with a field partitioner: typed values (int64 as bigint), one file per directory', async () => {
-  const topicsDir = await written({ format: { type: 'parquet', columns }, partitioner: { type: 'field', field: 'k' }, includeKafkaCoordinates: true });
+  const topicsDir = await written({
+    format: { type: 'parquet', columns }, partitioner: { type: 'field', field: 'k' }, includeKafkaCoordinates: true,
+  });
   const { files } = await readHdfsSinkOutput({ url: fx.server.url, topicsDir, topic: 'orders' });
   expect(files.filter((f) => f.partition === 0 && f.start === 0n).map((f) => f.directory)).toEqual(['k=0', 'k=1', 'k=2']);
   const k1 = files.find((f) => f.partition === 0 && f.start === 0n && f.directory === 'k=1')!;
@@ -49,7 +51,8 @@ test('Parquet with a field partitioner: typed values (int64 as bigint), one file
 
 test('a topic with nothing committed has no files; a file that does not parse is named', async () => {
   expect(await readHdfsSinkOutput({ url: fx.server.url, topicsDir: '/nothing', topic: 'orders' })).toEqual({ files: [], rows: [] });
-  await new WebHdfsClient({ url: fx.server.url }).create('/bad/orders/partition=0/orders+0+00000000000000000000+00000000000000000000.parquet',
+  await new WebHdfsClient({ url: fx.server.url })
+    .create('/bad/orders/partition=0/orders+0+00000000000000000000+00000000000000000000.parquet',
     Buffer.from('not parquet'));
   await expect(readHdfsSinkOutput({ url: fx.server.url, topicsDir: '/bad', topic: 'orders' })).rejects.toMatchObject({
     code: 'HDFS_FILE_UNREADABLE', message: expect.stringContaining('/bad/orders/partition=0/orders+0+'),
