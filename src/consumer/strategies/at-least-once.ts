@@ -4,10 +4,11 @@
  * for a partition before it is revoked (rebalance, stop), while this member still owns it. A crash
  * repeats at most the work finished since the last commit plus the record in hand; nothing is lost.
  *
- * When the interval has passed is checked after every batch (Java's auto-commit checks on every poll) and, for a
- * record handler, within the batch as soon as a timer armed for the end of the interval has fired: a handler that
- * waits for I/O lets it fire, and a commit goes out between two records; a batch of records that never yield to the
- * event loop commits at its end. Reading the clock per record instead cost more than the rest of the bookkeeping.
+ * When the interval has passed is checked after every batch, and a timer armed for the end of the interval commits the
+ * finished work no batch has committed, records or not (Java's auto-commit commits on every poll): the last work of a
+ * partition gone quiet is committed within one interval. A handler that waits for I/O lets the timer fire, so a long
+ * batch commits as it goes; a batch of records that never yield to the event loop commits at its end. Reading the
+ * clock per record instead cost more than the rest of the bookkeeping.
  */
 import { partitionKey, TopicPartition } from '../../records';
 import { isDropped, type CommitStrategy, type StrategyContext } from './types';
@@ -109,8 +110,31 @@ export function atLeastOnce(options: AtLeastOnceOptions = {}): CommitStrategy {
     timer = setTimeout(() => {
       timer = undefined;
       ripe = true;
+      commitIdle();
     }, wait);
     timer.unref?.();
+  }
+
+  /** The context of the last batch (commits from the timer go through it). */
+  let lastCtx: StrategyContext | undefined;
+
+  /** Whether some partition has finished work not committed yet. */
+  function anyUncommitted(): boolean {
+    for (const p of progress.values()) if (p.finished > p.committed) return true;
+    return false;
+  }
+
+  /**
+   * At the end of the interval, commits the finished work that no batch has committed: the last work of a partition
+   * that went quiet would otherwise wait for its next batch, a revoke or stop (Java's auto-commit commits it on the next
+   * poll, records or not). A failure leaves it due: the timer is armed again for the next interval.
+   */
+  function commitIdle(): void {
+    const ctx = lastCtx;
+    if (ctx === undefined || !anyUncommitted() || !due()) return;
+    void commitDue(ctx, progress.keys())
+      .catch(() => undefined)
+      .finally(() => { if (timer === undefined && anyUncommitted()) arm(); });
   }
 
   function finish(tp: TopicPartition, offset: bigint): void {
@@ -147,14 +171,18 @@ export function atLeastOnce(options: AtLeastOnceOptions = {}): CommitStrategy {
       // Lost or revoked while the handler ran: its progress is not this member's to commit.
       if (isDropped(batch)) return { kind: 'dropped' };
       finish(batch, result.processedUpTo);
+      lastCtx = ctx;
       if (due()) {
         await commitDue(ctx, progress.keys());
+      } else if (timer === undefined) {
+        arm(); // the work finished now is committed at the end of the interval even if no batch comes (commitIdle)
       }
       return result.complete ? { kind: 'done' } : { kind: 'seek', offset: result.processedUpTo };
     },
     // Not async: a record that finishes between commits costs no promise and no clock read (see `ripe`).
     onProgress(ctx, tp, processedUpTo) {
       finish(tp, processedUpTo);
+      lastCtx = ctx;
       if (ripe && due()) return commitDue(ctx, [partitionKey(tp)]);
       // Not due yet (or the timer fired for an interval a batch's commit has restarted since): wait for the next timer.
       ripe = false;

@@ -230,7 +230,7 @@ describe('at-least-once', () => {
     expect(log.slice(3)).toEqual(['process 2..2', 'process 3..3', 'commit t:0@4']);
   });
 
-  test('record by record: no clock read between commits; commit at the first record after the interval\'s timer', async () => {
+  test('record by record: no clock read between commits; the interval\'s timer commits the work finished by then', async () => {
     jest.useFakeTimers();
     try {
       const log: string[] = [];
@@ -247,20 +247,50 @@ describe('at-least-once', () => {
       jest.advanceTimersByTime(999);
       expect(s.onProgress!(ctx, b, 301n)).toBeUndefined();
       now += 1;
-      jest.advanceTimersByTime(1);
-      await s.onProgress!(ctx, b, 302n);
-      expect(log).toEqual(['commit t:0@302']);
+      jest.advanceTimersByTime(1); // the timer commits what is finished, with no record needed to notice it
+      expect(log).toEqual(['commit t:0@301']);
+      expect(s.onProgress!(ctx, b, 302n)).toBeUndefined();
+      expect(log).toEqual(['commit t:0@301']);
       // The next interval: the clock goes back an hour meanwhile; the timer still fires after the interval, and the
       // commit goes out then (a clock set back makes it due), never an hour later.
       expect(s.onProgress!(ctx, b, 303n)).toBeUndefined();
       now -= 3_600_000;
       jest.advanceTimersByTime(1000);
-      await s.onProgress!(ctx, b, 304n);
-      expect(log).toEqual(['commit t:0@302', 'commit t:0@304']);
+      expect(log).toEqual(['commit t:0@301', 'commit t:0@303']);
+      expect(s.onProgress!(ctx, b, 304n)).toBeUndefined();
     } finally {
       jest.useRealTimers();
     }
   });
+
+  test('a partition gone quiet: its last batch is committed at the end of the interval; a failed commit is tried again',
+    async () => {
+      jest.useFakeTimers();
+      try {
+        const log: string[] = [];
+        let now = 0;
+        const s = atLeastOnce({ commitIntervalMs: 1000, now: () => now });
+        const { ctx, state } = fakeContext(log);
+        const b1 = batch(0n, 5);
+        await s.handleBatch(ctx, b1, processing(log, b1)); // the interval started at 0: not due
+        now = 10;
+        const b2 = batch(5n, 5);
+        await s.handleBatch(ctx, b2, processing(log, b2)); // not due either, and no batch follows
+        expect(log).toEqual(['process 0..4', 'process 5..9']);
+        state.failCommit = new Error('coordinator moved');
+        now = 1000;
+        await jest.advanceTimersByTimeAsync(1000);
+        expect(log.slice(2)).toEqual(['commit failed']);
+        now = 2000;
+        await jest.advanceTimersByTimeAsync(1000);
+        expect(log.slice(2)).toEqual(['commit failed', 'commit t:0@10']);
+        now = 5000;
+        await jest.advanceTimersByTimeAsync(3000); // nothing left to commit: no timer, no commit
+        expect(log.slice(2)).toEqual(['commit failed', 'commit t:0@10']);
+      } finally {
+        jest.useRealTimers();
+      }
+    });
 
   test('record by record with an interval longer than a timer can wait: no timer overflow, no commit', async () => {
     const warnings: string[] = [];
@@ -300,10 +330,10 @@ describe('at-least-once', () => {
       jest.advanceTimersByTime(1000);
       now = 1500;
       expect(s.onProgress!(ctx, b, 2n)).toBeUndefined(); // the old timer fired, but the interval runs to 2000
+      expect(log.length).toBe(3);
       now = 2000;
-      jest.advanceTimersByTime(1000);
-      await s.onProgress!(ctx, b, 3n);
-      expect(log.slice(3)).toEqual(['commit t:0@3']);
+      jest.advanceTimersByTime(1000); // the interval's end: the work finished by then is committed
+      expect(log.slice(3)).toEqual(['commit t:0@2']);
     } finally {
       jest.useRealTimers();
     }
