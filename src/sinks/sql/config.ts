@@ -13,7 +13,8 @@ import { unknownKey, unknownOptionMessage } from '../../util/did-you-mean';
 function validateFromSchema(spec: unknown): void {
   if (spec === true) return;
   const f = 'mapping.fromSchema';
-  if (spec === null || typeof spec !== 'object') throw new SinkConfigError(f, 'must be true or { flatten?, keyColumn?, keyPrefix?, headers? }');
+  if (spec === null || typeof spec !== 'object') throw new SinkConfigError(f,
+    'must be true or { flatten?, keyColumn?, keyPrefix?, headers? }');
   const o = spec as Record<string, unknown>;
   refuseUnknownKeys(o, ['flatten', 'keyColumn', 'keyPrefix', 'headers'], `${f}.`);
   if (o.flatten !== undefined && o.flatten !== false && (typeof o.flatten !== 'string' || o.flatten === '')) {
@@ -267,5 +268,7 @@ export function validateSqlSinkConfig(config: SqlSinkConfig): NormalizedSqlSinkC
     throw new SinkConfigError('behaviorOnNullValues', `must be 'ignore' or 'fail', got ${JSON.stringify(nulls)}`);
   }
   const behaviorOnNullValues = nulls ?? (fromSchema ? 'ignore' : undefined);
-  return { table, mode, mapping, includeKafkaCoordinates, conflictKey, offsetsTable, autoCreate, maxRowsPerStatement: m, behaviorOnNullValues };
+  return {
+    table, mode, mapping, includeKafkaCoordinates, conflictKey, offsetsTable, autoCreate, maxRowsPerStatement: m, behaviorOnNullValues,
+  };
 }

@@ -113,7 +113,9 @@ export async function ensureDataTable(k: Knex, table: string, spec: DataTableSpe
  * NUMERIC has no fraction), json a JSON column (LONGTEXT with a JSON check on MariaDB). On SQLite numeric is TEXT
  * (see {@link ensureDataTable}).
  */
-export function columnBuilder(t: Knex.TableBuilder, name: string, type: ColumnType, dialect: SqlDialect, inKey = false): Knex.ColumnBuilder {
+export function columnBuilder(
+  t: Knex.TableBuilder, name: string, type: ColumnType, dialect: SqlDialect, inKey = false,
+): Knex.ColumnBuilder {
   if (dialect === 'mysql') {
     if (type === 'string') return inKey ? t.string(name, 255) : t.text(name, 'longtext');
     if (type === 'bytes' && inKey) return t.specificType(name, 'varbinary(255)');

@@ -140,7 +140,8 @@ export function assertQuestionMarksSafe(k: Knex, names: [string, string][]): voi
   if (questionMarksSafe(k)) return;
   const bad = names.find(([, n]) => n.includes('?'));
   if (bad) {
-    throw new SinkConfigError(bad[0], detectDialect(k) === 'mysql' ? `"${bad[1]}" contains '?', which knex on MySQL reads as a parameter: rename it`
+    throw new SinkConfigError(bad[0], detectDialect(k) === 'mysql'
+      ? `"${bad[1]}" contains '?', which knex on MySQL reads as a parameter: rename it`
       : `"${bad[1]}" contains '?', which knex on PostgreSQL reads as a parameter: pass a Knex.Config `
       + '(or a knex made with createKnex()) so that the sink escapes it, or rename it');
   }
@@ -189,7 +190,8 @@ export function mysqlConnection(connection: Knex.Config['connection']): Knex.Con
  */
 export function rowsPerStatement(dialect: SqlDialect, columnCount: number, requested?: number): number {
   const cols = Math.max(1, columnCount);
-  const cap = Math.floor((dialect === 'sqlite' ? SQLITE_MAX_VARIABLES : dialect === 'mysql' ? MYSQL_MAX_PARAMETERS : PG_MAX_PARAMETERS) / cols);
+  const cap = Math.floor(
+    (dialect === 'sqlite' ? SQLITE_MAX_VARIABLES : dialect === 'mysql' ? MYSQL_MAX_PARAMETERS : PG_MAX_PARAMETERS) / cols);
   const defaults = { sqlite: SQLITE_DEFAULT_ROWS_PER_INSERT, postgres: PG_DEFAULT_ROWS_PER_INSERT, mysql: MYSQL_DEFAULT_ROWS_PER_INSERT };
   const want = requested ?? defaults[dialect];
   return Math.max(1, Math.min(want, cap));

@@ -63,11 +63,13 @@ export interface JdbcSinkConfig {
   retry?: Partial<SqlRetryOptions>;
 }
 
-interface Entry { kind: 'write' | 'delete'; row: Row; key: string; columns: readonly JdbcColumn[]; keyColumns: readonly string[]; record: SinkRecord }
+interface Entry {
+  kind: 'write' | 'delete'; row: Row; key: string; columns: readonly JdbcColumn[]; keyColumns: readonly string[]; record: SinkRecord
+}
 
 /** A write the database refused, carried out of the rolled-back transaction to be classified (rejection.ts). */
-class Refused { constructor(readonly table: string, readonly rows: Row[], readonly origins: RowOrigin[], readonly conflictKey: string[] | undefined,
-  readonly cause: unknown) {} }
+class Refused { constructor(readonly table: string, readonly rows: Row[], readonly origins: RowOrigin[],
+  readonly conflictKey: string[] | undefined, readonly cause: unknown) {} }
 
 const TOPIC = /\$\{topic\}/g;
 
@@ -186,7 +188,8 @@ export class JdbcSink implements ExactlyOnceSink {
         if (r.value === null) {
           if (!this.deleteEnabled) {
             throw new SinkMappingError(`a tombstone (null value), and delete.enabled is false with pk.mode ${this.pkMode}: the JDBC sink `
-              + 'writes records with a struct value (Kafka Connect fails on it too)', { topic: r.topic, partition: r.partition, offset: r.offset });
+              + 'writes records with a struct value (Kafka Connect fails on it too)',
+              { topic: r.topic, partition: r.partition, offset: r.offset });
           }
           const keyCols = jdbcDeleteKey(r, { pkMode: this.pkMode, pkFields: this.pkFields, fieldsInclude: [] });
           const row = jdbcRow(r, keyCols, this.dialect);
@@ -252,10 +255,12 @@ export class JdbcSink implements ExactlyOnceSink {
       }
       const conflictKey = this.insertMode === 'upsert' ? [...keyColumns] : undefined;
       try {
-        await this.writer.write(trx, { table, columns: names, conflictKey }, rows, conflictKey !== undefined && this.dialect === 'postgres');
+        await this.writer.write(trx, { table, columns: names, conflictKey }, rows,
+          conflictKey !== undefined && this.dialect === 'postgres');
       } catch (err) {
         if (!(err instanceof RowsRejected)) throw err;
-        throw new Refused(table, rows, group.map((g) => ({ topic: g.record.topic, partition: g.record.partition, offset: g.record.offset })),
+        throw new Refused(table, rows,
+          group.map((g) => ({ topic: g.record.topic, partition: g.record.partition, offset: g.record.offset })),
           conflictKey, err.cause);
       }
     }
@@ -294,7 +299,8 @@ function keyString(row: Row, keyColumns: readonly string[]): string {
 export function validateJdbcSinkConfig(c: JdbcSinkConfig): void {
   const mode = c.insertMode ?? 'insert';
   const pk = c.pkMode ?? 'none';
-  if (!['insert', 'upsert', 'update'].includes(mode)) throw new SinkConfigError('insertMode', `must be insert, upsert or update, got ${mode}`);
+  if (!['insert', 'upsert', 'update'].includes(mode)) throw new SinkConfigError('insertMode',
+    `must be insert, upsert or update, got ${mode}`);
   if (!['none', 'kafka', 'record_key', 'record_value'].includes(pk)) {
     throw new SinkConfigError('pkMode', `must be none, kafka, record_key or record_value, got ${pk}`);
   }

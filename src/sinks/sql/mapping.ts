@@ -10,7 +10,9 @@ import { headerText, type SchemaColumnsOptions } from '../schema-columns';
 import { COPY_NULL, encodeCopyValue, escapeCopyText } from './copy-text';
 
 export type ColumnType = 'string' | 'integer' | 'bigint' | 'float' | 'boolean' | 'json' | 'timestamp' | 'numeric' | 'bytes';
-export const COLUMN_TYPES: readonly ColumnType[] = ['string', 'integer', 'bigint', 'float', 'boolean', 'json', 'timestamp', 'numeric', 'bytes'];
+export const COLUMN_TYPES: readonly ColumnType[] = [
+  'string', 'integer', 'bigint', 'float', 'boolean', 'json', 'timestamp', 'numeric', 'bytes',
+];
 
 /**
  * One column of a declarative mapping.

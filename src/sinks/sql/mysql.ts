@@ -91,10 +91,13 @@ export function onDuplicateKey(columns: readonly string[], key: readonly string[
 }
 
 /** `INSERT INTO t (cols) VALUES (?, ...), ... [ON DUPLICATE KEY UPDATE ...]` for `rows` rows. */
-export function mysqlInsertSql(table: string, columns: readonly string[], rows: number, conflictKey: readonly string[] | undefined): string {
+export function mysqlInsertSql(
+  table: string, columns: readonly string[], rows: number, conflictKey: readonly string[] | undefined,
+): string {
   const one = `(${new Array<string>(columns.length).fill('?').join(', ')})`;
   return `INSERT INTO ${quote(table)} (${columns.map((c) => quote(c)).join(', ')}) VALUES `
-    + new Array<string>(rows).fill(one).join(', ') + (conflictKey && conflictKey.length > 0 ? ` ${onDuplicateKey(columns, conflictKey)}` : '');
+    + new Array<string>(rows).fill(one).join(', ')
+    + (conflictKey && conflictKey.length > 0 ? ` ${onDuplicateKey(columns, conflictKey)}` : '');
 }
 
 /** A mysql2 connection's callback `query` (what knex's acquireConnection hands out). */

@@ -6,7 +6,9 @@
  * value that does not fit its column is SINK_MAPPING_FAILED naming the column and the schema field.
  */
 import type { SinkRecord } from '../../records';
-import { assertDistinctColumns, jsonOfData, schemaColumns, schemaKey, type SchemaColumn, type SchemaColumnsOptions } from '../schema-columns';
+import {
+  assertDistinctColumns, jsonOfData, schemaColumns, schemaKey, type SchemaColumn, type SchemaColumnsOptions,
+} from '../schema-columns';
 import type { SqlDialect } from './dialect';
 import { SinkMappingError } from './errors';
 import {

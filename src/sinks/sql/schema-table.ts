@@ -79,7 +79,8 @@ export function tombstonesHandled(records: SinkRecord[], behavior: 'ignore' | 'f
   if (!records.some(isTombstone)) return records;
   if (behavior === 'fail') {
     const r = records.find(isTombstone)!;
-    throw new SinkMappingError('a tombstone (null value) and behaviorOnNullValues is fail', { topic: r.topic, partition: r.partition, offset: r.offset });
+    throw new SinkMappingError('a tombstone (null value) and behaviorOnNullValues is fail',
+      { topic: r.topic, partition: r.partition, offset: r.offset });
   }
   return records.filter((r) => !isTombstone(r));
 }

@@ -60,7 +60,8 @@ export class SqlSink implements ExactlyOnceSink {
     try {
       const m = this.cfg.mapping;
       assertQuestionMarksSafe(this.knex, [['table', this.cfg.table],
-        ...(typeof m === 'function' || 'fromSchema' in m ? [] : Object.keys(m.columns).map((c): [string, string] => [`mapping.columns.${c}`, c]))]);
+        ...(typeof m === 'function' || 'fromSchema' in m ? []
+          : Object.keys(m.columns).map((c): [string, string] => [`mapping.columns.${c}`, c]))]);
       this.offsets = new SqlOffsetStore({ knex: this.knex, table: this.cfg.offsetsTable, retry: config.retry, target: this.cfg.table });
     } catch (err) {
       if (this.ownsKnex) void this.knex.destroy();
@@ -251,7 +252,8 @@ export class SqlSink implements ExactlyOnceSink {
         }
         return { batch, rows: undefined, offsets };
       });
-      if (this.cfg.mode === 'upsert' && this.cfg.conflictKey) return collapseFlatDuplicates(out, { values, count, columns }, this.cfg.conflictKey);
+      if (this.cfg.mode === 'upsert' && this.cfg.conflictKey) return collapseFlatDuplicates(out, { values, count, columns },
+        this.cfg.conflictKey);
       return { batches: out, flat: { values, count, columns } };
     }
     const out: RowBatch[] = handled.map((batch) => ({
@@ -364,7 +366,10 @@ function flatRowObjects({ values, count, columns }: FlatRows & { columns: readon
   return rows;
 }
 
-/** A row's upsert key as a Map key: the value itself for one plain column, else the JSON text of the key's values (as collapseDuplicateKeys). */
+/**
+ * A row's upsert key as a Map key: the value itself for one plain column, else the JSON text of the key's values
+ * (as collapseDuplicateKeys).
+ */
 function keyOf(values: readonly unknown[], at: number, keyIndexes: readonly number[]): unknown {
   if (keyIndexes.length === 1) {
     const v = values[at + keyIndexes[0]!] ?? null;
@@ -385,7 +390,8 @@ function collapseFlatDuplicates(mapped: MappedBatch[], flat: FlatRows & { column
   const { values, count, columns } = flat;
   const width = columns.length;
   const keyIndexes = key.map((c) => columns.indexOf(c));
-  if (keyIndexes.some((i) => i < 0)) throw new KafkaEosError('INTERNAL_ERROR', `upsertKey ${key.join(', ')} is not among the mapped columns`);
+  if (keyIndexes.some((i) => i < 0)) throw new KafkaEosError('INTERNAL_ERROR',
+    `upsertKey ${key.join(', ')} is not among the mapped columns`);
   const last = new Map<unknown, number>();
   for (let r = 0; r < count; r++) last.set(keyOf(values, r * width, keyIndexes), r);
   if (last.size === count) return { batches: mapped, flat };

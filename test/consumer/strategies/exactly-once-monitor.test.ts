@@ -16,7 +16,9 @@ class MemorySink implements ExactlyOnceSink {
   async write(_g: string, batches: SinkBatch[]): Promise<WriteResult> {
     for (const b of batches) {
       const key = `${b.topic}:${b.partition}`;
-      if ((this.stored.get(key) ?? -1n) !== b.expectedOffset) return { status: 'fenced', fenced: [{ topic: b.topic, partition: b.partition, storedOffset: this.stored.get(key) ?? -1n }] };
+      if ((this.stored.get(key) ?? -1n) !== b.expectedOffset) return {
+        status: 'fenced', fenced: [{ topic: b.topic, partition: b.partition, storedOffset: this.stored.get(key) ?? -1n }],
+      };
       this.stored.set(key, b.nextOffset);
     }
     return { status: 'committed' };
@@ -24,9 +26,14 @@ class MemorySink implements ExactlyOnceSink {
   async close(): Promise<void> {}
 }
 
-const rec = (p: number, o: bigint): SinkRecord => ({ topic: 't', partition: p, offset: o, key: null, value: Buffer.from('x'), timestamp: 0n, headers: {} });
+const rec = (p: number, o: bigint): SinkRecord => ({
+  topic: 't', partition: p, offset: o, key: null, value: Buffer.from('x'), timestamp: 0n, headers: {},
+});
 function batchAt(p: number, from: bigint, n: number): StrategyBatch {
-  return { topic: 't', partition: p, fetchOffset: from, records: Array.from({ length: n }, (_, i) => rec(p, from + BigInt(i))), nextOffset: from + BigInt(n) };
+  return {
+    topic: 't', partition: p, fetchOffset: from, records: Array.from({ length: n }, (_, i) => rec(p, from + BigInt(i))),
+    nextOffset: from + BigInt(n),
+  };
 }
 const run = (b: StrategyBatch) => async () => ({ processedUpTo: b.nextOffset, complete: true, output: b.records });
 
@@ -35,7 +42,10 @@ test('a slow monitoring commit never holds up a batch; positions coalesce into o
   const releases: (() => void)[] = [];
   const c: StrategyContext = {
     groupId: 'g', startFrom: 'earliest',
-    commitToKafka: (o) => { calls.push(o.map((x) => ({ partition: x.partition, offset: x.offset }))); return new Promise<void>((r) => releases.push(r)); },
+    commitToKafka: (o) => {
+      calls.push(o.map((x) => ({ partition: x.partition, offset: x.offset })));
+      return new Promise<void>((r) => releases.push(r));
+    },
     earliestOffset: async () => 0n,
     offsetRange: async () => ({ earliest: 0n, latest: 1000n }),
   };

@@ -23,7 +23,9 @@ class MemorySink implements ExactlyOnceSink {
   async open(): Promise<Map<string, bigint>> { this.stagedEnd = null; return new Map([['t:0', this.stored]]); }
   async write(_g: string, batches: SinkBatch[]): Promise<WriteResult> {
     const b = batches[0]!;
-    if (b.expectedOffset !== (this.stagedEnd ?? this.stored)) return { status: 'fenced', fenced: [{ topic: 't', partition: 0, storedOffset: this.stored }] };
+    if (b.expectedOffset !== (this.stagedEnd ?? this.stored)) return {
+      status: 'fenced', fenced: [{ topic: 't', partition: 0, storedOffset: this.stored }],
+    };
     this.rows.push(...b.records.map((r) => r.offset));
     if (this.staging) {
       this.stagedEnd = b.nextOffset;
@@ -61,7 +63,9 @@ function ctx(commits: bigint[]): StrategyContext {
     offsetRange: async () => ({ earliest: 0n, latest: 100n }),
   };
 }
-const rec = (o: bigint): SinkRecord => ({ topic: 't', partition: 0, offset: o, key: null, value: Buffer.from('x'), timestamp: 0n, headers: {} });
+const rec = (o: bigint): SinkRecord => ({
+  topic: 't', partition: 0, offset: o, key: null, value: Buffer.from('x'), timestamp: 0n, headers: {},
+});
 function batchAt(from: bigint, n: number): StrategyBatch {
   const records = Array.from({ length: n }, (_, i) => rec(from + BigInt(i)));
   return { topic: 't', partition: 0, fetchOffset: from, records, nextOffset: from + BigInt(n) };

@@ -24,7 +24,9 @@ class StagingSink implements ExactlyOnceSink {
   async open(): Promise<Map<string, bigint>> { this.staged = []; this.stagedEnd = null; return new Map([['t:0', this.durable]]); }
   async write(_g: string, batches: SinkBatch[]): Promise<WriteResult> {
     const b = batches[0];
-    if (b.expectedOffset !== (this.stagedEnd ?? this.durable)) return { status: 'fenced', fenced: [{ topic: 't', partition: 0, storedOffset: this.durable }] };
+    if (b.expectedOffset !== (this.stagedEnd ?? this.durable)) return {
+      status: 'fenced', fenced: [{ topic: 't', partition: 0, storedOffset: this.durable }],
+    };
     this.staged.push(...b.records);
     this.stagedEnd = b.nextOffset;
     if (this.staged.length >= this.rotateEvery) {
@@ -60,7 +62,9 @@ function ctx(commits: bigint[]): StrategyContext {
     offsetRange: async () => ({ earliest: 0n, latest: 1000n }),
   };
 }
-const rec = (o: bigint): SinkRecord => ({ topic: 't', partition: 0, offset: o, key: null, value: Buffer.from('x'), timestamp: 0n, headers: {} });
+const rec = (o: bigint): SinkRecord => ({
+  topic: 't', partition: 0, offset: o, key: null, value: Buffer.from('x'), timestamp: 0n, headers: {},
+});
 function batchAt(from: bigint, n: number): StrategyBatch {
   const records = Array.from({ length: n }, (_, i) => rec(from + BigInt(i)));
   return { topic: 't', partition: 0, fetchOffset: from, records, nextOffset: from + BigInt(n) };
