@@ -111,7 +111,12 @@ export class WebHdfsClient {
       try {
         const u = new URL(url);
         const agent = AGENTS[u.protocol as keyof typeof AGENTS];
-        if (!agent) throw new Error(`unsupported protocol ${u.protocol}`);
+        if (!agent) {
+          // Nothing was sent: a known outcome, not a lost answer.
+          settled = true;
+          reject(new WebHdfsError(op, p, `unsupported protocol ${u.protocol} (only http: and https:): nothing was sent`));
+          return;
+        }
         // A PUT or POST without data says so (Content-Length: 0), as fetch does.
         const length = body ? body.length : method === 'PUT' || method === 'POST' ? 0 : undefined;
         req = (u.protocol === 'https:' ? https : http).request(u, {

@@ -155,6 +155,17 @@ test('a 307 whose Location is relative (RFC 7231 §7.1.2) is followed against th
   expect(uploaded).toBe('abc');
 });
 
+test('a 307 to a protocol other than http: or https: is refused as such (nothing sent), not as a lost answer', async () => {
+  const url = await raw((sock) => sock.on('data', () => {
+    sock.write('HTTP/1.1 307 Temporary Redirect\r\nLocation: ftp://127.0.0.1/dn/x\r\nContent-Length: 0\r\n\r\n');
+  }));
+  const e = await new WebHdfsClient({ url, retries: 3, minTimeoutMs: 1 }).create('/x', Buffer.from('abc'), { overwrite: true })
+    .catch((x: unknown) => x) as WebHdfsError;
+  expect(e).toBeInstanceOf(WebHdfsError);
+  expect(e.message).toMatch(/unsupported protocol ftp: \(only http: and https:\): nothing was sent/);
+  expect(e.message).not.toMatch(/outcome is unknown/);
+});
+
 test('a huge error answer: the error keeps a bounded message, the exception name intact', async () => {
   // A RemoteException carrying megabytes (a stack trace, a path list) must not become a multi-megabyte message.
   const big = JSON.stringify({
