@@ -13,39 +13,24 @@ import { encodeCopyValue, escapeCopyText } from './copy-text';
 export { COPY_NULL, encodeCopyValue, escapeCopyText } from './copy-text';
 
 /**
- * Rows `[from, to)` as COPY text-format lines (tab-separated fields, each line ending in `\n`). Numbers are
- * appended as they are (the same text as `String(v)`), and a string equal to the one before it reuses its escaped
- * form (a column such as the topic repeats on every row); anything else goes through {@link encodeCopyValue}.
+ * Rows `[from, to)` as COPY text-format lines (tab-separated fields, each line ending in `\n`): the rows' values in
+ * `columns` order, encoded by {@link encodeCopyValues}.
  */
 export function encodeCopyRows(rows: readonly Record<string, unknown>[], columns: readonly string[], from = 0, to = rows.length): string {
-  let out = '';
-  const last = columns.length - 1;
-  let previous: string | undefined;
-  let previousText = '';
-  for (let i = from; i < to; i++) {
+  const width = columns.length;
+  const values = new Array<unknown>((to - from) * width);
+  for (let i = from, p = 0; i < to; i++) {
     const row = rows[i]!;
-    for (let c = 0; c <= last; c++) {
-      const v = row[columns[c]!];
-      if (typeof v === 'number') {
-        out += v;
-      } else if (typeof v === 'string') {
-        if (v !== previous) {
-          previous = v;
-          previousText = escapeCopyText(v);
-        }
-        out += previousText;
-      } else {
-        out += encodeCopyValue(v);
-      }
-      out += c === last ? '\n' : '\t';
-    }
+    for (let c = 0; c < width; c++) values[p++] = row[columns[c]!];
   }
-  return out;
+  return encodeCopyValues(values, width, 0, to - from);
 }
 
 /**
  * Rows `[from, to)` of a flat array of values (row after row, `width` values each, in column order) as COPY
- * text-format lines: the same text as {@link encodeCopyRows} of the same rows as objects.
+ * text-format lines (tab-separated fields, each line ending in `\n`). Numbers are appended as they are (the same text
+ * as `String(v)`), and a string equal to the one before it reuses its escaped form (a column such as the topic repeats
+ * on every row); anything else goes through {@link encodeCopyValue}.
  */
 export function encodeCopyValues(values: readonly unknown[], width: number, from: number, to: number): string {
   let out = '';
