@@ -71,14 +71,17 @@ for (const target of [sqlite!, postgres!]) describeOn(target)(`upsert with repea
       .toEqual([['["x",1]', '1', 4], ['x', '1', 3], ['x', '2', 2], ['y', '9007199254740993', 6]]);
   });
 
-  (target.name === 'postgres' ? test : test.skip)('a rejected row among collapsed keys is blamed at its offset', async () => {
-    const s = sink(['id'], { id: { type: 'string' }, v: { type: 'integer' } });
-    await s.open('g', [{ topic: 't', partition: 0 }]);
-    expect(await s.write('g', [b('t', 0, -1n, [{ id: 'z', v: 0 }])])).toEqual({ status: 'committed' });
-    await k.raw(`ALTER TABLE "${s.table}" ADD CONSTRAINT brk_no13 CHECK (v <> 13)`);
-    expect(await s.write('g', [b('t', 0, 1n, [{ id: 'b', v: 13 }, { id: 'b', v: 2 }])])).toEqual({ status: 'committed' });
-    const err = await s.write('g', [b('t', 0, 3n, [{ id: 'a', v: 1 }, { id: 'c', v: 13 }, { id: 'a', v: 2 }])]).catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: 'SINK_WRITE_FAILED', recordAtFault: true, topic: 't', partition: 0, offset: 4n });
-    expect((await k(s.table).select('id').orderBy('id')).map((r: { id: string }) => r.id)).toEqual(['b', 'z']);
-  });
+  // PostgreSQL only: the test adds a CHECK constraint to the table, which SQLite's ALTER TABLE cannot.
+  if (target.name === 'postgres') {
+    test('a rejected row among collapsed keys is blamed at its offset', async () => {
+      const s = sink(['id'], { id: { type: 'string' }, v: { type: 'integer' } });
+      await s.open('g', [{ topic: 't', partition: 0 }]);
+      expect(await s.write('g', [b('t', 0, -1n, [{ id: 'z', v: 0 }])])).toEqual({ status: 'committed' });
+      await k.raw(`ALTER TABLE "${s.table}" ADD CONSTRAINT brk_no13 CHECK (v <> 13)`);
+      expect(await s.write('g', [b('t', 0, 1n, [{ id: 'b', v: 13 }, { id: 'b', v: 2 }])])).toEqual({ status: 'committed' });
+      const err = await s.write('g', [b('t', 0, 3n, [{ id: 'a', v: 1 }, { id: 'c', v: 13 }, { id: 'a', v: 2 }])]).catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: 'SINK_WRITE_FAILED', recordAtFault: true, topic: 't', partition: 0, offset: 4n });
+      expect((await k(s.table).select('id').orderBy('id')).map((r: { id: string }) => r.id)).toEqual(['b', 'z']);
+    });
+  }
 });
