@@ -286,12 +286,8 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
     return (await this.casUpdate(tx, [bindBigint(next), groupId, tp.topic, tp.partition, bindBigint(expected)])) === 1;
   }
 
-  /** Inserts position rows that are absent (insert-if-absent) on the transaction. */
+  /** Inserts position rows that are absent (insert-if-absent) on the transaction's connection. */
   private async seed(tx: SqlTx, rows: Record<string, unknown>[]): Promise<void> {
-    if (tx.trx) {
-      await tx.trx(this.table).insert(rows).onConflict(['group_id', 'topic', 'partition']).ignore();
-      return;
-    }
     const q = this.knex(this.table).insert(rows).onConflict(['group_id', 'topic', 'partition']).ignore().toSQL().toNative();
     await runOn(this.dialect, tx.connection, q.sql, [...q.bindings]);
   }
@@ -334,22 +330,15 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
     const cast = { postgres: 'BIGINT', sqlite: 'INTEGER', mysql: 'SIGNED' }[this.dialect];
     const cases = sorted.map(() => `WHEN ?? = ? AND ?? = ? THEN CAST(? AS ${cast})`).join(' ');
     const bindings = sorted.flatMap((a) => ['topic', a.topic, 'partition', a.partition, bindBigint(a.nextOffset)]);
-    const q = tx.trx ?? this.knex;
-    const update = q(this.table)
+    const update = this.knex(this.table)
       .where('group_id', groupId)
       .andWhere((w) => {
         for (const a of sorted) w.orWhere({ topic: a.topic, partition: a.partition, next_offset: bindBigint(a.expectedOffset) });
       })
-      .update({ next_offset: q.raw(`CASE ${cases} END`, bindings), updated_at: q.fn.now() });
-    let n: number;
-    if (tx.trx) {
-      n = Number(await update);
-    } else {
-      // The raw path: the same statement, run on the transaction's connection.
-      const native = update.toSQL().toNative();
-      n = await runOn(this.dialect, tx.connection, native.sql, [...native.bindings]);
-    }
-    return n === sorted.length;
+      .update({ next_offset: this.knex.raw(`CASE ${cases} END`, bindings), updated_at: this.knex.fn.now() })
+      .toSQL().toNative();
+    // Built by the query builder, run on the transaction's own connection (a knex transaction's or the raw path's).
+    return (await runOn(this.dialect, tx.connection, update.sql, [...update.bindings])) === sorted.length;
   }
 
   /**
