@@ -93,13 +93,17 @@ export function copyText(client: ClientBase, table: string, columns: readonly st
   return copyEncoded(client, table, columns, chunks.length, (from) => chunks[from]!, 1);
 }
 
+/** `COPY table (columns) FROM STDIN` (text format), identifiers quoted. */
+export function copySql(table: string, columns: readonly string[]): string {
+  return `COPY ${quoteIdentifier(table)} (${columns.map(quoteIdentifier).join(', ')}) FROM STDIN`;
+}
+
 /** Streams `count` rows, encoded `per` rows at a time by `encode(from, to)`, through one COPY FROM STDIN. */
 async function copyEncoded(
   client: ClientBase, table: string, columns: readonly string[], count: number, encode: (from: number, to: number) => string | Buffer,
   per = ROWS_PER_CHUNK,
 ): Promise<void> {
-  const sql = `COPY ${quoteIdentifier(table)} (${columns.map(quoteIdentifier).join(', ')}) FROM STDIN`;
-  const stream = client.query(copyFrom(sql));
+  const stream = client.query(copyFrom(copySql(table, columns)));
   let failure: unknown;
   const done = new Promise<void>((resolve, reject) => {
     stream.on('error', (err) => { failure ??= err; reject(err); });

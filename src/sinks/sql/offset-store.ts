@@ -17,7 +17,8 @@ import { ensureOffsetsTable, OFFSETS_TARGET_COLUMN } from './ddl';
 import { isTransientSqlError, SinkConfigError, SinkWriteError } from './errors';
 import { commitWithReread } from '../lost-ack';
 import type { FencedPartition, OffsetAdvance, OffsetStore } from '../offset-store';
-import { connectionOf, rawTransaction, runOn, type SqlTx } from './raw-transaction';
+import { connectionOf, rawTransaction, runOn, type SqlTx, type TxOpening } from './raw-transaction';
+import type { PipelinedCopy } from './pg-pipelined';
 import { SqliteStatementCache } from './sqlite-statements';
 
 /** node-postgres's `escapeLiteral`, loaded on first use (pg is an optional peer dependency). */
@@ -65,6 +66,9 @@ export type WithOffsetsResult<T> =
   | { status: 'fenced'; fenced: FencedPartition[] };
 
 class Fenced { constructor(readonly partitions: TopicPartition[]) {} }
+
+/** Runs a body in one transaction; `sorted`: the write's advances, in (topic, partition) order. */
+type TransactionRunner = <R>(body: (tx: SqlTx) => Promise<R>, sorted: OffsetAdvance[]) => Promise<R>;
 
 /** The SQL offsets table (see the module comment); methods throw SinkWriteError / SinkConfigError. */
 export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
@@ -253,32 +257,47 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
    * body, COMMIT; ROLLBACK on any error; a connection whose ROLLBACK fails is never reused), on MySQL / MariaDB in a
    * knex transaction. @returns the body's value once committed. @throws the body's or COMMIT's error, rolled back.
    */
-  transact<T>(body: (tx: SqlTx) => Promise<T>, withBegin?: string): Promise<T> {
+  transact<T>(body: (tx: SqlTx) => Promise<T>, opening?: TxOpening): Promise<T> {
     if (this.dialect === 'mysql') return this.knex.transaction(async (trx) => body(await this.knexTx(trx)));
-    return rawTransaction(this.knex, this.dialect, this.sqliteStatements, body, withBegin);
+    return rawTransaction(this.knex, this.dialect, this.sqliteStatements, body, opening);
   }
 
   /**
-   * PostgreSQL, one partition past its first position (a steady-state write): the CAS as SQL text sent with BEGIN in
-   * one message (raw-transaction.ts `withBegin`), which saves a round trip per write. Values as literals: the offsets
-   * and partition are integers written as digits, the group id and topic quoted by node-postgres's `escapeLiteral`
+   * PostgreSQL: the CAS of every advance as SQL text sent with BEGIN in one message (the opening of a raw transaction),
+   * which saves a round trip per write (and with a pipelined COPY, pg-pipelined.ts, makes the write one message): for
+   * each advance in (topic, partition) order, a seed `INSERT ... ON CONFLICT DO NOTHING` when it expects -1 (as
+   * {@link cas}), then its `UPDATE ... WHERE ... AND next_offset = expected`. Values as literals: the offsets and
+   * partitions are integers written as digits, the group id, topics and target quoted by node-postgres's `escapeLiteral`
    * (quotes doubled; right whatever `standard_conforming_strings` says). Not for a string holding U+0000 (PostgreSQL
    * text cannot hold it; the parameterised CAS reports it as the driver does), nor a backslash: under a client-only
    * client_encoding (GBK, BIG5, SJIS...) the UTF-8 bytes sent can make a 0x5C the second byte of a character,
    * swallowing one backslash of an escaped pair and leaving `\'` (refused, or with backslash_quote on, the rest of
    * the name read as SQL). A quote byte is never a second byte in any encoding, so a name without a backslash is
-   * safe. @returns undefined when the CAS must run as its own statement.
+   * safe. @returns undefined when the CAS must run as statements of their own.
    */
-  private casWithBegin(groupId: string, advances: OffsetAdvance[]): string | undefined {
-    if (this.dialect !== 'postgres' || advances.length !== 1) return undefined;
-    const a = advances[0]!;
-    if (a.expectedOffset < 0n || unsafeLiteral(groupId) || unsafeLiteral(a.topic)) return undefined;
+  private casOpening(groupId: string, sorted: OffsetAdvance[]): { sql: string; casCount: number } | undefined {
+    if (this.dialect !== 'postgres' || sorted.length === 0 || unsafeLiteral(groupId)) return undefined;
+    const seedsTarget = this.target !== undefined && this.targetColumnKnown === true;
+    if (seedsTarget && unsafeLiteral(this.target!)) return undefined;
+    if (sorted.some((a) => unsafeLiteral(a.topic))) return undefined;
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     pgEscapeLiteral ??= (require('pg/lib/utils') as { escapeLiteral: (s: string) => string }).escapeLiteral;
+    const lit = pgEscapeLiteral;
     const q = quoteIdentifierFor('postgres');
-    return `UPDATE ${q(this.table)} SET next_offset = ${a.nextOffset.toString()}, updated_at = CURRENT_TIMESTAMP`
-      + ` WHERE group_id = ${pgEscapeLiteral(groupId)} AND topic = ${pgEscapeLiteral(a.topic)} AND ${q('partition')} = ${a.partition}`
-      + ` AND next_offset = ${a.expectedOffset.toString()}`;
+    const group = lit(groupId);
+    const statements: string[] = [];
+    for (const a of sorted) {
+      if (a.expectedOffset === -1n) {
+        const targetColumn = seedsTarget ? `, ${q(OFFSETS_TARGET_COLUMN)}` : '';
+        statements.push(`INSERT INTO ${q(this.table)} (group_id, topic, ${q('partition')}, next_offset${targetColumn})`
+          + ` VALUES (${group}, ${lit(a.topic)}, ${a.partition}, -1${seedsTarget ? `, ${lit(this.target!)}` : ''})`
+          + ` ON CONFLICT (group_id, topic, ${q('partition')}) DO NOTHING`);
+      }
+      statements.push(`UPDATE ${q(this.table)} SET next_offset = ${a.nextOffset.toString()}, updated_at = CURRENT_TIMESTAMP`
+        + ` WHERE group_id = ${group} AND topic = ${lit(a.topic)} AND ${q('partition')} = ${a.partition}`
+        + ` AND next_offset = ${a.expectedOffset.toString()}`);
+    }
+    return { sql: statements.join('; '), casCount: sorted.length };
   }
 
   private async cas(tx: SqlTx, groupId: string, tp: TopicPartition, expected: bigint, next: bigint): Promise<boolean> {
@@ -320,7 +339,7 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
    * at -1 are first seeded insert-if-absent, as in {@link cas}.
    */
   private async casAll(tx: SqlTx, groupId: string, sorted: OffsetAdvance[]): Promise<boolean> {
-    if (tx.begun !== undefined) return tx.begun === 1; // the CAS went with BEGIN (casWithBegin)
+    if (tx.begun !== undefined) return tx.begun === sorted.length; // the CAS went with BEGIN (casOpening)
     if (sorted.length === 1) {
       const a = sorted[0];
       return this.cas(tx, groupId, a, a.expectedOffset, a.nextOffset);
@@ -362,14 +381,22 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
   /**
    * {@link withOffsets} with `work` given the transaction's driver connection ({@link SqlTx}): on PostgreSQL and SQLite
    * the transaction runs on a raw connection ({@link transact}), without knex's transaction machinery (what the SQL
-   * sink does once per write). Same guarantees, results and errors as withOffsets.
+   * sink does once per write). Same guarantees, results and errors as withOffsets. `copy` (PostgreSQL): the write's
+   * rows, sent with BEGIN and the CAS in one message when the CAS can go there (pg-pipelined.ts); `work` then finds
+   * {@link SqlTx.sent} set, else it must send the rows itself.
+   * @throws also the error a pipelined write's encoder threw (`copy.rows.chunk`), unchanged, rolled back.
    */
-  withOffsetsOn<T>(groupId: string, advances: OffsetAdvance[], work: (tx: SqlTx) => Promise<T>): Promise<WithOffsetsResult<T>> {
-    return this.withOffsetsIn(groupId, advances, (body) => this.transact(body, this.casWithBegin(groupId, advances)), work);
+  withOffsetsOn<T>(
+    groupId: string, advances: OffsetAdvance[], work: (tx: SqlTx) => Promise<T>, copy?: PipelinedCopy,
+  ): Promise<WithOffsetsResult<T>> {
+    return this.withOffsetsIn(groupId, advances, (body, sorted) => {
+      const opening = this.casOpening(groupId, sorted);
+      return this.transact(body, opening && copy ? { ...opening, copy } : opening);
+    }, work);
   }
 
   private async withOffsetsIn<T>(
-    groupId: string, advances: OffsetAdvance[], transaction: <R>(body: (tx: SqlTx) => Promise<R>) => Promise<R>,
+    groupId: string, advances: OffsetAdvance[], transaction: TransactionRunner,
     work: (tx: SqlTx) => Promise<T>,
   ): Promise<WithOffsetsResult<T>> {
     validateAdvances(advances);
@@ -394,7 +421,7 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
   }
 
   private async attempt<T>(
-    groupId: string, sorted: OffsetAdvance[], transaction: <R>(body: (tx: SqlTx) => Promise<R>) => Promise<R>,
+    groupId: string, sorted: OffsetAdvance[], transaction: TransactionRunner,
     work: (tx: SqlTx) => Promise<T>,
   ): Promise<WithOffsetsResult<T>> {
     let value: T;
@@ -402,7 +429,7 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
       value = await transaction(async (tx) => {
         if (!(await this.casAll(tx, groupId, sorted))) throw new Fenced(sorted.map((a) => ({ topic: a.topic, partition: a.partition })));
         return work(tx);
-      });
+      }, sorted);
     } catch (err) {
       if (!(err instanceof Fenced)) throw err;
       // Rolled back: a partition whose stored offset is still the expected one was not the cause.
@@ -422,7 +449,7 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
   }
 }
 
-/** A string the inlined CAS must not carry as a literal (U+0000, or a backslash: see casWithBegin). */
+/** A string the inlined CAS must not carry as a literal (U+0000, or a backslash: see casOpening). */
 function unsafeLiteral(s: string): boolean {
   return s.includes('\0') || s.includes('\\');
 }

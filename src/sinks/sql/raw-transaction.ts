@@ -16,6 +16,7 @@ import type { Database } from 'sqlite3';
 import { KafkaEosError } from '../../errors';
 import type { SqlDialect } from './dialect';
 import { runStatement, type SqliteStatementCache } from './sqlite-statements';
+import { runPipelinedWrite, type PipelinedCopy } from './pg-pipelined';
 
 /**
  * The transaction a write runs in: its driver connection, and the knex transaction when it runs in one (MySQL, and
@@ -26,8 +27,26 @@ export interface SqlTx {
   /** The driver's connection (pg Client, sqlite3 Database, mysql2 Connection) the transaction runs on. */
   readonly connection: unknown;
   readonly trx: Knex.Transaction | undefined;
-  /** Rows changed by the statement sent with BEGIN (the `withBegin` statement of the raw path), when one was. */
+  /**
+   * The CAS UPDATEs sent with BEGIN (the opening statements of the raw path) that changed exactly one row; undefined when the
+   * CAS was not sent with BEGIN.
+   */
   readonly begun?: number;
+  /**
+   * Set when the write's rows went in the same message as BEGIN (a pipelined write, pg-pipelined.ts): `error` is what
+   * the server said of them (undefined: every row was accepted, and the transaction has committed).
+   */
+  readonly sent?: { readonly error: unknown };
+}
+
+/**
+ * PostgreSQL: what a raw transaction sends in the same message as its BEGIN: `sql` (seeds and `casCount` CAS UPDATEs,
+ * with literals), and, for a pipelined write, the COPY of the rows and the COMMIT (see pg-pipelined.ts).
+ */
+export interface TxOpening {
+  readonly sql: string;
+  readonly casCount: number;
+  readonly copy?: PipelinedCopy;
 }
 
 interface PoolClient {
@@ -73,14 +92,17 @@ function dispose(conn: unknown, why: unknown): void {
 
 /**
  * Runs `body` in one transaction on a connection acquired from `knex`'s pool (see the module comment), then releases
- * the connection. `withBegin` (PostgreSQL): one more statement sent in the same message as BEGIN (simple-query
- * protocol, one round trip for both), its rows changed handed to the body as {@link SqlTx.begun}.
+ * the connection. `opening` (PostgreSQL): statements sent in the same message as BEGIN (simple-query protocol, one
+ * round trip for all), the CAS UPDATEs among them that changed one row handed to the body as {@link SqlTx.begun};
+ * with `opening.copy`, the rows and the COMMIT go in that message too (pg-pipelined.ts), and the body learns the rows'
+ * fate from {@link SqlTx.sent}.
  * @returns the body's value once COMMIT has succeeded.
- * @throws the error of BEGIN, the body or COMMIT, after ROLLBACK (the connection disposed of if ROLLBACK failed too).
+ * @throws the error of BEGIN, the opening statements, the body or COMMIT, after ROLLBACK (the connection disposed of
+ *   if ROLLBACK failed too); an encoder's error of a pipelined write, unchanged.
  */
 export async function rawTransaction<T>(
   knex: Knex, dialect: 'postgres' | 'sqlite', statements: SqliteStatementCache | undefined, body: (tx: SqlTx) => Promise<T>,
-  withBegin?: string,
+  opening?: TxOpening,
 ): Promise<T> {
   const client = knex.client as PoolClient;
   const conn = await client.acquireConnection();
@@ -91,9 +113,20 @@ export async function rawTransaction<T>(
     let begun: number | undefined;
     let value: T;
     try {
-      if (withBegin !== undefined && dialect === 'postgres') {
-        const results = await (conn as ClientBase).query(`BEGIN; ${withBegin}`) as unknown as { rowCount: number | null }[];
-        begun = results[results.length - 1]?.rowCount ?? 0;
+      if (opening?.copy && dialect === 'postgres') {
+        const out = await runPipelinedWrite(conn as ClientBase, opening.sql, opening.casCount, opening.copy);
+        const e = out.error;
+        if (e && (e.stage === 'client' || e.stage === 'statements')) throw e.cause;
+        const sent = { error: e?.stage === 'copy' ? e.cause : undefined };
+        value = await body({ dialect, connection: conn, trx: undefined, begun: out.casMatched, sent });
+        if (e) throw e.cause; // the COMMIT failed (a refused row or a failed CAS has made the body throw already)
+        if (!out.committed) throw new KafkaEosError('INTERNAL_ERROR', 'COMMIT was answered ROLLBACK: the transaction had failed');
+        return value;
+      }
+      if (opening !== undefined && dialect === 'postgres') {
+        type Result = { command: string; rowCount: number | null };
+        const results = await (conn as ClientBase).query(`BEGIN; ${opening.sql}`) as unknown as Result[];
+        begun = results.filter((r) => r.command === 'UPDATE' && r.rowCount === 1).length;
       } else {
         await exec('BEGIN');
       }

@@ -26,6 +26,8 @@ import { runStatement, SqliteStatementCache } from './sqlite-statements';
 import { mysqlInsertSql, mysqlQuery, type MysqlConnection } from './mysql';
 import type { Row } from './mapping';
 import { connectionOf, type SqlTx } from './raw-transaction';
+import type { CopyChunks } from './pg-pipelined';
+import { SinkMappingError } from '../errors';
 
 /**
  * The rows of a write as one flat array of bind values, row after row, each in the target's column order (a
@@ -38,13 +40,13 @@ export interface FlatRows {
 }
 
 /**
- * PostgreSQL: the rows of a write already encoded as COPY text-format lines in the target's column order (a
- * declarative mapping's `toCopyText`, mapping.ts), as UTF-8 bytes in chunks of whole lines, each sent as one COPY
- * data message. Bytes, not strings: a text built line by line is a tree of string pieces, which would stay on the
- * heap (copied by every young collection, then promoted) while the transaction's first round trips run.
+ * PostgreSQL: the rows of a write as COPY text-format lines in the target's column order (a declarative mapping's
+ * `toCopyText`, mapping.ts), encoded on demand as UTF-8 bytes in chunks of whole lines, each sent as one COPY data
+ * message: a pipelined write (pg-pipelined.ts) encodes each chunk while the server takes in the one before. Bytes, not
+ * strings: a text built line by line is a tree of string pieces, costly to keep on the heap.
  */
 export interface CopyTextRows {
-  readonly copyText: readonly Buffer[];
+  readonly copyText: CopyChunks;
   /** Rows (lines) held. */
   readonly count: number;
 }
@@ -120,6 +122,12 @@ export class RowWriter {
       return () => undefined;
     }
     const client = conn as ClientBase;
+    const sent = typeof on === 'function' ? undefined : on.sent;
+    if (sent && !staged) {
+      // A pipelined write (pg-pipelined.ts): the rows went with BEGIN; only the server's verdict on them is left.
+      if (sent.error !== undefined) await guard(0, count, () => Promise.reject(sent.error));
+      return () => undefined;
+    }
     if (!staged) {
       // insert, and kafka-key: the coordinates are unique per record, so COPY straight in; a replay conflict makes
       // the caller retry the whole transaction with staged = true.
@@ -239,17 +247,22 @@ function fillParams(params: unknown[], rows: RowSet, columns: readonly string[],
 
 /** COPY of row objects, flat values or encoded lines (copy.ts). */
 function copy(client: ClientBase, table: string, columns: readonly string[], rows: RowSet): Promise<void> {
-  if (isCopyText(rows)) return copyText(client, table, columns, rows.copyText);
+  if (isCopyText(rows)) {
+    // Every chunk encoded before the COPY starts: an encoder's error (a mapping failure) then leaves no COPY open.
+    const chunks: Buffer[] = [];
+    for (let k = 0; k < rows.copyText.chunks; k++) chunks.push(rows.copyText.chunk(k));
+    return copyText(client, table, columns, chunks);
+  }
   if (isFlat(rows)) return copyValues(client, table, columns, rows.values, rows.count);
   return copyRows(client, table, columns, rows as readonly Row[]);
 }
 
-/** Runs `fn`; a non-transient error becomes RowsRejected for rows [first, first + count). */
+/** Runs `fn`; a non-transient error becomes RowsRejected for rows [first, first + count) (a mapping failure stays itself). */
 async function guard<T>(first: number, count: number, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    if (isTransientSqlError(err)) throw err;
+    if (isTransientSqlError(err) || err instanceof SinkMappingError) throw err;
     throw new RowsRejected(first, count, err);
   }
 }

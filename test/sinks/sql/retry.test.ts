@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { SqlOffsetStore } from '../../../src/sinks/sql/offset-store';
-import type { SqlTx } from '../../../src/sinks/sql/raw-transaction';
+import type { SqlTx, TxOpening } from '../../../src/sinks/sql/raw-transaction';
 import { SqlSink } from '../../../src/sinks/sql/sql-sink';
 import { SinkWriteError } from '../../../src/sinks/sql/errors';
 import { basicMapping, batch, countRows, dropTables, duplicateCoordinates, openKnex, record, describeOn, targets,
@@ -16,16 +16,20 @@ function driverError(code: string, message: string): Error {
  * transaction on MySQL) so that the next ones fail as planned:
  * - 'before-commit': the work runs, then the error is thrown inside the transaction (rolled back);
  * - 'after-commit': the transaction commits, then the error is thrown (the acknowledgement is lost).
+ * A faulted transaction runs as separate statements: a pipelined write (PostgreSQL, pg-pipelined.ts) commits in the
+ * message that opens it, before the body runs, so it has no "between the body and COMMIT"; its own faults are in
+ * breaker-pg-kill.test.ts and lost-ack-pg.test.ts.
  */
 function faultyTransactions(store: SqlOffsetStore) {
   const plan: { faults: ('before-commit' | 'after-commit')[]; error: Error; transactions: number } = { faults: [],
     error: new Error('unset'), transactions: 0 };
   const transact = store.transact.bind(store);
-  store.transact = async <T>(body: (tx: SqlTx) => Promise<T>, withBegin?: string): Promise<T> => {
+  store.transact = async <T>(body: (tx: SqlTx) => Promise<T>, opening?: TxOpening): Promise<T> => {
     plan.transactions++;
     const fault = plan.faults.shift();
-    if (fault === 'before-commit') return transact(async (tx) => { await body(tx); throw plan.error; }, withBegin);
-    const result = await transact(body, withBegin);
+    const statements = opening && fault ? { sql: opening.sql, casCount: opening.casCount } : opening;
+    if (fault === 'before-commit') return transact(async (tx) => { await body(tx); throw plan.error; }, statements);
+    const result = await transact(body, statements);
     if (fault === 'after-commit') throw plan.error;
     return result;
   };
@@ -140,13 +144,16 @@ for (const target of targets()) describeOn(target)(`SqlSink retries on ${target.
     const { sink, plan, table } = await setup();
     await k(table).insert({ kafka_topic: 'x', kafka_partition: 0, kafka_offset: 0, id: 'x', n: 0, writer: 'x' });
     const b = batch('t', 0, -1n, 0n, 3n);
-    b.records[1] = record('t', 0, 1n, { id: 'i', n: 1 }); // writer missing → mapping error, no transaction at all
+    b.records[1] = record('t', 0, 1n, { id: 'i', n: 1 }); // writer missing → mapping error, nothing written
     await expect(sink.write('g', [b])).rejects.toMatchObject({ code: 'SINK_MAPPING_FAILED' });
-    expect(plan.transactions).toBe(0);
+    // No transaction at all, but on PostgreSQL's pipelined path, which encodes rows as it sends them: CopyFail, rolled back.
+    expect(plan.transactions).toBe(target.name === 'postgres' ? 1 : 0);
+    expect(await countRows(k, table)).toBe(1);
     plan.faults = ['before-commit'];
     plan.error = driverError(target.name === 'sqlite' ? 'SQLITE_CONSTRAINT' : '23505', 'duplicate key value');
+    const before = plan.transactions;
     await expect(sink.write('g', [batch('t', 0, -1n, 0n, 3n)])).rejects.toBe(plan.error);
-    expect(plan.transactions).toBe(1);
+    expect(plan.transactions - before).toBe(1);
     expect(await countRows(k, table)).toBe(1);
   });
 });
