@@ -45,6 +45,9 @@ const TRANSIENT_NODE_CODES = new Set([
 ]);
 const TRANSIENT_MESSAGES = [
   /SQLITE_BUSY/, /SQLITE_LOCKED/, /Connection terminated/i, /connection error/i, /Timeout acquiring a connection/i,
+  // node-postgres's own query_timeout (no code): it stopped waiting, the server may still run (and commit) the statement,
+  // so the outcome is unknown (re-read, then retry); a slow row is never the row's fault.
+  /^Query read timeout$/,
 ];
 
 /**

@@ -158,7 +158,8 @@ describe('isTransientSqlError', () => {
   test.each([
     [e('SQLITE_BUSY'), true], [e('SQLITE_LOCKED'), true], [e('40001'), true], [e('40P01'), true], [e('57P01'), true],
     [e('ECONNRESET'), true], [e('08006'), true], [e('28P01'), true], [e('28000'), true],
-    [e(undefined, 'Connection terminated unexpectedly'), true],
+    [e(undefined, 'Connection terminated unexpectedly'), true], [e(undefined, 'Query read timeout'), true],
+    [e(undefined, 'Query read timeout of the replay'), false],
     [e(undefined, 'wrapped', e('40P01')), true], [Object.assign(new Error('t'), { name: 'KnexTimeoutError' }), true],
     [e('23505', 'duplicate key value violates unique constraint'), false], [e('SQLITE_CONSTRAINT'), false],
     [e('23505', 'Key (id)=(SQLITE_BUSY) already exists'), false], [e('42P01'), false], [new TypeError('x'), false],

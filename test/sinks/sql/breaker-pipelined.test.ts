@@ -1,0 +1,359 @@
+/**
+ * Breaker tests of the pipelined PostgreSQL write (src/sinks/sql/pg-pipelined.ts: `BEGIN; seeds; CAS; COPY ... FROM
+ * STDIN; COMMIT` in one simple-query message, the rows streamed behind it, CopyDone only after every CAS changed one
+ * row). Attacked as the frontend/backend protocol allows: a zombie and a live writer racing on the same partitions, a
+ * serializable server, timeouts of the client (pg's query_timeout) and of the server (statement_timeout) firing in the
+ * middle of the message, cancel requests at random moments, NOTICEs and trigger errors in the middle of the COPY, and
+ * the sizes around the 250-row chunk. What must hold each time: all rows and every position together or nothing, no
+ * zombie write, no connection left in a transaction or in COPY mode, typed errors, never a poison record that is not one.
+ */
+import type { Knex } from 'knex';
+import type { ClientBase } from 'pg';
+import { SqlSink } from '../../../src/sinks/sql/sql-sink';
+import type { SinkBatch } from '../../../src/records';
+import type { WriteResult } from '../../../src/sink-contract';
+import { basicMapping, batch, countRows, describeOn, dropTables, duplicateCoordinates, openKnex, pgUrl, record, targets,
+  uniqueName } from './fixtures';
+
+const [, postgres] = targets();
+
+type SinkOptions = Partial<ConstructorParameters<typeof SqlSink>[0]>;
+
+describeOn(postgres!)('pipelined PostgreSQL writes under attack', () => {
+  let inspect: Knex;
+  const tables: string[] = [];
+  const sinks: SqlSink[] = [];
+  const knexes: Knex[] = [];
+  /** Messages that opened a pipelined write, over every knex made by {@link pool}. */
+  let pipelined = 0;
+
+  beforeAll(() => { inspect = openKnex(postgres!.knexConfig()); });
+  afterAll(async () => {
+    for (const s of sinks) await s.close();
+    for (const k of knexes) await k.destroy();
+    if (inspect) { await dropTables(inspect, ...tables); await inspect.destroy(); }
+  });
+
+  /** A knex pool of `max` pg connections with extra pg connection options (query_timeout, `options: '-c ...'`). */
+  function pool(connection: Record<string, unknown> = {}, max = 1): Knex {
+    const k = openKnex({
+      client: 'pg',
+      connection: { connectionString: pgUrl(), ...connection },
+      pool: {
+        min: 0, max,
+        afterCreate: (conn: ClientBase, done: (e: Error | null, c: unknown) => void) => {
+          const query = conn.query.bind(conn) as (...a: unknown[]) => unknown;
+          (conn as unknown as { query: unknown }).query = (...args: unknown[]) => {
+            const q = args[0] as { submit?: unknown; text?: string } | string;
+            if (typeof q === 'object' && q.submit && q.text?.startsWith('BEGIN;')) pipelined++;
+            return query(...args);
+          };
+          done(null, conn);
+        },
+      },
+    });
+    knexes.push(k);
+    return k;
+  }
+
+  function sink(k: Knex, options: SinkOptions = {}): SqlSink {
+    const table = options.table ?? uniqueName('bpipe_rows');
+    const offsetsTable = options.offsetsTable ?? uniqueName('bpipe_offs');
+    tables.push(table, offsetsTable);
+    const s = new SqlSink({
+      knex: k, table, offsetsTable, mode: 'insert', mapping: basicMapping, autoCreate: true,
+      retry: { retries: 4, minTimeoutMs: 10, maxTimeoutMs: 50 }, ...options,
+    });
+    sinks.push(s);
+    return s;
+  }
+
+  const idleInTransaction = async (): Promise<number> => (await inspect.raw(`SELECT count(*)::int AS n FROM pg_stat_activity
+    WHERE datname = current_database() AND state LIKE 'idle in transaction%'`)).rows[0].n;
+  const positions = async (s: SqlSink, group: string, partitions: number[]) => {
+    const stored = await s.offsets.read(group, partitions.map((partition) => ({ topic: 't', partition })));
+    return partitions.map((p) => stored.get(`t:${p}`));
+  };
+  /** Rows per (partition, writer), and the highest offset + 1 per partition. */
+  const rowsBy = async (table: string) => (await inspect.raw(`SELECT kafka_partition::int AS p, writer, count(*)::int AS n,
+    max(kafka_offset)::bigint + 1 AS next FROM ?? GROUP BY 1, 2 ORDER BY 1, 2`, [table])).rows as
+    { p: number; writer: string; n: number; next: string }[];
+
+  /** Every error thrown by the sink is typed: a KafkaEosError with a code, never a recordAtFault without a refused row. */
+  const expectTyped = (err: unknown) => {
+    expect(err).toBeInstanceOf(Error);
+    expect(typeof (err as { code?: unknown }).code).toBe('string');
+    expect((err as { recordAtFault?: boolean }).recordAtFault).not.toBe(true);
+  };
+
+  test('zombie and live racing on the same three partitions, 40 rounds: exactly one commits each round, only its rows', async () => {
+    const live = sink(pool());
+    const zombie = sink(pool(), { table: live.table, offsetsTable: live.offsets.table });
+    const parts = [0, 1, 2];
+    await live.open('g', parts.map((partition) => ({ topic: 't', partition })));
+    let pos = [-1n, -1n, -1n];
+    const sizes = [1, 250, 251, 7, 500, 3];
+    const won: Record<string, number> = { live: 0, zombie: 0 };
+    for (let round = 0; round < 40; round++) {
+      const n = BigInt(sizes[round % sizes.length]!);
+      const make = (writer: string): SinkBatch[] => parts.map((p) => {
+        const from = pos[p]! < 0n ? 0n : pos[p]!;
+        return batch('t', p, pos[p]!, from, from + n + BigInt(p), writer);
+      });
+      // Every third round the zombie also carries a stale position for partition 1 (it never moved on from it).
+      const zb = make('zombie');
+      if (round % 3 === 2) zb[1] = { ...zb[1]!, expectedOffset: zb[1]!.expectedOffset - 1n };
+      // Who sends first alternates: each wins the row locks of the CAS some rounds.
+      const [a, b] = round % 2 === 0
+        ? await Promise.all([live.write('g', make('live')), zombie.write('g', zb)])
+        : (await Promise.all([zombie.write('g', zb), live.write('g', make('live'))])).reverse();
+      const committed = [a, b].filter((r) => r.status === 'committed').length;
+      expect({ round, committed }).toEqual({ round, committed: 1 });
+      const winner = a.status === 'committed' ? 'live' : 'zombie';
+      if (round % 3 === 2) expect({ round, winner }).toEqual({ round, winner: 'live' });
+      won[winner]!++;
+      const loser = a.status === 'committed' ? b : a;
+      expect(loser.status).toBe('fenced');
+      pos = pos.map((x, p) => (x < 0n ? 0n : x) + n + BigInt(p));
+      expect(await positions(live, 'g', parts)).toEqual(pos);
+    }
+    // Both won some rounds (else the race was not one), and every partition holds exactly the winners' rows.
+    expect(won.live! + won.zombie!).toBe(40);
+    expect(won.zombie).toBeGreaterThan(0);
+    const rows = await rowsBy(live.table);
+    for (const p of parts) {
+      const mine = rows.filter((r) => r.p === p);
+      expect(mine.reduce((s, r) => s + r.n, 0)).toBe(Number(pos[p]));
+      expect(BigInt(Math.max(...mine.map((r) => Number(r.next))))).toBe(pos[p]);
+    }
+    expect(await duplicateCoordinates(inspect, live.table)).toBe(0);
+    expect(await idleInTransaction()).toBe(0);
+    expect(pipelined).toBeGreaterThanOrEqual(80);
+  }, 60_000);
+
+  test('serializable server (default_transaction_isolation): racing writers, 40001 retried, never thrown nor a poison record',
+    async () => {
+      const serializable = { options: '-c default_transaction_isolation=serializable' };
+      const a = sink(pool(serializable));
+      const b = sink(pool(serializable), { table: a.table, offsetsTable: a.offsets.table });
+      const parts = [0, 1];
+      await a.open('g', parts.map((partition) => ({ topic: 't', partition })));
+      const check = await pool(serializable).raw('SHOW default_transaction_isolation');
+      expect(check.rows[0].default_transaction_isolation).toBe('serializable');
+      let pos = [-1n, -1n];
+      for (let round = 0; round < 25; round++) {
+        const make = (writer: string, p: number): SinkBatch => {
+          const from = pos[p]! < 0n ? 0n : pos[p]!;
+          return batch('t', p, pos[p]!, from, from + 300n, writer);
+        };
+        // a writes both partitions, b only partition 1 or 0 (alternating): CAS on overlapping and disjoint rows.
+        const results = await Promise.all([
+          a.write('g', [make('a', 0), make('a', 1)]).catch((e: unknown) => e),
+          b.write('g', [make('b', round % 2)]).catch((e: unknown) => e),
+        ]);
+        for (const r of results) expect(r).not.toBeInstanceOf(Error);
+        pos = await positions(a, 'g', parts) as bigint[];
+      }
+      const rows = await rowsBy(a.table);
+      for (const p of parts) expect(rows.filter((r) => r.p === p).reduce((s, r) => s + r.n, 0)).toBe(Number(pos[p]));
+      expect(await duplicateCoordinates(inspect, a.table)).toBe(0);
+      expect(await idleInTransaction()).toBe(0);
+    }, 60_000);
+
+  test('one stale partition among eight, CAS of the stale one last and first: fenced, nothing of any partition written',
+    async () => {
+      const s = sink(pool());
+      const parts = [0, 1, 2, 3, 4, 5, 6, 7];
+      await s.open('g', parts.map((partition) => ({ topic: 't', partition })));
+      expect(await s.write('g', parts.map((p) => batch('t', p, -1n, 0n, 10n)))).toEqual({ status: 'committed' });
+      for (const stale of [7, 0, 4]) {
+        const bs = parts.map((p) => batch('t', p, 10n, 10n, 600n));
+        bs[stale] = batch('t', stale, 9n, 9n, 600n);
+        expect(await s.write('g', bs)).toEqual({ status: 'fenced', fenced: [{ topic: 't', partition: stale, storedOffset: 10n }] });
+        expect(await countRows(inspect, s.table)).toBe(80);
+        expect(await positions(s, 'g', parts)).toEqual(parts.map(() => 10n));
+      }
+      expect(await idleInTransaction()).toBe(0);
+      expect(await s.write('g', parts.map((p) => batch('t', p, 10n, 10n, 20n)))).toEqual({ status: 'committed' });
+      expect(await countRows(inspect, s.table)).toBe(160);
+    });
+
+  test.each([0, 1, 249, 250, 251, 500, 501])('a write of %i rows: every row once, position moved, connection fine', async (n) => {
+    const s = sink(pool());
+    await s.open('g', [{ topic: 't', partition: 0 }]);
+    pipelined = 0;
+    expect(await s.write('g', [batch('t', 0, -1n, 0n, BigInt(n))])).toEqual({ status: 'committed' });
+    expect(pipelined).toBe(n === 0 ? 0 : 1);
+    expect(await s.write('g', [batch('t', 0, BigInt(n), BigInt(n), BigInt(n) + 1n)])).toEqual({ status: 'committed' });
+    expect(await countRows(inspect, s.table)).toBe(n + 1);
+    expect(await positions(s, 'g', [0])).toEqual([BigInt(n) + 1n]);
+    expect(await duplicateCoordinates(inspect, s.table)).toBe(0);
+  });
+
+  test.each([0, 249, 250, 499])('a record that cannot be mapped at row %i: SINK_MAPPING_FAILED, nothing written, connection fine',
+    async (at) => {
+      const s = sink(pool());
+      await s.open('g', [{ topic: 't', partition: 0 }]);
+      const b = batch('t', 0, -1n, 0n, 500n);
+      b.records[at] = record('t', 0, BigInt(at), { id: 'x', n: 'not a number', writer: 'w' });
+      await expect(s.write('g', [b])).rejects.toMatchObject({ code: 'SINK_MAPPING_FAILED', offset: BigInt(at) });
+      expect(await countRows(inspect, s.table)).toBe(0);
+      expect(await positions(s, 'g', [0])).toEqual([-1n]);
+      expect(await idleInTransaction()).toBe(0);
+      expect(await s.write('g', [batch('t', 0, -1n, 0n, 500n)])).toEqual({ status: 'committed' });
+      expect(await countRows(inspect, s.table)).toBe(500);
+    });
+
+  test('a mapping failure in a zombie write: fenced or the mapping error, never a row written', async () => {
+    const s = sink(pool());
+    await s.open('g', [{ topic: 't', partition: 0 }]);
+    expect(await s.write('g', [batch('t', 0, -1n, 0n, 10n)])).toEqual({ status: 'committed' });
+    const b = batch('t', 0, 5n, 5n, 800n);
+    b.records[700] = record('t', 0, 705n, { id: 'x', n: 'nan', writer: 'w' });
+    const r = await s.write('g', [b]).catch((e: unknown) => e);
+    if (r instanceof Error) expect(r).toMatchObject({ code: 'SINK_MAPPING_FAILED' });
+    else expect(r).toEqual({ status: 'fenced', fenced: [{ topic: 't', partition: 0, storedOffset: 10n }] });
+    expect(await countRows(inspect, s.table)).toBe(10);
+    expect(await idleInTransaction()).toBe(0);
+  });
+
+  test('a trigger that RAISEs NOTICE on every row (20000 NOTICEs in the middle of the COPY): committed once', async () => {
+    const s = sink(pool());
+    await s.open('g', [{ topic: 't', partition: 0 }]);
+    expect(await s.write('g', [batch('t', 0, -1n, 0n, 1n)])).toEqual({ status: 'committed' });
+    const fn = uniqueName('bpipe_notice');
+    await inspect.raw(`CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS
+      $$ BEGIN RAISE NOTICE 'row % %', NEW.n, repeat('x', 200); RETURN NEW; END $$`);
+    await inspect.raw(`CREATE TRIGGER ${fn} BEFORE INSERT ON ?? FOR EACH ROW EXECUTE FUNCTION ${fn}()`, [s.table]);
+    expect(await s.write('g', [batch('t', 0, 1n, 1n, 20001n)])).toEqual({ status: 'committed' });
+    expect(await countRows(inspect, s.table)).toBe(20001);
+    expect(await positions(s, 'g', [0])).toEqual([20001n]);
+    expect(await s.write('g', [batch('t', 0, 20001n, 20001n, 20002n)])).toEqual({ status: 'committed' });
+    await inspect.raw(`DROP TRIGGER ${fn} ON ??`, [s.table]);
+    await inspect.raw(`DROP FUNCTION ${fn}()`);
+  }, 30_000);
+
+  test('a trigger that raises an error on row 700 (COPY line 701, chunk 3): that record at fault, nothing written', async () => {
+    const s = sink(pool());
+    await s.open('g', [{ topic: 't', partition: 0 }]);
+    const fn = uniqueName('bpipe_raise');
+    await inspect.raw(`CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS
+      $$ BEGIN IF NEW.n = 700 THEN RAISE EXCEPTION 'no 700'; END IF; RETURN NEW; END $$`);
+    await inspect.raw(`CREATE TRIGGER ${fn} BEFORE INSERT ON ?? FOR EACH ROW EXECUTE FUNCTION ${fn}()`, [s.table]);
+    const err = await s.write('g', [batch('t', 0, -1n, 0n, 1000n)]).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'SINK_WRITE_FAILED', recordAtFault: true, offset: 700n });
+    expect(await countRows(inspect, s.table)).toBe(0);
+    expect(await positions(s, 'g', [0])).toEqual([-1n]);
+    expect(await idleInTransaction()).toBe(0);
+    expect(await s.write('g', [batch('t', 0, -1n, 0n, 700n)])).toEqual({ status: 'committed' });
+    expect(await countRows(inspect, s.table)).toBe(700);
+  });
+
+  test('statement_timeout firing in the middle of the COPY (a slow row): refused (retriable), not a poison record', async () => {
+    const k = pool({ options: '-c statement_timeout=300' });
+    const s = sink(k);
+    await s.open('g', [{ topic: 't', partition: 0 }]);
+    const fn = uniqueName('bpipe_slow');
+    await inspect.raw(`CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS
+      $$ BEGIN IF NEW.n = 600 THEN PERFORM pg_sleep(1); END IF; RETURN NEW; END $$`);
+    await inspect.raw(`CREATE TRIGGER ${fn} BEFORE INSERT ON ?? FOR EACH ROW EXECUTE FUNCTION ${fn}()`, [s.table]);
+    const err = await s.write('g', [batch('t', 0, -1n, 0n, 1000n)]).catch((e: unknown) => e);
+    expectTyped(err);
+    expect(err).toMatchObject({ retriable: true });
+    expect(await countRows(inspect, s.table)).toBe(0);
+    expect(await positions(s, 'g', [0])).toEqual([-1n]);
+    expect(await idleInTransaction()).toBe(0);
+    await inspect.raw(`DROP TRIGGER ${fn} ON ??`, [s.table]);
+    expect(await s.write('g', [batch('t', 0, -1n, 0n, 1000n)])).toEqual({ status: 'committed' });
+    expect(await countRows(inspect, s.table)).toBe(1000);
+  });
+
+  /** A deferred constraint trigger that sleeps `seconds` at COMMIT when the row with n = `at` is in the transaction. */
+  async function slowCommit(table: string, at: number, seconds: number): Promise<string> {
+    const fn = uniqueName('bpipe_slowc');
+    await inspect.raw(`CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS
+      $$ BEGIN IF NEW.n = ${at} THEN PERFORM pg_sleep(${seconds}); END IF; RETURN NULL; END $$`);
+    await inspect.raw(`CREATE CONSTRAINT TRIGGER ${fn} AFTER INSERT ON ?? DEFERRABLE INITIALLY DEFERRED
+      FOR EACH ROW EXECUTE FUNCTION ${fn}()`, [table]);
+    return fn;
+  }
+
+  test.each([['pipelined', 'g'], ['statements', 'g\\statements']])('%s write, pg query_timeout firing while the COMMIT runs '
+    + '(it lands): committed once, no untyped error, never a poison record', async (path, group) => {
+    const s = sink(pool({ query_timeout: 300 }));
+    await s.open(group, [{ topic: 't', partition: 0 }]);
+    expect(await s.write(group, [batch('t', 0, -1n, 0n, 10n)])).toEqual({ status: 'committed' });
+    await slowCommit(s.table, 15, 1);
+    pipelined = 0;
+    const r: WriteResult | Error = await s.write(group, [batch('t', 0, 10n, 10n, 600n)]).catch((e: Error) => e);
+    if (path === 'pipelined') expect(pipelined).toBeGreaterThanOrEqual(1); else expect(pipelined).toBe(0);
+    await new Promise((res) => setTimeout(res, 1200)); // the COMMIT has finished on the server
+    // The COMMIT landed: committed (recovered on the re-read) or fenced at the write's own next offset (a retry met
+    // the landed COMMIT); anything else must at least be typed and retriable.
+    if (r instanceof Error) {
+      expectTyped(r);
+      expect(r).toMatchObject({ retriable: true });
+    } else if (r.status === 'fenced') {
+      expect(r.fenced).toEqual([{ topic: 't', partition: 0, storedOffset: 600n }]);
+    } else {
+      expect(r).toEqual({ status: 'committed' });
+    }
+    expect(await countRows(inspect, s.table)).toBe(600);
+    expect(await positions(s, group, [0])).toEqual([600n]);
+    expect(await duplicateCoordinates(inspect, s.table)).toBe(0);
+    expect(await idleInTransaction()).toBe(0);
+    expect(await s.write(group, [batch('t', 0, 600n, 600n, 700n)])).toEqual({ status: 'committed' });
+  }, 20_000);
+
+  test.each([['pipelined', 'g'], ['statements', 'g\\statements']])('%s write, pg query_timeout firing while the CAS waits for a '
+    + 'row lock: nothing half written, then committed once (retried), no untyped error', async (path, group) => {
+    const s = sink(pool({ query_timeout: 300 }));
+    await s.open(group, [{ topic: 't', partition: 0 }]);
+    expect(await s.write(group, [batch('t', 0, -1n, 0n, 10n)])).toEqual({ status: 'committed' });
+    // Another session holds the position row locked for 1 s: the CAS waits, pg gives up on the message first.
+    const locker = pool();
+    const held = locker.transaction(async (trx) => {
+      await trx.raw('SELECT * FROM ?? WHERE group_id = ? FOR UPDATE', [s.offsets.table, group]);
+      await new Promise((res) => setTimeout(res, 1000));
+    });
+    await new Promise((res) => setTimeout(res, 50));
+    pipelined = 0;
+    const r: WriteResult | Error = await s.write(group, [batch('t', 0, 10n, 10n, 600n)]).catch((e: Error) => e);
+    await held;
+    expect(pipelined).toBeGreaterThanOrEqual(path === 'pipelined' ? 1 : 0);
+    if (r instanceof Error) {
+      expectTyped(r);
+      expect(r).toMatchObject({ retriable: true });
+      expect(await countRows(inspect, s.table)).toBe(10);
+      expect(await positions(s, group, [0])).toEqual([10n]);
+      expect(await s.write(group, [batch('t', 0, 10n, 10n, 600n)])).toEqual({ status: 'committed' });
+    } else {
+      expect(r).toEqual({ status: 'committed' });
+    }
+    expect(await countRows(inspect, s.table)).toBe(600);
+    expect(await positions(s, group, [0])).toEqual([600n]);
+    expect(await duplicateCoordinates(inspect, s.table)).toBe(0);
+    expect(await idleInTransaction()).toBe(0);
+  }, 20_000);
+
+  test('pipelined write, pg query_timeout firing after CopyDone while a row trigger sleeps: committed once, typed', async () => {
+    const s = sink(pool({ query_timeout: 300 }));
+    await s.open('g', [{ topic: 't', partition: 0 }]);
+    expect(await s.write('g', [batch('t', 0, -1n, 0n, 10n)])).toEqual({ status: 'committed' });
+    const fn = uniqueName('bpipe_slow');
+    await inspect.raw(`CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS
+      $$ BEGIN IF NEW.n = 500 THEN PERFORM pg_sleep(1); END IF; RETURN NEW; END $$`);
+    await inspect.raw(`CREATE TRIGGER ${fn} BEFORE INSERT ON ?? FOR EACH ROW EXECUTE FUNCTION ${fn}()`, [s.table]);
+    const r: WriteResult | Error = await s.write('g', [batch('t', 0, 10n, 10n, 600n)]).catch((e: Error) => e);
+    await new Promise((res) => setTimeout(res, 1200));
+    // The COMMIT ran behind the CopyDone already sent: committed (re-read), or fenced at the write's own next offset.
+    if (r instanceof Error) expectTyped(r);
+    if (r instanceof Error || r.status !== 'fenced') expect(r).toEqual({ status: 'committed' });
+    else expect(r.fenced).toEqual([{ topic: 't', partition: 0, storedOffset: 600n }]);
+    expect(await countRows(inspect, s.table)).toBe(600);
+    expect(await positions(s, 'g', [0])).toEqual([600n]);
+    expect(await idleInTransaction()).toBe(0);
+    await inspect.raw(`DROP TRIGGER ${fn} ON ??`, [s.table]);
+    expect(await s.write('g', [batch('t', 0, 600n, 600n, 700n)])).toEqual({ status: 'committed' });
+  }, 20_000);
+});
