@@ -7,6 +7,7 @@
  * the sizes around the 250-row chunk. What must hold each time: all rows and every position together or nothing, no
  * zombie write, no connection left in a transaction or in COPY mode, typed errors, never a poison record that is not one.
  */
+import * as net from 'node:net';
 import type { Knex } from 'knex';
 import type { ClientBase } from 'pg';
 import { SqlSink } from '../../../src/sinks/sql/sql-sink';
@@ -28,7 +29,9 @@ describeOn(postgres!)('pipelined PostgreSQL writes under attack', () => {
   let pipelined = 0;
 
   beforeAll(() => { inspect = openKnex(postgres!.knexConfig()); });
+  const proxies: { close(): Promise<void> }[] = [];
   afterAll(async () => {
+    for (const p of proxies) await p.close();
     for (const s of sinks) await s.close();
     for (const k of knexes) await k.destroy();
     if (inspect) { await dropTables(inspect, ...tables); await inspect.destroy(); }
@@ -356,4 +359,139 @@ describeOn(postgres!)('pipelined PostgreSQL writes under attack', () => {
     await inspect.raw(`DROP TRIGGER ${fn} ON ??`, [s.table]);
     expect(await s.write('g', [batch('t', 0, 600n, 600n, 700n)])).toEqual({ status: 'committed' });
   }, 20_000);
+
+  test('pg_cancel_backend at random moments of 5000-row writes, 25 rounds: never a poison record, every range once', async () => {
+    const k = pool();
+    const s = sink(k, { retry: { retries: 2, minTimeoutMs: 5, maxTimeoutMs: 20 } });
+    await s.open('g', [{ topic: 't', partition: 0 }, { topic: 't', partition: 1 }]);
+    const pids = async () => (await inspect.raw(`SELECT pid FROM pg_stat_activity WHERE datname = current_database()
+      AND pid <> pg_backend_pid() AND state = 'active' AND query LIKE 'BEGIN;%' || ?`, [`%${s.table}%`])).rows;
+    // The COPY takes its time on the server (a short sleep every 500 rows): a cancel finds it running.
+    const fn = uniqueName('bpipe_tick');
+    await s.write('g', [batch('t', 5, -1n, 0n, 1n)]); // creates the table
+    await inspect.raw(`CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS
+      $$ BEGIN IF NEW.n % 500 = 0 THEN PERFORM pg_sleep(0.004); END IF; RETURN NEW; END $$`);
+    await inspect.raw(`CREATE TRIGGER ${fn} BEFORE INSERT ON ?? FOR EACH ROW EXECUTE FUNCTION ${fn}()`, [s.table]);
+    let pos = -1n;
+    let cancelled = 0;
+    let refused = 0;
+    for (let round = 0; round < 25; round++) {
+      const from = pos < 0n ? 0n : pos;
+      const from1 = BigInt(round * 10);
+      const write = () => s.write('g', [batch('t', 0, pos, from, from + 5000n), batch('t', 1, round ? from1 : -1n, from1, from1 + 10n)]);
+      // Cancels the sink's backend 0 to 60 ms after the write starts: before, during or after its message.
+      const canceller = new Promise<void>((res) => setTimeout(async () => {
+        for (const { pid } of await pids()) if ((await inspect.raw('SELECT pg_cancel_backend(?) AS ok', [pid])).rows[0].ok) cancelled++;
+        res();
+      }, (round * 13) % 61));
+      let r = await write().catch((e: unknown) => e);
+      await canceller;
+      while (r instanceof Error) {
+        expectTyped(r);
+        expect(r).toMatchObject({ retriable: true });
+        refused++;
+        r = await write().catch((e: unknown) => e);
+      }
+      // A retry that meets its own landed write is fenced at its own next offset.
+      if ((r as WriteResult).status === 'fenced') {
+        expect((r as { fenced: unknown }).fenced).toEqual([{ topic: 't', partition: 0, storedOffset: from + 5000n },
+          { topic: 't', partition: 1, storedOffset: from1 + 10n }]);
+      }
+      pos = from + 5000n;
+      expect(await positions(s, 'g', [0])).toEqual([pos]);
+    }
+    expect(await countRows(inspect, s.table)).toBe(25 * 5010 + 1);
+    expect(await duplicateCoordinates(inspect, s.table)).toBe(0);
+    expect(await idleInTransaction()).toBe(0);
+    // The attack happened: cancels reached running writes, which were refused (typed, retriable) and written again.
+    expect(cancelled).toBeGreaterThan(0);
+    expect(refused).toBeGreaterThan(0);
+  }, 60_000);
+
+  /**
+   * A TCP proxy to PostgreSQL that, once armed, lets through `n` more bytes from the client, counted from the start of
+   * the next pipelined write ('Q' + `BEGIN;`), and then closes both sides (a server or network gone mid-stream).
+   * `measured()`: the client's bytes of the last pipelined write that went through whole (Query to CopyDone).
+   */
+  function cuttingProxy(): Promise<{ port: number; arm(n: number): void; cuts(): number; measured(): number; close(): Promise<void> }> {
+    let armedAt: number | undefined;
+    let cuts = 0;
+    let measured = 0;
+    const sockets = new Set<net.Socket>();
+    const target = new URL(pgUrl()!);
+    const copyDone = Buffer.from([0x63, 0, 0, 0, 4]);
+    const server = net.createServer((client) => {
+      const upstream = net.connect(Number(target.port || 5432), target.hostname);
+      sockets.add(client).add(upstream);
+      let left: number | undefined;
+      let counting: number | undefined;
+      client.on('data', (chunk: Buffer) => {
+        const at = chunk.indexOf('BEGIN;');
+        const starts = at >= 5 && chunk[at - 5] === 0x51;
+        if (starts) counting = -(at - 5);
+        if (counting !== undefined) {
+          counting += chunk.length;
+          if (chunk.length >= 5 && chunk.subarray(chunk.length - 5).equals(copyDone)) { measured = counting; counting = undefined; }
+        }
+        if (left === undefined && armedAt !== undefined && starts) {
+          left = armedAt + (at - 5);
+          armedAt = undefined;
+        }
+        if (left === undefined) { upstream.write(chunk); return; }
+        if (left > 0) upstream.write(chunk.subarray(0, left));
+        left -= Math.min(left, chunk.length);
+        // Let what was sent reach the server, then close both sides.
+        if (left === 0) { left = -1; cuts++; setTimeout(() => { client.destroy(); upstream.destroy(); }, 50); }
+      });
+      upstream.on('data', (chunk) => { if (left !== -1) client.write(chunk); }); // nothing once cut
+      client.on('error', () => upstream.destroy());
+      upstream.on('error', () => client.destroy());
+      client.on('close', () => upstream.destroy());
+      upstream.on('close', () => client.destroy());
+    });
+    return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({
+      port: (server.address() as net.AddressInfo).port,
+      arm: (n) => { armedAt = n; },
+      cuts: () => cuts,
+      measured: () => measured,
+      close: () => new Promise<void>((r) => { for (const x of sockets) x.destroy(); server.close(() => r()); }),
+    })));
+  }
+
+  test('the connection cut after N bytes of a pipelined write (in the Query, in the rows, around CopyDone): committed exactly once',
+    async () => {
+      const proxy = await cuttingProxy();
+      proxies.push(proxy);
+      const via = new URL(pgUrl()!);
+      via.hostname = '127.0.0.1';
+      via.port = String(proxy.port);
+      const k = openKnex({ client: 'pg', connection: via.toString(), pool: { min: 0, max: 1 } });
+      knexes.push(k);
+      const s = sink(k);
+      await s.open('g', [{ topic: 't', partition: 0 }]);
+      // Offsets of 5 digits from here on: every 1000-row write below is a message of the same size.
+      expect(await s.write('g', [batch('t', 0, -1n, 0n, 10000n)])).toEqual({ status: 'committed' });
+      expect(await s.write('g', [batch('t', 0, 10000n, 10000n, 11000n)])).toEqual({ status: 'committed' });
+      const size = proxy.measured();
+      expect(size).toBeGreaterThan(20000);
+      let pos = 11000n;
+      // Bytes let through: inside the Query, in the first rows, in the middle, before / inside / at the end of CopyDone.
+      for (const n of [1, 100, 400, 3000, Math.floor(size / 2), size - 6, size - 5, size - 2, size]) {
+        const from = pos;
+        const b = batch('t', 0, pos, from, from + 1000n);
+        proxy.arm(n);
+        const cutsBefore = proxy.cuts();
+        const r: WriteResult | Error = await s.write('g', [b]).catch((e: Error) => e);
+        expect({ n, cuts: proxy.cuts() - cutsBefore }).toEqual({ n, cuts: 1 });
+        if (r instanceof Error) { expectTyped(r); expect(r).toMatchObject({ retriable: true }); }
+        else if (r.status === 'fenced') expect(r.fenced).toEqual([{ topic: 't', partition: 0, storedOffset: from + 1000n }]);
+        else expect(r).toEqual({ status: 'committed' });
+        if (r instanceof Error) expect(await s.write('g', [b])).toEqual({ status: 'committed' });
+        pos = from + 1000n;
+        expect({ n, pos: await positions(s, 'g', [0]) }).toEqual({ n, pos: [pos] });
+        expect({ n, rows: await countRows(inspect, s.table) }).toEqual({ n, rows: Number(pos) });
+      }
+      expect(await duplicateCoordinates(inspect, s.table)).toBe(0);
+      expect(await idleInTransaction()).toBe(0);
+    }, 60_000);
 });
