@@ -494,4 +494,71 @@ describeOn(postgres!)('pipelined PostgreSQL writes under attack', () => {
       expect(await duplicateCoordinates(inspect, s.table)).toBe(0);
       expect(await idleInTransaction()).toBe(0);
     }, 60_000);
+
+  test.each(['on', 'off'])('hostile group id, table and column names, standard_conforming_strings %s: one message, only its own '
+    + 'rows and position, a stale twin fenced', async (scs) => {
+    const k = pool({ options: `-c standard_conforming_strings=${scs}` });
+    const table = `q"'; --\u2028${uniqueName('t').slice(-18)}`;
+    const mapping = { columns: { "i'd": { type: 'string' as const, path: 'id' }, 'n;"': { type: 'bigint' as const, path: 'n' },
+      writer: { type: 'string' as const } } };
+    const s = sink(k, { table, mapping: mapping as never, offsetsTable: `o'${uniqueName('o').slice(-20)}` });
+    const groups = ["g'; COMMIT; --", "g'; COMMIT; --\u2028", '$$g$$', 'g'.repeat(3000), "e'\u4e2d\ud83d\ude00"];
+    for (const g of groups) await s.open(g, [{ topic: 't', partition: 0 }]);
+    pipelined = 0;
+    for (const [i, g] of groups.entries()) {
+      expect(await s.write(g, [batch('t', 0, -1n, 0n, BigInt(10 + i))])).toEqual({ status: 'committed' });
+    }
+    expect(pipelined).toBe(groups.length);
+    for (const [i, g] of groups.entries()) expect(await positions(s, g, [0])).toEqual([BigInt(10 + i)]);
+    // A stale write of one group moves nothing, its twin (same name but the last character) goes on.
+    expect(await s.write(groups[0]!, [batch('t', 0, 5n, 5n, 100n)])).toEqual({
+      status: 'fenced', fenced: [{ topic: 't', partition: 0, storedOffset: 10n }] });
+    expect(await s.write(groups[1]!, [batch('t', 0, 11n, 11n, 100n)])).toEqual({ status: 'committed' });
+    expect(await positions(s, groups[0]!, [0])).toEqual([10n]);
+    expect(await countRows(inspect, table)).toBe(10 + 11 + 12 + 13 + 14 + 89);
+    const cols = (await inspect.raw(`SELECT count(*)::int AS n FROM ?? WHERE ?? LIKE 't-0-%' AND ?? >= 0`, [table, "i'd", 'n;"']));
+    expect(cols.rows[0].n).toBe(10 + 11 + 12 + 13 + 14 + 89);
+    expect(await idleInTransaction()).toBe(0);
+  });
+
+  test('pool of one: writes, a fenced zombie write, a refused row (replayed), seek() and offsets.read() all at once, 15 rounds',
+    async () => {
+      const s = sink(pool({}, 1));
+      const parts = [0, 1, 2, 3];
+      await s.open('g', parts.map((partition) => ({ topic: 't', partition })));
+      await s.write('g', [batch('t', 9, -1n, 0n, 1n)]); // creates the table
+      await inspect.raw("ALTER TABLE ?? ADD CONSTRAINT no_bad CHECK (writer <> 'bad')", [s.table]);
+      let p0 = -1n;
+      let p1 = -1n;
+      let p3 = -1n;
+      for (let round = 0; round < 15; round++) {
+        const f0 = p0 < 0n ? 0n : p0;
+        const f1 = p1 < 0n ? 0n : p1;
+        const f3 = p3 < 0n ? 0n : p3;
+        const stale = round === 0 ? 5n : p1 - 1n;
+        const poisoned = batch('t', 2, -1n, 0n, 300n);
+        poisoned.records[round * 10] = record('t', 2, BigInt(round * 10), { id: 'x', n: 1, writer: 'bad' });
+        const [w0, zombie, refused, sought, read] = await Promise.all([
+          s.write('g', [batch('t', 0, p0, f0, f0 + 700n)]),
+          s.write('g', [batch('t', 1, stale, stale, stale + 3n)]),
+          s.write('g', [poisoned]).catch((e: unknown) => e),
+          s.seek('g', { topic: 't', partition: 3, expectedOffset: p3, offset: f3 + 2n }),
+          s.offsets.read('g', parts.map((partition) => ({ topic: 't', partition }))),
+        ]);
+        expect(w0).toEqual({ status: 'committed' });
+        expect(zombie.status).toBe('fenced');
+        expect(refused).toMatchObject({ code: 'SINK_WRITE_FAILED', recordAtFault: true, offset: BigInt(round * 10) });
+        expect(sought).toEqual({ status: 'committed' });
+        expect(read.size).toBeGreaterThan(0);
+        // The live writer of partition 1 moves it on (the zombie above never can).
+        expect(await s.write('g', [batch('t', 1, p1, f1, f1 + 3n)])).toEqual({ status: 'committed' });
+        p0 = f0 + 700n;
+        p1 = f1 + 3n;
+        p3 = f3 + 2n;
+      }
+      expect(await positions(s, 'g', parts)).toEqual([p0, p1, -1n, p3]);
+      expect(await countRows(inspect, s.table)).toBe(1 + 15 * 703);
+      expect(await duplicateCoordinates(inspect, s.table)).toBe(0);
+      expect(await idleInTransaction()).toBe(0);
+    }, 60_000);
 });
