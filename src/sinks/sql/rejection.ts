@@ -23,7 +23,7 @@
  */
 import type { Knex } from 'knex';
 import { isTransientSqlError, SinkWriteError } from './errors';
-import { causesOf } from '../../errors';
+import { causesOf, KafkaEosError } from '../../errors';
 import { isMysqlDuplicateKey, isSystemicMysqlError } from './mysql';
 
 /** A row of a failed write and the record it came from. */
@@ -85,7 +85,8 @@ export function refusedWrite(reason: string, cause: unknown): SinkWriteError {
  * @returns a SinkWriteError SINK_WRITE_FAILED naming the record at fault (`recordAtFault` true,
  *   not retriable), or SINK_WRITE_REFUSED (retriable, no record named) for a refusal of the
  *   database's own.
- * @throws the replay's transient error (connection lost, busy: the caller retries as for an outage).
+ * @throws KafkaEosError SINK_UNAVAILABLE (retriable, the driver's error as `cause`) when the replay meets a transient
+ *   error (connection lost, busy, a timeout): the caller's consumer waits it out and writes again, as for an outage.
  */
 export async function classifyRejection(knex: Knex, origins: RowOrigin[], insertOne: InsertOne, error: unknown): Promise<SinkWriteError> {
   if (isSystemicSqlError(error)) return refusedWrite('an error no row can cause', error);
@@ -98,7 +99,11 @@ export async function classifyRejection(knex: Knex, origins: RowOrigin[], insert
     });
   } catch (err) {
     if (err !== ROLLBACK) {
-      if (isTransientSqlError(err)) throw err;
+      if (isTransientSqlError(err)) {
+        // Lost, busy or timed out while replaying: nothing is known of the rows yet (the write itself rolled back).
+        throw new KafkaEosError('SINK_UNAVAILABLE', 'the database became unavailable while the refused write was replayed row '
+          + `by row to find the record at fault (nothing was written; retrying): ${describe(err)}`, { retriable: true, cause: err });
+      }
       return refusedWrite('the rows could not be replayed one by one', err);
     }
   }

@@ -123,7 +123,8 @@ export class SqlSink implements ExactlyOnceSink {
    *   database rejected one record and accepts the others, proven by replaying the rows one by one in a
    *   transaction that is always rolled back; everything rolled back, not retried), SINK_WRITE_REFUSED
    *   (retriable: the database refuses the write as a whole, see rejection.ts), SINK_RETRIES_EXHAUSTED
-   *   (outcome unknown).
+   *   (outcome unknown); KafkaEosError SINK_UNAVAILABLE (retriable) when the database is lost while a refused write
+   *   is replayed to find the record at fault.
    */
   async write(groupId: string, batches: SinkBatch[]): Promise<WriteResult> {
     this.assertOpen();

@@ -7,6 +7,7 @@
  * the sizes around the 250-row chunk. What must hold each time: all rows and every position together or nothing, no
  * zombie write, no connection left in a transaction or in COPY mode, typed errors, never a poison record that is not one.
  */
+import { execFileSync } from 'node:child_process';
 import * as net from 'node:net';
 import type { Knex } from 'knex';
 import type { ClientBase } from 'pg';
@@ -27,6 +28,8 @@ describeOn(postgres!)('pipelined PostgreSQL writes under attack', () => {
   const knexes: Knex[] = [];
   /** Messages that opened a pipelined write, over every knex made by {@link pool}. */
   let pipelined = 0;
+  /** Called with the text of every query sent on a connection of {@link pool}, before it is sent. */
+  let hook: ((text: string, conn: ClientBase) => void) | undefined;
 
   beforeAll(() => { inspect = openKnex(postgres!.knexConfig()); });
   const proxies: { close(): Promise<void> }[] = [];
@@ -49,6 +52,8 @@ describeOn(postgres!)('pipelined PostgreSQL writes under attack', () => {
           (conn as unknown as { query: unknown }).query = (...args: unknown[]) => {
             const q = args[0] as { submit?: unknown; text?: string } | string;
             if (typeof q === 'object' && q.submit && q.text?.startsWith('BEGIN;')) pipelined++;
+            const text = typeof q === 'string' ? q : q?.text;
+            if (hook && typeof text === 'string') hook(text, conn);
             return query(...args);
           };
           done(null, conn);
@@ -561,4 +566,30 @@ describeOn(postgres!)('pipelined PostgreSQL writes under attack', () => {
       expect(await duplicateCoordinates(inspect, s.table)).toBe(0);
       expect(await idleInTransaction()).toBe(0);
     }, 60_000);
+
+  test('the backend terminated while a refused write is replayed row by row: a typed retriable error, then the record at fault',
+    async () => {
+      const s = sink(pool({}, 1));
+      await s.open('g', [{ topic: 't', partition: 0 }]);
+      await s.write('g', [batch('t', 9, -1n, 0n, 1n)]); // creates the table
+      await inspect.raw("ALTER TABLE ?? ADD CONSTRAINT no_bad CHECK (writer <> 'bad')", [s.table]);
+      const b = batch('t', 0, -1n, 0n, 600n);
+      b.records[400] = record('t', 0, 400n, { id: 'x', n: 1, writer: 'bad' });
+      let kills = 0;
+      hook = (text, conn) => {
+        if (!/^SAVEPOINT/i.test(text) || kills > 0) return;
+        kills++;
+        const pid = (conn as unknown as { processID: number }).processID;
+        execFileSync('psql', [pgUrl()!, '-qAtc', `SELECT pg_terminate_backend(${pid})`]);
+      };
+      const err = await s.write('g', [b]).catch((e: unknown) => e);
+      hook = undefined;
+      expect(kills).toBe(1);
+      expectTyped(err);
+      expect(err).toMatchObject({ code: 'SINK_UNAVAILABLE', retriable: true });
+      expect(await countRows(inspect, s.table)).toBe(1);
+      expect(await idleInTransaction()).toBe(0);
+      // Asked again (as the consumer does after a retriable error): the record at fault is named.
+      await expect(s.write('g', [b])).rejects.toMatchObject({ code: 'SINK_WRITE_FAILED', recordAtFault: true, offset: 400n });
+    });
 });

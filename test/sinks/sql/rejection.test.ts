@@ -5,7 +5,7 @@
 import type { Knex } from 'knex';
 import { rejectedRecord } from '../../../src/sink-contract';
 import { SqlSink } from '../../../src/sinks/sql';
-import { isSystemicSqlError } from '../../../src/sinks/sql/rejection';
+import { classifyRejection, isSystemicSqlError } from '../../../src/sinks/sql/rejection';
 import { batch, countRows, openKnex, describeOn, targets, uniqueName } from './fixtures';
 
 jest.setTimeout(30000);
@@ -115,4 +115,18 @@ test('error classes no row can cause are systemic; constraint, data and trigger 
   expect(isSystemicSqlError(sqlite('SQLITE_CONSTRAINT', 'inserts are blocked'))).toBe(false);
   // Wrapped in our own error, the driver's cause decides.
   expect(isSystemicSqlError(new Error('wrapped', { cause: pg('42501') }))).toBe(true);
+});
+
+test('a transient error while the rows are replayed (connection lost, busy): SINK_UNAVAILABLE, retriable, no record named', async () => {
+  const k = openKnex(targets()[0]!.knexConfig());
+  try {
+    const origins = [0n, 1n, 2n].map((offset) => ({ topic: 't', partition: 0, offset }));
+    const lost = new Error('Connection terminated unexpectedly');
+    const insertOne = async (_trx: unknown, i: number) => { if (i === 1) throw lost; };
+    const err = await classifyRejection(k, origins, insertOne, new Error('refused')).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'SINK_UNAVAILABLE', retriable: true, cause: lost });
+    expect((err as { recordAtFault?: boolean }).recordAtFault).not.toBe(true);
+  } finally {
+    await k.destroy();
+  }
 });
