@@ -28,6 +28,8 @@ describeOn(postgres!)('pipelined PostgreSQL writes under attack', () => {
   const knexes: Knex[] = [];
   /** Messages that opened a pipelined write, over every knex made by {@link pool}. */
   let pipelined = 0;
+  /** The codes of the errors that ended pipelined writes (the server's SQLSTATE, or undefined). */
+  const errorCodes: string[] = [];
   /** Called with the text of every query sent on a connection of {@link pool}, before it is sent. */
   let hook: ((text: string, conn: ClientBase) => void) | undefined;
 
@@ -51,7 +53,12 @@ describeOn(postgres!)('pipelined PostgreSQL writes under attack', () => {
           const query = conn.query.bind(conn) as (...a: unknown[]) => unknown;
           (conn as unknown as { query: unknown }).query = (...args: unknown[]) => {
             const q = args[0] as { submit?: unknown; text?: string } | string;
-            if (typeof q === 'object' && q.submit && q.text?.startsWith('BEGIN;')) pipelined++;
+            if (typeof q === 'object' && q.submit && q.text?.startsWith('BEGIN;')) {
+              pipelined++;
+              const w = q as unknown as { handleError(e: unknown): void };
+              const handle = w.handleError.bind(w);
+              w.handleError = (e: unknown) => { errorCodes.push(String((e as { code?: unknown })?.code)); handle(e); };
+            }
             const text = typeof q === 'string' ? q : q?.text;
             if (hook && typeof text === 'string') hook(text, conn);
             return query(...args);
@@ -139,7 +146,7 @@ describeOn(postgres!)('pipelined PostgreSQL writes under attack', () => {
     expect(pipelined).toBeGreaterThanOrEqual(80);
   }, 60_000);
 
-  test('serializable server (default_transaction_isolation): racing writers, 40001 retried, never thrown nor a poison record',
+  test('serializable server (default_transaction_isolation): racing writers on shared rows, never thrown nor a poison record',
     async () => {
       const serializable = { options: '-c default_transaction_isolation=serializable' };
       const a = sink(pool(serializable));
@@ -149,6 +156,7 @@ describeOn(postgres!)('pipelined PostgreSQL writes under attack', () => {
       const check = await pool(serializable).raw('SHOW default_transaction_isolation');
       expect(check.rows[0].default_transaction_isolation).toBe('serializable');
       let pos = [-1n, -1n];
+      pipelined = 0;
       for (let round = 0; round < 25; round++) {
         const make = (writer: string, p: number): SinkBatch => {
           const from = pos[p]! < 0n ? 0n : pos[p]!;
@@ -592,4 +600,89 @@ describeOn(postgres!)('pipelined PostgreSQL writes under attack', () => {
       // Asked again (as the consumer does after a retriable error): the record at fault is named.
       await expect(s.write('g', [b])).rejects.toMatchObject({ code: 'SINK_WRITE_FAILED', recordAtFault: true, offset: 400n });
     });
+
+  test('100k rows of 300 bytes (drain path), zombie and live at once: one commits, the zombie sends CopyFail under backpressure',
+    async () => {
+      const live = sink(pool());
+      const zombie = sink(pool(), { table: live.table, offsetsTable: live.offsets.table });
+      await live.open('g', [{ topic: 't', partition: 0 }]);
+      expect(await live.write('g', [batch('t', 0, -1n, 0n, 1n)])).toEqual({ status: 'committed' });
+      const wide = (writer: string) => {
+        const b = batch('t', 0, 1n, 1n, 100_001n, writer);
+        for (const r of b.records) {
+          r.value = Buffer.from(JSON.stringify({ id: `t-0-${r.offset}`, n: Number(r.offset), writer: writer.repeat(300) }));
+        }
+        return b;
+      };
+      const [a, z] = await Promise.all([live.write('g', [wide('l')]), zombie.write('g', [wide('z')])]);
+      expect([a.status, z.status].sort()).toEqual(['committed', 'fenced']);
+      const winner = a.status === 'committed' ? 'l' : 'z';
+      const rows = await rowsBy(live.table);
+      expect(rows.filter((r) => r.writer !== 'w')).toEqual([{ p: 0, writer: winner.repeat(300), n: 100_000, next: '100001' }]);
+      expect(await positions(live, 'g', [0])).toEqual([100_001n]);
+      expect(await idleInTransaction()).toBe(0);
+      // Both connections go on: the loser's next write (from the stored position) commits.
+      const loser = winner === 'l' ? live : zombie;
+      expect(await loser.write('g', [batch('t', 0, 100_001n, 100_001n, 100_002n)])).toEqual({ status: 'committed' });
+    }, 60_000);
+
+  test('idle_in_transaction_session_timeout of 1 ms: pipelined writes, fenced writes and a refused row, all typed, all or nothing',
+    async () => {
+      const s = sink(pool({ options: '-c idle_in_transaction_session_timeout=1' }));
+      // knex's own transactions (the tables' creation) may be cut too: typed, retriable, asked again as a consumer does.
+      const again = async <T>(fn: () => Promise<T>): Promise<T> => {
+        for (;;) {
+          const r = await fn().catch((e: unknown) => e);
+          if (!(r instanceof Error)) return r as T;
+          expectTyped(r);
+          expect(r).toMatchObject({ retriable: true });
+        }
+      };
+      await again(() => s.open('g', [{ topic: 't', partition: 0 }]));
+      await again(() => s.write('g', [batch('t', 9, -1n, 0n, 1n)])); // creates the table
+      await inspect.raw("ALTER TABLE ?? ADD CONSTRAINT no_bad CHECK (writer <> 'bad')", [s.table]);
+      let pos = -1n;
+      for (let round = 0; round < 20; round++) {
+        const from = pos < 0n ? 0n : pos;
+        const stale = s.write('g', [batch('t', 0, from + 7n, from + 7n, from + 9n)]).catch((e: unknown) => e);
+        const bad = batch('t', 0, pos, from, from + 300n);
+        bad.records[150] = record('t', 0, from + 150n, { id: 'x', n: 1, writer: 'bad' });
+        const refused = await s.write('g', [bad]).catch((e: unknown) => e);
+        expect(refused).toBeInstanceOf(Error);
+        expect(typeof (refused as { code?: unknown }).code).toBe('string');
+        if ((refused as { recordAtFault?: boolean }).recordAtFault) expect(refused).toMatchObject({ offset: from + 150n });
+        else expect(refused).toMatchObject({ retriable: true });
+        const z = await stale;
+        expect(z instanceof Error ? (z as { code?: unknown }).code : (z as WriteResult).status).toMatch(/fenced|SINK_/);
+        const r = await again(() => s.write('g', [batch('t', 0, pos, from, from + 300n)]));
+        if (r.status === 'fenced') expect(r.fenced).toEqual([{ topic: 't', partition: 0, storedOffset: from + 300n }]);
+        pos = from + 300n;
+      }
+      expect(await positions(s, 'g', [0])).toEqual([pos]);
+      expect(await countRows(inspect, s.table)).toBe(1 + 20 * 300);
+      expect(await duplicateCoordinates(inspect, s.table)).toBe(0);
+    }, 60_000);
+
+  test('serializable: the CAS meets 40001 (its position row updated by a transaction that committed after its snapshot): '
+    + 'retried, committed once', async () => {
+    const s = sink(pool({ options: '-c default_transaction_isolation=serializable' }));
+    await s.open('g', [{ topic: 't', partition: 0 }]);
+    expect(await s.write('g', [batch('t', 0, -1n, 0n, 10n)])).toEqual({ status: 'committed' });
+    // Another session updates the row (to the same position) and commits while the write's CAS waits for it.
+    const other = pool();
+    const held = other.transaction(async (trx) => {
+      await trx.raw('UPDATE ?? SET next_offset = next_offset WHERE group_id = ?', [s.offsets.table, 'g']);
+      await new Promise((res) => setTimeout(res, 300));
+    });
+    await new Promise((res) => setTimeout(res, 50));
+    errorCodes.length = 0;
+    pipelined = 0;
+    expect(await s.write('g', [batch('t', 0, 10n, 10n, 600n)])).toEqual({ status: 'committed' });
+    await held;
+    expect(errorCodes).toEqual(['40001']);
+    expect(pipelined).toBe(2);
+    expect(await countRows(inspect, s.table)).toBe(600);
+    expect(await positions(s, 'g', [0])).toEqual([600n]);
+    expect(await idleInTransaction()).toBe(0);
+  });
 });
