@@ -685,4 +685,33 @@ describeOn(postgres!)('pipelined PostgreSQL writes under attack', () => {
     expect(await positions(s, 'g', [0])).toEqual([600n]);
     expect(await idleInTransaction()).toBe(0);
   });
+
+  test('one-column rows whose value is the end-of-data marker `\\.` (and other COPY escapes) across chunks: every row, as sent',
+    async () => {
+      const s = sink(pool(), { mapping: { columns: { v: { type: 'string' as const } } }, includeKafkaCoordinates: false });
+      await s.open('g', [{ topic: 't', partition: 0 }]);
+      const values = ['\\.', '\\', '.', '\r\n', '\t', '\\N', 'a\u2028b', '\ud83d\ude00', '\\.\n\\.', ''];
+      const b = batch('t', 0, -1n, 0n, 600n);
+      for (const r of b.records) r.value = Buffer.from(JSON.stringify({ v: values[Number(r.offset) % values.length] }));
+      expect(await s.write('g', [b])).toEqual({ status: 'committed' });
+      const rows = (await inspect.raw('SELECT v, count(*)::int AS n FROM ?? GROUP BY v', [s.table])).rows as { v: string; n: number }[];
+      expect(rows.reduce((t, r) => t + r.n, 0)).toBe(600);
+      expect(new Map(rows.map((r) => [r.v, r.n]))).toEqual(new Map(values.map((v) => [v, 60])));
+    });
+
+  test('500 partitions in one write (1000 seeds and CAS statements in the message), then one of them stale: fenced, nothing',
+    async () => {
+      const s = sink(pool());
+      const parts = Array.from({ length: 500 }, (_, p) => p);
+      await s.open('g', parts.map((partition) => ({ topic: 't', partition })));
+      pipelined = 0;
+      expect(await s.write('g', parts.map((p) => batch('t', p, -1n, 0n, 2n)))).toEqual({ status: 'committed' });
+      const next = parts.map((p) => batch('t', p, 2n, 2n, 3n));
+      next[321] = batch('t', 321, 1n, 1n, 3n);
+      expect(await s.write('g', next)).toEqual({ status: 'fenced', fenced: [{ topic: 't', partition: 321, storedOffset: 2n }] });
+      expect(pipelined).toBe(2);
+      expect(await countRows(inspect, s.table)).toBe(1000);
+      expect(new Set(await positions(s, 'g', parts))).toEqual(new Set([2n]));
+      expect(await idleInTransaction()).toBe(0);
+    }, 30_000);
 });
