@@ -202,7 +202,9 @@ class PipelinedWrite {
  * UPDATEs (and any seeds before them), as SQL text with literals. @returns how it ended (see {@link PipelinedOutcome});
  * never rejects. After an error the transaction may be open and failed: the caller sends ROLLBACK.
  */
-export function runPipelinedWrite(client: ClientBase, statements: string, casCount: number, copy: PipelinedCopy): Promise<PipelinedOutcome> {
+export function runPipelinedWrite(
+  client: ClientBase, statements: string, casCount: number, copy: PipelinedCopy,
+): Promise<PipelinedOutcome> {
   return new Promise((resolve) => {
     const write: PipelinedWrite = new PipelinedWrite(`BEGIN; ${statements}; ${copy.copySql}; COMMIT`, casCount, copy.rows,
       (err, outcome) => resolve(err ? write.failedWith(err) : outcome!));

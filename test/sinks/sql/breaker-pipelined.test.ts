@@ -1,11 +1,14 @@
 /**
  * Breaker tests of the pipelined PostgreSQL write (src/sinks/sql/pg-pipelined.ts: `BEGIN; seeds; CAS; COPY ... FROM
  * STDIN; COMMIT` in one simple-query message, the rows streamed behind it, CopyDone only after every CAS changed one
- * row). Attacked as the frontend/backend protocol allows: a zombie and a live writer racing on the same partitions, a
- * serializable server, timeouts of the client (pg's query_timeout) and of the server (statement_timeout) firing in the
- * middle of the message, cancel requests at random moments, NOTICEs and trigger errors in the middle of the COPY, and
- * the sizes around the 250-row chunk. What must hold each time: all rows and every position together or nothing, no
- * zombie write, no connection left in a transaction or in COPY mode, typed errors, never a poison record that is not one.
+ * row). Attacked as the frontend/backend protocol allows: a zombie and a live writer racing on the same partitions (small
+ * writes, and 100k wide rows under backpressure), a serializable server (40001 at the CAS), timeouts of the client (pg's
+ * query_timeout) and of the server (statement_timeout, idle_in_transaction_session_timeout) firing in the middle of the
+ * message, cancel requests at random moments, the connection cut after N bytes, NOTICEs and trigger errors in the middle
+ * of the COPY, COPY's end-of-data marker as a value, hostile names under standard_conforming_strings off, 500 partitions
+ * in one message, a pool of one shared by everything, and the sizes around the 250-row chunk. What must hold each time:
+ * all rows and every position together or nothing, no zombie write, no connection left in a transaction or in COPY mode,
+ * typed errors, never a poison record that is not one.
  */
 import { execFileSync } from 'node:child_process';
 import * as net from 'node:net';
