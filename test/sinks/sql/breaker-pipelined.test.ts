@@ -31,7 +31,7 @@ describeOn(postgres!)('pipelined PostgreSQL writes under attack', () => {
   const knexes: Knex[] = [];
   /** Messages that opened a pipelined write, over every knex made by {@link pool}. */
   let pipelined = 0;
-  /** The codes of the errors that ended pipelined writes (the server's SQLSTATE, or undefined). */
+  /** The errors that ended pipelined writes: `SQLSTATE@stage` (stage as pg-pipelined.ts reports it). */
   const errorCodes: string[] = [];
   /** Called with the text of every query sent on a connection of {@link pool}, before it is sent. */
   let hook: ((text: string, conn: ClientBase) => void) | undefined;
@@ -58,9 +58,14 @@ describeOn(postgres!)('pipelined PostgreSQL writes under attack', () => {
             const q = args[0] as { submit?: unknown; text?: string } | string;
             if (typeof q === 'object' && q.submit && q.text?.startsWith('BEGIN;')) {
               pipelined++;
-              const w = q as unknown as { handleError(e: unknown): void };
+              // The write's own view of where it was (its private fields): the COPY's tag seen, or its rows being read.
+              const w = q as unknown as { handleError(e: unknown): void; copyReported: boolean; inCopy: boolean };
               const handle = w.handleError.bind(w);
-              w.handleError = (e: unknown) => { errorCodes.push(String((e as { code?: unknown })?.code)); handle(e); };
+              w.handleError = (e: unknown) => {
+                const at = w.copyReported ? 'commit' : w.inCopy ? 'copy' : 'statements';
+                errorCodes.push(`${String((e as { code?: unknown })?.code)}@${at}`);
+                handle(e);
+              };
             }
             const text = typeof q === 'string' ? q : q?.text;
             if (hook && typeof text === 'string') hook(text, conn);
@@ -682,7 +687,7 @@ describeOn(postgres!)('pipelined PostgreSQL writes under attack', () => {
     pipelined = 0;
     expect(await s.write('g', [batch('t', 0, 10n, 10n, 600n)])).toEqual({ status: 'committed' });
     await held;
-    expect(errorCodes).toEqual(['40001']);
+    expect(errorCodes).toEqual(['40001@statements']);
     expect(pipelined).toBe(2);
     expect(await countRows(inspect, s.table)).toBe(600);
     expect(await positions(s, 'g', [0])).toEqual([600n]);
@@ -717,4 +722,42 @@ describeOn(postgres!)('pipelined PostgreSQL writes under attack', () => {
       expect(new Set(await positions(s, 'g', parts))).toEqual(new Set([2n]));
       expect(await idleInTransaction()).toBe(0);
     }, 30_000);
+
+  test('serializable: 40001 at the COMMIT of the message (a read/write cycle with a transaction that committed first): '
+    + 'retried, committed once, never a poison record', async () => {
+    const serializable = { options: '-c default_transaction_isolation=serializable' };
+    const s = sink(pool(serializable));
+    await s.open('g', [{ topic: 't', partition: 0 }]);
+    expect(await s.write('g', [batch('t', 0, -1n, 0n, 10n)])).toEqual({ status: 'committed' });
+    const side = uniqueName('bpipe_side');
+    tables.push(side);
+    await inspect.raw('CREATE TABLE ?? (x int)', [side]);
+    // Each row the write inserts reads the side table; at COMMIT the write waits 0.5 s (its deferred triggers run first).
+    const reads = uniqueName('bpipe_reads');
+    await inspect.raw(`CREATE FUNCTION ${reads}() RETURNS trigger LANGUAGE plpgsql AS
+      $$ BEGIN PERFORM count(*) FROM ${side}; RETURN NEW; END $$`);
+    await inspect.raw(`CREATE TRIGGER ${reads} BEFORE INSERT ON ?? FOR EACH ROW EXECUTE FUNCTION ${reads}()`, [s.table]);
+    await slowCommit(s.table, 15, 0.5);
+    // The other transaction reads the data table and writes the side table, and commits while the write is at COMMIT.
+    const other = pool(serializable);
+    let otherCommitted = false;
+    const rival = other.transaction(async (trx) => {
+      await trx.raw('SELECT count(*) FROM ??', [s.table]);
+      await trx.raw('INSERT INTO ?? VALUES (1)', [side]);
+      await new Promise((res) => setTimeout(res, 250));
+    }).then(() => { otherCommitted = true; });
+    await new Promise((res) => setTimeout(res, 50));
+    errorCodes.length = 0;
+    pipelined = 0;
+    const r = await s.write('g', [batch('t', 0, 10n, 10n, 600n)]).catch((e: unknown) => e);
+    await rival;
+    expect(otherCommitted).toBe(true);
+    expect(r).toEqual({ status: 'committed' });
+    expect(errorCodes).toEqual(['40001@commit']);
+    expect(pipelined).toBe(2);
+    expect(await countRows(inspect, s.table)).toBe(600);
+    expect(await positions(s, 'g', [0])).toEqual([600n]);
+    expect(await duplicateCoordinates(inspect, s.table)).toBe(0);
+    expect(await idleInTransaction()).toBe(0);
+  }, 20_000);
 });
