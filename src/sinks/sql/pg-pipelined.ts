@@ -18,15 +18,16 @@
  */
 import type { ClientBase } from 'pg';
 
-/** The rows of a pipelined write, encoded one chunk (whole COPY text lines, UTF-8) at a time, in order, on demand. */
+/** The rows of a pipelined write, encoded one chunk (whole COPY text lines) at a time, in order, on demand. */
 export interface CopyChunks {
   /** Chunks in the write. */
   readonly chunks: number;
   /**
-   * Chunk `k` (0-based) as COPY text-format bytes. May throw (a record that cannot be mapped): the write then ends with
-   * CopyFail and its outcome carries that error at `client`. Called again from chunk 0 when a write is retried.
+   * Chunk `k` (0-based) as COPY text-format lines (sent as UTF-8). May throw (a record that cannot be mapped): the
+   * write then ends with CopyFail and its outcome carries that error at `client`. Called again from chunk 0 when a
+   * write is retried.
    */
-  chunk(k: number): Buffer;
+  chunk(k: number): string;
 }
 
 /** A write sent as one message: the statements between BEGIN and the COPY, and the COPY itself. */
@@ -60,7 +61,7 @@ const COPY_DATA = 0x64; // 'd'
 
 /** pg's Connection, the part a submittable uses. */
 interface PgConnection {
-  stream: NodeJS.WritableStream & { cork(): void; uncork(): void; once(ev: 'drain', fn: () => void): unknown; writable: boolean };
+  stream: NodeJS.WritableStream & { once(ev: 'drain', fn: () => void): unknown; writable: boolean };
   query(text: string): void;
   endCopyFrom(): void;
   sendCopyFail(message: string): void;
@@ -96,22 +97,22 @@ class PipelinedWrite {
     const conn = this.conn!;
     const stream = conn.stream;
     while (!this.done && !this.ended && this.next < this.rows.chunks) {
-      let chunk: Buffer;
+      let text: string;
       try {
-        chunk = this.rows.chunk(this.next++);
+        text = this.rows.chunk(this.next++);
       } catch (err) {
         this.clientError = { cause: err };
         this.end(`kafka-eos: a record could not be encoded: ${(err as Error)?.message ?? String(err)}`);
         return;
       }
-      if (chunk.length === 0) continue;
-      const header = Buffer.allocUnsafe(5);
-      header[0] = COPY_DATA;
-      header.writeUInt32BE(chunk.length + 4, 1);
-      stream.cork();
-      stream.write(header);
-      const more = stream.write(chunk);
-      stream.uncork();
+      if (text.length === 0) continue;
+      // One CopyData message in one buffer: 'd', int32 length (itself included), the UTF-8 bytes.
+      const bytes = Buffer.byteLength(text, 'utf8');
+      const message = Buffer.allocUnsafe(5 + bytes);
+      message[0] = COPY_DATA;
+      message.writeUInt32BE(bytes + 4, 1);
+      message.write(text, 5, bytes, 'utf8');
+      const more = stream.write(message);
       if (!more) {
         // A socket that is gone never drains: its error reaches handleError.
         if (stream.writable) stream.once('drain', () => this.pump());

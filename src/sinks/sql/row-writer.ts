@@ -41,9 +41,9 @@ export interface FlatRows {
 
 /**
  * PostgreSQL: the rows of a write as COPY text-format lines in the target's column order (a declarative mapping's
- * `toCopyText`, mapping.ts), encoded on demand as UTF-8 bytes in chunks of whole lines, each sent as one COPY data
- * message: a pipelined write (pg-pipelined.ts) encodes each chunk while the server takes in the one before. Bytes, not
- * strings: a text built line by line is a tree of string pieces, costly to keep on the heap.
+ * `toCopyText`, mapping.ts), encoded on demand in chunks of whole lines, each sent as one COPY data message: a
+ * pipelined write (pg-pipelined.ts) encodes each chunk while the server takes in the one before; the COPY of separate
+ * statements encodes every chunk to bytes before it starts.
  */
 export interface CopyTextRows {
   readonly copyText: CopyChunks;
@@ -250,7 +250,7 @@ function copy(client: ClientBase, table: string, columns: readonly string[], row
   if (isCopyText(rows)) {
     // Every chunk encoded before the COPY starts: an encoder's error (a mapping failure) then leaves no COPY open.
     const chunks: Buffer[] = [];
-    for (let k = 0; k < rows.copyText.chunks; k++) chunks.push(rows.copyText.chunk(k));
+    for (let k = 0; k < rows.copyText.chunks; k++) chunks.push(Buffer.from(rows.copyText.chunk(k), 'utf8'));
     return copyText(client, table, columns, chunks);
   }
   if (isFlat(rows)) return copyValues(client, table, columns, rows.values, rows.count);

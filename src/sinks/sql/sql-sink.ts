@@ -254,7 +254,7 @@ export class SqlSink implements ExactlyOnceSink {
       });
       const copyText = {
         chunks: ranges.length / 3,
-        chunk: (k: number) => Buffer.from(toCopyText(handled[ranges[3 * k]!]!.records, ranges[3 * k + 1]!, ranges[3 * k + 2]!), 'utf8'),
+        chunk: (k: number) => toCopyText(handled[ranges[3 * k]!]!.records, ranges[3 * k + 1]!, ranges[3 * k + 2]!),
       };
       return { batches: out, flat: { copyText, count, columns } };
     }
