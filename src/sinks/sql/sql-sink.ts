@@ -229,10 +229,10 @@ export class SqlSink implements ExactlyOnceSink {
   /**
    * PostgreSQL: the COPY the offset store may send in the same message as BEGIN and the CAS (pg-pipelined.ts); for the
    * staged path, given the transaction's connection, only when it holds the stage table already. @returns undefined on
-   * other databases and for a write of no rows.
+   * other databases, with `pipelinedWrites: false`, and for a write of no rows.
    */
   private pipelined(mapped: MappedWrite, staged: boolean): TxOpening['copy'] {
-    const set = this.offsets.dialect === 'postgres' ? rowSetOf(mapped) : undefined;
+    const set = this.offsets.dialect === 'postgres' && this.cfg.pipelinedWrites ? rowSetOf(mapped) : undefined;
     if (!set) return undefined;
     const chunks = copyChunksOf(set.rows, set.columns, PIPELINED_ROWS_PER_CHUNK);
     if (!staged) return { copySql: copySql(this.cfg.table, set.columns), rows: chunks };

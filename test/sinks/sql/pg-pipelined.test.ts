@@ -240,4 +240,20 @@ describeOn(postgres!)('pipelined PostgreSQL writes', () => {
     expect(await countRows(inspect, s.table)).toBe(700);
     expect(await position(s, 'g')).toBe(700n);
   });
+
+  test('pipelinedWrites: false sends BEGIN with the CAS, the COPY and COMMIT as messages of their own', async () => {
+    const table = uniqueName('pipe_rows');
+    const offsetsTable = uniqueName('pipe_offs');
+    tables.push(table, offsetsTable);
+    const s = new SqlSink({ knex: k, table, offsetsTable, mode: 'insert', mapping: basicMapping, autoCreate: true, pipelinedWrites: false });
+    sinks.push(s);
+    await s.open('g', [{ topic: 't', partition: 0 }]);
+    pipelined = 0;
+    separate = [];
+    expect(await s.write('g', [batch('t', 0, -1n, 0n, 600n)])).toEqual({ status: 'committed' });
+    expect(await s.write('g', [batch('t', 0, 600n, 600n, 700n)])).toEqual({ status: 'committed' });
+    expect([pipelined, separate]).toEqual([0, ['BEGIN', 'COMMIT', 'BEGIN', 'COMMIT']]);
+    expect(await countRows(inspect, table)).toBe(700);
+    expect(await position(s, 'g')).toBe(700n);
+  });
 });
