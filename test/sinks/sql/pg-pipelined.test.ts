@@ -245,7 +245,9 @@ describeOn(postgres!)('pipelined PostgreSQL writes', () => {
     const table = uniqueName('pipe_rows');
     const offsetsTable = uniqueName('pipe_offs');
     tables.push(table, offsetsTable);
-    const s = new SqlSink({ knex: k, table, offsetsTable, mode: 'insert', mapping: basicMapping, autoCreate: true, pipelinedWrites: false });
+    const s = new SqlSink({
+      knex: k, table, offsetsTable, mode: 'insert', mapping: basicMapping, autoCreate: true, pipelinedWrites: false,
+    });
     sinks.push(s);
     await s.open('g', [{ topic: 't', partition: 0 }]);
     pipelined = 0;
