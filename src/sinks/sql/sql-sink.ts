@@ -368,13 +368,17 @@ export function validateRecords(b: SinkBatch): void {
     }
     if (typeof r.offset !== 'bigint') throw invalid(`${key}: record offset must be a bigint`, at);
     if (prev !== undefined && r.offset <= prev) throw invalid(`${key}: offsets not strictly increasing (${prev} then ${r.offset})`, at);
-    if (typeof b.nextOffset === 'bigint' && r.offset >= b.nextOffset) {
-      throw invalid(`${key}: record offset ${r.offset} >= nextOffset ${b.nextOffset}`, at);
-    }
-    if (typeof b.expectedOffset === 'bigint' && b.expectedOffset >= 0n && r.offset < b.expectedOffset) {
-      throw invalid(`${key}: record offset ${r.offset} < expectedOffset ${b.expectedOffset}`, at);
-    }
     prev = r.offset;
+  }
+  // Strictly increasing: the first and the last record bound them all (then the first record out of range is named).
+  const { records } = b;
+  if (records.length === 0) return;
+  if (typeof b.nextOffset === 'bigint' && records[records.length - 1]!.offset >= b.nextOffset) {
+    const r = records.find((x) => x.offset >= b.nextOffset)!;
+    throw invalid(`${key}: record offset ${r.offset} >= nextOffset ${b.nextOffset}`, r.offset);
+  }
+  if (typeof b.expectedOffset === 'bigint' && b.expectedOffset >= 0n && records[0]!.offset < b.expectedOffset) {
+    throw invalid(`${key}: record offset ${records[0]!.offset} < expectedOffset ${b.expectedOffset}`, records[0]!.offset);
   }
 }
 
