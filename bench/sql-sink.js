@@ -41,7 +41,7 @@ const { from: copyFrom } = require('pg-copy-streams');
 const { SqlSink, createKnex } = require('../dist');
 const { flightWrites } = require('./lib/workload.js');
 const { FLIGHT_MAPPING } = require('../dist/cli/demo/db');
-const { interleave, figure, table, arg } = require('./lib/figures.js');
+const { interleave, figure, table, arg, helpAndExit } = require('./lib/figures.js');
 
 const TOPIC = 'flights';
 const PARTITIONS = 6;
@@ -490,6 +490,7 @@ async function runSqlSink({ rows = 100000, batch = 2000, rounds = 5, pgUrl, mari
 module.exports = { runSqlSink, workload, sqliteSinkRun, sqlitePreparedRun, sinkRun, pgCopyCasRun, pgPipelinedRun };
 
 if (require.main === module) {
+  helpAndExit(__filename);
   runSqlSink({
     rows: Number(arg('--rows', 100000)), batch: Number(arg('--batch', 2000)), rounds: Number(arg('--rounds', 5)),
     pgUrl: arg('--pg', process.env.KAFKA_EOS_PG_URL), mariadbUrl: arg('--mariadb', process.env.KAFKA_EOS_MARIADB_URL), only: arg('--only'),

@@ -109,7 +109,8 @@ class PipelinedWrite {
         text = this.rows.chunk(this.next++);
       } catch (err) {
         this.clientError = { cause: err };
-        this.end(`kafka-eos: a record could not be encoded: ${(err as Error)?.message ?? String(err)}`);
+        // The server logs this text: never the error's message, which may quote a record's value.
+        this.end('kafka-eos: a record could not be encoded (the client reports which)');
         return;
       }
       if (text.length === 0) continue;
@@ -174,7 +175,7 @@ class PipelinedWrite {
   handleError(err: unknown): void {
     if (this.done) return;
     // A local error (a timeout) while the server is still in the COPY: leave copy mode before the next query.
-    this.end(`kafka-eos: ${(err as Error)?.message ?? String(err)}`);
+    this.end('kafka-eos: the client gave up on this write');
     this.done = true;
     this.outcome.error = this.clientError ? { cause: this.clientError.cause, stage: 'client' } : { cause: err, stage: this.stage() };
     this.callback(null, this.outcome);

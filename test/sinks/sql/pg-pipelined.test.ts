@@ -23,6 +23,8 @@ describeOn(postgres!)('pipelined PostgreSQL writes', () => {
    */
   let pipelined = 0;
   let separate: string[] = [];
+  /** The CopyFail messages sent (the server logs their text). */
+  const copyFails: string[] = [];
 
   beforeAll(async () => {
     inspect = openKnex(postgres!.knexConfig());
@@ -38,6 +40,9 @@ describeOn(postgres!)('pipelined PostgreSQL writes', () => {
             else if (typeof q === 'string' && (q.startsWith('BEGIN') || q === 'COMMIT')) separate.push(q.startsWith('BEGIN') ? 'BEGIN' : q);
             return query(...args);
           };
+          const c = (conn as unknown as { connection: { sendCopyFail(m: string): void } }).connection;
+          const fail = c.sendCopyFail.bind(c);
+          c.sendCopyFail = (m: string) => { copyFails.push(m); fail(m); };
           done(null, conn);
         },
       },
@@ -257,5 +262,19 @@ describeOn(postgres!)('pipelined PostgreSQL writes', () => {
     expect([pipelined, separate]).toEqual([0, ['BEGIN', 'COMMIT', 'BEGIN', 'COMMIT']]);
     expect(await countRows(inspect, table)).toBe(700);
     expect(await position(s, 'g')).toBe(700n);
+  });
+
+  test('the CopyFail text (in the server log) never carries the record: a value that is not JSON', async () => {
+    const s = sink();
+    await s.open('g', [{ topic: 't', partition: 0 }]);
+    const b = batch('t', 0, -1n, 0n, 800n);
+    b.records[700] = { ...b.records[700]!, value: Buffer.from('card 4111-1111 not json') };
+    copyFails.length = 0;
+    const err = await s.write('g', [b]).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'SINK_MAPPING_FAILED', offset: 700n });
+    expect((err as Error).message).toContain('not valid JSON');
+    expect(copyFails).toHaveLength(1);
+    expect(copyFails[0]).not.toMatch(/4111|card|JSON/);
+    expect(await countRows(inspect, s.table)).toBe(0);
   });
 });
