@@ -384,10 +384,16 @@ async function runUntilStopped(
     say('info', `kafka-eos run: assigned: ${names(partitions)}`);
   });
   consumer.on('revoked', ({ partitions }) => say('info', `kafka-eos run: revoked: ${names(partitions)}`));
+  // The reason without the record's location when the error's message starts with it (a mapping error's does).
+  const reason = (d: { topic: string; partition: number; offset: bigint | string; error: unknown }) => {
+    const message = (d.error as Error)?.message ?? String(d.error);
+    const where = `${d.topic}:${d.partition}@${d.offset}: `;
+    return message.startsWith(where) ? message.slice(where.length) : message;
+  };
   consumer.on('skipped', (d) => say('warn', `kafka-eos run: skipped ${d.topic}:${d.partition}@${d.offset}`
-    + `${d.records > 1 ? ` (${d.records} records)` : ''}: ${(d.error as Error)?.message ?? String(d.error)}`));
+    + `${d.records > 1 ? ` (${d.records} records)` : ''}: ${reason(d)}`));
   consumer.on('dead-letter', (d) => say('warn', `kafka-eos run: dead-lettered ${d.topic}:${d.partition}@${d.offset} `
-    + `to ${d.deadLetterTopic}: ${(d.error as Error)?.message ?? String(d.error)}`));
+    + `to ${d.deadLetterTopic}: ${reason(d)}`));
   const metricsPort = options.metricsPort ?? config.metrics?.port;
   const admin = kafka.admin();
   cleanup.defer('admin client', () => admin.disconnect());
