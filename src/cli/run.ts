@@ -410,6 +410,9 @@ async function runUntilStopped(
   // A signal while the member waits for its first assignment stops it there (start() then resolves);
   // earlier steps of start() are short and let finish, so that stop() never races with them.
   onWake(() => { if (consumer.state === 'running') void consumer.stop(); });
+  // start() returns once the first assignment is in: a member that died without leaving holds its partitions until
+  // its session times out, so the wait can last sessionTimeoutMs. Say what is awaited.
+  say('info', `kafka-eos run: joining group ${config.groupId} (waiting for its first assignment)`);
   try {
     await consumer.start();
   } catch (e) {
