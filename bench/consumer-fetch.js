@@ -12,7 +12,7 @@
 const { fork } = require('node:child_process');
 const path = require('node:path');
 const { Kafka, logLevel } = require('kafkajs');
-const { figure, table, arg, interleave } = require('./lib/figures.js');
+const { figure, table, arg, interleave, helpAndExit } = require('./lib/figures.js');
 const { startOursChild } = require('./lib/harness.js');
 
 function runChild(mode, bootstrap, topic, total, groupId) {
@@ -67,6 +67,7 @@ async function runConsumerFetch({ messages = 300000, rounds = 3, log = () => und
 module.exports = { runConsumerFetch };
 
 if (require.main === module) {
+  helpAndExit(__filename);
   runConsumerFetch({ messages: Number(arg('--messages', 300000)), rounds: Number(arg('--rounds', 3)), log: (l) => console.error(l) })
     .then((figs) => { console.log(table(figs)); process.exit(0); }, (e) => { console.error(e); process.exit(1); });
 }

@@ -10,7 +10,9 @@
 'use strict';
 const { AssignerProtocol } = require('kafkajs');
 const cp = require('../dist/protocol/consumer-protocol');
-const { arg, interleave, median } = require('./lib/figures.js');
+const { arg, interleave, median, helpAndExit } = require('./lib/figures.js');
+
+helpAndExit(__filename);
 
 const topics = Number(arg('--topics', 100));
 const partitions = Number(arg('--partitions', 100));

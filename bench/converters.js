@@ -6,7 +6,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { mkdtempSync, rmSync } = require('node:fs');
 const avro = require('avsc');
-const { interleave, figure } = require('./lib/figures.js');
+const { interleave, figure, helpAndExit } = require('./lib/figures.js');
 
 const dist = path.join(__dirname, '..', 'dist');
 const SCHEMA = { type: 'record', name: 'Flight', namespace: 'bench', fields: [
@@ -111,6 +111,7 @@ async function runConverters({ rows, rounds, log }) {
 module.exports = { runConverters };
 
 if (require.main === module) {
+  helpAndExit(__filename);
   const { table, arg } = require('./lib/figures.js');
   runConverters({ rows: Number(arg('--rows', 40000)), rounds: Number(arg('--rounds', 5)), log: (l) => console.error(l) })
     .then((f) => { console.log(table(f)); process.exit(0); }, (e) => { console.error(e); process.exit(1); });

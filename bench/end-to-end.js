@@ -17,7 +17,7 @@ const { Kafka, logLevel } = require('kafkajs');
 const { MockCluster } = require('../dist/mock-broker');
 const { loadFlights } = require('../dist/cli/demo/dataset');
 
-const { figure, table, arg } = require('./lib/figures.js');
+const { figure, table, arg, helpAndExit } = require('./lib/figures.js');
 
 function runChild(mode, cluster, topic, db, n, execArgv = ['--expose-gc']) {
   return new Promise((resolve, reject) => {
@@ -87,6 +87,7 @@ async function memoryRuns(cluster, dir, rows) {
 module.exports = { runEndToEnd };
 
 if (require.main === module) {
+  helpAndExit(__filename);
   runEndToEnd({ rows: Number(arg('--rows', 200000)), rounds: Number(arg('--rounds', 3)), memory: process.argv.includes('--memory'), log: (l) => console.error(l) })
     .then((f) => console.log(table(f)), (e) => { console.error(e); process.exit(1); });
 }

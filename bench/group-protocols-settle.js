@@ -20,7 +20,9 @@ const { spawn } = require('node:child_process');
 const path = require('node:path');
 const readline = require('node:readline');
 const { startOursInProcess, sleep } = require('./lib/harness.js');
-const { arg, interleave, median } = require('./lib/figures.js');
+const { arg, interleave, median, helpAndExit } = require('./lib/figures.js');
+
+helpAndExit(__filename);
 
 const WORKERS = {
   'confluent-kafkajs': 'confluent-kafkajs-group-worker.js',

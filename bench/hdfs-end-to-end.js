@@ -21,7 +21,7 @@ const path = require('node:path');
 const { Kafka, logLevel } = require('kafkajs');
 const { startOursChild, startWebHdfsChild } = require('./lib/harness.js');
 const { flightsDataset } = require('./lib/workload.js');
-const { interleave, figure, table, arg } = require('./lib/figures.js');
+const { interleave, figure, table, arg, helpAndExit } = require('./lib/figures.js');
 
 const PARTITIONS = 6;
 const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
@@ -89,6 +89,7 @@ async function runHdfsEndToEnd({ rows = 100000, rounds = 5, flush = 10000, befor
 module.exports = { runHdfsEndToEnd, produce };
 
 if (require.main === module) {
+  helpAndExit(__filename);
   runHdfsEndToEnd({
     rows: Number(arg('--rows', 100000)), rounds: Number(arg('--rounds', 5)), flush: Number(arg('--flush', 10000)),
     beforeDist: arg('--before') && path.resolve(arg('--before')), profileDir: arg('--profile') && path.resolve(arg('--profile')),

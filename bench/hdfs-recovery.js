@@ -21,7 +21,9 @@ const { HdfsLayout, publish, readManifest } = require('../dist/sinks/hdfs/commit
 const { recover } = require('../dist/sinks/hdfs/recovery');
 const { HdfsPositionStore } = require('../dist/offsets/hdfs-positions');
 const { WebHdfsServer } = require('../dist/webhdfs-server');
-const { interleave, figure, table, arg, median } = require('./lib/figures.js');
+const { interleave, figure, table, arg, median, helpAndExit } = require('./lib/figures.js');
+
+helpAndExit(__filename);
 
 const CLAIMS = Number(arg('--claims', 200));
 const RECOVERIES = Number(arg('--recoveries', 20));

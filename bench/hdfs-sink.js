@@ -22,7 +22,9 @@ const { HdfsSink } = require('../dist/sinks/hdfs/hdfs-sink');
 const { WebHdfsServer } = require('../dist/webhdfs-server');
 const { flightsDataset, flightWrites } = require('./lib/workload.js');
 const path = require('node:path');
-const { interleave, figure, table, arg, median, fmt } = require('./lib/figures.js');
+const { interleave, figure, table, arg, median, fmt, helpAndExit } = require('./lib/figures.js');
+
+helpAndExit(__filename);
 const { startWebHdfsChild } = require('./lib/harness.js');
 
 const PARTITIONS = 6;

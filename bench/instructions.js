@@ -25,7 +25,9 @@
 const { execFile } = require('node:child_process');
 const os = require('node:os');
 const path = require('node:path');
-const { arg } = require('./lib/figures.js');
+const { arg, helpAndExit } = require('./lib/figures.js');
+
+helpAndExit(__filename);
 
 const VALGRIND = ['--tool=callgrind', '--callgrind-out-file=/dev/null'];
 /**

@@ -28,7 +28,7 @@
 /* eslint-disable @typescript-eslint/no-require-imports */
 const { Kafka, logLevel } = require('kafkajs');
 const { flightWrites } = require('./lib/workload.js');
-const { interleave, figure, table, arg } = require('./lib/figures.js');
+const { interleave, figure, table, arg, helpAndExit } = require('./lib/figures.js');
 const { startOursChild } = require('./lib/harness.js');
 
 const PARTITIONS = 6;
@@ -179,6 +179,7 @@ async function runKafkaSink({ rows = 40000, batch = 2000, rounds = 5, log = () =
 module.exports = { runKafkaSink };
 
 if (require.main === module) {
+  helpAndExit(__filename);
   runKafkaSink({
     rows: Number(arg('--rows', 40000)), batch: Number(arg('--batch', 2000)), rounds: Number(arg('--rounds', 5)), log: console.log,
   }).then((figs) => console.log(`\n${table(figs)}\n`)).catch((e) => { console.error(e); process.exit(1); });

@@ -12,7 +12,7 @@
 /* eslint-disable @typescript-eslint/no-require-imports */
 const { Kafka, logLevel } = require('kafkajs');
 const { arg, startRdkafkaMock, startOursInProcess, startOursChild, fmt } = require('./lib/harness.js');
-const { median, table } = require('./lib/figures.js');
+const { median, table, helpAndExit } = require('./lib/figures.js');
 
 let N = 200000;
 const BATCH = 2000;
@@ -92,6 +92,7 @@ async function runMockThroughput({ messages = 200000, rounds = 2, log = () => un
 module.exports = { runMockThroughput };
 
 if (require.main === module) {
+  helpAndExit(__filename);
   runMockThroughput({ messages: Number(arg('--messages', 200000)), rounds: Number(arg('--rounds', 2)), log: (l) => console.error(l) })
     .then((f) => console.log(table(f)), (e) => { console.error(e); process.exit(1); });
 }

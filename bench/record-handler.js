@@ -20,7 +20,7 @@ const path = require('node:path');
 const { Kafka, logLevel } = require('kafkajs');
 const { startOursChild } = require('./lib/harness.js');
 const { flightsDataset } = require('./lib/workload.js');
-const { interleave, figure, table, arg } = require('./lib/figures.js');
+const { interleave, figure, table, arg, helpAndExit } = require('./lib/figures.js');
 
 const PARTITIONS = 6;
 
@@ -99,6 +99,7 @@ async function runRecordHandler({ rows = 300000, rounds = 5, compression = 'none
 module.exports = { runRecordHandler };
 
 if (require.main === module) {
+  helpAndExit(__filename);
   runRecordHandler({
     rows: Number(arg('--rows', 300000)), rounds: Number(arg('--rounds', 5)), compression: arg('--compression', 'none'),
     profileDir: arg('--profile', undefined), beforeDist: arg('--before', undefined) && path.resolve(arg('--before')), log: (l) => console.error(l),

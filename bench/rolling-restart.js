@@ -27,7 +27,7 @@ const { fork } = require('node:child_process');
 const { mkdtempSync, rmSync } = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { arg, median, figure, table, fmt } = require('./lib/figures.js');
+const { arg, median, figure, table, fmt, helpAndExit } = require('./lib/figures.js');
 const { startOursChild, sleep } = require('./lib/harness.js');
 const { buildAt } = require('./lib/baseline-build.js');
 
@@ -190,6 +190,7 @@ async function runRollingRestart({
 module.exports = { runRollingRestart };
 
 if (require.main === module) {
+  helpAndExit(__filename);
   runRollingRestart({
     rate: Number(arg('--rate', 30000)), rounds: Number(arg('--rounds', 2)),
     protocols: arg('--protocols', 'eager,cooperative,consumer').split(','),

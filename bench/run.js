@@ -19,7 +19,9 @@ const { execFileSync } = require('node:child_process');
 const { mkdirSync, writeFileSync } = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { table, arg } = require('./lib/figures.js');
+const { table, arg, helpAndExit } = require('./lib/figures.js');
+
+helpAndExit(__filename);
 
 const log = (l) => console.error(l);
 

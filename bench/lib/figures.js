@@ -73,4 +73,16 @@ function table(figures) {
 
 const arg = (name, def) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : def; };
 
-module.exports = { median, interleave, figure, table, fmt, arg };
+/**
+ * `--help` / `-h`: prints the calling script's opening comment (its usage) and exits 0, before anything runs.
+ * @param file the script's path (`__filename` or `require.main.filename`)
+ */
+function helpAndExit(file) {
+  if (!process.argv.includes('--help') && !process.argv.includes('-h')) return;
+  const text = require('node:fs').readFileSync(file, 'utf8');
+  const doc = /\/\*\*([\s\S]*?)\*\//.exec(text);
+  console.log(doc ? doc[1].split('\n').map((l) => l.replace(/^ \* ?/, '')).join('\n').trim() : `usage: see ${file}`);
+  process.exit(0);
+}
+
+module.exports = { median, interleave, figure, table, fmt, arg, helpAndExit };

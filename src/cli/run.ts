@@ -384,10 +384,16 @@ async function runUntilStopped(
     say('info', `kafka-eos run: assigned: ${names(partitions)}`);
   });
   consumer.on('revoked', ({ partitions }) => say('info', `kafka-eos run: revoked: ${names(partitions)}`));
+  // The reason without the record's location when the error's message starts with it (a mapping error's does).
+  const reason = (d: { topic: string; partition: number; offset: bigint | string; error: unknown }) => {
+    const message = (d.error as Error)?.message ?? String(d.error);
+    const where = `${d.topic}:${d.partition}@${d.offset}: `;
+    return message.startsWith(where) ? message.slice(where.length) : message;
+  };
   consumer.on('skipped', (d) => say('warn', `kafka-eos run: skipped ${d.topic}:${d.partition}@${d.offset}`
-    + `${d.records > 1 ? ` (${d.records} records)` : ''}: ${(d.error as Error)?.message ?? String(d.error)}`));
+    + `${d.records > 1 ? ` (${d.records} records)` : ''}: ${reason(d)}`));
   consumer.on('dead-letter', (d) => say('warn', `kafka-eos run: dead-lettered ${d.topic}:${d.partition}@${d.offset} `
-    + `to ${d.deadLetterTopic}: ${(d.error as Error)?.message ?? String(d.error)}`));
+    + `to ${d.deadLetterTopic}: ${reason(d)}`));
   const metricsPort = options.metricsPort ?? config.metrics?.port;
   const admin = kafka.admin();
   cleanup.defer('admin client', () => admin.disconnect());
@@ -404,6 +410,9 @@ async function runUntilStopped(
   // A signal while the member waits for its first assignment stops it there (start() then resolves);
   // earlier steps of start() are short and let finish, so that stop() never races with them.
   onWake(() => { if (consumer.state === 'running') void consumer.stop(); });
+  // start() returns once the first assignment is in: a member that died without leaving holds its partitions until
+  // its session times out, so the wait can last sessionTimeoutMs. Say what is awaited.
+  say('info', `kafka-eos run: joining group ${config.groupId} (waiting for its first assignment)`);
   try {
     await consumer.start();
   } catch (e) {

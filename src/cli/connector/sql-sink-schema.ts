@@ -40,4 +40,6 @@ export const sqlSinkSchema = z.object({
   ]).describe('how a record becomes a row: declared columns reading the JSON value, or columns from the schemas'),
   behaviorOnNullValues: z.enum(['ignore', 'fail']).optional()
     .describe('a tombstone (null value): write no row (ignore; default with fromSchema) or a poison record (fail)'),
+  pipelinedWrites: z.boolean().optional()
+    .describe('PostgreSQL: each write as one message, BEGIN; CAS; COPY; COMMIT, rows streamed behind it (default true)'),
 }).strict();

@@ -76,6 +76,13 @@ export interface SqlSinkConfig {
   behaviorOnNullValues?: 'ignore' | 'fail';
   /** Transient-error retry budget; default { retries: 5, minTimeoutMs: 50, maxTimeoutMs: 2000 }. */
   retry?: Partial<SqlRetryOptions>;
+  /**
+   * PostgreSQL: send each write as one message, `BEGIN; CAS; COPY ... FROM STDIN; COMMIT`, its rows streamed behind
+   * it (src/sinks/sql/pg-pipelined.ts; one round trip per write, the rows' encoding overlapping the server's work).
+   * Default true. false: BEGIN with the CAS, the COPY, and COMMIT as messages of their own, for a server or proxy
+   * that speaks PostgreSQL's protocol but refuses a COPY inside a multi-statement query. Ignored elsewhere.
+   */
+  pipelinedWrites?: boolean;
 }
 
 export interface NormalizedSqlSinkConfig {
@@ -89,6 +96,8 @@ export interface NormalizedSqlSinkConfig {
   maxRowsPerStatement: number | undefined;
   /** What a tombstone (null value) does: see {@link SqlSinkConfig.behaviorOnNullValues}; undefined: mapped like any record. */
   behaviorOnNullValues: 'ignore' | 'fail' | undefined;
+  /** See {@link SqlSinkConfig.pipelinedWrites} (default true). */
+  pipelinedWrites: boolean;
 }
 
 const COORDS: readonly string[] = KAFKA_COORDINATE_COLUMNS;
@@ -97,7 +106,7 @@ const COORDS: readonly string[] = KAFKA_COORDINATE_COLUMNS;
 const keysOf = <T>() => <const K extends readonly (keyof T)[]>(keys: K & ([Exclude<keyof T, K[number]>] extends [never] ? unknown
   : { missing: Exclude<keyof T, K[number]> })): readonly string[] => keys as readonly string[];
 const SQL_SINK_KEYS = keysOf<SqlSinkConfig>()(['knex', 'table', 'mode', 'mapping', 'upsertKey', 'includeKafkaCoordinates', 'offsetsTable',
-  'autoCreate', 'maxRowsPerStatement', 'retry', 'behaviorOnNullValues']);
+  'autoCreate', 'maxRowsPerStatement', 'retry', 'behaviorOnNullValues', 'pipelinedWrites']);
 const MAPPING_KEYS = keysOf<DeclarativeMapping>()(['columns', 'includeKafkaCoordinates']);
 const SCHEMA_MAPPING_KEYS = keysOf<SchemaMapping>()(['fromSchema', 'includeKafkaCoordinates']);
 const COLUMN_KEYS = keysOf<ColumnMapping>()(['path', 'type', 'nullable']);
@@ -268,7 +277,12 @@ export function validateSqlSinkConfig(config: SqlSinkConfig): NormalizedSqlSinkC
     throw new SinkConfigError('behaviorOnNullValues', `must be 'ignore' or 'fail', got ${JSON.stringify(nulls)}`);
   }
   const behaviorOnNullValues = nulls ?? (fromSchema ? 'ignore' : undefined);
+  const pipelinedWrites = config.pipelinedWrites ?? true;
+  if (typeof pipelinedWrites !== 'boolean') {
+    throw new SinkConfigError('pipelinedWrites', `must be true or false, got ${JSON.stringify(pipelinedWrites)}`);
+  }
   return {
     table, mode, mapping, includeKafkaCoordinates, conflictKey, offsetsTable, autoCreate, maxRowsPerStatement: m, behaviorOnNullValues,
+    pipelinedWrites,
   };
 }

@@ -18,7 +18,6 @@ import { isTransientSqlError, SinkConfigError, SinkWriteError } from './errors';
 import { commitWithReread } from '../lost-ack';
 import type { FencedPartition, OffsetAdvance, OffsetStore } from '../offset-store';
 import { connectionOf, rawTransaction, runOn, type SqlTx, type TxOpening } from './raw-transaction';
-import type { PipelinedCopy } from './pg-pipelined';
 import { SqliteStatementCache } from './sqlite-statements';
 
 /** node-postgres's `escapeLiteral`, loaded on first use (pg is an optional peer dependency). */
@@ -382,12 +381,13 @@ export class SqlOffsetStore implements OffsetStore<Knex.Transaction> {
    * {@link withOffsets} with `work` given the transaction's driver connection ({@link SqlTx}): on PostgreSQL and SQLite
    * the transaction runs on a raw connection ({@link transact}), without knex's transaction machinery (what the SQL
    * sink does once per write). Same guarantees, results and errors as withOffsets. `copy` (PostgreSQL): the write's
-   * rows, sent with BEGIN and the CAS in one message when the CAS can go there (pg-pipelined.ts); `work` then finds
-   * {@link SqlTx.sent} set, else it must send the rows itself.
+   * rows (or, given the connection the transaction got, the rows or undefined), sent with BEGIN and the CAS in one
+   * message when the CAS can go there (pg-pipelined.ts); `work` then finds {@link SqlTx.sent} set, else it must send
+   * the rows itself.
    * @throws also the error a pipelined write's encoder threw (`copy.rows.chunk`), unchanged, rolled back.
    */
   withOffsetsOn<T>(
-    groupId: string, advances: OffsetAdvance[], work: (tx: SqlTx) => Promise<T>, copy?: PipelinedCopy,
+    groupId: string, advances: OffsetAdvance[], work: (tx: SqlTx) => Promise<T>, copy?: TxOpening['copy'],
   ): Promise<WithOffsetsResult<T>> {
     return this.withOffsetsIn(groupId, advances, (body, sorted) => {
       const opening = this.casOpening(groupId, sorted);

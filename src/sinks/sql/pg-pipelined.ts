@@ -18,22 +18,28 @@
  */
 import type { ClientBase } from 'pg';
 
-/** The rows of a pipelined write, encoded one chunk (whole COPY text lines, UTF-8) at a time, in order, on demand. */
+/** The rows of a pipelined write, encoded one chunk (whole COPY text lines) at a time, in order, on demand. */
 export interface CopyChunks {
   /** Chunks in the write. */
   readonly chunks: number;
   /**
-   * Chunk `k` (0-based) as COPY text-format bytes. May throw (a record that cannot be mapped): the write then ends with
-   * CopyFail and its outcome carries that error at `client`. Called again from chunk 0 when a write is retried.
+   * Chunk `k` (0-based) as COPY text-format lines (sent as UTF-8). May throw (a record that cannot be mapped): the
+   * write then ends with CopyFail and its outcome carries that error at `client`. Called again from chunk 0 when a
+   * write is retried.
    */
-  chunk(k: number): Buffer;
+  chunk(k: number): string;
 }
 
-/** A write sent as one message: the statements between BEGIN and the COPY, and the COPY itself. */
+/** The COPY of a write sent as one message, and any statements between it and COMMIT. */
 export interface PipelinedCopy {
   /** `COPY table (columns) FROM STDIN` (text format). */
   readonly copySql: string;
   readonly rows: CopyChunks;
+  /**
+   * Statements run after the COPY, before COMMIT (the staged upsert's `INSERT ... SELECT ... ON CONFLICT` from the
+   * table the COPY filled), and how many: their errors are the rows' (stage `copy`), not the COMMIT's.
+   */
+  readonly after?: { readonly sql: string; readonly statements: number };
 }
 
 /** Where the error that ended a pipelined write arose. */
@@ -47,9 +53,9 @@ export interface PipelinedOutcome {
   casReported: number;
   /**
    * The error that ended the write, and its stage: `statements` (BEGIN, a seed or a CAS UPDATE failed), `copy` (the
-   * server refused a row, or answered the CopyFail this writer sent), `commit` (the COMMIT failed: a deferred
-   * constraint, a serialization failure), `client` (encoding a chunk threw: the encoder's own error). A lost connection
-   * is reported at the stage the write had reached.
+   * server refused a row, in the COPY or a statement after it, or answered the CopyFail this writer sent), `commit`
+   * (the COMMIT failed: a deferred constraint, a serialization failure), `client` (encoding a chunk threw: the
+   * encoder's own error). A lost connection is reported at the stage the write had reached.
    */
   error?: { cause: unknown; stage: PipelinedStage };
   /** The COMMIT ran and answered COMMIT (not ROLLBACK). */
@@ -60,7 +66,7 @@ const COPY_DATA = 0x64; // 'd'
 
 /** pg's Connection, the part a submittable uses. */
 interface PgConnection {
-  stream: NodeJS.WritableStream & { cork(): void; uncork(): void; once(ev: 'drain', fn: () => void): unknown; writable: boolean };
+  stream: NodeJS.WritableStream & { once(ev: 'drain', fn: () => void): unknown; writable: boolean };
   query(text: string): void;
   endCopyFrom(): void;
   sendCopyFail(message: string): void;
@@ -75,13 +81,15 @@ class PipelinedWrite {
   private ended = false;
   private inCopy = false;
   private copyReported = false;
+  /** Statements after the COPY that have reported. */
+  private afterReported = 0;
   private done = false;
   private clientError: { cause: unknown } | undefined;
   private readonly outcome: PipelinedOutcome = { casMatched: 0, casReported: 0, committed: false };
 
   constructor(
     private readonly text: string, private readonly casCount: number, private readonly rows: CopyChunks,
-    public callback: (err: Error | null, outcome?: PipelinedOutcome) => void,
+    private readonly afterCount: number, public callback: (err: Error | null, outcome?: PipelinedOutcome) => void,
   ) {}
 
   /** pg: the query's turn has come. */
@@ -96,22 +104,23 @@ class PipelinedWrite {
     const conn = this.conn!;
     const stream = conn.stream;
     while (!this.done && !this.ended && this.next < this.rows.chunks) {
-      let chunk: Buffer;
+      let text: string;
       try {
-        chunk = this.rows.chunk(this.next++);
+        text = this.rows.chunk(this.next++);
       } catch (err) {
         this.clientError = { cause: err };
-        this.end(`kafka-eos: a record could not be encoded: ${(err as Error)?.message ?? String(err)}`);
+        // The server logs this text: never the error's message, which may quote a record's value.
+        this.end('kafka-eos: a record could not be encoded (the client reports which)');
         return;
       }
-      if (chunk.length === 0) continue;
-      const header = Buffer.allocUnsafe(5);
-      header[0] = COPY_DATA;
-      header.writeUInt32BE(chunk.length + 4, 1);
-      stream.cork();
-      stream.write(header);
-      const more = stream.write(chunk);
-      stream.uncork();
+      if (text.length === 0) continue;
+      // One CopyData message in one buffer: 'd', int32 length (itself included), the UTF-8 bytes.
+      const bytes = Buffer.byteLength(text, 'utf8');
+      const message = Buffer.allocUnsafe(5 + bytes);
+      message[0] = COPY_DATA;
+      message.writeUInt32BE(bytes + 4, 1);
+      message.write(text, 5, bytes, 'utf8');
+      const more = stream.write(message);
       if (!more) {
         // A socket that is gone never drains: its error reaches handleError.
         if (stream.writable) stream.once('drain', () => this.pump());
@@ -143,15 +152,17 @@ class PipelinedWrite {
   /** pg: a statement of the message completed; `text` is its command tag (`BEGIN`, `UPDATE 1`, `COPY 2000`, ...). */
   handleCommandComplete(msg: { text: string }): void {
     const tag = msg.text;
-    if (tag.startsWith('UPDATE ')) {
+    if (this.copyReported) {
+      // After the COPY: its `after` statements, then COMMIT (answered ROLLBACK when the transaction had failed).
+      if (this.afterReported < this.afterCount) this.afterReported++;
+      else this.outcome.committed = tag === 'COMMIT';
+    } else if (tag.startsWith('COPY ')) {
+      this.copyReported = true;
+    } else if (tag.startsWith('UPDATE ')) {
       this.outcome.casReported++;
       if (tag === 'UPDATE 1') this.outcome.casMatched++;
       else this.end('kafka-eos: the compare-and-set of the stored position changed no row (fenced)');
       this.finish();
-    } else if (tag.startsWith('COPY ')) {
-      this.copyReported = true;
-    } else if (tag === 'COMMIT') {
-      this.outcome.committed = true;
     }
   }
 
@@ -164,7 +175,7 @@ class PipelinedWrite {
   handleError(err: unknown): void {
     if (this.done) return;
     // A local error (a timeout) while the server is still in the COPY: leave copy mode before the next query.
-    this.end(`kafka-eos: ${(err as Error)?.message ?? String(err)}`);
+    this.end('kafka-eos: the client gave up on this write');
     this.done = true;
     this.outcome.error = this.clientError ? { cause: this.clientError.cause, stage: 'client' } : { cause: err, stage: this.stage() };
     this.callback(null, this.outcome);
@@ -184,7 +195,7 @@ class PipelinedWrite {
   }
 
   private stage(): PipelinedStage {
-    if (this.copyReported) return 'commit';
+    if (this.copyReported && this.afterReported >= this.afterCount) return 'commit';
     return this.inCopy ? 'copy' : 'statements';
   }
 
@@ -198,16 +209,17 @@ class PipelinedWrite {
 
 /**
  * Runs one write as a single message on `client` (inside no transaction: the message opens and commits its own):
- * `BEGIN; ${statements}; ${copy.copySql}; COMMIT`, the rows streamed behind it. `statements` holds `casCount` CAS
+ * `BEGIN; ${statements}; ${copy.copySql}; ${copy.after.sql}; COMMIT`, the rows streamed behind it. `statements` holds `casCount` CAS
  * UPDATEs (and any seeds before them), as SQL text with literals. @returns how it ended (see {@link PipelinedOutcome});
  * never rejects. After an error the transaction may be open and failed: the caller sends ROLLBACK.
  */
 export function runPipelinedWrite(
   client: ClientBase, statements: string, casCount: number, copy: PipelinedCopy,
 ): Promise<PipelinedOutcome> {
+  const after = copy.after ? `${copy.after.sql}; ` : '';
   return new Promise((resolve) => {
-    const write: PipelinedWrite = new PipelinedWrite(`BEGIN; ${statements}; ${copy.copySql}; COMMIT`, casCount, copy.rows,
-      (err, outcome) => resolve(err ? write.failedWith(err) : outcome!));
+    const write: PipelinedWrite = new PipelinedWrite(`BEGIN; ${statements}; ${copy.copySql}; ${after}COMMIT`, casCount, copy.rows,
+      copy.after?.statements ?? 0, (err, outcome) => resolve(err ? write.failedWith(err) : outcome!));
     (client as unknown as { query(q: PipelinedWrite): void }).query(write);
   });
 }

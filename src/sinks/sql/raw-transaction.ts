@@ -46,7 +46,8 @@ export interface SqlTx {
 export interface TxOpening {
   readonly sql: string;
   readonly casCount: number;
-  readonly copy?: PipelinedCopy;
+  /** The rows, or what they are on the connection the transaction got (undefined: the body sends them itself). */
+  readonly copy?: PipelinedCopy | ((connection: unknown) => PipelinedCopy | undefined);
 }
 
 interface PoolClient {
@@ -113,8 +114,9 @@ export async function rawTransaction<T>(
     let begun: number | undefined;
     let value: T;
     try {
-      if (opening?.copy && dialect === 'postgres') {
-        const out = await runPipelinedWrite(conn as ClientBase, opening.sql, opening.casCount, opening.copy);
+      const copy = typeof opening?.copy === 'function' ? opening.copy(conn) : opening?.copy;
+      if (opening && copy && dialect === 'postgres') {
+        const out = await runPipelinedWrite(conn as ClientBase, opening.sql, opening.casCount, copy);
         const e = out.error;
         if (e && (e.stage === 'client' || e.stage === 'statements')) throw e.cause;
         const sent = { error: e?.stage === 'copy' ? e.cause : undefined };

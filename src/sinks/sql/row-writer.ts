@@ -19,7 +19,7 @@ import { KafkaEosError } from '../../errors';
 import type { Knex } from 'knex';
 import type { ClientBase } from 'pg';
 import type { Database } from 'sqlite3';
-import { copyRows, copyText, copyValues } from './copy';
+import { copyRows, copySql, copyText, copyValues, encodeCopyRows, encodeCopyValues } from './copy';
 import { quoteIdentifier, type SqlDialect } from './dialect';
 import { isTransientSqlError } from './errors';
 import { runStatement, SqliteStatementCache } from './sqlite-statements';
@@ -41,9 +41,9 @@ export interface FlatRows {
 
 /**
  * PostgreSQL: the rows of a write as COPY text-format lines in the target's column order (a declarative mapping's
- * `toCopyText`, mapping.ts), encoded on demand as UTF-8 bytes in chunks of whole lines, each sent as one COPY data
- * message: a pipelined write (pg-pipelined.ts) encodes each chunk while the server takes in the one before. Bytes, not
- * strings: a text built line by line is a tree of string pieces, costly to keep on the heap.
+ * `toCopyText`, mapping.ts), encoded on demand in chunks of whole lines, each sent as one COPY data message: a
+ * pipelined write (pg-pipelined.ts) encodes each chunk while the server takes in the one before; the COPY of separate
+ * statements encodes every chunk to bytes before it starts.
  */
 export interface CopyTextRows {
   readonly copyText: CopyChunks;
@@ -123,9 +123,13 @@ export class RowWriter {
     }
     const client = conn as ClientBase;
     const sent = typeof on === 'function' ? undefined : on.sent;
-    if (sent && !staged) {
-      // A pipelined write (pg-pipelined.ts): the rows went with BEGIN; only the server's verdict on them is left.
-      if (sent.error !== undefined) await guard(0, count, () => Promise.reject(sent.error));
+    if (sent) {
+      // A pipelined write (pg-pipelined.ts): the rows went with BEGIN; only the server's verdict on them is left. A
+      // staged one failed: forget the stage on every connection, as stagedUpsert does.
+      if (sent.error !== undefined) {
+        if (staged) this.forgetStage(target);
+        await guard(0, count, () => Promise.reject(sent.error));
+      }
       return () => undefined;
     }
     if (!staged) {
@@ -142,6 +146,23 @@ export class RowWriter {
     return this.statements?.close() ?? Promise.resolve();
   }
 
+  /**
+   * PostgreSQL, staged path: the COPY into the stage table and the statement moving its rows, for a pipelined write
+   * (pg-pipelined.ts) on `conn`; undefined when `conn` does not hold the stage at the current epoch (the write then goes
+   * by separate statements, which build it).
+   */
+  stagedCopy(conn: unknown, target: RowTarget): { copySql: string; after: { sql: string; statements: number } } | undefined {
+    const stage = stageName(target.table, target.columns);
+    if (this.stages.get(conn as object)?.get(stage) !== (this.stageEpochs.get(stage) ?? 0)) return undefined;
+    return { copySql: copySql(stage, target.columns), after: { sql: moveSql(target, stage), statements: 1 } };
+  }
+
+  /** Forgets the stage of `target` on every connection (each rebuilds it on its next staged write). */
+  private forgetStage(target: RowTarget): void {
+    const stage = stageName(target.table, target.columns);
+    this.stageEpochs.set(stage, (this.stageEpochs.get(stage) ?? 0) + 1);
+  }
+
   private async stagedUpsert(client: ClientBase, target: RowTarget, rows: RowSet): Promise<() => void> {
     const stage = stageName(target.table, target.columns);
     const epoch = this.stageEpochs.get(stage) ?? 0;
@@ -156,8 +177,7 @@ export class RowWriter {
             + ` AS SELECT ${cols} FROM ${quoteIdentifier(target.table)} WITH NO DATA`);
         }
         await copy(client, stage, target.columns, rows);
-        await client.query(`INSERT INTO ${quoteIdentifier(target.table)} (${cols})`
-          + ` SELECT ${cols} FROM ${quoteIdentifier(stage)} ${onConflict(target)}`);
+        await client.query(moveSql(target, stage));
         return () => {
           if (created || (this.stageEpochs.get(stage) ?? 0) !== epoch) return;
           const known = this.stages.get(client) ?? new Map<string, number>();
@@ -250,7 +270,7 @@ function copy(client: ClientBase, table: string, columns: readonly string[], row
   if (isCopyText(rows)) {
     // Every chunk encoded before the COPY starts: an encoder's error (a mapping failure) then leaves no COPY open.
     const chunks: Buffer[] = [];
-    for (let k = 0; k < rows.copyText.chunks; k++) chunks.push(rows.copyText.chunk(k));
+    for (let k = 0; k < rows.copyText.chunks; k++) chunks.push(Buffer.from(rows.copyText.chunk(k), 'utf8'));
     return copyText(client, table, columns, chunks);
   }
   if (isFlat(rows)) return copyValues(client, table, columns, rows.values, rows.count);
@@ -270,6 +290,24 @@ async function guard<T>(first: number, count: number, fn: () => Promise<T>): Pro
 function tuples(columns: number, rows: number): string {
   const one = `(${new Array<string>(columns).fill('?').join(', ')})`;
   return new Array<string>(rows).fill(one).join(', ');
+}
+
+/** The staged path's move: `INSERT INTO target (cols) SELECT cols FROM stage ON CONFLICT ...`. */
+function moveSql(target: RowTarget, stage: string): string {
+  const cols = target.columns.map(quoteIdentifier).join(', ');
+  return `INSERT INTO ${quoteIdentifier(target.table)} (${cols}) SELECT ${cols} FROM ${quoteIdentifier(stage)} ${onConflict(target)}`;
+}
+
+/**
+ * The rows of a write as COPY text chunks of `per` rows (a pipelined write encodes each as it sends it): COPY text
+ * lines already (a declarative mapping's, one chunk per range the mapper made), flat values or row objects.
+ */
+export function copyChunksOf(rows: RowSet, columns: readonly string[], per: number): CopyChunks {
+  if (isCopyText(rows)) return rows.copyText;
+  const count = rowCount(rows);
+  const chunks = Math.ceil(count / per);
+  if (isFlat(rows)) return { chunks, chunk: (k) => encodeCopyValues(rows.values, columns.length, k * per, Math.min(count, (k + 1) * per)) };
+  return { chunks, chunk: (k) => encodeCopyRows(rows as readonly Row[], columns, k * per, Math.min(count, (k + 1) * per)) };
 }
 
 /** `ON CONFLICT (key) DO UPDATE SET c = excluded.c ...`, or `DO NOTHING` when every column is in the key. */

@@ -20,9 +20,9 @@ import type { CompiledMapping, Row } from './mapping';
 import { compileSinkMapping } from './schema-mapping';
 import { classifyRejection, isSystemicSqlError, isUniqueViolation, refusedWrite, type RowOrigin } from './rejection';
 import { KafkaEosError } from '../../errors';
-import { RowsRejected, RowWriter, type CopyTextRows, type FlatRows, type RowSet } from './row-writer';
+import { copyChunksOf, RowsRejected, RowWriter, type CopyTextRows, type FlatRows, type RowSet } from './row-writer';
 import { copySql } from './copy';
-import type { PipelinedCopy } from './pg-pipelined';
+import type { TxOpening } from './raw-transaction';
 import type { CompiledSchemaMapping } from './schema-mapping';
 import { SchemaTable, tombstonesHandled } from './schema-table';
 
@@ -141,7 +141,7 @@ export class SqlSink implements ExactlyOnceSink {
       try {
         const result = await this.offsets.withOffsetsOn(groupId, batches, async (tx) => {
           onCommit = await this.insertAll(tx, mapped, staged);
-        }, staged ? undefined : this.pipelined(mapped));
+        }, this.pipelined(mapped, staged));
         if (result.status === 'fenced') return { status: 'fenced', fenced: result.fenced };
         if (!result.recovered) onCommit();
         return { status: 'committed' };
@@ -228,12 +228,21 @@ export class SqlSink implements ExactlyOnceSink {
   }
 
   /**
-   * PostgreSQL, rows as COPY text (insert, kafka-key): the COPY the offset store may send in the same message as BEGIN
-   * and the CAS (pg-pipelined.ts). @returns undefined for every other path.
+   * PostgreSQL: the COPY the offset store may send in the same message as BEGIN and the CAS (pg-pipelined.ts); for the
+   * staged path, given the transaction's connection, only when it holds the stage table already. @returns undefined on
+   * other databases, with `pipelinedWrites: false`, and for a write of no rows.
    */
-  private pipelined({ flat }: MappedWrite): PipelinedCopy | undefined {
-    if (!flat || !('copyText' in flat) || flat.count === 0) return undefined;
-    return { copySql: copySql(this.cfg.table, flat.columns), rows: flat.copyText };
+  private pipelined(mapped: MappedWrite, staged: boolean): TxOpening['copy'] {
+    const set = this.offsets.dialect === 'postgres' && this.cfg.pipelinedWrites ? rowSetOf(mapped) : undefined;
+    if (!set) return undefined;
+    const chunks = copyChunksOf(set.rows, set.columns, PIPELINED_ROWS_PER_CHUNK);
+    if (!staged) return { copySql: copySql(this.cfg.table, set.columns), rows: chunks };
+    // Staged (upsert, a kafka-key replay): pipelined on a connection that already holds the stage table.
+    const target = { table: this.cfg.table, columns: set.columns, conflictKey: this.cfg.conflictKey };
+    return (conn) => {
+      const stage = this.writer.stagedCopy(conn, target);
+      return stage && { ...stage, rows: chunks };
+    };
   }
 
   private mapAll(batches: SinkBatch[]): MappedWrite {
@@ -255,7 +264,7 @@ export class SqlSink implements ExactlyOnceSink {
       });
       const copyText = {
         chunks: ranges.length / 3,
-        chunk: (k: number) => Buffer.from(toCopyText(handled[ranges[3 * k]!]!.records, ranges[3 * k + 1]!, ranges[3 * k + 2]!), 'utf8'),
+        chunk: (k: number) => toCopyText(handled[ranges[3 * k]!]!.records, ranges[3 * k + 1]!, ranges[3 * k + 2]!),
       };
       return { batches: out, flat: { copyText, count, columns } };
     }
@@ -300,28 +309,25 @@ export class SqlSink implements ExactlyOnceSink {
    * range; write() then locates the exact row. @returns the writer's commit hook.
    */
   private async insertAll(tx: SqlTx, mapped: MappedWrite, staged: boolean): Promise<() => void> {
-    const { batches, flat } = mapped;
-    let rows: RowSet;
-    let columns: string[];
-    if (flat) {
-      if (flat.count === 0) return () => undefined;
-      rows = flat;
-      columns = flat.columns;
-    } else {
-      const objects = batches.length === 1 ? batches[0]!.rows! : batches.flatMap((m) => m.rows!);
-      if (objects.length === 0) return () => undefined;
-      rows = objects;
-      columns = Object.keys(objects[0]!);
-    }
+    const set = rowSetOf(mapped);
+    if (!set) return () => undefined;
+    const { rows, columns } = set;
     const target = { table: this.cfg.table, columns, conflictKey: this.cfg.conflictKey };
     try {
       return await this.writer.write(tx, target, rows, staged);
     } catch (err) {
       if (!(err instanceof RowsRejected)) throw err;
-      throw chunkRejected(batches, err.first, err.count, err.cause);
+      throw chunkRejected(mapped.batches, err.first, err.count, err.cause);
     }
   }
 
+}
+
+/** The rows of a write as the row writer takes them, with their columns; undefined for a write of no rows. */
+function rowSetOf({ batches, flat }: MappedWrite): { rows: RowSet; columns: string[] } | undefined {
+  if (flat) return flat.count === 0 ? undefined : { rows: flat, columns: flat.columns };
+  const objects = batches.length === 1 ? batches[0]!.rows! : batches.flatMap((m) => m.rows!);
+  return objects.length === 0 ? undefined : { rows: objects, columns: Object.keys(objects[0]!) };
 }
 
 /** The batch and offset of the i-th row of a write (rows of all batches in order). */
@@ -363,13 +369,17 @@ export function validateRecords(b: SinkBatch): void {
     }
     if (typeof r.offset !== 'bigint') throw invalid(`${key}: record offset must be a bigint`, at);
     if (prev !== undefined && r.offset <= prev) throw invalid(`${key}: offsets not strictly increasing (${prev} then ${r.offset})`, at);
-    if (typeof b.nextOffset === 'bigint' && r.offset >= b.nextOffset) {
-      throw invalid(`${key}: record offset ${r.offset} >= nextOffset ${b.nextOffset}`, at);
-    }
-    if (typeof b.expectedOffset === 'bigint' && b.expectedOffset >= 0n && r.offset < b.expectedOffset) {
-      throw invalid(`${key}: record offset ${r.offset} < expectedOffset ${b.expectedOffset}`, at);
-    }
     prev = r.offset;
+  }
+  // Strictly increasing: the first and the last record bound them all (then the first record out of range is named).
+  const { records } = b;
+  if (records.length === 0) return;
+  if (typeof b.nextOffset === 'bigint' && records[records.length - 1]!.offset >= b.nextOffset) {
+    const r = records.find((x) => x.offset >= b.nextOffset)!;
+    throw invalid(`${key}: record offset ${r.offset} >= nextOffset ${b.nextOffset}`, r.offset);
+  }
+  if (typeof b.expectedOffset === 'bigint' && b.expectedOffset >= 0n && records[0]!.offset < b.expectedOffset) {
+    throw invalid(`${key}: record offset ${records[0]!.offset} < expectedOffset ${b.expectedOffset}`, records[0]!.offset);
   }
 }
 

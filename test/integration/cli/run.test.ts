@@ -45,6 +45,9 @@ test('sinks records until SIGINT, then exits 0', async () => {
   await produce(kafkaOf(cluster), 'run-t', 0, ['{"id":1}', '{"id":2}']);
   const { code, out } = await run(base(), dir, 4000);
   expect(out).toContain('consuming run-t into rows');
+  // What the member waits for is said before the wait (the first assignment).
+  expect(out.indexOf('joining group run-g (waiting for its first assignment)')).toBeGreaterThanOrEqual(0);
+  expect(out.indexOf('joining group run-g')).toBeLessThan(out.indexOf('consuming run-t'));
   expect(code).toBe(0);
 });
 

@@ -46,6 +46,7 @@ describe('config validation names the field', () => {
     [{ autoCreate: true, mapping: () => ({}) }, 'autoCreate'],
     [{ maxRowsPerStatement: 0 }, 'maxRowsPerStatement'],
     [{ maxRowsPerStatement: 1.5 }, 'maxRowsPerStatement'],
+    [{ pipelinedWrites: 'yes' }, 'pipelinedWrites'],
     [{ knex: 'sqlite' }, 'knex'],
   ])('%j → %s', (overrides, field) => {
     expect(fieldOf(overrides)).toBe(field);

@@ -17,9 +17,14 @@ describeOn(postgres!)('pipelined PostgreSQL writes', () => {
   let inspect: Knex;
   const tables: string[] = [];
   const sinks: SqlSink[] = [];
-  /** Messages that opened a pipelined write, and statements sent on their own (BEGIN, COMMIT), on the pool's one connection. */
+  /**
+   * Messages that opened a pipelined write, and the BEGIN (alone or with the CAS) and COMMIT sent as messages of their
+   * own, on the pool's one connection.
+   */
   let pipelined = 0;
   let separate: string[] = [];
+  /** The CopyFail messages sent (the server logs their text). */
+  const copyFails: string[] = [];
 
   beforeAll(async () => {
     inspect = openKnex(postgres!.knexConfig());
@@ -32,9 +37,12 @@ describeOn(postgres!)('pipelined PostgreSQL writes', () => {
           (conn as unknown as { query: unknown }).query = (...args: unknown[]) => {
             const q = args[0] as { submit?: unknown; text?: string } | string;
             if (typeof q === 'object' && q.submit && q.text?.startsWith('BEGIN;')) pipelined++;
-            else if (q === 'BEGIN' || q === 'COMMIT') separate.push(q);
+            else if (typeof q === 'string' && (q.startsWith('BEGIN') || q === 'COMMIT')) separate.push(q.startsWith('BEGIN') ? 'BEGIN' : q);
             return query(...args);
           };
+          const c = (conn as unknown as { connection: { sendCopyFail(m: string): void } }).connection;
+          const fail = c.sendCopyFail.bind(c);
+          c.sendCopyFail = (m: string) => { copyFails.push(m); fail(m); };
           done(null, conn);
         },
       },
@@ -47,11 +55,14 @@ describeOn(postgres!)('pipelined PostgreSQL writes', () => {
   });
   beforeEach(() => { pipelined = 0; separate = []; });
 
-  function sink(mapping: ConstructorParameters<typeof SqlSink>[0]['mapping'] = basicMapping, mode: 'insert' | 'kafka-key' = 'insert') {
-    const table = uniqueName('pipe_rows');
+  type Mode = 'insert' | 'kafka-key' | 'upsert';
+  type Mapping = ConstructorParameters<typeof SqlSink>[0]['mapping'];
+  function sink(mapping: Mapping = basicMapping, mode: Mode = 'insert', table = uniqueName('pipe_rows')) {
     const offsetsTable = uniqueName('pipe_offs');
     tables.push(table, offsetsTable);
-    const s = new SqlSink({ knex: k, table, offsetsTable, mode, mapping, autoCreate: true, retry: { retries: 2, minTimeoutMs: 5, maxTimeoutMs: 20 } });
+    const s = new SqlSink({ knex: k, table, offsetsTable, mode, mapping, autoCreate: typeof mapping !== 'function',
+      retry: { retries: 2, minTimeoutMs: 5, maxTimeoutMs: 20 },
+      ...(mode === 'upsert' ? { upsertKey: ['id'] } : {}) });
     sinks.push(s);
     return s;
   }
@@ -157,7 +168,9 @@ describeOn(postgres!)('pipelined PostgreSQL writes', () => {
       expect(await s.write(group, [batch('t', 0, 1n, 1n, 600n)])).toEqual({ status: 'committed' });
     }
     expect(errors[0]).toBeInstanceOf(Error);
-    const shape = (e: unknown) => ({ name: (e as Error).name, code: (e as { code?: unknown }).code, cause: ((e as { cause?: { code?: unknown } }).cause)?.code });
+    const shape = (e: unknown) => ({
+      name: (e as Error).name, code: (e as { code?: unknown }).code, cause: ((e as { cause?: { code?: unknown } }).cause)?.code,
+    });
     expect(shape(errors[0])).toEqual(shape(errors[1]));
     expect(JSON.stringify(shape(errors[0]))).toContain('23505');
   });
@@ -183,5 +196,85 @@ describeOn(postgres!)('pipelined PostgreSQL writes', () => {
     expect(await countRows(inspect, s.table)).toBe(800);
     expect(await duplicateCoordinates(inspect, s.table)).toBe(0);
     expect(await idleInTransaction()).toBe(0);
+  });
+
+  test('upsert: the write that builds the stage table goes by statements, the next ones are one message; keys updated', async () => {
+    const s = sink(basicMapping, 'upsert');
+    await s.open('g', [{ topic: 't', partition: 0 }]);
+    expect(await s.write('g', [batch('t', 0, -1n, 0n, 600n)])).toEqual({ status: 'committed' });
+    expect([pipelined, separate]).toEqual([0, ['BEGIN', 'COMMIT']]);
+    separate = [];
+    // The same ids again (offsets 600..1199 carry ids t-0-600.. : make them repeat ids 0..599 with n changed).
+    const again = batch('t', 0, 600n, 600n, 1200n, 'second');
+    again.records = again.records.map((r, i) => record('t', 0, r.offset, { id: `t-0-${i}`, n: 10_000 + i, writer: 'second' }));
+    expect(await s.write('g', [again])).toEqual({ status: 'committed' });
+    expect([pipelined, separate]).toEqual([1, []]);
+    expect(await countRows(inspect, s.table)).toBe(600);
+    const r = await inspect(s.table).where({ id: 't-0-7' }).first();
+    expect([Number(r.n), r.writer]).toEqual([10_007, 'second']);
+    expect(await position(s, 'g')).toBe(1200n);
+  });
+
+  test('upsert: a row refused by the move from the stage (a CHECK): that record at fault, nothing written, stage rebuilt', async () => {
+    const s = sink(basicMapping, 'upsert');
+    await s.open('g', [{ topic: 't', partition: 0 }]);
+    expect(await s.write('g', [batch('t', 0, -1n, 0n, 10n)])).toEqual({ status: 'committed' });
+    await inspect.raw('ALTER TABLE ?? ADD CONSTRAINT ?? CHECK (n < 500)', [s.table, `${s.table}_n`]);
+    pipelined = 0;
+    const err = await s.write('g', [batch('t', 0, 10n, 10n, 700n)]).catch((e: unknown) => e);
+    expect(pipelined).toBeGreaterThanOrEqual(1);
+    expect(err).toMatchObject({ code: 'SINK_WRITE_FAILED', recordAtFault: true, offset: 500n });
+    expect(await countRows(inspect, s.table)).toBe(10);
+    expect(await position(s, 'g')).toBe(10n);
+    expect(await idleInTransaction()).toBe(0);
+    pipelined = 0;
+    separate = [];
+    expect(await s.write('g', [batch('t', 0, 10n, 10n, 500n)])).toEqual({ status: 'committed' });
+    expect([pipelined, separate]).toEqual([0, ['BEGIN', 'COMMIT']]); // the stage was forgotten, then rebuilt
+    expect(await countRows(inspect, s.table)).toBe(500);
+  });
+
+  test('a function mapping (row objects) is pipelined too', async () => {
+    const first = sink(); // makes the table
+    await first.open('g0', [{ topic: 't', partition: 0 }]);
+    const s = sink((r) => JSON.parse(r.value!.toString()) as Record<string, unknown>, 'insert', first.table);
+    await s.open('g', [{ topic: 't', partition: 0 }]);
+    pipelined = 0;
+    expect(await s.write('g', [batch('t', 0, -1n, 0n, 700n)])).toEqual({ status: 'committed' });
+    expect(pipelined).toBe(1);
+    expect(await countRows(inspect, s.table)).toBe(700);
+    expect(await position(s, 'g')).toBe(700n);
+  });
+
+  test('pipelinedWrites: false sends BEGIN with the CAS, the COPY and COMMIT as messages of their own', async () => {
+    const table = uniqueName('pipe_rows');
+    const offsetsTable = uniqueName('pipe_offs');
+    tables.push(table, offsetsTable);
+    const s = new SqlSink({
+      knex: k, table, offsetsTable, mode: 'insert', mapping: basicMapping, autoCreate: true, pipelinedWrites: false,
+    });
+    sinks.push(s);
+    await s.open('g', [{ topic: 't', partition: 0 }]);
+    pipelined = 0;
+    separate = [];
+    expect(await s.write('g', [batch('t', 0, -1n, 0n, 600n)])).toEqual({ status: 'committed' });
+    expect(await s.write('g', [batch('t', 0, 600n, 600n, 700n)])).toEqual({ status: 'committed' });
+    expect([pipelined, separate]).toEqual([0, ['BEGIN', 'COMMIT', 'BEGIN', 'COMMIT']]);
+    expect(await countRows(inspect, table)).toBe(700);
+    expect(await position(s, 'g')).toBe(700n);
+  });
+
+  test('the CopyFail text (in the server log) never carries the record: a value that is not JSON', async () => {
+    const s = sink();
+    await s.open('g', [{ topic: 't', partition: 0 }]);
+    const b = batch('t', 0, -1n, 0n, 800n);
+    b.records[700] = { ...b.records[700]!, value: Buffer.from('card 4111-1111 not json') };
+    copyFails.length = 0;
+    const err = await s.write('g', [b]).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'SINK_MAPPING_FAILED', offset: 700n });
+    expect((err as Error).message).toContain('not valid JSON');
+    expect(copyFails).toHaveLength(1);
+    expect(copyFails[0]).not.toMatch(/4111|card|JSON/);
+    expect(await countRows(inspect, s.table)).toBe(0);
   });
 });
