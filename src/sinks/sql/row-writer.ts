@@ -158,7 +158,7 @@ export class RowWriter {
   }
 
   /** Forgets the stage of `target` on every connection (each rebuilds it on its next staged write). */
-  private forgetStage(target: RowTarget): void {
+  forgetStage(target: RowTarget): void {
     const stage = stageName(target.table, target.columns);
     this.stageEpochs.set(stage, (this.stageEpochs.get(stage) ?? 0) + 1);
   }

@@ -147,6 +147,14 @@ export class SqlSink implements ExactlyOnceSink {
         return { status: 'committed' };
       } catch (err) {
         const pg = this.offsets.dialect === 'postgres';
+        if (staged && pg) {
+          // Any failure of a staged write, by one message too: every connection rebuilds its stage table on its next
+          // one (as stagedUpsert does). A stage gone from the connection (DISCARD TEMP, a pooler's reset) fails the
+          // message before its rows (42P01, "statements"), where the writer never hears of it: go once more, by
+          // statements that build the stage again, rather than refuse every write from now on.
+          this.forgetStage(mapped);
+          if (!stageRebuilt && !(err instanceof KafkaEosError) && isSystemicSqlError(err)) { stageRebuilt = true; continue; }
+        }
         if (!staged && this.cfg.mode === 'kafka-key' && pg && isUniqueViolation(err)) { staged = true; continue; }
         if (err instanceof SinkWriteError && err.code === 'SINK_WRITE_FAILED') {
           const verdict = await this.classifyRefusal(mapped, err);
@@ -232,6 +240,12 @@ export class SqlSink implements ExactlyOnceSink {
    * staged path, given the transaction's connection, only when it holds the stage table already. @returns undefined on
    * other databases, with `pipelinedWrites: false`, and for a write of no rows.
    */
+  /** Makes every connection rebuild the stage table of this write's columns on its next staged write. */
+  private forgetStage(mapped: MappedWrite): void {
+    const set = rowSetOf(mapped);
+    if (set) this.writer.forgetStage({ table: this.cfg.table, columns: set.columns, conflictKey: this.cfg.conflictKey });
+  }
+
   private pipelined(mapped: MappedWrite, staged: boolean): TxOpening['copy'] {
     const set = this.offsets.dialect === 'postgres' && this.cfg.pipelinedWrites ? rowSetOf(mapped) : undefined;
     if (!set) return undefined;

@@ -760,4 +760,36 @@ describeOn(postgres!)('pipelined PostgreSQL writes under attack', () => {
     expect(await duplicateCoordinates(inspect, s.table)).toBe(0);
     expect(await idleInTransaction()).toBe(0);
   }, 20_000);
+
+  test('upsert by one message: the stage table gone from the connection (DISCARD TEMP, a pooler\'s reset): the write goes on',
+    async () => {
+      const k = pool({}, 1);
+      const s = sink(k, { mode: 'upsert', upsertKey: ['id'] });
+      await s.open('g', [{ topic: 't', partition: 0 }]);
+      expect(await s.write('g', [batch('t', 0, -1n, 0n, 100n)])).toEqual({ status: 'committed' });
+      pipelined = 0;
+      expect(await s.write('g', [batch('t', 0, 100n, 100n, 200n)])).toEqual({ status: 'committed' });
+      expect(pipelined).toBe(1); // the stage is held: the upsert went as one message
+      await k.raw('DISCARD TEMP'); // the pool's only connection
+      const tries: unknown[] = [];
+      let r: unknown;
+      for (let i = 0; i < 3; i++) {
+        r = await s.write('g', [batch('t', 0, 200n, 200n, 300n)]).catch((e: unknown) => e);
+        if (!(r instanceof Error)) break;
+        expectTyped(r);
+        expect(r).toMatchObject({ retriable: true });
+        tries.push((r as { code?: string }).code);
+      }
+      // Not one refusal (each would be asked again, and refused again: a sink blocked for good): committed at once.
+      expect(tries).toEqual([]);
+      expect(r).toEqual({ status: 'committed' });
+      expect(await countRows(inspect, s.table)).toBe(300);
+      expect(await positions(s, 'g', [0])).toEqual([300n]);
+      // The stage was built again on the connection: the next upsert is one message again.
+      pipelined = 0;
+      expect(await s.write('g', [batch('t', 0, 300n, 300n, 400n)])).toEqual({ status: 'committed' });
+      expect(pipelined).toBe(1);
+      expect(await countRows(inspect, s.table)).toBe(400);
+      expect(await idleInTransaction()).toBe(0);
+    });
 });
