@@ -792,4 +792,34 @@ describeOn(postgres!)('pipelined PostgreSQL writes under attack', () => {
       expect(await countRows(inspect, s.table)).toBe(400);
       expect(await idleInTransaction()).toBe(0);
     });
+
+  test('upsert by one message: zombie and live racing on two partitions, 30 rounds: one commits each round, its rows only',
+    async () => {
+      const live = sink(pool(), { mode: 'upsert', upsertKey: ['id'] });
+      const zombie = sink(pool(), { table: live.table, offsetsTable: live.offsets.table, mode: 'upsert', upsertKey: ['id'] });
+      await live.open('g', [{ topic: 't', partition: 0 }, { topic: 't', partition: 1 }]);
+      let pos = -1n;
+      const won: string[] = [];
+      pipelined = 0;
+      for (let round = 0; round < 30; round++) {
+        const from = pos < 0n ? 0n : pos;
+        const n = BigInt(1 + ((round * 97) % 400));
+        const make = (writer: string) => [batch('t', 0, pos, from, from + n, writer), batch('t', 1, pos, from, from + n, writer)];
+        const [a, b] = round % 2 === 0
+          ? await Promise.all([live.write('g', make('live')), zombie.write('g', make('zombie'))])
+          : (await Promise.all([zombie.write('g', make('zombie')), live.write('g', make('live'))])).reverse();
+        expect({ round, statuses: [a.status, b.status].sort() }).toEqual({ round, statuses: ['committed', 'fenced'] });
+        const winner = a.status === 'committed' ? 'live' : 'zombie';
+        won.push(winner);
+        const got = (await inspect.raw('SELECT writer, count(*)::int AS n FROM ?? WHERE kafka_offset >= ? GROUP BY 1',
+          [live.table, String(from)])).rows;
+        expect({ round, got }).toEqual({ round, got: [{ writer: winner, n: Number(n) * 2 }] });
+        pos = from + n;
+      }
+      expect(new Set(won)).toEqual(new Set(['live', 'zombie']));
+      expect(pipelined).toBeGreaterThan(30); // after each sink's first write, the upserts went as one message
+      expect(await positions(live, 'g', [0, 1])).toEqual([pos, pos]);
+      expect(await countRows(inspect, live.table)).toBe(Number(pos) * 2);
+      expect(await idleInTransaction()).toBe(0);
+    }, 60_000);
 });
