@@ -27,15 +27,16 @@ export function paceWindow(rows: number, kills: number): number {
 
 /**
  * The producer's allowance: records with index < the result may be sent. Infinity once no kill is
- * pending (`nextKill` undefined). While one is pending: at most `window` ahead of `sunk` and of the
- * kill point, and never all `rows` (the last max(1, HOLD_BACK × rows) are held back), so that the
- * run cannot finish before the kill; never below the kill point's reach (≥ nextKill, as
- * planKills's points are < 0.85 × rows), so that consumption can reach it.
+ * pending (`nextKill` undefined). While one is pending: `window` ahead of `sunk` and of the kill
+ * point, rounded up to a whole CHUNK (so that the producer sends whole chunks, as many records per
+ * request as when it runs free), and never all `rows`: the last max(1, HOLD_BACK × rows) are held
+ * back, so that the run cannot finish before the kill. Never below the kill point (planKills's
+ * points are < 0.85 × rows), so that consumption can reach it.
  */
 export function productionAllowance(rows: number, sunk: number, window: number, nextKill: number | undefined): number {
   if (nextKill === undefined) return Infinity;
   const held = Math.max(1, Math.floor(rows * HOLD_BACK));
-  return Math.min(sunk + window, nextKill + window, rows - held);
+  return Math.min(Math.ceil((Math.min(sunk, nextKill) + window) / CHUNK) * CHUNK, rows - held);
 }
 
 /**

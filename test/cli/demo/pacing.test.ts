@@ -22,10 +22,11 @@ test('seed 3, 10k rows, one kill at 6541: the last records wait for the kill, wh
   expect(killAt).toEqual([6541]);
   const window = paceWindow(10000, 1);
   expect(productionAllowance(10000, 0, window, 6541)).toBe(2000);
-  expect(productionAllowance(10000, 6000, window, 6541)).toBe(8000);
-  expect(productionAllowance(10000, 6540, window, 6541)).toBe(8540);
-  expect(productionAllowance(10000, 10000, window, 6541)).toBe(8541);
-  expect(productionAllowance(10000, 10000, window, 8400)).toBe(10000 - 10000 * HOLD_BACK);
+  expect(productionAllowance(10000, 1, window, 6541)).toBe(4000); // whole chunks
+  expect(productionAllowance(10000, 5000, window, 6541)).toBe(8000);
+  expect(productionAllowance(10000, 6540, window, 6541)).toBe(10000 - 10000 * HOLD_BACK); // was 10000: all produced
+  expect(productionAllowance(10000, 10000, window, 6541)).toBe(10000 - 10000 * HOLD_BACK);
+  expect(productionAllowance(20000, 20000, window, 6541)).toBe(10000); // the kill point + window, rounded up
   expect(productionAllowance(10000, 6541, window, undefined)).toBe(Infinity); // the kill happened: run free
 });
 
