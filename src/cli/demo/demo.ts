@@ -5,7 +5,8 @@
  * 2. Starts a group of consumer processes (default 3), each sinking exactly once into SQL.
  * 3. Produces the flight records from a producer process of its own (producer.ts), keyed by
  *    distance so that order within a key is kept; while kill points are pending, production stays
- *    just ahead of consumption so that every kill interrupts real work.
+ *    just ahead of consumption and short of the last records (pacing.ts), so that every kill
+ *    interrupts real work and the run cannot finish before its planned kills.
  * 4. SIGKILLs consumers at seeded points (default one, midway): no LeaveGroup, no commit.
  *    The group rebalances when the session times out and the survivors finish.
  * 5. Verifies the table against the source file and exits non-zero on any failure.
@@ -27,6 +28,7 @@ import { Flight, loadFlights } from './dataset';
 import { databaseName, FLIGHT_MAPPING, isMysql, isPostgres, knexConfig } from './db';
 import { dropOwnDemoTable, markDemoTable, validateDemoTable } from './tables';
 import { PhaseTimes } from './phases';
+import { paceWindow, planKills, productionAllowance } from './pacing';
 import type { AllowMessage, DemoCompression, ProducerConfig, ProducerMessage } from './producer';
 import { formatChecks, verify } from './verify';
 import type { Check } from './verify';
@@ -132,7 +134,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
   const keepDb = o.db !== undefined;
   const groupId = `kafka-eos-demo-${Date.now()}-${process.pid}`;
   const random = mulberry32(o.seed);
-  const killAt = Array.from({ length: o.kills }, () => 0.15 + random() * 0.7).sort((a, b) => a - b).map((f) => Math.floor(f * N));
+  const killAt = planKills(N, o.kills, random);
   const hdfs: HdfsDemo | null = o.sink === 'hdfs' ? await startHdfsDemo(o.hdfs, groupId) : null;
   const toKafka = o.sink === 'kafka';
   const target = hdfs ? hdfs.description
@@ -187,7 +189,9 @@ export async function runDemo(o: DemoOptions): Promise<number> {
       log(`output topic: ${OUTPUT_TOPIC} (keys "<source partition>:<source offset>"; read it with isolation.level=read_committed)`);
     }
 
+    /** Records sunk: the sum of the partitions' positions the consumers reported (a record re-sunk after a kill counts once). */
     let sunk = 0;
+    const positions = new Map<number, number>();
     let fenced = 0;
     let kills = 0;
     const errors: string[] = [];
@@ -231,7 +235,11 @@ export async function runDemo(o: DemoOptions): Promise<number> {
         if (m.type === 'ready') {
           if (firstReady) { firstReady = false; phases.add('worker start-up (node + require, first)', m.loadMs / 1000); }
         } else if (m.type === 'owned') { w.partitions = m.partitions; checkRecovery(); }
-        else if (m.type === 'batch') { sunk += m.rows; allowProduction(); }
+        else if (m.type === 'batch') {
+          const next = Number(m.nextOffset);
+          const before = positions.get(m.partition) ?? 0;
+          if (next > before) { positions.set(m.partition, next); sunk += next - before; allowProduction(); }
+        }
         else if (m.type === 'fenced') fenced++;
         else if (m.type === 'error') errors.push(`consumer ${id}: ${m.message}`);
       });
@@ -242,8 +250,9 @@ export async function runDemo(o: DemoOptions): Promise<number> {
 
     // The producer runs in a process of its own. While kill points are pending it stays at most
     // `window` records ahead of what is sunk (and of the next kill point), so that a consumer
-    // killed midway always leaves work that only a rebalance can hand over; then it runs free.
-    const window = Math.max(2000, Math.floor(N / (10 * Math.max(1, Math.sqrt(o.kills)))));
+    // killed midway always leaves work that only a rebalance can hand over, and it never sends the
+    // last records, so that the run cannot finish before a kill (pacing.ts); then it runs free.
+    const window = paceWindow(N, o.kills);
     const producerConfig: ProducerConfig = {
       bootstrap: cluster.bootstrap, topic: TOPIC, rows: N, compression: o.compression ?? 'none', envelope: o.connect,
     };
@@ -252,7 +261,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     );
     let allowedUpTo = -1;
     const allowProduction = () => {
-      const upTo = kills < killAt.length ? Math.min(sunk + window, killAt[kills]! + window) : Infinity;
+      const upTo = productionAllowance(N, sunk, window, killAt[kills]);
       if (upTo === allowedUpTo || !producerChild.connected) return;
       allowedUpTo = upTo;
       producerChild.send({ type: 'allow', upTo } satisfies AllowMessage);
@@ -350,7 +359,8 @@ export async function runDemo(o: DemoOptions): Promise<number> {
       : await verify(sqlKnex!, TABLE, OFFSETS_TABLE, groupId, TOPIC, flights, hw, connectFiles ? CONNECT_COORDINATES : undefined);
     if (embedded) checks.unshift(codecCheck(embedded, TOPIC, o.partitions, codec));
     phases.end('verify');
-    // Kills are the experiment, not the data: kill points the run finished before are reported, not failed.
+    // Kills are the experiment, not the data: kill points a run that stopped early (timed out, failed) never reached are
+    // reported, not failed. A run that finishes has made every planned kill: production holds back its last records until then.
     const missedKills = killAt.length - kills;
     const written = verified ? verified.rows : kafkaSummary ? kafkaSummary.committed : (await sqlKnex!(TABLE).count({ n: '*' }))[0]!.n;
     // A KIP-848 group has epochs where a classic group has generations.
@@ -371,7 +381,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
       + ` fenced writes refused: ${connectFiles ? 'not reported by kafka-eos run' : fenced}`);
     if (!embedded && codec !== 'none') log(`note: the codec of the stored batches is not checked on an external cluster`);
     if (missedKills > 0) {
-      log(`note: ${missedKills} of ${killAt.length} planned kills did not happen: the run finished (or no member owned partitions) `
+      log(`note: ${missedKills} of ${killAt.length} planned kills did not happen: the run stopped (timed out or failed) `
         + `before kill point${missedKills > 1 ? 's' : ''} ${killAt.slice(kills).join(', ')}; this is not a data failure`);
     }
     const rows = Number(written);

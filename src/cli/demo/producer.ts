@@ -1,13 +1,15 @@
 /**
  * The demo's producer: a child process of its own, so that producing does not share the parent's
  * event loop with the embedded brokers (inside the parent it ran about 3x slower than alone).
- * It sends the flight records in chunks of {@link CHUNK}, keyed by distance, acks=-1, never past
- * the record index the parent allows (`allow` messages: the parent keeps production just ahead of
- * consumption while kill points are pending, so that every kill interrupts real work).
+ * It sends the flight records in chunks of at most CHUNK (pacing.ts), keyed by distance, acks=-1,
+ * never a record at or past the index the parent allows (`allow` messages: the parent keeps
+ * production just ahead of consumption, and short of the last record, while kill points are
+ * pending, so that every kill interrupts real work).
  */
 import { CompressionTypes, Kafka, logLevel } from 'kafkajs';
 import { registerKafkaJsCodecs } from '../../consumer/codecs';
 import { flightEnvelope, loadFlights } from './dataset';
+import { nextSendEnd } from './pacing';
 
 /** The codecs the demo's producer can compress with (the consumers read each; see consumer/codecs.ts). */
 export type DemoCompression = 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd';
@@ -30,8 +32,6 @@ export type ProducerMessage =
 /** From the parent: records with index < upTo may be sent (Infinity: all). */
 export interface AllowMessage { type: 'allow'; upTo: number }
 
-export const CHUNK = 2000;
-
 function send(msg: ProducerMessage): void {
   if (process.send && process.connected) process.send(msg);
 }
@@ -51,15 +51,17 @@ async function main(): Promise<void> {
   const producer = kafka.producer();
   await producer.connect();
   const t0 = Date.now();
-  for (let i = 0; i < flights.length; i += CHUNK) {
-    while (i > allowed) await new Promise<void>((r) => { wake = r; });
-    const chunk = flights.slice(i, i + CHUNK);
+  for (let i = 0; i < flights.length;) {
+    let end: number;
+    while ((end = nextSendEnd(i, allowed, flights.length)) === i) await new Promise<void>((r) => { wake = r; });
+    const chunk = flights.slice(i, end);
     await producer.send({
       topic: config.topic, acks: -1, compression: COMPRESSION[config.compression], messages: chunk.map((f) => ({
         key: String(f.distance), value: config.envelope ? flightEnvelope(f) : JSON.stringify(f),
       })),
     });
-    send({ type: 'produced', upTo: i + chunk.length });
+    i = end;
+    send({ type: 'produced', upTo: i });
   }
   const ms = Date.now() - t0;
   await producer.disconnect();
