@@ -131,7 +131,13 @@ export function atLeastOnce(options: AtLeastOnceOptions = {}): CommitStrategy {
    */
   function commitIdle(): void {
     const ctx = lastCtx;
-    if (ctx === undefined || !anyUncommitted() || !due()) return;
+    if (ctx === undefined || !anyUncommitted()) return;
+    // Not due (a timer that fired a moment early by the wall clock, or an interval a batch's commit restarted): wait
+    // for the end of this interval, or the work of a partition gone quiet would never be committed.
+    if (!due()) {
+      if (timer === undefined) arm();
+      return;
+    }
     void commitDue(ctx, progress.keys())
       .catch(() => undefined)
       .finally(() => { if (timer === undefined && anyUncommitted()) arm(); });

@@ -292,6 +292,31 @@ describe('at-least-once', () => {
       }
     });
 
+  test('a partition gone quiet whose timer fires a moment early by the wall clock: committed once the interval ends',
+    async () => {
+      // Node's timers run on the monotonic clock, Date.now() on the wall clock: the timer can fire while the wall clock
+      // says the interval has 1 ms left. Seen in CI: the quiet partition's work was then never committed.
+      jest.useFakeTimers();
+      try {
+        const log: string[] = [];
+        let now = 0;
+        const s = atLeastOnce({ commitIntervalMs: 1000, now: () => now });
+        const { ctx } = fakeContext(log);
+        const b = batch(0n, 5);
+        await s.handleBatch(ctx, b, processing(log, b)); // not due: the timer is armed for t = 1000
+        now = 999;
+        await jest.advanceTimersByTimeAsync(1000); // fires; the wall clock says 1 ms is left
+        expect(log).toEqual(['process 0..4']);
+        now = 1000;
+        await jest.advanceTimersByTimeAsync(1);
+        expect(log).toEqual(['process 0..4', 'commit t:0@5']);
+        await jest.advanceTimersByTimeAsync(5000); // nothing left: no timer, no commit
+        expect(log).toHaveLength(2);
+      } finally {
+        jest.useRealTimers();
+      }
+    });
+
   test('record by record with an interval longer than a timer can wait: no timer overflow, no commit', async () => {
     const warnings: string[] = [];
     const onWarning = (w: Error) => warnings.push(w.name);
