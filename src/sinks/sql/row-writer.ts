@@ -124,12 +124,9 @@ export class RowWriter {
     const client = conn as ClientBase;
     const sent = typeof on === 'function' ? undefined : on.sent;
     if (sent) {
-      // A pipelined write (pg-pipelined.ts): the rows went with BEGIN; only the server's verdict on them is left. A
-      // staged one failed: forget the stage on every connection, as stagedUpsert does.
-      if (sent.error !== undefined) {
-        if (staged) this.forgetStage(target);
-        await guard(0, count, () => Promise.reject(sent.error));
-      }
+      // A pipelined write (pg-pipelined.ts): the rows went with BEGIN; only the server's verdict on them is left (a
+      // staged one that failed has its stage forgotten by the sink, which hears of every failure of a staged write).
+      if (sent.error !== undefined) await guard(0, count, () => Promise.reject(sent.error));
       return () => undefined;
     }
     if (!staged) {

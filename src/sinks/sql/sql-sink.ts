@@ -235,17 +235,17 @@ export class SqlSink implements ExactlyOnceSink {
     return this.dataReady;
   }
 
-  /**
-   * PostgreSQL: the COPY the offset store may send in the same message as BEGIN and the CAS (pg-pipelined.ts); for the
-   * staged path, given the transaction's connection, only when it holds the stage table already. @returns undefined on
-   * other databases, with `pipelinedWrites: false`, and for a write of no rows.
-   */
   /** Makes every connection rebuild the stage table of this write's columns on its next staged write. */
   private forgetStage(mapped: MappedWrite): void {
     const set = rowSetOf(mapped);
     if (set) this.writer.forgetStage({ table: this.cfg.table, columns: set.columns, conflictKey: this.cfg.conflictKey });
   }
 
+  /**
+   * PostgreSQL: the COPY the offset store may send in the same message as BEGIN and the CAS (pg-pipelined.ts); for the
+   * staged path, given the transaction's connection, only when it holds the stage table already. @returns undefined on
+   * other databases, with `pipelinedWrites: false`, and for a write of no rows.
+   */
   private pipelined(mapped: MappedWrite, staged: boolean): TxOpening['copy'] {
     const set = this.offsets.dialect === 'postgres' && this.cfg.pipelinedWrites ? rowSetOf(mapped) : undefined;
     if (!set) return undefined;
